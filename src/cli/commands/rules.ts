@@ -1,0 +1,30 @@
+/** `recover rules`: every rule with id, severity, description and how it is fixed. */
+import type { Command } from "commander";
+import { ExitCode } from "../../errors.js";
+import { RULES } from "../../rules/index.js";
+import { action } from "../command-kit.js";
+import { SCHEMA_VERSION } from "../json-output.js";
+
+const FIXED_BY = { repair: "recover session repair", trim: "recover context trim", none: null } as const;
+
+export function addRules(program: Command): void {
+  program
+    .command("rules")
+    .description("list every detection rule: id, severity, description, fixable")
+    .addHelpText("after", "\nExamples:\n  recover rules\n  recover rules --json")
+    .action(
+      action(({ io }) => {
+        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: FIXED_BY[r.fix] }));
+        if (io.json) {
+          io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, rules: rows })}\n`);
+          return ExitCode.ok;
+        }
+        const width = Math.max(...rows.map((r) => r.id.length));
+        for (const r of rows) {
+          const severity = r.severity === "error" ? io.color.red("error  ") : io.color.yellow("warning");
+          io.out(`${io.color.cyan(r.id.padEnd(width))}  ${severity}  ${r.description}${r.fixedBy ? io.color.dim(`  (fix: ${r.fixedBy})`) : ""}\n`);
+        }
+        return ExitCode.ok;
+      }),
+    );
+}

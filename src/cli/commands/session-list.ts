@@ -1,0 +1,57 @@
+/** `recover session list`: the store's sessions, newest first. */
+import type { Command } from "commander";
+import { ExitCode } from "../../errors.js";
+import type { SessionSummary } from "../../model/opencode-records.js";
+import { action, withStore } from "../command-kit.js";
+import type { Io } from "../io.js";
+import { SCHEMA_VERSION, storeJson } from "../json-output.js";
+
+export function addSessionList(session: Command): void {
+  session
+    .command("list")
+    .description("list sessions: id, title, directory, updated, message count, newest first")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session list
+  recover session list --store ./opencode.db --json | jq '.sessions[0].id'`,
+    )
+    .action(
+      action(({ options, io }) =>
+        withStore(options, (store) => {
+          const sessions = store.listSessions();
+          if (io.json) {
+            const rows = sessions.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));
+            io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, store: storeJson(store.info), sessions: rows })}\n`);
+          } else {
+            for (const notice of store.info.notices) io.err(`${io.color.yellow("note:")} ${notice}\n`);
+            printTable(sessions, io);
+          }
+          return ExitCode.ok;
+        }),
+      ),
+    );
+}
+
+function iso(ms: number): string {
+  return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : "";
+}
+
+function printTable(sessions: SessionSummary[], io: Io): void {
+  if (sessions.length === 0) {
+    io.out("no sessions\n");
+    return;
+  }
+  const c = io.color;
+  const rows = sessions.map((s) => [s.id, truncate(s.title, 40), iso(s.updated).replace("T", " ").slice(0, 16), String(s.messages), s.directory]);
+  const head = ["ID", "TITLE", "UPDATED (UTC)", "MSGS", "DIRECTORY"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
+  io.out(`${c.bold(line(head))}\n`);
+  for (const row of rows) io.out(`${line(row)}\n`);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,94 @@
+/**
+ * `recover session scan`: read-only; every selected session through the rule engine, findings to a reporter.
+ */
+import type { Command } from "commander";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { RULES } from "../../rules/index.js";
+import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
+import { scanSessions } from "../../scan/scan.js";
+import { action, parsePositiveInt, withStore } from "../command-kit.js";
+import { humanScanReporter } from "../reporters/scan-human.js";
+import { jsonScanReporter } from "../reporters/scan-json.js";
+import type { ScanTotals } from "../reporters/scan-reporter.js";
+import { selectSessions } from "../select-sessions.js";
+
+interface ScanFlags {
+  all?: boolean;
+  last?: boolean;
+  rule?: string;
+  exitZero?: boolean;
+  maxOutputChars?: number;
+  contextLimit?: number;
+}
+
+export function selectRules(list: string | undefined): readonly Rule[] {
+  if (list === undefined) return RULES;
+  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
+  if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
+  return RULES.filter((r) => wanted.includes(r.id));
+}
+
+export function addSessionScan(session: Command): void {
+  session
+    .command("scan")
+    .description("detect every known corruption in sessions, read-only (no ids = all sessions)")
+    .argument("[ids...]", "session ids or unique prefixes")
+    .option("--all", "scan every session, listing clean ones too")
+    .option("--last", "scan the most recently updated session")
+    .option("--rule <ids>", "only these rules (comma-separated)")
+    .option("--exit-zero", "report findings but exit 0")
+    .option("--max-output-chars <n>", "oversized-tool-output threshold", parsePositiveInt("--max-output-chars"), DEFAULT_RULE_OPTIONS.maxOutputChars)
+    .option("--context-limit <tokens>", "the model's context window for context-overflow", parsePositiveInt("--context-limit"), DEFAULT_RULE_OPTIONS.contextLimit)
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session scan                      scan every session in opencode's default store
+  recover session scan ses_52f1 --json      one session (unique prefix), machine-readable
+  recover session scan --all --store ~/.local/share/opencode --rule empty-text-part,trailing-thinking
+  recover session scan --last --exit-zero   report on the newest session without failing
+
+Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refused for safety.`,
+    )
+    .action(
+      action<ScanFlags>(({ args, options, io }) => {
+        const rules = selectRules(options.rule);
+        return withStore(options, (store) => {
+          const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: true });
+          const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io);
+          const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
+          const spinner = io.spinner(`scanning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
+          reporter.start(store.info);
+          try {
+            const results = scanSessions(store, ids, {
+              rules,
+              now: Date.now(),
+              maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
+              contextLimit: options.contextLimit ?? DEFAULT_RULE_OPTIONS.contextLimit,
+              liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs,
+            });
+            for (const result of results) {
+              totals.sessions++;
+              if (result.findings.length > 0) totals.sessionsWithFindings++;
+              totals.findings += result.findings.length;
+              for (const f of result.findings) f.severity === "error" ? totals.errors++ : totals.warnings++;
+              spinner.update(`scanned ${totals.sessions}/${ids.length} sessions, ${totals.findings} findings`);
+              reporter.session(result);
+            }
+          } catch (error) {
+            spinner.stop();
+            if (error instanceof RecoverError && reporter.abort) {
+              reporter.abort({ code: error.code, message: error.message });
+              if (!io.json) io.err(`recover: ${error.message}\n`);
+              return error.exitCode;
+            }
+            throw error;
+          }
+          spinner.stop();
+          reporter.end(totals);
+          return totals.errors > 0 && !options.exitZero ? ExitCode.findings : ExitCode.ok;
+        });
+      }),
+    );
+}

@@ -1,0 +1,49 @@
+/**
+ * The only place that knows about TTYs, colour, spinners and where output goes. Commands receive an Io and never
+ * touch process.stdout/stderr themselves, so tests and pipes see exactly what a user would.
+ */
+import { Chalk, type ChalkInstance } from "chalk";
+import ora, { type Ora } from "ora";
+
+export interface GlobalOptions {
+  store?: string;
+  format?: string;
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  yes?: boolean;
+  backupDir?: string;
+}
+
+export interface Io {
+  json: boolean;
+  quiet: boolean;
+  /** Prompts are allowed only for a person at a terminal, never with --json. */
+  interactive: boolean;
+  color: ChalkInstance;
+  out(text: string): void;
+  err(text: string): void;
+  /** A spinner on stderr, or a no-op where a spinner would be noise (pipes, CI, --json, --quiet). */
+  spinner(text: string): { update(text: string): void; stop(): void };
+}
+
+export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
+  const json = options.json === true;
+  const quiet = options.quiet === true;
+  const colorAllowed = options.color !== false && !("NO_COLOR" in env) && process.stdout.isTTY === true;
+  const color = new Chalk({ level: colorAllowed ? 1 : 0 });
+  const spinnerAllowed = process.stderr.isTTY === true && !json && !quiet && !env.CI;
+  return {
+    json,
+    quiet,
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true && !json,
+    color,
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    spinner(text) {
+      if (!spinnerAllowed) return { update() {}, stop() {} };
+      const spinner: Ora = ora({ text, stream: process.stderr }).start();
+      return { update: (t) => void (spinner.text = t), stop: () => void spinner.stop() };
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * JSON documents on stdout: always exactly one per run, always `schemaVersion` first, so CI can parse it.
+ */
+import type { StoreInfo } from "../stores/store.js";
+import type { RecoverError } from "../errors.js";
+import { TOOL } from "./version.js";
+
+export const SCHEMA_VERSION = 1;
+
+export function storeJson(info: StoreInfo): Record<string, unknown> {
+  return { format: info.format, path: info.path, notices: info.notices };
+}
+
+export function errorDocument(error: Pick<RecoverError, "code" | "message">): string {
+  return `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, error: { code: error.code, message: error.message } })}\n`;
+}

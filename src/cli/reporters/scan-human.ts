@@ -1,0 +1,49 @@
+/**
+ * Human scan output: grouped by session, one line per finding with the command that fixes it, a summary line.
+ * Printed as sessions are scanned, so a large store shows progress and memory stays flat.
+ */
+import type { Finding } from "../../rules/rule.js";
+import type { SessionResult } from "../../scan/scan.js";
+import type { StoreInfo } from "../../stores/store.js";
+import type { Io } from "../io.js";
+import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
+import { RULE_BY_ID } from "./rule-lookup.js";
+
+export function humanScanReporter(io: Io): ScanReporter {
+  const c = io.color;
+  return {
+    start(store: StoreInfo) {
+      if (!io.quiet) io.err(c.dim(`scanning ${store.path} (${store.format})\n`));
+      for (const notice of store.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
+    },
+    session(result: SessionResult) {
+      if (result.findings.length === 0) return;
+      const s = result.summary;
+      io.out(`\n${c.bold(s.id)}  ${s.title}${s.directory ? c.dim(`  ${s.directory}`) : ""}\n`);
+      for (const finding of result.findings) io.out(`  ${findingLine(finding, io)}\n`);
+    },
+    end(totals: ScanTotals) {
+      const { sessions, findings, errors, warnings, sessionsWithFindings } = totals;
+      const summary =
+        findings === 0
+          ? c.green(`✔ no findings in ${sessions} session${sessions === 1 ? "" : "s"}`)
+          : `${errors > 0 ? c.red("✖") : c.yellow("⚠")} ${findings} finding${findings === 1 ? "" : "s"} (${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}) in ${sessionsWithFindings} of ${sessions} session${sessions === 1 ? "" : "s"}`;
+      io.out(`\n${summary}\n`);
+    },
+  };
+}
+
+function findingLine(f: Finding, io: Io): string {
+  const c = io.color;
+  const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
+  const where = [f.messageId, f.partId].filter(Boolean).join("/") || (f.path ?? "session");
+  const line = f.line !== undefined ? `:${f.line}` : "";
+  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where + line)}  ${f.message}  ${c.dim(`→ ${fixCommand(f)}`)}`;
+}
+
+export function fixCommand(f: Finding): string {
+  const rule = RULE_BY_ID.get(f.rule);
+  if (rule?.fix === "trim") return `recover context trim ${f.sessionId}`;
+  if (rule?.fix === "repair") return `recover session repair ${f.sessionId} --rule ${f.rule}`;
+  return "no automatic fix";
+}

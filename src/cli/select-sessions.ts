@@ -1,0 +1,34 @@
+/**
+ * Which sessions a command works on: explicit ids (unique prefixes accepted), `--last`, or every session.
+ */
+import { RecoverError } from "../errors.js";
+import { resolveSessionId } from "../stores/session-id.js";
+import type { SessionStore } from "../stores/store.js";
+
+export interface Selection {
+  ids: string[];
+  last?: boolean;
+  all?: boolean;
+}
+
+export function selectSessions(store: SessionStore, selection: Selection, { emptyMeansAll }: { emptyMeansAll: boolean }): string[] {
+  const sessions = store.listSessions();
+  if (selection.last) {
+    if (selection.ids.length > 0 || selection.all) throw new RecoverError("usage", "--last cannot be combined with session ids or --all");
+    const newest = sessions[0];
+    if (!newest) throw new RecoverError("session-not-found", "this store holds no sessions");
+    return [newest.id];
+  }
+  if (selection.all || (selection.ids.length === 0 && emptyMeansAll)) {
+    if (selection.ids.length > 0) throw new RecoverError("usage", "give session ids or --all, not both");
+    // Records that point at a session with no session record are still the user's data: scan them too.
+    return [...sessions.map((s) => s.id), ...store.listStraySessionIds()];
+  }
+  if (selection.ids.length === 0) throw new RecoverError("usage", "give a session id, --last or --all");
+  const known: { id: string }[] = sessions;
+  const prefixKnown = (id: string) => known.some((s) => s.id.startsWith(id));
+  // Stray sessions (records without a session record) are only looked up when a listed one does not match.
+  const all = selection.ids.every(prefixKnown) ? known : [...known, ...store.listStraySessionIds().map((id) => ({ id }))];
+  const resolved = selection.ids.map((id) => resolveSessionId(id, all));
+  return [...new Set(resolved)];
+}

@@ -1,0 +1,46 @@
+/**
+ * Errors a user can act on. Anything thrown as a RecoverError is printed as one line (or one JSON document)
+ * with its exit code; anything else is a bug and is reported as such, still without a stack trace unless
+ * RECOVER_DEBUG is set.
+ */
+export const ExitCode = {
+  ok: 0,
+  findings: 1,
+  usage: 2,
+  refused: 3,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export type ErrorCode =
+  | "usage"
+  | "store-not-found"
+  | "not-a-store"
+  | "store-unreadable"
+  | "store-corrupt"
+  | "store-busy"
+  | "unsupported-store"
+  | "permission-denied"
+  | "session-not-found"
+  | "session-ambiguous"
+  | "invalid-id"
+  | "internal";
+
+export class RecoverError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly exitCode: ExitCode = ExitCode.usage,
+  ) {
+    super(message);
+    this.name = "RecoverError";
+  }
+}
+
+/** Node's fs errors carry a code; turn the ones a user causes into RecoverErrors naming the path. */
+export function fsError(error: unknown, path: string): RecoverError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOENT") return new RecoverError("store-not-found", `no such file or directory: ${path}`);
+  if (code === "EACCES" || code === "EPERM") return new RecoverError("permission-denied", `permission denied: ${path}`);
+  if (code === "ENOTDIR") return new RecoverError("not-a-store", `not a directory: ${path}`);
+  return undefined;
+}

@@ -1,0 +1,68 @@
+/**
+ * The conversation view: what the provider would receive, request-shaped and store-neutral. Messages alternate
+ * as the request does (consecutive same-role messages are merged, tool results travel in user messages), and
+ * every block keeps a handle to the record and field it came from, so a finding or a fix can point back at disk.
+ */
+export interface Handle {
+  kind: "message" | "part" | "line";
+  id: string;
+  messageId?: string;
+  field?: string;
+  path?: string;
+  line?: number;
+}
+
+interface BlockBase {
+  source: Handle;
+  /** Size of what is sent, in code points (media: bytes of the encoded data). */
+  chars: number;
+  /** The content itself when the load kept it (full loads; small records in lean loads). */
+  text?: string;
+}
+
+export interface TextBlock extends BlockBase {
+  type: "text";
+  blank: boolean;
+  synthetic?: boolean;
+}
+export interface ThinkingBlock extends BlockBase {
+  type: "thinking";
+  /** The provider signature travels with it (same provider and model, signature present). */
+  signed: boolean;
+  redacted?: boolean;
+}
+export interface ToolUseBlock extends BlockBase {
+  type: "tool_use";
+  id: string;
+  name: string;
+}
+export interface ToolResultBlock extends BlockBase {
+  type: "tool_result";
+  toolUseId: string;
+  isError: boolean;
+}
+export interface MediaBlock extends BlockBase {
+  type: "media";
+  mime: string;
+}
+export type Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | MediaBlock;
+
+export interface ConversationMessage {
+  role: "user" | "assistant";
+  blocks: Block[];
+  /** Stored messages whose content was merged into this request message, in order. */
+  sourceMessageIds: string[];
+}
+
+export interface SkippedMessage {
+  messageId: string;
+  reason: string;
+}
+
+export interface Conversation {
+  messages: ConversationMessage[];
+  /** Stored messages the agent itself leaves out of the request, and why. */
+  skipped: SkippedMessage[];
+  /** First stored message of the history that is sent (after the last finished compaction). */
+  historyStartMessageId?: string;
+}

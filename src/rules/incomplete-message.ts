@@ -1,0 +1,14 @@
+import { at, isLiveTail, messages } from "./helpers.js";
+import type { Rule } from "./rule.js";
+
+export const incompleteMessage: Rule = {
+  id: "incomplete-message",
+  severity: "warning",
+  description: "assistant message without time.completed and without error that is not the live tail",
+  fix: "repair",
+  check(view) {
+    return messages(view)
+      .filter((m) => m.info?.role === "assistant" && m.info.time.completed === undefined && !m.info.error && !isLiveTail(view, m.ref.id))
+      .map((m) => at(m, "assistant message never finished (no time.completed, no error): the agent stopped mid-turn"));
+  },
+};

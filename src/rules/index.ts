@@ -1,0 +1,35 @@
+/** The rule registry: a new rule is one file and one line here. */
+import { contextOverflow } from "./context-overflow.js";
+import { corruptedToolOutput } from "./corrupted-tool-output.js";
+import { duplicateToolCallId } from "./duplicate-tool-call-id.js";
+import { emptyMessage } from "./empty-message.js";
+import { emptyTextPart } from "./empty-text-part.js";
+import { incompleteMessage } from "./incomplete-message.js";
+import { orphanPart } from "./orphan-part.js";
+import { oversizedToolOutput } from "./oversized-tool-output.js";
+import type { Rule } from "./rule.js";
+import { schemaViolation } from "./schema-violation.js";
+import { thinkingBlockOrder } from "./thinking-block-order.js";
+import { thinkingOnlyMessage } from "./thinking-only-message.js";
+import { toolCallInterrupted } from "./tool-call-interrupted.js";
+import { trailingThinking } from "./trailing-thinking.js";
+import { unreadableRecord } from "./unreadable-record.js";
+import { unsignedThinking } from "./unsigned-thinking.js";
+
+export const RULES: readonly Rule[] = [
+  unreadableRecord,
+  schemaViolation,
+  orphanPart,
+  corruptedToolOutput,
+  toolCallInterrupted,
+  incompleteMessage,
+  emptyTextPart,
+  emptyMessage,
+  thinkingOnlyMessage,
+  thinkingBlockOrder,
+  trailingThinking,
+  unsignedThinking,
+  duplicateToolCallId,
+  oversizedToolOutput,
+  contextOverflow,
+];

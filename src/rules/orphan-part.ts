@@ -1,0 +1,18 @@
+import { at } from "./helpers.js";
+import type { Report, Rule } from "./rule.js";
+
+export const orphanPart: Rule = {
+  id: "orphan-part",
+  severity: "warning",
+  description: "part whose message does not exist (or message whose session does not exist)",
+  fix: "repair",
+  check(view) {
+    const session = view.opencode;
+    if (!session) return [];
+    const reports: Report[] = session.orphanParts.map((p) => at(p, `part belongs to message ${p.ref.messageId}, which does not exist`));
+    if (session.missingSessionRecord) {
+      for (const m of session.messages) reports.push(at(m, `message belongs to session ${session.summary.id}, which has no session record`));
+    }
+    return reports;
+  },
+};

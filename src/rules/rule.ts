@@ -1,0 +1,49 @@
+/**
+ * A rule is a pure detector with a stable id (ESLint style): it reads a SessionView and reports findings; it
+ * never touches disk. The engine stamps each report with the rule's id, severity and session.
+ */
+import type { SessionView } from "../model/session-view.js";
+
+export type Severity = "error" | "warning";
+
+export interface RuleOptions {
+  /** Epoch ms "now", so tests can pin time. */
+  now: number;
+  /** A tool output above this many characters is oversized. */
+  maxOutputChars: number;
+  /** The model's context window, in tokens. */
+  contextLimit: number;
+  /** An unfinished last assistant message updated within this window is a live turn, not damage. */
+  liveWindowMs: number;
+}
+
+export const DEFAULT_RULE_OPTIONS: Omit<RuleOptions, "now"> = {
+  maxOutputChars: 50_000,
+  contextLimit: 200_000,
+  liveWindowMs: 10 * 60_000,
+};
+
+/** What a rule reports; the engine adds rule id, severity, session id and fixability. */
+export interface Report {
+  message: string;
+  messageId?: string;
+  partId?: string;
+  path?: string;
+  line?: number;
+}
+
+export interface Finding extends Report {
+  rule: string;
+  severity: Severity;
+  sessionId: string;
+  fixable: boolean;
+}
+
+export interface Rule {
+  id: string;
+  severity: Severity;
+  description: string;
+  /** How it is fixed: `repair` (session repair), `trim` (context trim), or not at all. */
+  fix: "repair" | "trim" | "none";
+  check(view: SessionView, options: RuleOptions): Report[];
+}

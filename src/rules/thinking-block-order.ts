@@ -1,0 +1,23 @@
+import { atBlock, isLiveTail } from "./helpers.js";
+import type { Report, Rule } from "./rule.js";
+
+/** Judged per request message (steps split, same-role messages merged), as the API judges it. */
+export const thinkingBlockOrder: Rule = {
+  id: "thinking-block-order",
+  severity: "error",
+  description: "reasoning present but not the first block of its assistant message",
+  fix: "repair",
+  check(view) {
+    const reports: Report[] = [];
+    for (const message of view.conversation.messages) {
+      if (message.role !== "assistant") continue;
+      const first = message.blocks[0];
+      if (!first || first.type === "thinking") continue;
+      for (const block of message.blocks) {
+        if (block.type !== "thinking" || isLiveTail(view, block.source.messageId)) continue;
+        reports.push(atBlock(block, `reasoning follows a ${first.type} block in the same assistant message (the API wants thinking first)`));
+      }
+    }
+    return reports;
+  },
+};

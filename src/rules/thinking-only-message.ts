@@ -1,0 +1,14 @@
+import { at, isLiveTail, isThinkingOnly, messages } from "./helpers.js";
+import type { Rule } from "./rule.js";
+
+export const thinkingOnlyMessage: Rule = {
+  id: "thinking-only-message",
+  severity: "error",
+  description: "assistant message whose only content is reasoning",
+  fix: "repair",
+  check(view) {
+    return messages(view)
+      .filter((m) => isThinkingOnly(m) && !isLiveTail(view, m.ref.id))
+      .map((m) => at(m, "assistant message holds only reasoning: the reply was cut off before any text or tool call"));
+  },
+};

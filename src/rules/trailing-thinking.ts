@@ -1,0 +1,21 @@
+import { atBlock, isLiveTail, isThinkingOnly, messages } from "./helpers.js";
+import type { Report, Rule } from "./rule.js";
+
+export const trailingThinking: Rule = {
+  id: "trailing-thinking",
+  severity: "error",
+  description: "assistant message whose last sendable block is reasoning",
+  fix: "repair",
+  check(view) {
+    const thinkingOnly = new Set(messages(view).filter(isThinkingOnly).map((m) => m.ref.id));
+    const reports: Report[] = [];
+    for (const message of view.conversation.messages) {
+      const last = message.blocks.at(-1);
+      if (message.role !== "assistant" || last?.type !== "thinking") continue;
+      const owner = last.source.messageId;
+      if (isLiveTail(view, owner) || (owner !== undefined && thinkingOnly.has(owner))) continue;
+      reports.push(atBlock(last, "assistant message ends with a reasoning block (rejected: `The final block in an assistant message cannot be `thinking``)"));
+    }
+    return reports;
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Turn stored bytes into a JSON object, or say precisely why not. Shared by every store: a torn write, a
+ * zero-filled file after a power loss and invalid UTF-8 must each become a finding, never a crash.
+ */
+import { isUtf8 } from "node:buffer";
+import type { RecordProblem } from "../model/record.js";
+
+export type Decoded =
+  | { ok: true; value: Record<string, unknown>; text: string; invalidUtf8?: { offset: number } }
+  | { ok: false; problem: Extract<RecordProblem, { kind: "unreadable" }> };
+
+const lossyDecoder = new TextDecoder("utf-8", { fatal: false });
+
+export function decodeJson(bytes: Buffer | string): Decoded {
+  let text: string;
+  let invalidUtf8: { offset: number } | undefined;
+  if (typeof bytes === "string") {
+    text = bytes;
+  } else {
+    if (bytes.length > 0 && bytes.every((b) => b === 0)) {
+      return unreadable("zero-filled", `${bytes.length} bytes, all zero (a write that never reached the disk)`);
+    }
+    if (!isUtf8(bytes)) invalidUtf8 = { offset: firstInvalidUtf8(bytes) };
+    text = lossyDecoder.decode(bytes);
+  }
+  if (text.trim() === "") return unreadable("empty", "empty record");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (invalidUtf8) return unreadable("invalid-utf8", `invalid UTF-8 at byte ${invalidUtf8.offset}, and the JSON does not parse`);
+    const message = (error as Error).message;
+    if (/Unexpected end of JSON input|Unterminated string/i.test(message)) {
+      return unreadable("truncated", `JSON ends early after ${Buffer.byteLength(text)} bytes (torn write)`);
+    }
+    return unreadable("invalid-json", `JSON does not parse: ${message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return unreadable("not-an-object", `stored JSON is ${Array.isArray(value) ? "an array" : String(value === null ? "null" : typeof value)}, not an object`);
+  }
+  return { ok: true, value: value as Record<string, unknown>, text, ...(invalidUtf8 ? { invalidUtf8 } : {}) };
+}
+
+function unreadable(reason: Extract<RecordProblem, { kind: "unreadable" }>["reason"], detail: string): Decoded {
+  return { ok: false, problem: { kind: "unreadable", reason, detail } };
+}
+
+/** Byte offset of the first malformed UTF-8 sequence (only called once isUtf8 said there is one). */
+export function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (need < 0) return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+    }
+    i += need + 1;
+  }
+  return i;
+}

@@ -1,0 +1,103 @@
+/**
+ * Find the store the user means: `--store` (a data dir, a db file, or a `storage/` folder), else where opencode
+ * itself looks (`OPENCODE_DB`, `$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`). The format is detected
+ * from what is there unless `--format` forces one.
+ */
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import { RecoverError, fsError } from "../errors.js";
+import { OpencodeJsonStore } from "./opencode/json-store.js";
+import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
+import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";
+
+export interface StoreOptions {
+  store?: string;
+  format?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const SQLITE_MAGIC = "SQLite format 3\0";
+
+export function openStore(options: StoreOptions): SessionStore {
+  const format = parseFormat(options.format);
+  const env = options.env ?? process.env;
+  const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);
+  return openAt(target, format, options.store === undefined);
+}
+
+function parseFormat(format: string | undefined): StoreFormat | undefined {
+  if (format === undefined) return undefined;
+  if ((STORE_FORMATS as readonly string[]).includes(format)) return format as StoreFormat;
+  throw new RecoverError("usage", `unknown --format ${JSON.stringify(format)} (expected one of: ${STORE_FORMATS.join(", ")})`);
+}
+
+/** opencode's own search order (reference opencode.md §3.1, §7). */
+function defaultLocation(env: NodeJS.ProcessEnv): string {
+  const dataDir = join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "opencode");
+  const db = env.OPENCODE_DB;
+  if (db && db !== ":memory:") return isAbsolute(db) ? db : join(dataDir, db);
+  if (existsSync(dataDir)) return dataDir;
+  throw new RecoverError("store-not-found", `no opencode store found (looked in ${dataDir}); pass --store <path>`);
+}
+
+function statOrThrow(path: string) {
+  try {
+    return statSync(path);
+  } catch (error) {
+    const known = fsError(error, path);
+    if (known?.code === "store-not-found") throw new RecoverError("store-not-found", `no such store: ${path}`);
+    throw known ?? error;
+  }
+}
+
+function openAt(target: string, format: StoreFormat | undefined, discovered: boolean): SessionStore {
+  const stat = statOrThrow(target);
+  if (stat.isFile()) {
+    if (format === "opencode-json") throw new RecoverError("not-a-store", `${target} is a file; --format opencode-json wants a storage/ folder`);
+    if (!hasSqliteHeader(target)) {
+      throw new RecoverError("not-a-store", `${target} is not a SQLite database${stat.size === 0 ? " (empty file)" : ""}`);
+    }
+    return new OpencodeSqliteStore(target);
+  }
+  if (!stat.isDirectory()) throw new RecoverError("not-a-store", `${target} is neither a file nor a directory`);
+
+  const db = join(target, "opencode.db");
+  const storage = findStorageDir(target);
+  const hasDb = existsSync(db);
+  if (format === "opencode-json" || (!hasDb && format === undefined && storage)) {
+    if (!storage) throw new RecoverError("not-a-store", `no opencode JSON storage (session/, message/, part/) in ${target}`);
+    return new OpencodeJsonStore(storage);
+  }
+  if (hasDb) {
+    const notices = storage
+      ? [`a legacy JSON tree also exists at ${storage} (opencode ≤1.1 data, frozen since the move to SQLite); read it with --format opencode-json`]
+      : [];
+    if (!hasSqliteHeader(db)) throw new RecoverError("not-a-store", `${db} is not a SQLite database`);
+    return new OpencodeSqliteStore(db, notices);
+  }
+  const where = discovered ? `${target} (opencode's data dir)` : target;
+  throw new RecoverError("not-a-store", `not an opencode store: ${where} holds neither opencode.db nor a storage/ folder`);
+}
+
+/** `<dir>/storage` of a data dir, or the dir itself when it is (a copy of) a storage folder. */
+function findStorageDir(dir: string): string | undefined {
+  const looksLikeStorage = (d: string) => ["session", "message", "part"].some((sub) => existsSync(join(d, sub)));
+  if (basename(dir) !== "storage" && looksLikeStorage(join(dir, "storage"))) return join(dir, "storage");
+  if (looksLikeStorage(dir)) return dir;
+  return undefined;
+}
+
+function hasSqliteHeader(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const header = Buffer.alloc(16);
+    const read = readSync(fd, header, 0, 16, 0);
+    return read === 16 && header.toString("latin1") === SQLITE_MAGIC;
+  } catch (error) {
+    throw fsError(error, path) ?? error;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

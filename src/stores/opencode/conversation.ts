@@ -1,0 +1,217 @@
+/**
+ * Build the conversation view the way opencode builds its request (MessageV2.toModelMessages, reference
+ * opencode.md §4), then shape it as the provider receives it: each assistant step (split at step-start) is an
+ * assistant message followed by its tool results, and consecutive same-role messages merge into one.
+ */
+import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock } from "../../model/conversation.js";
+import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
+import { hasThinkingSignature, isKnownPart } from "../../model/opencode.js";
+import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
+
+const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
+const COMPACTED_OUTPUT = "[Old tool result content cleared]";
+const COMPACTION_PROMPT = "What did we do so far?";
+const SUBTASK_PROMPT = "The following tool was executed by the user";
+/** Text-like files were already expanded into text parts when the user attached them. */
+const EXPANDED_FILE_MIMES = new Set(["text/plain", "application/x-directory"]);
+
+interface Loaded {
+  record: MessageRecord;
+  parts: { record: PartRecord; part: Part }[];
+}
+
+export function opencodeConversation(session: SessionRecords): Conversation {
+  const readable: Loaded[] = session.messages
+    .filter((m) => m.info !== undefined)
+    .map((m) => ({ record: m, parts: m.parts.flatMap((p) => (p.part ? [{ record: p, part: p.part }] : [])) }));
+  const skipped = session.messages.filter((m) => m.info === undefined).map((m) => ({ messageId: m.ref.id, reason: "unreadable record" }));
+  const history = filterCompacted(readable);
+  const current = currentModel(readable);
+  const raw: ConversationMessage[] = [];
+  for (const message of history) {
+    const info = message.record.info!;
+    if (message.parts.length === 0) {
+      skipped.push({ messageId: message.record.ref.id, reason: "no parts" });
+      continue;
+    }
+    if (info.role === "user") {
+      raw.push({ role: "user", blocks: message.parts.flatMap(({ record, part }) => userBlocks(record, part)), sourceMessageIds: [message.record.ref.id] });
+      continue;
+    }
+    const skip = assistantSkipReason(info, message.parts);
+    if (skip) {
+      skipped.push({ messageId: message.record.ref.id, reason: skip });
+      continue;
+    }
+    raw.push(...assistantSteps(message, info, current));
+  }
+  return {
+    messages: mergeSameRole(raw),
+    skipped,
+    ...(history[0] ? { historyStartMessageId: history[0].record.ref.id } : {}),
+  };
+}
+
+/** History starts at the last user message that has a compaction part answered by a finished summary. */
+function filterCompacted(messages: Loaded[]): Loaded[] {
+  const summarised = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const { record, parts } = messages[i]!;
+    const info = record.info!;
+    if (info.role === "user" && summarised.has(record.ref.id) && parts.some((p) => p.part.type === "compaction")) {
+      return messages.slice(i);
+    }
+    if (info.role === "assistant" && info.summary === true && info.finish) summarised.add(info.parentID);
+  }
+  return messages;
+}
+
+/** The model the next request goes to: the latest user message's. Signatures from other models are not sent. */
+function currentModel(messages: Loaded[]): { providerID: string; modelID: string } | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const info = messages[i]!.record.info!;
+    if (info.role === "user") return info.model;
+  }
+  return undefined;
+}
+
+function assistantSkipReason(info: AssistantMessage, parts: Loaded["parts"]): string | undefined {
+  if (!info.error) return undefined;
+  const aborted = info.error.name === "MessageAbortedError";
+  if (aborted && parts.some((p) => p.part.type !== "step-start" && p.part.type !== "reasoning")) return undefined;
+  return `assistant error ${info.error.name}`;
+}
+
+function handle(record: PartRecord, field?: string): Handle {
+  return { kind: "part", id: record.ref.id, ...(record.ref.messageId ? { messageId: record.ref.messageId } : {}), ...(field ? { field } : {}) };
+}
+
+/** The real text, when the load kept it (a lean load's large rows hold placeholders). */
+function keptText(record: PartRecord, value: string): { text?: string } {
+  return record.placeholders ? {} : { text: value };
+}
+
+function textBlock(record: PartRecord, text: string, extra: { synthetic?: boolean } = {}): Block {
+  return {
+    type: "text",
+    source: handle(record, "text"),
+    chars: record.content.textChars ?? text.length,
+    blank: record.content.textBlank ?? text.trim() === "",
+    ...keptText(record, text),
+    ...extra,
+  };
+}
+
+function fixedText(record: PartRecord, text: string): Block {
+  return { type: "text", source: handle(record), chars: text.length, blank: false, text };
+}
+
+function userBlocks(record: PartRecord, part: Part): Block[] {
+  if (!isKnownPart(part)) return [];
+  switch (part.type) {
+    case "text":
+      return part.ignored ? [] : [textBlock(record, part.text, part.synthetic ? { synthetic: true } : {})];
+    case "file":
+      if (EXPANDED_FILE_MIMES.has(part.mime)) return [];
+      return [{ type: "media", mime: part.mime, source: handle(record, "url"), chars: record.content.urlChars ?? part.url.length }];
+    case "compaction":
+      return [fixedText(record, COMPACTION_PROMPT)];
+    case "subtask":
+      return [fixedText(record, SUBTASK_PROMPT)];
+    default:
+      return [];
+  }
+}
+
+/** One assistant message becomes one request message per step, each followed by its tool results. */
+function assistantSteps(message: Loaded, info: AssistantMessage, current: { providerID: string; modelID: string } | undefined): ConversationMessage[] {
+  const sameModel = !current || (current.providerID === info.providerID && current.modelID === info.modelID);
+  const out: ConversationMessage[] = [];
+  let blocks: Block[] = [];
+  let results: ToolResultBlock[] = [];
+  let sawStep = false;
+  const flush = () => {
+    if (blocks.length > 0) out.push({ role: "assistant", blocks, sourceMessageIds: [message.record.ref.id] });
+    if (results.length > 0) out.push({ role: "user", blocks: results, sourceMessageIds: [message.record.ref.id] });
+    blocks = [];
+    results = [];
+  };
+  for (const { record, part } of message.parts) {
+    if (!isKnownPart(part)) continue;
+    if (part.type === "step-start") {
+      if (sawStep) flush();
+      sawStep = true;
+      continue;
+    }
+    const block = assistantBlock(record, part, sameModel);
+    if (!block) continue;
+    blocks.push(block.use);
+    if (block.result) results.push(block.result);
+  }
+  flush();
+  return out;
+}
+
+function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean): { use: Block; result?: ToolResultBlock } | undefined {
+  switch (part.type) {
+    case "text":
+      return { use: textBlock(record, part.text) };
+    case "reasoning":
+      return {
+        use: {
+          type: "thinking",
+          source: handle(record, "text"),
+          chars: record.content.textChars ?? part.text.length,
+          signed: sameModel && hasThinkingSignature(part.metadata),
+          ...keptText(record, part.text),
+        },
+      };
+    case "tool": {
+      const use: Block = {
+        type: "tool_use",
+        id: part.callID,
+        name: part.tool,
+        source: handle(record, "state.input"),
+        chars: record.content.inputChars ?? 0,
+      };
+      return { use, result: toolResult(record, part) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function toolResult(record: PartRecord, part: Extract<KnownPart, { type: "tool" }>): ToolResultBlock {
+  const base = { type: "tool_result" as const, toolUseId: part.callID };
+  const state = part.state;
+  switch (state.status) {
+    case "completed":
+      if (state.time.compacted !== undefined) {
+        return { ...base, isError: false, source: handle(record), chars: COMPACTED_OUTPUT.length, text: COMPACTED_OUTPUT };
+      }
+      return { ...base, isError: false, source: handle(record, "state.output"), chars: record.content.outputChars ?? 0, ...keptText(record, state.output) };
+    case "error": {
+      const partial = state.metadata?.interrupted === true ? state.metadata.output : undefined;
+      if (typeof partial === "string") {
+        return { ...base, isError: false, source: handle(record, "state.metadata.output"), chars: record.content.metadataOutputChars ?? 0, ...keptText(record, partial) };
+      }
+      return { ...base, isError: true, source: handle(record, "state.error"), chars: record.content.errorChars ?? 0, ...keptText(record, state.error) };
+    }
+    default:
+      return { ...base, isError: true, source: handle(record), chars: INTERRUPTED_TOOL.length, text: INTERRUPTED_TOOL };
+  }
+}
+
+function mergeSameRole(messages: ConversationMessage[]): ConversationMessage[] {
+  const merged: ConversationMessage[] = [];
+  for (const message of messages) {
+    const last = merged.at(-1);
+    if (last && last.role === message.role) {
+      last.blocks.push(...message.blocks);
+      for (const id of message.sourceMessageIds) if (!last.sourceMessageIds.includes(id)) last.sourceMessageIds.push(id);
+    } else {
+      merged.push({ role: message.role, blocks: [...message.blocks], sourceMessageIds: [...message.sourceMessageIds] });
+    }
+  }
+  return merged;
+}

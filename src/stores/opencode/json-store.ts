@@ -1,0 +1,175 @@
+/**
+ * opencode ≤1.1.65 kept every record in its own pretty-printed JSON file under `storage/` (reference
+ * opencode.md §1.2). The same reader serves any folder laid out that way, such as a copy of one.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import fg from "fast-glob";
+import { RecoverError, fsError } from "../../errors.js";
+import { SessionInfo } from "../../model/opencode.js";
+import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { RecordProblem, RecordRef } from "../../model/record.js";
+import { decodeJson } from "../decode-json.js";
+import { assertSafeId } from "../session-id.js";
+import type { SessionStore, StoreInfo } from "../store.js";
+import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
+
+interface SessionFile {
+  path: string;
+  summary: SessionSummary;
+  info?: SessionInfo;
+  problem?: RecordProblem;
+}
+
+export class OpencodeJsonStore implements SessionStore {
+  readonly info: StoreInfo;
+  private sessionFiles?: Map<string, SessionFile>;
+  /** message id → session id, for every message file; built once, only when orphans are looked for. */
+  private messageIndex?: Map<string, string>;
+  private orphanPartsBySession?: Map<string, string[]>;
+
+  constructor(private readonly storageDir: string, notices: string[] = []) {
+    this.info = { format: "opencode-json", path: storageDir, notices: [...notices] };
+  }
+
+  private read(path: string): Buffer {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw fsError(error, path) ?? error;
+    }
+  }
+
+  private list(dir: string): string[] {
+    try {
+      return readdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw fsError(error, dir) ?? error;
+    }
+  }
+
+  private sessions(): Map<string, SessionFile> {
+    if (this.sessionFiles) return this.sessionFiles;
+    const files = new Map<string, SessionFile>();
+    for (const rel of fg.sync("session/*/*.json", { cwd: this.storageDir, onlyFiles: true })) {
+      const path = join(this.storageDir, rel);
+      const id = rel.slice(rel.lastIndexOf("/") + 1, -".json".length);
+      files.set(id, this.readSessionFile(id, path));
+    }
+    this.sessionFiles = files;
+    return files;
+  }
+
+  private readSessionFile(id: string, path: string): SessionFile {
+    const messages = this.list(join(this.storageDir, "message", id)).filter((f) => f.endsWith(".json")).length;
+    const fallback: SessionSummary = { id, title: "(unreadable session record)", directory: "", created: 0, updated: 0, messages };
+    const decoded = decodeJson(this.read(path));
+    if (!decoded.ok) {
+      const mtime = statSync(path).mtimeMs;
+      return { path, summary: { ...fallback, created: mtime, updated: mtime }, problem: decoded.problem };
+    }
+    const parsed = SessionInfo.safeParse(decoded.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { path, summary: fallback, problem: { kind: "schema", detail: `${issue?.path.join(".") || "(record)"}: ${issue?.message}` } };
+    }
+    const info = decoded.value as SessionInfo;
+    return {
+      path,
+      info,
+      summary: {
+        id,
+        title: info.title,
+        directory: info.directory,
+        created: info.time.created,
+        updated: info.time.updated,
+        messages,
+        ...(info.parentID ? { parentId: info.parentID } : {}),
+      },
+    };
+  }
+
+  listSessions(): SessionSummary[] {
+    return [...this.sessions().values()].map((s) => s.summary).sort((a, b) => b.updated - a.updated || (a.id < b.id ? -1 : 1));
+  }
+
+  listStraySessionIds(): string[] {
+    const known = this.sessions();
+    const stray = new Set(this.list(join(this.storageDir, "message")).filter((id) => !known.has(id)));
+    for (const sessionId of this.orphanParts().keys()) if (!known.has(sessionId)) stray.add(sessionId);
+    return [...stray].sort();
+  }
+
+  /** Part folders whose message file does not exist, grouped by the sessionID their part files name. */
+  private orphanParts(): Map<string, string[]> {
+    if (this.orphanPartsBySession) return this.orphanPartsBySession;
+    if (!this.messageIndex) {
+      this.messageIndex = new Map();
+      for (const rel of fg.sync("message/*/*.json", { cwd: this.storageDir, onlyFiles: true })) {
+        const [, sessionId, file] = rel.split("/");
+        this.messageIndex.set(file!.slice(0, -".json".length), sessionId!);
+      }
+    }
+    const bySession = new Map<string, string[]>();
+    for (const messageId of this.list(join(this.storageDir, "part"))) {
+      if (this.messageIndex.has(messageId)) continue;
+      for (const file of this.list(join(this.storageDir, "part", messageId))) {
+        const path = join(this.storageDir, "part", messageId, file);
+        const decoded = decodeJson(this.read(path));
+        const sessionId = decoded.ok && typeof decoded.value.sessionID === "string" ? decoded.value.sessionID : "(unknown session)";
+        bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), path]);
+      }
+    }
+    this.orphanPartsBySession = bySession;
+    return bySession;
+  }
+
+  loadSession(id: string, mode: LoadMode): SessionRecords {
+    assertSafeId(id);
+    const keep = mode === "full";
+    const sessionFile = this.sessions().get(id);
+    const messageDir = join(this.storageDir, "message", id);
+    const messages: MessageRecord[] = [];
+    const parts: PartRecord[] = [];
+    let lastActivity = sessionFile?.summary.updated ?? 0;
+    for (const file of this.list(messageDir).filter((f) => f.endsWith(".json"))) {
+      const messageId = file.slice(0, -".json".length);
+      const path = join(messageDir, file);
+      const mtime = statSync(path).mtimeMs;
+      lastActivity = Math.max(lastActivity, mtime);
+      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), mtime, keep));
+      const partDir = join(this.storageDir, "part", messageId);
+      for (const partFile of this.list(partDir).filter((f) => f.endsWith(".json"))) {
+        const partPath = join(partDir, partFile);
+        const ref: RecordRef = { kind: "part", id: partFile.slice(0, -".json".length), sessionId: id, messageId, path: partPath };
+        parts.push(partFromBytes(ref, this.read(partPath), keep));
+      }
+    }
+    for (const path of this.orphanParts().get(id) ?? []) {
+      const segments = path.split("/");
+      const ref: RecordRef = { kind: "part", id: segments.at(-1)!.slice(0, -".json".length), sessionId: id, messageId: segments.at(-2)!, path };
+      parts.push(partFromBytes(ref, this.read(path), keep));
+    }
+    if (!sessionFile && messages.length === 0 && parts.length === 0) {
+      throw new RecoverError("session-not-found", `no session ${id} in ${this.storageDir}`);
+    }
+    const summary: SessionSummary = sessionFile?.summary ?? {
+      id,
+      title: "(no session record)",
+      directory: "",
+      created: Math.min(...messages.map((m) => m.created), lastActivity),
+      updated: lastActivity,
+      messages: messages.length,
+    };
+    const sessionRef: RecordRef = { kind: "session", id, sessionId: id, ...(sessionFile ? { path: sessionFile.path } : {}) };
+    const records = assembleSession(summary, sessionRef, messages, parts, lastActivity, {
+      ...(sessionFile?.problem ? { problem: sessionFile.problem } : {}),
+      missing: !sessionFile,
+    });
+    if (sessionFile?.info) records.info = sessionFile.info;
+    return records;
+  }
+
+  close(): void {}
+}
