@@ -14,9 +14,9 @@ export interface Handle {
 
 interface BlockBase {
   source: Handle;
-  /** Size of what is sent, in code points (media: bytes of the encoded data). */
+  /** Size of what is sent, in UTF-16 code units (media: characters of the encoded data). */
   chars: number;
-  /** The content itself when the load kept it (full loads; small records in lean loads). */
+  /** The content sent, when the store has it as text. */
   text?: string;
 }
 

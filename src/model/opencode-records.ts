@@ -2,24 +2,25 @@
  * The records view of an opencode session: Session → Message → Part as the store keeps them.
  *
  * A record keeps the value exactly as parsed from storage (`value`, never zod's normalised copy), so a fix edits
- * the original and untouched records are never rewritten. Heavy strings (tool outputs, long texts, data URLs)
- * are also summarised in `content`, which is exact in every load mode: a lean scan load lets SQLite measure
- * large fields and leaves placeholders in `value`, so rules must read sizes and damage from `content`.
+ * the original and untouched records are never rewritten. Sizes and damage of the heavy strings (tool outputs,
+ * long texts, data URLs) are measured once at load into `content`, so rules never rescan them.
  */
 import type { MessageInfo, Part, SessionInfo } from "./opencode.js";
 import type { Corruption, RecordProblem, RecordRef } from "./record.js";
 
+/** `lean`: what a scan needs (parsed records). `full`: also the stored bytes and objects a fix works from. */
 export type LoadMode = "lean" | "full";
 
 export interface PartContent {
-  /** Code points of `text` (text and reasoning parts). */
+  /** Sizes are string lengths (UTF-16 code units), as JavaScript and opencode's own estimate count them. */
+  /** Length of `text` (text and reasoning parts). */
   textChars?: number;
   textBlank?: boolean;
   /** Length of the tool input as JSON. */
   inputChars?: number;
-  /** Code points of a completed tool's `state.output`. */
+  /** Length of a completed tool's `state.output`. */
   outputChars?: number;
-  /** Code points of an errored tool's `state.error`. */
+  /** Length of an errored tool's `state.error`. */
   errorChars?: number;
   /** Partial output an interrupted tool kept in `state.metadata.output`. */
   metadataOutputChars?: number;
@@ -34,8 +35,6 @@ export interface PartRecord {
   part?: Part;
   problem?: RecordProblem;
   content: PartContent;
-  /** Lean loads of large rows: heavy fields in `part` are type-correct placeholders; read `content` instead. */
-  placeholders?: true;
   /** Full loads only: the object as parsed from storage, and the stored bytes. */
   original?: Record<string, unknown>;
   raw?: Buffer;

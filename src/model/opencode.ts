@@ -1,14 +1,15 @@
 /**
  * opencode's stored records (MessageV2, reference opencode.md §2) as zod schemas: the single source of their
- * TypeScript types. Objects are loose: unknown keys are allowed and, because we validate but keep the original
- * object (never zod's output), they survive any fix untouched.
+ * TypeScript types. We validate with them but always keep the original object, never zod's output (which
+ * drops unknown keys), so fields a newer opencode adds survive any fix untouched. Plain z.object (not
+ * looseObject) keeps zod's compiled fast path: validation runs on every record of a scan.
  */
 import { z } from "zod";
 
 const epochMs = z.number();
 const anyRecord = z.record(z.string(), z.unknown());
 
-export const FileDiff = z.looseObject({
+export const FileDiff = z.object({
   file: z.string(),
   before: z.string(),
   after: z.string(),
@@ -17,7 +18,7 @@ export const FileDiff = z.looseObject({
   status: z.enum(["added", "deleted", "modified"]).optional(),
 });
 
-export const SessionInfo = z.looseObject({
+export const SessionInfo = z.object({
   id: z.string(),
   slug: z.string().optional(),
   projectID: z.string(),
@@ -28,8 +29,8 @@ export const SessionInfo = z.looseObject({
   summary: z
     .looseObject({ additions: z.number(), deletions: z.number(), files: z.number(), diffs: z.array(FileDiff).optional() })
     .optional(),
-  share: z.looseObject({ url: z.string() }).optional(),
-  time: z.looseObject({
+  share: z.object({ url: z.string() }).optional(),
+  time: z.object({
     created: epochMs,
     updated: epochMs,
     compacting: epochMs.optional(),
@@ -42,40 +43,40 @@ export const SessionInfo = z.looseObject({
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
 /** `NamedError.toObject()`: every stored error is `{name, data}`. */
-export const NamedError = z.looseObject({ name: z.string(), data: anyRecord });
+export const NamedError = z.object({ name: z.string(), data: anyRecord });
 export type NamedError = z.infer<typeof NamedError>;
 
-const Tokens = z.looseObject({
+const Tokens = z.object({
   total: z.number().optional(),
   input: z.number(),
   output: z.number(),
   reasoning: z.number(),
-  cache: z.looseObject({ read: z.number(), write: z.number() }),
+  cache: z.object({ read: z.number(), write: z.number() }),
 });
 export type Tokens = z.infer<typeof Tokens>;
 
-export const UserMessage = z.looseObject({
+export const UserMessage = z.object({
   role: z.literal("user"),
-  time: z.looseObject({ created: epochMs }),
+  time: z.object({ created: epochMs }),
   format: z.unknown().optional(),
   summary: z.unknown().optional(),
   agent: z.string(),
-  model: z.looseObject({ providerID: z.string(), modelID: z.string(), variant: z.string().optional() }),
+  model: z.object({ providerID: z.string(), modelID: z.string(), variant: z.string().optional() }),
   system: z.string().optional(),
   tools: z.record(z.string(), z.boolean()).optional(),
   variant: z.string().optional(),
 });
 
-export const AssistantMessage = z.looseObject({
+export const AssistantMessage = z.object({
   role: z.literal("assistant"),
-  time: z.looseObject({ created: epochMs, completed: epochMs.optional() }),
+  time: z.object({ created: epochMs, completed: epochMs.optional() }),
   error: NamedError.optional(),
   parentID: z.string(),
   modelID: z.string(),
   providerID: z.string(),
   mode: z.string(),
   agent: z.string().optional(),
-  path: z.looseObject({ cwd: z.string(), root: z.string() }),
+  path: z.object({ cwd: z.string(), root: z.string() }),
   summary: z.boolean().optional(),
   cost: z.number(),
   tokens: Tokens,
@@ -90,9 +91,9 @@ export type UserMessage = z.infer<typeof UserMessage>;
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 export type MessageInfo = z.infer<typeof MessageInfo>;
 
-const timeSpan = z.looseObject({ start: epochMs, end: epochMs.optional() });
+const timeSpan = z.object({ start: epochMs, end: epochMs.optional() });
 
-export const TextPart = z.looseObject({
+export const TextPart = z.object({
   type: z.literal("text"),
   text: z.string(),
   synthetic: z.boolean().optional(),
@@ -100,13 +101,13 @@ export const TextPart = z.looseObject({
   time: timeSpan.optional(),
   metadata: anyRecord.optional(),
 });
-export const ReasoningPart = z.looseObject({
+export const ReasoningPart = z.object({
   type: z.literal("reasoning"),
   text: z.string(),
   metadata: anyRecord.optional(),
   time: timeSpan,
 });
-export const FilePart = z.looseObject({
+export const FilePart = z.object({
   type: z.literal("file"),
   mime: z.string(),
   filename: z.string().optional(),
@@ -115,34 +116,34 @@ export const FilePart = z.looseObject({
 });
 
 export const ToolState = z.discriminatedUnion("status", [
-  z.looseObject({ status: z.literal("pending"), input: anyRecord, raw: z.string() }),
-  z.looseObject({
+  z.object({ status: z.literal("pending"), input: anyRecord, raw: z.string() }),
+  z.object({
     status: z.literal("running"),
     input: anyRecord,
     title: z.string().optional(),
     metadata: anyRecord.optional(),
-    time: z.looseObject({ start: epochMs }),
+    time: z.object({ start: epochMs }),
   }),
-  z.looseObject({
+  z.object({
     status: z.literal("completed"),
     input: anyRecord,
     output: z.string(),
     title: z.string(),
     metadata: anyRecord,
-    time: z.looseObject({ start: epochMs, end: epochMs, compacted: epochMs.optional() }),
+    time: z.object({ start: epochMs, end: epochMs, compacted: epochMs.optional() }),
     attachments: z.array(z.unknown()).optional(),
   }),
-  z.looseObject({
+  z.object({
     status: z.literal("error"),
     input: anyRecord,
     error: z.string(),
     metadata: anyRecord.optional(),
-    time: z.looseObject({ start: epochMs, end: epochMs }),
+    time: z.object({ start: epochMs, end: epochMs }),
   }),
 ]);
 export type ToolState = z.infer<typeof ToolState>;
 
-export const ToolPart = z.looseObject({
+export const ToolPart = z.object({
   type: z.literal("tool"),
   callID: z.string(),
   tool: z.string(),
@@ -151,35 +152,35 @@ export const ToolPart = z.looseObject({
 });
 
 const stepTokens = Tokens;
-export const StepStartPart = z.looseObject({ type: z.literal("step-start"), snapshot: z.string().optional() });
-export const StepFinishPart = z.looseObject({
+export const StepStartPart = z.object({ type: z.literal("step-start"), snapshot: z.string().optional() });
+export const StepFinishPart = z.object({
   type: z.literal("step-finish"),
   reason: z.string(),
   snapshot: z.string().optional(),
   cost: z.number(),
   tokens: stepTokens,
 });
-export const SnapshotPart = z.looseObject({ type: z.literal("snapshot"), snapshot: z.string() });
-export const PatchPart = z.looseObject({ type: z.literal("patch"), hash: z.string(), files: z.array(z.string()) });
-export const AgentPart = z.looseObject({ type: z.literal("agent"), name: z.string(), source: anyRecord.optional() });
-export const RetryPart = z.looseObject({
+export const SnapshotPart = z.object({ type: z.literal("snapshot"), snapshot: z.string() });
+export const PatchPart = z.object({ type: z.literal("patch"), hash: z.string(), files: z.array(z.string()) });
+export const AgentPart = z.object({ type: z.literal("agent"), name: z.string(), source: anyRecord.optional() });
+export const RetryPart = z.object({
   type: z.literal("retry"),
   attempt: z.number(),
   error: NamedError,
-  time: z.looseObject({ created: epochMs }),
+  time: z.object({ created: epochMs }),
 });
-export const CompactionPart = z.looseObject({
+export const CompactionPart = z.object({
   type: z.literal("compaction"),
   auto: z.boolean(),
   overflow: z.boolean().optional(),
   tail_start_id: z.string().optional(),
 });
-export const SubtaskPart = z.looseObject({
+export const SubtaskPart = z.object({
   type: z.literal("subtask"),
   prompt: z.string(),
   description: z.string(),
   agent: z.string(),
-  model: z.looseObject({ providerID: z.string(), modelID: z.string() }).optional(),
+  model: z.object({ providerID: z.string(), modelID: z.string() }).optional(),
   command: z.string().optional(),
 });
 
@@ -206,8 +207,8 @@ export type ToolPart = z.infer<typeof ToolPart>;
 export const KNOWN_PART_TYPES: ReadonlySet<string> = new Set(KnownPart.options.map((o) => o.shape.type.value));
 
 /** A part type a newer opencode may write; kept verbatim, never sent, never a violation. */
-export const UnknownPart = z.looseObject({ type: z.string() });
-export type UnknownPart = z.infer<typeof UnknownPart> & { type: string };
+export const UnknownPart = z.object({ type: z.string() });
+export type UnknownPart = z.infer<typeof UnknownPart> & Record<string, unknown>;
 
 export type Part = KnownPart | UnknownPart;
 

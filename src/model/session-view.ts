@@ -12,6 +12,11 @@ export interface SessionView {
   opencode?: SessionRecords;
   /** The last message, when it is an assistant turn still being written (so it is not damage). */
   liveTailMessageId?: string;
+  /**
+   * Messages with an unreadable or invalid record (their own or a part's). What is sent for them is unknowable,
+   * so rules about the sent shape leave them to unreadable-record / schema-violation: one defect, one finding.
+   */
+  damagedMessageIds: ReadonlySet<string>;
   /** Estimated tokens of what would be sent (see model/tokens.ts). */
   estimatedTokens: number;
 }

@@ -1,4 +1,4 @@
-import { atBlock, isLiveTail } from "./helpers.js";
+import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 export const emptyTextPart: Rule = {
@@ -10,7 +10,7 @@ export const emptyTextPart: Rule = {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
       for (const block of message.blocks) {
-        if (block.type !== "text" || !block.blank || isLiveTail(view, block.source.messageId)) continue;
+        if (block.type !== "text" || !block.blank || isExempt(view, block.source.messageId)) continue;
         reports.push(
           atBlock(
             block,

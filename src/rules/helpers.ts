@@ -9,13 +9,25 @@ export function messages(view: SessionView): MessageRecord[] {
   return view.opencode?.messages ?? [];
 }
 
-/** Readable parts of a message with their records. */
+const readableParts = new WeakMap<MessageRecord, { record: PartRecord; part: Part }[]>();
+
+/** Readable parts of a message with their records (computed once per message, several rules ask). */
 export function parts(message: MessageRecord): { record: PartRecord; part: Part }[] {
-  return message.parts.flatMap((record) => (record.part ? [{ record, part: record.part }] : []));
+  let found = readableParts.get(message);
+  if (!found) {
+    found = message.parts.flatMap((record) => (record.part ? [{ record, part: record.part }] : []));
+    readableParts.set(message, found);
+  }
+  return found;
 }
 
 export function isLiveTail(view: SessionView, messageId: string | undefined): boolean {
   return messageId !== undefined && messageId === view.liveTailMessageId;
+}
+
+/** Rules about what is sent skip the live tail (still being written) and damaged messages (reported elsewhere). */
+export function isExempt(view: SessionView, messageId: string | undefined): boolean {
+  return messageId !== undefined && (messageId === view.liveTailMessageId || view.damagedMessageIds.has(messageId));
 }
 
 export function at(record: { ref: { id: string; messageId?: string; kind: string; path?: string; line?: number } }, message: string): Report {

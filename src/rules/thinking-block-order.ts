@@ -1,4 +1,4 @@
-import { atBlock, isLiveTail } from "./helpers.js";
+import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 /** Judged per request message (steps split, same-role messages merged), as the API judges it. */
@@ -11,10 +11,11 @@ export const thinkingBlockOrder: Rule = {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
       if (message.role !== "assistant") continue;
+      if (message.sourceMessageIds.some((id) => isExempt(view, id))) continue;
       const first = message.blocks[0];
       if (!first || first.type === "thinking") continue;
       for (const block of message.blocks) {
-        if (block.type !== "thinking" || isLiveTail(view, block.source.messageId)) continue;
+        if (block.type !== "thinking") continue;
         reports.push(atBlock(block, `reasoning follows a ${first.type} block in the same assistant message (the API wants thinking first)`));
       }
     }

@@ -1,4 +1,4 @@
-import { at, isLiveTail, isThinkingOnly, messages } from "./helpers.js";
+import { at, isExempt, isThinkingOnly, messages } from "./helpers.js";
 import type { Rule } from "./rule.js";
 
 export const thinkingOnlyMessage: Rule = {
@@ -8,7 +8,7 @@ export const thinkingOnlyMessage: Rule = {
   fix: "repair",
   check(view) {
     return messages(view)
-      .filter((m) => isThinkingOnly(m) && !isLiveTail(view, m.ref.id))
+      .filter((m) => isThinkingOnly(m) && !isExempt(view, m.ref.id))
       .map((m) => at(m, "assistant message holds only reasoning: the reply was cut off before any text or tool call"));
   },
 };

@@ -1,4 +1,4 @@
-import { atBlock, isLiveTail, isThinkingOnly, messages } from "./helpers.js";
+import { atBlock, isExempt, isThinkingOnly, messages } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 export const trailingThinking: Rule = {
@@ -11,9 +11,9 @@ export const trailingThinking: Rule = {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
       const last = message.blocks.at(-1);
-      if (message.role !== "assistant" || last?.type !== "thinking") continue;
+      if (message.role !== "assistant" || last?.type !== "thinking" || message.sourceMessageIds.some((id) => isExempt(view, id))) continue;
       const owner = last.source.messageId;
-      if (isLiveTail(view, owner) || (owner !== undefined && thinkingOnly.has(owner))) continue;
+      if (owner !== undefined && thinkingOnly.has(owner)) continue;
       reports.push(atBlock(last, "assistant message ends with a reasoning block (rejected: `The final block in an assistant message cannot be `thinking``)"));
     }
     return reports;

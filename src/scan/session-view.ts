@@ -10,7 +10,14 @@ import { opencodeConversation } from "../stores/opencode/conversation.js";
 
 export function opencodeSessionView(records: SessionRecords, options: Pick<RuleOptions, "now" | "liveWindowMs">): SessionView {
   const conversation = opencodeConversation(records);
-  const view: SessionView = { summary: records.summary, conversation, opencode: records, estimatedTokens: conversationTokens(conversation) };
+  const damagedMessageIds = new Set(records.messages.filter((m) => m.problem || m.parts.some((p) => p.problem)).map((m) => m.ref.id));
+  const view: SessionView = {
+    summary: records.summary,
+    conversation,
+    opencode: records,
+    damagedMessageIds,
+    estimatedTokens: conversationTokens(conversation),
+  };
   const live = liveTail(records, options);
   if (live) view.liveTailMessageId = live;
   return view;

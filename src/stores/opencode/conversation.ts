@@ -86,18 +86,13 @@ function handle(record: PartRecord, field?: string): Handle {
   return { kind: "part", id: record.ref.id, ...(record.ref.messageId ? { messageId: record.ref.messageId } : {}), ...(field ? { field } : {}) };
 }
 
-/** The real text, when the load kept it (a lean load's large rows hold placeholders). */
-function keptText(record: PartRecord, value: string): { text?: string } {
-  return record.placeholders ? {} : { text: value };
-}
-
 function textBlock(record: PartRecord, text: string, extra: { synthetic?: boolean } = {}): Block {
   return {
     type: "text",
     source: handle(record, "text"),
     chars: record.content.textChars ?? text.length,
     blank: record.content.textBlank ?? text.trim() === "",
-    ...keptText(record, text),
+    text: text,
     ...extra,
   };
 }
@@ -163,7 +158,7 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
           source: handle(record, "text"),
           chars: record.content.textChars ?? part.text.length,
           signed: sameModel && hasThinkingSignature(part.metadata),
-          ...keptText(record, part.text),
+          text: part.text,
         },
       };
     case "tool": {
@@ -189,13 +184,13 @@ function toolResult(record: PartRecord, part: Extract<KnownPart, { type: "tool" 
       if (state.time.compacted !== undefined) {
         return { ...base, isError: false, source: handle(record), chars: COMPACTED_OUTPUT.length, text: COMPACTED_OUTPUT };
       }
-      return { ...base, isError: false, source: handle(record, "state.output"), chars: record.content.outputChars ?? 0, ...keptText(record, state.output) };
+      return { ...base, isError: false, source: handle(record, "state.output"), chars: record.content.outputChars ?? 0, text: state.output };
     case "error": {
       const partial = state.metadata?.interrupted === true ? state.metadata.output : undefined;
       if (typeof partial === "string") {
-        return { ...base, isError: false, source: handle(record, "state.metadata.output"), chars: record.content.metadataOutputChars ?? 0, ...keptText(record, partial) };
+        return { ...base, isError: false, source: handle(record, "state.metadata.output"), chars: record.content.metadataOutputChars ?? 0, text: partial };
       }
-      return { ...base, isError: true, source: handle(record, "state.error"), chars: record.content.errorChars ?? 0, ...keptText(record, state.error) };
+      return { ...base, isError: true, source: handle(record, "state.error"), chars: record.content.errorChars ?? 0, text: state.error };
     }
     default:
       return { ...base, isError: true, source: handle(record), chars: INTERRUPTED_TOOL.length, text: INTERRUPTED_TOOL };

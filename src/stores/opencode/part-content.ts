@@ -1,30 +1,27 @@
 /**
- * Measure a part's heavy fields and find damage in them, from the full object. The lean SQLite load computes
- * the same figures inside SQLite for large rows (sqlite-queries.ts); both must agree.
+ * Measure a part's heavy fields and find damage in them, once, at load: rules read these figures instead of
+ * rescanning multi-megabyte strings.
  */
 import type { Corruption } from "../../model/record.js";
 import type { PartContent } from "../../model/opencode-records.js";
 
-const HIGH_SURROGATE = /[\ud800-\udbff]/;
-
-/** Code points, as SQLite's length() counts them (a surrogate pair is one). */
-export function codePoints(s: string): number {
-  if (!HIGH_SURROGATE.test(s)) return s.length;
-  let pairs = 0;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    const d = s.charCodeAt(i + 1);
-    if (c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-      pairs++;
-      i++;
-    }
-  }
-  return s.length - pairs;
-}
-
-/** Whitespace as providers judge "must contain non-whitespace text" (ASCII whitespace; SQLite trims the same set). */
+/** Whitespace as providers judge "must contain non-whitespace text" (ASCII whitespace). */
 export function isBlank(s: string): boolean {
   return /^[ \t\n\r\v\f]*$/.test(s);
+}
+
+/**
+ * The length of a value's JSON without building the JSON: tool inputs (a whole file for `write`) are only ever
+ * measured, and serialising them just to count was a tenth of a scan. Escapes are not counted, so this is a
+ * slight underestimate, which the token estimate tolerates.
+ */
+export function jsonLength(value: unknown): number {
+  if (typeof value === "string") return value.length + 2;
+  if (value === null || typeof value !== "object") return String(value).length;
+  if (Array.isArray(value)) return value.reduce<number>((n, v) => n + jsonLength(v) + 1, 1);
+  let n = 1;
+  for (const key in value) n += key.length + 4 + jsonLength((value as Record<string, unknown>)[key]);
+  return n;
 }
 
 const get = (o: unknown, key: string): unknown => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined);
@@ -33,18 +30,18 @@ export function partContent(part: Record<string, unknown>, invalidUtf8?: { offse
   const content: PartContent = {};
   const text = get(part, "text");
   if (typeof text === "string") {
-    content.textChars = codePoints(text);
+    content.textChars = text.length;
     content.textBlank = isBlank(text);
   }
   const state = get(part, "state");
   const input = get(state, "input");
-  if (input !== undefined) content.inputChars = codePoints(JSON.stringify(input) ?? "");
+  if (input !== undefined) content.inputChars = jsonLength(input);
   const output = get(state, "output");
-  if (typeof output === "string") content.outputChars = codePoints(output);
+  if (typeof output === "string") content.outputChars = output.length;
   const error = get(state, "error");
-  if (typeof error === "string") content.errorChars = codePoints(error);
+  if (typeof error === "string") content.errorChars = error.length;
   const metadataOutput = get(get(state, "metadata"), "output");
-  if (typeof metadataOutput === "string") content.metadataOutputChars = codePoints(metadataOutput);
+  if (typeof metadataOutput === "string") content.metadataOutputChars = metadataOutput.length;
   const url = get(part, "url");
   if (typeof url === "string") content.urlChars = url.length;
   const corruption = findCorruption(part, invalidUtf8);

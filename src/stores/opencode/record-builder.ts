@@ -3,7 +3,7 @@
  * record means the same thing whichever format it came from.
  */
 import { MessageInfo, validatePart, type Part } from "../../model/opencode.js";
-import type { MessageRecord, PartContent, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { compareMessages, comparePartIds } from "./ids.js";
@@ -25,11 +25,6 @@ export function partFromBytes(ref: RecordRef, bytes: Buffer | string, keepBytes:
     if (Buffer.isBuffer(bytes)) record.raw = bytes;
   }
   return withValidatedPart(record, decoded.value);
-}
-
-/** A lean load's large row: `value` holds placeholders where SQLite measured the heavy fields into `content`. */
-export function partFromSkeleton(ref: RecordRef, value: Record<string, unknown>, content: PartContent): PartRecord {
-  return withValidatedPart({ ref, content, placeholders: true }, value);
 }
 
 function withValidatedPart(record: PartRecord, value: Record<string, unknown>): PartRecord {

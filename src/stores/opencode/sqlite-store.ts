@@ -3,14 +3,12 @@
  * `data` (reference opencode.md §3). Scans open it read-only through SQLite itself, which reads the -wal file
  * with the db, so a scan sees exactly what opencode sees.
  */
-import { isUtf8 } from "node:buffer";
 import Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
-import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { LoadMode, MessageRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { SessionStore, StoreInfo } from "../store.js";
-import { assembleSession, messageFromBytes, partFromBytes, partFromSkeleton } from "./record-builder.js";
-import { LEAN_PART_COLUMNS, leanContent, restorePlaceholders, type LeanPartRow } from "./sqlite-queries.js";
+import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 
 interface SessionRow {
   id: string;
@@ -22,20 +20,23 @@ interface SessionRow {
   messages: number;
 }
 
-interface MessageRow {
+interface StoredRow {
   id: string;
   created: number;
   updated: number;
-  valid: number;
-  utf8: number;
-  data: string | null;
+  data: string;
 }
+
+const SESSION_SELECT = `SELECT s.id, s.title, s.directory, s.parent_id AS parentId, s.time_created AS created, s.time_updated AS updated,
+         (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages
+  FROM session s`;
 
 const REQUIRED_TABLES = ["session", "message", "part"];
 
 export class OpencodeSqliteStore implements SessionStore {
   readonly info: StoreInfo;
   private readonly db: Database.Database;
+  private readonly statements: Record<"session" | "messages" | "parts" | "messageBytes" | "partBytes", Database.Statement>;
 
   constructor(dbPath: string, notices: string[] = []) {
     this.info = { format: "opencode-sqlite", path: dbPath, notices: [...notices] };
@@ -45,7 +46,13 @@ export class OpencodeSqliteStore implements SessionStore {
       throw sqliteError(error, dbPath);
     }
     this.guard(() => this.checkSchema());
-    this.db.function("recover_utf8_valid", { deterministic: true }, (bytes: unknown) => (Buffer.isBuffer(bytes) && isUtf8(bytes) ? 1 : 0));
+    this.statements = this.guard(() => ({
+      session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
+      messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ?"),
+      parts: this.db.prepare("SELECT id, message_id AS messageId, time_updated AS updated, data FROM part WHERE session_id = ?"),
+      messageBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM message WHERE id = ?").pluck(),
+      partBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM part WHERE id = ?").pluck(),
+    }));
   }
 
   private checkSchema(): void {
@@ -67,32 +74,34 @@ export class OpencodeSqliteStore implements SessionStore {
     if (missing.length > 0) {
       throw new RecoverError("not-a-store", `${this.info.path} is a SQLite database but not an opencode store (no ${missing.join(", ")} table)`);
     }
-    const check = this.db.prepare("PRAGMA quick_check").pluck().all() as string[];
-    if (check.length !== 1 || check[0] !== "ok") {
-      throw corrupt(this.info.path, check.slice(0, 3).join("; "));
-    }
   }
 
-  /** Turn SQLite's errors into one-line, actionable ones. */
+  /**
+   * Turn SQLite's errors into one-line, actionable ones. A scan reads every page of the tables it reports on, and
+   * SQLite checks each page it reads, so damage surfaces here; only then do we pay for PRAGMA quick_check (a
+   * full pass over the file, a third of a whole scan's time on a large store) to name the damage.
+   */
   private guard<T>(work: () => T): T {
     try {
       return work();
     } catch (error) {
+      if (String((error as { code?: unknown }).code).startsWith("SQLITE_CORRUPT")) throw corrupt(this.info.path, this.describeDamage(error));
       throw sqliteError(error, this.info.path);
+    }
+  }
+
+  private describeDamage(error: unknown): string {
+    try {
+      const lines = this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[];
+      return lines.join("; ");
+    } catch {
+      return (error as Error).message;
     }
   }
 
   listSessions(): SessionSummary[] {
     return this.guard(() =>
-      (
-        this.db
-          .prepare(
-            `SELECT s.id, s.title, s.directory, s.parent_id AS parentId, s.time_created AS created, s.time_updated AS updated,
-                    (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages
-             FROM session s ORDER BY s.time_updated DESC, s.id`,
-          )
-          .all() as SessionRow[]
-      ).map(toSummary),
+      (this.db.prepare(`${SESSION_SELECT} ORDER BY s.time_updated DESC, s.id`).all() as SessionRow[]).map(toSummary),
     );
   }
 
@@ -115,89 +124,30 @@ export class OpencodeSqliteStore implements SessionStore {
   }
 
   private load(id: string, mode: LoadMode): SessionRecords {
-    const row = this.db
-      .prepare(
-        `SELECT s.id, s.title, s.directory, s.parent_id AS parentId, s.time_created AS created, s.time_updated AS updated,
-                (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages
-         FROM session s WHERE s.id = ?`,
-      )
-      .get(id) as SessionRow | undefined;
+    const row = this.statements.session.get(id) as SessionRow | undefined;
     const sessionRef: RecordRef = { kind: "session", id, sessionId: id };
-    const messages = mode === "full" ? this.fullMessages(id) : this.leanMessages(id);
-    const parts = mode === "full" ? this.fullParts(id) : this.leanParts(id);
-    const lastActivity = (this.db
-      .prepare(
-        `SELECT max(coalesce((SELECT max(time_updated) FROM message WHERE session_id = @id), 0),
-                    coalesce((SELECT max(time_updated) FROM part WHERE session_id = @id), 0),
-                    coalesce((SELECT time_updated FROM session WHERE id = @id), 0))`,
-      )
-      .pluck()
-      .get({ id }) as number) ?? 0;
-    const summary = row ? toSummary(row) : straySummary(id, messages);
-    return assembleSession(
-      summary,
-      sessionRef,
-      messages,
-      parts,
-      lastActivity,
-      { missing: !row },
-    );
-  }
-
-  private fullMessages(sessionId: string): MessageRecord[] {
-    const rows = this.db
-      .prepare("SELECT id, time_created AS created, CAST(data AS BLOB) AS bytes FROM message WHERE session_id = ?")
-      .all(sessionId) as { id: string; created: number; bytes: Buffer }[];
-    return rows.map((r) => messageFromBytes({ kind: "message", id: r.id, sessionId }, r.bytes, r.created, true));
-  }
-
-  private leanMessages(sessionId: string): MessageRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT id, time_created AS created, time_updated AS updated, json_valid(data) AS valid,
-                CASE WHEN octet_length(data) = length(data) THEN 1 ELSE recover_utf8_valid(CAST(data AS BLOB)) END AS utf8,
-                CASE WHEN octet_length(data) > 65536 AND json_valid(data) THEN json_remove(data, '$.summary.diffs') ELSE data END AS data
-         FROM message WHERE session_id = ?`,
-      )
-      .all(sessionId) as MessageRow[];
-    return rows.map((r) => {
-      const ref: RecordRef = { kind: "message", id: r.id, sessionId };
-      // Damaged rows are rare: fetch their exact bytes so the finding can say what is wrong and where.
-      const bytes = r.valid && r.utf8 ? (r.data ?? "") : this.messageBytes(r.id);
-      return messageFromBytes(ref, bytes, r.created, false);
+    const keep = mode === "full";
+    let lastActivity = row?.updated ?? 0;
+    const messages = (this.statements.messages.all(id) as StoredRow[]).map((r) => {
+      lastActivity = Math.max(lastActivity, r.updated);
+      return messageFromBytes({ kind: "message", id: r.id, sessionId: id }, this.bytesOf(r, "message", keep), r.created, keep);
     });
+    const parts = (this.statements.parts.all(id) as (StoredRow & { messageId: string })[]).map((r) => {
+      lastActivity = Math.max(lastActivity, r.updated);
+      return partFromBytes({ kind: "part", id: r.id, sessionId: id, messageId: r.messageId }, this.bytesOf(r, "part", keep), keep);
+    });
+    const summary = row ? toSummary(row) : straySummary(id, messages);
+    return assembleSession(summary, sessionRef, messages, parts, lastActivity, { missing: !row });
   }
 
-  private fullParts(sessionId: string): PartRecord[] {
-    const rows = this.db
-      .prepare("SELECT id, message_id AS messageId, CAST(data AS BLOB) AS bytes FROM part WHERE session_id = ?")
-      .all(sessionId) as { id: string; messageId: string; bytes: Buffer }[];
-    return rows.map((r) => partFromBytes({ kind: "part", id: r.id, sessionId, messageId: r.messageId }, r.bytes, true));
-  }
-
-  private leanParts(sessionId: string): PartRecord[] {
-    const parts: PartRecord[] = [];
-    const rows = this.db.prepare(`SELECT ${LEAN_PART_COLUMNS} FROM part WHERE session_id = ?`).iterate(sessionId) as IterableIterator<LeanPartRow>;
-    for (const row of rows) {
-      const ref: RecordRef = { kind: "part", id: row.id, sessionId, messageId: row.messageId };
-      if (!row.valid || !row.utf8 || (row.suspect && row.skeleton !== null)) {
-        parts.push(partFromBytes(ref, this.partBytes(row.id), false));
-      } else if (row.skeleton !== null) {
-        const value = restorePlaceholders(JSON.parse(row.skeleton), JSON.parse(row.heavyTypes ?? "[]"));
-        parts.push(partFromSkeleton(ref, value, leanContent(row)));
-      } else {
-        parts.push(partFromBytes(ref, row.data ?? "", false));
-      }
-    }
-    return parts;
-  }
-
-  private partBytes(id: string): Buffer {
-    return this.db.prepare("SELECT CAST(data AS BLOB) FROM part WHERE id = ?").pluck().get(id) as Buffer;
-  }
-
-  private messageBytes(id: string): Buffer {
-    return this.db.prepare("SELECT CAST(data AS BLOB) FROM message WHERE id = ?").pluck().get(id) as Buffer;
+  /**
+   * Scans read `data` as text, which is what JSON.parse needs anyway. SQLite hands invalid UTF-8 over with each
+   * bad sequence replaced by U+FFFD, so a row showing U+FFFD is re-read as bytes to tell a real U+FFFD from
+   * damage and to say where it is. Full loads always keep the exact bytes.
+   */
+  private bytesOf(row: StoredRow, table: "message" | "part", keep: boolean): Buffer | string {
+    if (keep || row.data.includes("\ufffd")) return this.statements[table === "message" ? "messageBytes" : "partBytes"].get(row.id) as Buffer;
+    return row.data;
   }
 
   close(): void {
