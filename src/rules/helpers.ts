@@ -2,6 +2,7 @@
 import type { Block } from "../model/conversation.js";
 import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
 import type { Part } from "../model/opencode.js";
+import type { RecordRef } from "../model/record.js";
 import type { SessionView } from "../model/session-view.js";
 import type { Report } from "./rule.js";
 
@@ -30,20 +31,23 @@ export function isExempt(view: SessionView, messageId: string | undefined): bool
   return messageId !== undefined && (messageId === view.liveTailMessageId || view.damagedMessageIds.has(messageId));
 }
 
-export function at(record: { ref: { id: string; messageId?: string; kind: string; path?: string; line?: number } }, message: string): Report {
+type Place = Pick<RecordRef, "id" | "messageId" | "path" | "line"> & { kind: string };
+
+/** Where a record (or the record behind a block) is, as a finding names it. */
+export function where(record: { ref: Place }): Omit<Report, "message"> {
   const ref = record.ref;
-  const where: Omit<Report, "message"> = ref.kind === "message" ? { messageId: ref.id } : { partId: ref.id, ...(ref.messageId ? { messageId: ref.messageId } : {}) };
-  if (ref.path) where.path = ref.path;
-  if (ref.line !== undefined) where.line = ref.line;
-  return { ...where, message };
+  const place: Omit<Report, "message"> = ref.kind === "message" ? { messageId: ref.id } : { partId: ref.id, ...(ref.messageId ? { messageId: ref.messageId } : {}) };
+  if (ref.path) place.path = ref.path;
+  if (ref.line !== undefined) place.line = ref.line;
+  return place;
+}
+
+export function at(record: { ref: RecordRef }, message: string): Report {
+  return { ...where(record), message };
 }
 
 export function atBlock(block: Block, message: string): Report {
-  const s = block.source;
-  const where: Omit<Report, "message"> = s.kind === "message" ? { messageId: s.id } : { partId: s.id, ...(s.messageId ? { messageId: s.messageId } : {}) };
-  if (s.path) where.path = s.path;
-  if (s.line !== undefined) where.line = s.line;
-  return { ...where, message };
+  return { ...where({ ref: block.source }), message };
 }
 
 /** Part types whose content opencode sends for a message of this role (reference opencode.md §4). */
@@ -78,4 +82,19 @@ export function isAnthropicModel(providerID: string, modelID: string): boolean {
 
 export function plural(n: number, word: string): string {
   return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Session, message and part records whose stored form has a problem of this kind, with a label for each. */
+export function recordsWithProblem(view: SessionView, kind: "unreadable" | "schema"): { report: Omit<Report, "message">; label: string; detail: string }[] {
+  const session = view.opencode;
+  if (!session) return [];
+  const found: { report: Omit<Report, "message">; label: string; detail: string }[] = [];
+  if (session.problem?.kind === kind) found.push({ report: session.sessionRef.path ? { path: session.sessionRef.path } : {}, label: "session", detail: session.problem.detail });
+  for (const message of session.messages) {
+    if (message.problem?.kind === kind) found.push({ report: where(message), label: "message", detail: message.problem.detail });
+    for (const part of message.parts) {
+      if (part.problem?.kind === kind) found.push({ report: where(part), label: "part", detail: part.problem.detail });
+    }
+  }
+  return found;
 }
