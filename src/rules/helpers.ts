@@ -68,10 +68,13 @@ export function isSendable(role: "user" | "assistant", part: Part): boolean {
   }
 }
 
-/** Assistant messages opencode sends (no error) whose sendable content is reasoning alone. */
+/**
+ * Finished assistant messages opencode sends (no error) whose sendable content is reasoning alone. An unfinished
+ * one is incomplete-message's finding: completing it as aborted makes opencode skip it.
+ */
 export function isThinkingOnly(message: MessageRecord): boolean {
   const info = message.info;
-  if (info?.role !== "assistant" || info.error) return false;
+  if (info?.role !== "assistant" || info.error || info.time.completed === undefined) return false;
   const sendable = parts(message).filter((p) => isSendable("assistant", p.part));
   return sendable.length > 0 && sendable.every((p) => p.part.type === "reasoning");
 }

@@ -143,6 +143,8 @@ export class OpencodeJsonStore implements SessionStore {
       for (const partFile of this.list(partDir).filter((f) => f.endsWith(".json"))) {
         const partPath = join(partDir, partFile);
         const ref: RecordRef = { kind: "part", id: partFile.slice(0, -".json".length), sessionId: id, messageId, path: partPath };
+        // opencode rewrites a part file on every streamed update: its mtime is when the turn was last alive.
+        lastActivity = Math.max(lastActivity, statSync(partPath).mtimeMs);
         parts.push(partFromBytes(ref, this.read(partPath), keep));
       }
     }
