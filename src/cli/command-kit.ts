@@ -37,10 +37,10 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err">
   return known.exitCode;
 }
 
-export function withStore<T>(options: GlobalOptions, work: (store: SessionStore) => T): T {
+export async function withStore<T>(options: GlobalOptions, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
   const store = openStore({ ...(options.store !== undefined ? { store: options.store } : {}), ...(options.format !== undefined ? { format: options.format } : {}) });
   try {
-    return work(store);
+    return await work(store);
   } finally {
     store.close();
   }

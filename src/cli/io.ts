@@ -30,9 +30,10 @@ export interface Io {
 export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
   const json = options.json === true;
   const quiet = options.quiet === true;
-  const colorAllowed = options.color !== false && !("NO_COLOR" in env) && process.stdout.isTTY === true;
-  const color = new Chalk({ level: colorAllowed ? 1 : 0 });
-  const spinnerAllowed = process.stderr.isTTY === true && !json && !quiet && !env.CI;
+  const colorWanted = options.color !== false && !("NO_COLOR" in env);
+  const color = new Chalk({ level: colorWanted && process.stdout.isTTY === true ? 1 : 0 });
+  // A spinner is escape codes too (colour, cursor, line clearing): whoever turns colour off gets none.
+  const spinnerAllowed = process.stderr.isTTY === true && colorWanted && !json && !quiet && !env.CI;
   return {
     json,
     quiet,

@@ -3,7 +3,7 @@
  * of commander's own failures onto our exit codes (usage errors exit 2, not commander's 1).
  */
 import { Command, CommanderError, Option } from "commander";
-import { ExitCode, RecoverError } from "../errors.js";
+import { ExitCode } from "../errors.js";
 import { STORE_FORMATS } from "../stores/store.js";
 import { reportError } from "./command-kit.js";
 import { addRules } from "./commands/rules.js";
@@ -24,7 +24,6 @@ export function buildProgram(): Command {
     .option("--no-color", "no colour (also NO_COLOR, or when stdout is not a terminal)")
     .option("-y, --yes", "do not ask for confirmation (mutating commands)")
     .option("--backup-dir <dir>", "where backups go (default $XDG_STATE_HOME/recover/backups)")
-    .showHelpAfterError("(run with --help for usage)")
     .addHelpText(
       "after",
       `
@@ -36,19 +35,28 @@ Examples:
 Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage or input error, 3 refused for safety.`,
     );
 
-  const session = program.command("session").description("find, scan and repair agent sessions");
+  const session = program
+    .command("session")
+    .description("find, scan and repair agent sessions")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session list
+  recover session scan --all --json
+  recover session scan ses_52f1 --rule tool-call-interrupted`,
+    );
   addSessionList(session);
   addSessionScan(session);
   addRules(program);
 
   for (const command of [program, ...allSubcommands(program)]) {
-    command.exitOverride();
-    if (command.commands.length > 0 && command !== program) {
-      // A group without a subcommand is a usage error (commander would print help and exit 1).
-      command.action(() => {
-        throw new RecoverError("usage", `${command.name()} needs a subcommand: ${command.commands.map((c) => c.name()).join(", ")}`);
-      });
-    }
+    // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which
+    // command failed so the message can name it and its subcommands.
+    command.configureOutput({ writeErr: () => {} });
+    command.exitOverride((error) => {
+      throw Object.assign(error, { command });
+    });
   }
   return program;
 }
@@ -58,12 +66,13 @@ function allSubcommands(command: Command): Command[] {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`| head`) closes the pipe: that is not an error, so stop quietly.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? ExitCode.ok);
+    throw error;
+  });
   const program = buildProgram();
   const wantsJson = argv.includes("--json");
-  if (wantsJson) {
-    // Keep stdout a single JSON document even when commander itself rejects the command line.
-    for (const command of [program, ...allSubcommands(program)]) command.configureOutput({ writeErr: () => {} });
-  }
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -71,11 +80,30 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+function usageMessage(error: CommanderError, command: Command | undefined): string {
+  const path = command ? commandPath(command) : "recover";
+  const subcommands = command?.commands.map((c) => c.name()).join(", ");
+  // A group called without a subcommand shows its help as an error ("(outputHelp)"): say what is missing instead.
+  if (error.code === "commander.help") return `${path} needs a subcommand: ${subcommands} (see ${path} --help)`;
+  const text = error.message.replace(/^error: /, "");
+  if (error.code === "commander.unknownCommand") return `${text} for ${path} (expected one of: ${subcommands})`;
+  return `${text} (see ${path} --help)`;
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
 function handleCommanderError(error: unknown, json: boolean): number {
   const io = createIo({ json });
   if (error instanceof CommanderError) {
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok;
-    if (json) io.out(errorDocument({ code: "usage", message: error.message.replace(/^error: /, "") }));
+    // Help and version asked for succeed; everything else commander rejects is a usage error (its own exit is 1).
+    if (error.exitCode === 0) return ExitCode.ok;
+    const message = usageMessage(error, (error as CommanderError & { command?: Command }).command);
+    if (json) io.out(errorDocument({ code: "usage", message }));
+    else io.err(`recover: ${message}\n`);
     return ExitCode.usage;
   }
   return reportError(error, io);

@@ -35,6 +35,8 @@ export interface PartRecord {
   part?: Part;
   problem?: RecordProblem;
   content: PartContent;
+  /** Lean loads: long strings were measured into `content`, then emptied in `part` (rules read `content`). */
+  stripped?: true;
   /** Full loads only: the object as parsed from storage, and the stored bytes. */
   original?: Record<string, unknown>;
   raw?: Buffer;

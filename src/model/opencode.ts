@@ -7,7 +7,8 @@
 import { z } from "zod";
 
 const epochMs = z.number();
-const anyRecord = z.record(z.string(), z.unknown());
+/** Free-form objects (tool input, metadata): checked to be objects, without visiting every key of every one. */
+const anyRecord = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), { message: "expected an object" });
 
 export const FileDiff = z.object({
   file: z.string(),

@@ -1,10 +1,12 @@
 /**
- * Scan sessions one at a time, so memory stays bounded by the largest session, never the store.
+ * Scan sessions one at a time, so memory stays bounded by the largest session, never the store. Many sessions
+ * are spread over worker threads (parallel-scan.ts); the results and their order are the same.
  */
 import type { LoadMode, SessionSummary } from "../model/opencode-records.js";
 import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import type { SessionStore } from "../stores/store.js";
 import { checkSession } from "./check.js";
+import { scanInParallel, workerCount } from "./parallel-scan.js";
 import { opencodeSessionView } from "./session-view.js";
 
 export interface SessionResult {
@@ -23,6 +25,13 @@ export function scanSession(store: SessionStore, id: string, options: ScanOption
   return { summary: records.summary, findings: checkSession(view, options.rules, options) };
 }
 
-export function* scanSessions(store: SessionStore, ids: Iterable<string>, options: ScanOptions): Generator<SessionResult> {
+export async function* scanSessions(store: SessionStore, ids: readonly string[], options: ScanOptions): AsyncGenerator<SessionResult> {
+  const threads = options.mode === "full" ? 0 : workerCount(ids.length);
+  if (threads > 1) {
+    const { rules, mode: _mode, ...ruleOptions } = options;
+    const setup = { store: { path: store.info.path, format: store.info.format }, ruleIds: rules.map((r) => r.id), options: ruleOptions };
+    yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));
+    return;
+  }
   for (const id of ids) yield scanSession(store, id, options);
 }

@@ -3,7 +3,7 @@
  * itself looks (`OPENCODE_DB`, `$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`). The format is detected
  * from what is there unless `--format` forces one.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { RecoverError, fsError } from "../errors.js";
@@ -61,6 +61,12 @@ function openAt(target: string, format: StoreFormat | undefined, discovered: boo
     return new OpencodeSqliteStore(target);
   }
   if (!stat.isDirectory()) throw new RecoverError("not-a-store", `${target} is neither a file nor a directory`);
+  try {
+    // An unreadable folder would otherwise look empty (existsSync says false inside it): say what is wrong.
+    accessSync(target, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    throw fsError(error, target) ?? error;
+  }
 
   const db = join(target, "opencode.db");
   const storage = findStorageDir(target);

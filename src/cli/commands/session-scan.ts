@@ -54,7 +54,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
     .action(
       action<ScanFlags>(({ args, options, io }) => {
         const rules = selectRules(options.rule);
-        return withStore(options, (store) => {
+        return withStore(options, async (store) => {
           const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: true });
           const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io);
           const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
@@ -68,7 +68,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
               contextLimit: options.contextLimit ?? DEFAULT_RULE_OPTIONS.contextLimit,
               liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs,
             });
-            for (const result of results) {
+            for await (const result of results) {
               totals.sessions++;
               if (result.findings.length > 0) totals.sessionsWithFindings++;
               totals.findings += result.findings.length;

@@ -86,13 +86,18 @@ function handle(record: PartRecord, field?: string): Handle {
   return { kind: "part", id: record.ref.id, ...(record.ref.messageId ? { messageId: record.ref.messageId } : {}), ...(field ? { field } : {}) };
 }
 
+/** The content itself, unless a lean load emptied it after measuring it. */
+function sent(record: PartRecord, text: string): { text?: string } {
+  return record.stripped ? {} : { text };
+}
+
 function textBlock(record: PartRecord, text: string, extra: { synthetic?: boolean } = {}): Block {
   return {
     type: "text",
     source: handle(record, "text"),
     chars: record.content.textChars ?? text.length,
     blank: record.content.textBlank ?? text.trim() === "",
-    text: text,
+    ...sent(record, text),
     ...extra,
   };
 }
@@ -158,7 +163,7 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
           source: handle(record, "text"),
           chars: record.content.textChars ?? part.text.length,
           signed: sameModel && hasThinkingSignature(part.metadata),
-          text: part.text,
+          ...sent(record, part.text),
         },
       };
     case "tool": {
@@ -184,13 +189,13 @@ function toolResult(record: PartRecord, part: Extract<KnownPart, { type: "tool" 
       if (state.time.compacted !== undefined) {
         return { ...base, isError: false, source: handle(record), chars: COMPACTED_OUTPUT.length, text: COMPACTED_OUTPUT };
       }
-      return { ...base, isError: false, source: handle(record, "state.output"), chars: record.content.outputChars ?? 0, text: state.output };
+      return { ...base, isError: false, source: handle(record, "state.output"), chars: record.content.outputChars ?? 0, ...sent(record, state.output) };
     case "error": {
       const partial = state.metadata?.interrupted === true ? state.metadata.output : undefined;
       if (typeof partial === "string") {
-        return { ...base, isError: false, source: handle(record, "state.metadata.output"), chars: record.content.metadataOutputChars ?? 0, text: partial };
+        return { ...base, isError: false, source: handle(record, "state.metadata.output"), chars: record.content.metadataOutputChars ?? 0, ...sent(record, partial) };
       }
-      return { ...base, isError: true, source: handle(record, "state.error"), chars: record.content.errorChars ?? 0, text: state.error };
+      return { ...base, isError: true, source: handle(record, "state.error"), chars: record.content.errorChars ?? 0, ...sent(record, state.error) };
     }
     default:
       return { ...base, isError: true, source: handle(record), chars: INTERRUPTED_TOOL.length, text: INTERRUPTED_TOOL };

@@ -17,9 +17,7 @@ export function unwrappedIdTime(id: string, nearMs: number): number | undefined 
 }
 
 /** Order parts within one message: by their unwrapped id time, then by id (opencode sorts by id). */
-export function comparePartIds(a: string, b: string, messageCreatedMs: number): number {
-  const ta = unwrappedIdTime(a, messageCreatedMs);
-  const tb = unwrappedIdTime(b, messageCreatedMs);
+export function comparePartKeys(a: string, ta: number | undefined, b: string, tb: number | undefined): number {
   if (ta !== undefined && tb !== undefined && ta !== tb) return ta - tb;
   return a < b ? -1 : a > b ? 1 : 0;
 }

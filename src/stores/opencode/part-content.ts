@@ -24,46 +24,50 @@ export function jsonLength(value: unknown): number {
   return n;
 }
 
-const get = (o: unknown, key: string): unknown => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined);
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === "object" ? (v as Obj) : undefined);
 
-export function partContent(part: Record<string, unknown>, invalidUtf8?: { offset: number }): PartContent {
+/** Direct property reads, no generic path walking: this runs for every part of every scanned session. */
+export function partContent(part: Obj, invalidUtf8?: { offset: number }): PartContent {
   const content: PartContent = {};
-  const text = get(part, "text");
+  const text = part.text;
   if (typeof text === "string") {
     content.textChars = text.length;
     content.textBlank = isBlank(text);
   }
-  const state = get(part, "state");
-  const input = get(state, "input");
-  if (input !== undefined) content.inputChars = jsonLength(input);
-  const output = get(state, "output");
-  if (typeof output === "string") content.outputChars = output.length;
-  const error = get(state, "error");
-  if (typeof error === "string") content.errorChars = error.length;
-  const metadataOutput = get(get(state, "metadata"), "output");
-  if (typeof metadataOutput === "string") content.metadataOutputChars = metadataOutput.length;
-  const url = get(part, "url");
-  if (typeof url === "string") content.urlChars = url.length;
+  const state = obj(part.state);
+  const metadata = obj(state?.metadata);
+  if (state) {
+    if (state.input !== undefined) content.inputChars = jsonLength(state.input);
+    if (typeof state.output === "string") content.outputChars = state.output.length;
+    if (typeof state.error === "string") content.errorChars = state.error.length;
+    if (typeof metadata?.output === "string") content.metadataOutputChars = metadata.output.length;
+  }
+  if (typeof part.url === "string") content.urlChars = part.url.length;
   const corruption = findCorruption(part, invalidUtf8);
   if (corruption) content.corruption = corruption;
   return content;
 }
 
 /** The string fields whose content reaches the provider and where damaged tool output shows up. */
-const DAMAGE_FIELDS: ReadonlyArray<readonly string[]> = [["text"], ["state", "output"], ["state", "error"], ["state", "metadata", "output"]];
+export function findCorruption(part: Obj, invalidUtf8?: { offset: number }): Corruption | undefined {
+  const state = obj(part.state);
+  const found =
+    damageIn("text", part.text, invalidUtf8) ??
+    damageIn("state.output", state?.output, invalidUtf8) ??
+    damageIn("state.error", state?.error, invalidUtf8) ??
+    damageIn("state.metadata.output", obj(state?.metadata)?.output, invalidUtf8);
+  if (found || !invalidUtf8) return found;
+  return { kind: "invalid-utf8", field: "(record)", detail: `invalid UTF-8 at byte ${invalidUtf8.offset} of the record` };
+}
 
-export function findCorruption(part: Record<string, unknown>, invalidUtf8?: { offset: number }): Corruption | undefined {
-  for (const path of DAMAGE_FIELDS) {
-    const value = path.reduce<unknown>((o, k) => get(o, k), part);
-    if (typeof value !== "string") continue;
-    const field = path.join(".");
-    if (invalidUtf8 && value.includes("\ufffd")) {
-      return { kind: "invalid-utf8", field, detail: `invalid UTF-8 at byte ${invalidUtf8.offset} of the record, inside ${field}` };
-    }
-    const nul = value.indexOf("\u0000");
-    if (nul !== -1) return { kind: "nul", field, detail: `NUL character at offset ${nul} of ${field}` };
-    if (!value.isWellFormed()) return { kind: "lone-surrogate", field, detail: `lone UTF-16 surrogate in ${field}` };
+function damageIn(field: string, value: unknown, invalidUtf8: { offset: number } | undefined): Corruption | undefined {
+  if (typeof value !== "string") return undefined;
+  if (invalidUtf8 && value.includes("\ufffd")) {
+    return { kind: "invalid-utf8", field, detail: `invalid UTF-8 at byte ${invalidUtf8.offset} of the record, inside ${field}` };
   }
-  if (invalidUtf8) return { kind: "invalid-utf8", field: "(record)", detail: `invalid UTF-8 at byte ${invalidUtf8.offset} of the record` };
+  const nul = value.indexOf("\u0000");
+  if (nul !== -1) return { kind: "nul", field, detail: `NUL character at offset ${nul} of ${field}` };
+  if (!value.isWellFormed()) return { kind: "lone-surrogate", field, detail: `lone UTF-16 surrogate in ${field}` };
   return undefined;
 }

@@ -5,7 +5,7 @@
  */
 import Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
-import type { LoadMode, MessageRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { SessionStore, StoreInfo } from "../store.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
@@ -36,7 +36,7 @@ const REQUIRED_TABLES = ["session", "message", "part"];
 export class OpencodeSqliteStore implements SessionStore {
   readonly info: StoreInfo;
   private readonly db: Database.Database;
-  private readonly statements: Record<"session" | "messages" | "parts" | "messageBytes" | "partBytes", Database.Statement>;
+  private readonly statements: Record<"session" | "messages" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes", Database.Statement>;
 
   constructor(dbPath: string, notices: string[] = []) {
     this.info = { format: "opencode-sqlite", path: dbPath, notices: [...notices] };
@@ -49,7 +49,10 @@ export class OpencodeSqliteStore implements SessionStore {
     this.statements = this.guard(() => ({
       session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
       messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ?"),
-      parts: this.db.prepare("SELECT id, message_id AS messageId, time_updated AS updated, data FROM part WHERE session_id = ?"),
+      // Only what a record needs, as arrays: every extra column is a measurable share of a scan.
+      parts: this.db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ?").raw(),
+      partsAsBytes: this.db.prepare("SELECT id, message_id, CAST(data AS BLOB) FROM part WHERE session_id = ?").raw(),
+      lastPartUpdate: this.db.prepare("SELECT max(time_updated) FROM part WHERE message_id = ?").pluck(),
       messageBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM message WHERE id = ?").pluck(),
       partBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM part WHERE id = ?").pluck(),
     }));
@@ -93,7 +96,8 @@ export class OpencodeSqliteStore implements SessionStore {
   private describeDamage(error: unknown): string {
     try {
       const lines = this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[];
-      return lines.join("; ");
+      // quick_check's rows span several lines ("*** in database main ***\nTree 8 page 8 …"): keep the error one line.
+      return lines.map((line) => line.replace(/\s*\n\s*/g, " ")).join("; ");
     } catch {
       return (error as Error).message;
     }
@@ -130,12 +134,26 @@ export class OpencodeSqliteStore implements SessionStore {
     let lastActivity = row?.updated ?? 0;
     const messages = (this.statements.messages.all(id) as StoredRow[]).map((r) => {
       lastActivity = Math.max(lastActivity, r.updated);
-      return messageFromBytes({ kind: "message", id: r.id, sessionId: id }, this.bytesOf(r, "message", keep), r.created, keep);
+      return messageFromBytes({ kind: "message", id: r.id, sessionId: id }, this.messageBytes(r, keep), r.created, keep);
     });
-    const parts = (this.statements.parts.all(id) as (StoredRow & { messageId: string })[]).map((r) => {
-      lastActivity = Math.max(lastActivity, r.updated);
-      return partFromBytes({ kind: "part", id: r.id, sessionId: id, messageId: r.messageId }, this.bytesOf(r, "part", keep), keep);
-    });
+    const parts: PartRecord[] = [];
+    const damaged: number[] = [];
+    // Iterate rather than .all(): each row's JSON text dies as soon as its record is built, instead of living as
+    // long as the session (which made the garbage collector copy megabytes of tool output again and again).
+    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<[string, string, string | Buffer]>;
+    for (const [partId, messageId, data] of rows) {
+      const ref: RecordRef = { kind: "part", id: partId, sessionId: id, messageId };
+      if (typeof data === "string" && data.includes("\ufffd")) damaged.push(parts.length);
+      parts.push(partFromBytes(ref, data, keep));
+    }
+    // The connection is free again: re-read as bytes the rows that showed U+FFFD (see messageBytes).
+    for (const index of damaged) {
+      const ref = parts[index]!.ref;
+      parts[index] = partFromBytes(ref, this.statements.partBytes.get(ref.id) as Buffer, keep);
+    }
+    // Streamed parts are written after their message: the newest message's parts say when the session last moved.
+    const newest = messages.reduce<MessageRecord | undefined>((a, m) => (!a || m.created >= a.created ? m : a), undefined);
+    if (newest) lastActivity = Math.max(lastActivity, (this.statements.lastPartUpdate.get(newest.ref.id) as number | null) ?? 0);
     const summary = row ? toSummary(row) : straySummary(id, messages);
     return assembleSession(summary, sessionRef, messages, parts, lastActivity, { missing: !row });
   }
@@ -145,8 +163,8 @@ export class OpencodeSqliteStore implements SessionStore {
    * bad sequence replaced by U+FFFD, so a row showing U+FFFD is re-read as bytes to tell a real U+FFFD from
    * damage and to say where it is. Full loads always keep the exact bytes.
    */
-  private bytesOf(row: StoredRow, table: "message" | "part", keep: boolean): Buffer | string {
-    if (keep || row.data.includes("\ufffd")) return this.statements[table === "message" ? "messageBytes" : "partBytes"].get(row.id) as Buffer;
+  private messageBytes(row: StoredRow, keep: boolean): Buffer | string {
+    if (keep || row.data.includes("\ufffd")) return this.statements.messageBytes.get(row.id) as Buffer;
     return row.data;
   }
 
