@@ -3,7 +3,7 @@
  * touch process.stdout/stderr themselves, so tests and pipes see exactly what a user would.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import ora, { type Ora } from "ora";
+import type { Ora } from "ora";
 
 export interface GlobalOptions {
   store?: string;
@@ -43,8 +43,22 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
     err: (text) => void process.stderr.write(text),
     spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
-      const spinner: Ora = ora({ text, stream: process.stderr }).start();
-      return { update: (t) => void (spinner.text = t), stop: () => void spinner.stop() };
+      // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.
+      let spinner: Ora | undefined;
+      let stopped = false;
+      void import("ora").then(({ default: ora }) => {
+        if (!stopped) spinner = ora({ text, stream: process.stderr }).start();
+      });
+      return {
+        update: (t) => {
+          text = t;
+          if (spinner) spinner.text = t;
+        },
+        stop: () => {
+          stopped = true;
+          spinner?.stop();
+        },
+      };
     },
   };
 }

@@ -33,5 +33,9 @@ export async function* scanSessions(store: SessionStore, ids: readonly string[],
     yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));
     return;
   }
-  for (const id of ids) yield scanSession(store, id, options);
+  for (const id of ids) {
+    yield scanSession(store, id, options);
+    // Give the event loop a turn between sessions, so a spinner on a terminal moves.
+    if (ids.length > 1) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
