@@ -21,6 +21,8 @@ export type WorkerReply =
   | { index: number; result: SessionResult }
   | { index: number; error: { code: ErrorCode; message: string; exitCode: ExitCode } };
 
+const IN_FLIGHT = 8;
+
 /** Below this many sessions, starting threads costs more than it saves. */
 export const PARALLEL_MIN_SESSIONS = 16;
 
@@ -62,9 +64,9 @@ export async function* scanInParallel(
       failure ??= error;
       notify();
     });
-    // Two sessions in flight per worker, so a worker never waits for this thread between sessions.
-    handOut(worker);
-    handOut(worker);
+    // Several sessions in flight per worker: this thread only hands out more between its own sessions, and a
+    // worker must not sit idle meanwhile. Only ids are queued there; a worker holds one session at a time.
+    for (let i = 0; i < IN_FLIGHT; i++) handOut(worker);
   }
   try {
     while (emitted < ids.length) {
