@@ -78,3 +78,21 @@ export interface SessionRecords {
   /** Latest time anything in the session was written, epoch ms. */
   lastActivity: number;
 }
+
+const readable = new WeakMap<MessageRecord, ReadablePart[]>();
+
+export interface ReadablePart {
+  record: PartRecord;
+  part: Part;
+}
+
+/** The parts of a message that parsed and validated, in order (computed once per message: many readers ask). */
+export function readableParts(message: MessageRecord): ReadablePart[] {
+  let found = readable.get(message);
+  if (!found) {
+    found = [];
+    for (const record of message.parts) if (record.part) found.push({ record, part: record.part });
+    readable.set(message, found);
+  }
+  return found;
+}

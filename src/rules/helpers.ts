@@ -1,6 +1,6 @@
 /** Small shared readings of a SessionView, so each rule states its condition and nothing else. */
 import type { Block } from "../model/conversation.js";
-import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
+import { readableParts, type MessageRecord } from "../model/opencode-records.js";
 import type { Part } from "../model/opencode.js";
 import type { RecordRef } from "../model/record.js";
 import type { SessionView } from "../model/session-view.js";
@@ -10,17 +10,8 @@ export function messages(view: SessionView): MessageRecord[] {
   return view.opencode?.messages ?? [];
 }
 
-const readableParts = new WeakMap<MessageRecord, { record: PartRecord; part: Part }[]>();
-
-/** Readable parts of a message with their records (computed once per message, several rules ask). */
-export function parts(message: MessageRecord): { record: PartRecord; part: Part }[] {
-  let found = readableParts.get(message);
-  if (!found) {
-    found = message.parts.flatMap((record) => (record.part ? [{ record, part: record.part }] : []));
-    readableParts.set(message, found);
-  }
-  return found;
-}
+/** Readable parts of a message with their records. */
+export const parts = readableParts;
 
 export function isLiveTail(view: SessionView, messageId: string | undefined): boolean {
   return messageId !== undefined && messageId === view.liveTailMessageId;

@@ -6,7 +6,7 @@
 import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock } from "../../model/conversation.js";
 import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
 import { hasThinkingSignature, isKnownPart } from "../../model/opencode.js";
-import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
+import { readableParts, type MessageRecord, type PartRecord, type ReadablePart, type SessionRecords } from "../../model/opencode-records.js";
 
 const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
 const COMPACTED_OUTPUT = "[Old tool result content cleared]";
@@ -17,13 +17,11 @@ const EXPANDED_FILE_MIMES = new Set(["text/plain", "application/x-directory"]);
 
 interface Loaded {
   record: MessageRecord;
-  parts: { record: PartRecord; part: Part }[];
+  parts: ReadablePart[];
 }
 
 export function opencodeConversation(session: SessionRecords): Conversation {
-  const readable: Loaded[] = session.messages
-    .filter((m) => m.info !== undefined)
-    .map((m) => ({ record: m, parts: m.parts.flatMap((p) => (p.part ? [{ record: p, part: p.part }] : [])) }));
+  const readable: Loaded[] = session.messages.filter((m) => m.info !== undefined).map((m) => ({ record: m, parts: readableParts(m) }));
   const skipped = session.messages.filter((m) => m.info === undefined).map((m) => ({ messageId: m.ref.id, reason: "unreadable record" }));
   const history = filterCompacted(readable);
   const current = currentModel(readable);
@@ -82,24 +80,29 @@ function assistantSkipReason(info: AssistantMessage, parts: Loaded["parts"]): st
   return `assistant error ${info.error.name}`;
 }
 
+// Blocks are built for every sendable part of every scanned session: plain assignments, no object spreads.
 function handle(record: PartRecord, field?: string): Handle {
-  return { kind: "part", id: record.ref.id, ...(record.ref.messageId ? { messageId: record.ref.messageId } : {}), ...(field ? { field } : {}) };
+  const h: Handle = { kind: "part", id: record.ref.id };
+  if (record.ref.messageId) h.messageId = record.ref.messageId;
+  if (field) h.field = field;
+  return h;
 }
 
-/** The content itself, unless a lean load emptied it after measuring it. */
-function sent(record: PartRecord, text: string): { text?: string } {
-  return record.stripped ? {} : { text };
+/** Attach the content itself, unless a lean load emptied it after measuring it. */
+function withText<B extends Block>(block: B, record: PartRecord, text: string): B {
+  if (!record.stripped) block.text = text;
+  return block;
 }
 
-function textBlock(record: PartRecord, text: string, extra: { synthetic?: boolean } = {}): Block {
-  return {
+function textBlock(record: PartRecord, text: string, synthetic = false): Block {
+  const block: Block = {
     type: "text",
     source: handle(record, "text"),
     chars: record.content.textChars ?? text.length,
     blank: record.content.textBlank ?? text.trim() === "",
-    ...sent(record, text),
-    ...extra,
   };
+  if (synthetic) block.synthetic = true;
+  return withText(block, record, text);
 }
 
 function fixedText(record: PartRecord, text: string): Block {
@@ -110,7 +113,7 @@ function userBlocks(record: PartRecord, part: Part): Block[] {
   if (!isKnownPart(part)) return [];
   switch (part.type) {
     case "text":
-      return part.ignored ? [] : [textBlock(record, part.text, part.synthetic ? { synthetic: true } : {})];
+      return part.ignored ? [] : [textBlock(record, part.text, part.synthetic === true)];
     case "file":
       if (EXPANDED_FILE_MIMES.has(part.mime)) return [];
       return [{ type: "media", mime: part.mime, source: handle(record, "url"), chars: record.content.urlChars ?? part.url.length }];
@@ -156,16 +159,15 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
   switch (part.type) {
     case "text":
       return { use: textBlock(record, part.text) };
-    case "reasoning":
-      return {
-        use: {
-          type: "thinking",
-          source: handle(record, "text"),
-          chars: record.content.textChars ?? part.text.length,
-          signed: sameModel && hasThinkingSignature(part.metadata),
-          ...sent(record, part.text),
-        },
+    case "reasoning": {
+      const thinking: Block = {
+        type: "thinking",
+        source: handle(record, "text"),
+        chars: record.content.textChars ?? part.text.length,
+        signed: sameModel && hasThinkingSignature(part.metadata),
       };
+      return { use: withText(thinking, record, part.text) };
+    }
     case "tool": {
       const use: Block = {
         type: "tool_use",
@@ -181,24 +183,33 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
   }
 }
 
+function result(toolUseId: string, isError: boolean, source: Handle, chars: number): ToolResultBlock {
+  return { type: "tool_result", toolUseId, isError, source, chars };
+}
+
 function toolResult(record: PartRecord, part: Extract<KnownPart, { type: "tool" }>): ToolResultBlock {
-  const base = { type: "tool_result" as const, toolUseId: part.callID };
+  const id = part.callID;
   const state = part.state;
   switch (state.status) {
     case "completed":
       if (state.time.compacted !== undefined) {
-        return { ...base, isError: false, source: handle(record), chars: COMPACTED_OUTPUT.length, text: COMPACTED_OUTPUT };
+        const cleared = result(id, false, handle(record), COMPACTED_OUTPUT.length);
+        cleared.text = COMPACTED_OUTPUT;
+        return cleared;
       }
-      return { ...base, isError: false, source: handle(record, "state.output"), chars: record.content.outputChars ?? 0, ...sent(record, state.output) };
+      return withText(result(id, false, handle(record, "state.output"), record.content.outputChars ?? 0), record, state.output);
     case "error": {
       const partial = state.metadata?.interrupted === true ? state.metadata.output : undefined;
       if (typeof partial === "string") {
-        return { ...base, isError: false, source: handle(record, "state.metadata.output"), chars: record.content.metadataOutputChars ?? 0, ...sent(record, partial) };
+        return withText(result(id, false, handle(record, "state.metadata.output"), record.content.metadataOutputChars ?? 0), record, partial);
       }
-      return { ...base, isError: true, source: handle(record, "state.error"), chars: record.content.errorChars ?? 0, ...sent(record, state.error) };
+      return withText(result(id, true, handle(record, "state.error"), record.content.errorChars ?? 0), record, state.error);
     }
-    default:
-      return { ...base, isError: true, source: handle(record), chars: INTERRUPTED_TOOL.length, text: INTERRUPTED_TOOL };
+    default: {
+      const interrupted = result(id, true, handle(record), INTERRUPTED_TOOL.length);
+      interrupted.text = INTERRUPTED_TOOL;
+      return interrupted;
+    }
   }
 }
 
@@ -207,10 +218,11 @@ function mergeSameRole(messages: ConversationMessage[]): ConversationMessage[] {
   for (const message of messages) {
     const last = merged.at(-1);
     if (last && last.role === message.role) {
-      last.blocks.push(...message.blocks);
+      for (const block of message.blocks) last.blocks.push(block);
       for (const id of message.sourceMessageIds) if (!last.sourceMessageIds.includes(id)) last.sourceMessageIds.push(id);
     } else {
-      merged.push({ role: message.role, blocks: [...message.blocks], sourceMessageIds: [...message.sourceMessageIds] });
+      // The step messages built above are not shared: take them over instead of copying.
+      merged.push(message);
     }
   }
   return merged;
