@@ -7,9 +7,10 @@ import type { MessageRecord, PartRecord, SessionRecords, SessionSummary } from "
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { compareMessages, comparePartKeys, unwrappedIdTime } from "./ids.js";
+import { dropHeavyStrings, HEAVY_CHARS } from "./lean.js";
 import { partContent } from "./part-content.js";
 
-/** Stored JSON keeps ids in columns (SQLite) or repeats them (JSON tree); they are never part of what is validated. */
+/** The first zod issue as a one-line detail, with the field path it is about. */
 function schemaProblem(issues: { path: PropertyKey[]; message: string }[]): RecordProblem {
   const first = issues[0];
   const where = first && first.path.length > 0 ? first.path.map(String).join(".") : "(record)";
@@ -27,52 +28,6 @@ export function partFromBytes(ref: RecordRef, bytes: Buffer | string, keepBytes:
     record.stripped = true;
   }
   return record;
-}
-
-/** Strings longer than this are measured into `content` and then dropped from lean records. */
-const HEAVY_CHARS = 1024;
-const HEAVY_PATHS: ReadonlyArray<readonly string[]> = [
-  ["text"],
-  ["url"],
-  ["state", "output"],
-  ["state", "error"],
-  ["state", "raw"],
-  ["state", "metadata", "output"],
-  ["state", "metadata", "diff"],
-  ["state", "metadata", "preview"],
-];
-/** Objects whose long string members are dropped the same way (a `write` input holds a whole file). */
-const HEAVY_OBJECTS: ReadonlyArray<readonly string[]> = [
-  ["state", "input"],
-  ["state", "metadata", "filediff"],
-];
-
-function at(value: Record<string, unknown>, path: readonly string[]): Record<string, unknown> | undefined {
-  let node: unknown = value;
-  for (const key of path) node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
-  return node !== null && typeof node === "object" && !Array.isArray(node) ? (node as Record<string, unknown>) : undefined;
-}
-
-function emptyLongString(holder: Record<string, unknown> | undefined, key: string): boolean {
-  const current = holder?.[key];
-  if (typeof current !== "string" || current.length <= HEAVY_CHARS) return false;
-  holder![key] = "";
-  return true;
-}
-
-/**
- * A lean (scan) load keeps sizes, not contents: a session's tool outputs can run to hundreds of megabytes, and
- * holding them until the session is checked made the garbage collector copy them over and over. Schema
- * validation and measurement have already seen the real values. Returns whether anything was dropped.
- */
-function dropHeavyStrings(value: Record<string, unknown>): boolean {
-  let dropped = false;
-  for (const path of HEAVY_PATHS) if (emptyLongString(at(value, path.slice(0, -1)), path[path.length - 1]!)) dropped = true;
-  for (const path of HEAVY_OBJECTS) {
-    const holder = at(value, path);
-    for (const key in holder) if (emptyLongString(holder, key)) dropped = true;
-  }
-  return dropped;
 }
 
 function withValidatedPart(record: PartRecord, value: Record<string, unknown>): PartRecord {
