@@ -11,9 +11,14 @@ export type Decoded =
 
 const lossyDecoder = new TextDecoder("utf-8", { fatal: false });
 
-export function decodeJson(bytes: Buffer | string): Decoded {
+/** `stored` is what the store holds: text, bytes, or (a damaged SQLite row) NULL or a number. */
+export function decodeJson(stored: Buffer | string | null | number | bigint): Decoded {
   let text: string;
   let invalidUtf8: { offset: number } | undefined;
+  if (stored === null || typeof stored === "number" || typeof stored === "bigint") {
+    return unreadable(stored === null ? "empty" : "not-an-object", `stored data is ${stored === null ? "NULL" : `the number ${stored}`}, not JSON text`);
+  }
+  const bytes = stored;
   if (typeof bytes === "string") {
     text = bytes;
   } else {

@@ -17,7 +17,7 @@ function schemaProblem(issues: { path: PropertyKey[]; message: string }[]): Reco
   return { kind: "schema", detail: `${where}: ${first?.message ?? "invalid"}` };
 }
 
-export function partFromBytes(ref: RecordRef, bytes: Buffer | string, keepBytes: boolean): PartRecord {
+export function partFromBytes(ref: RecordRef, bytes: Parameters<typeof decodeJson>[0], keepBytes: boolean): PartRecord {
   const decoded = decodeJson(bytes);
   if (!decoded.ok) return { ref, problem: decoded.problem, content: {}, ...(keepBytes && Buffer.isBuffer(bytes) ? { raw: bytes } : {}) };
   const record: PartRecord = withValidatedPart({ ref, content: partContent(decoded.value, decoded.invalidUtf8) }, decoded.value);
@@ -37,7 +37,7 @@ function withValidatedPart(record: PartRecord, value: Record<string, unknown>): 
   return record;
 }
 
-export function messageFromBytes(ref: RecordRef, bytes: Buffer | string, fallbackCreated: number, keepBytes: boolean): MessageRecord {
+export function messageFromBytes(ref: RecordRef, bytes: Parameters<typeof decodeJson>[0], fallbackCreated: number, keepBytes: boolean): MessageRecord {
   const decoded = decodeJson(bytes);
   const record: MessageRecord = { ref, created: fallbackCreated, parts: [] };
   if (keepBytes && Buffer.isBuffer(bytes)) record.raw = bytes;

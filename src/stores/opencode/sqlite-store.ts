@@ -24,7 +24,8 @@ interface StoredRow {
   id: string;
   created: number;
   updated: number;
-  data: string;
+  /** TEXT as opencode writes it; a damaged row may hold a BLOB, NULL or a number instead. */
+  data: string | Buffer | null | number;
 }
 
 const SESSION_SELECT = `SELECT s.id, s.title, s.directory, s.parent_id AS parentId, s.time_created AS created, s.time_updated AS updated,
@@ -140,7 +141,7 @@ export class OpencodeSqliteStore implements SessionStore {
     const damaged: number[] = [];
     // Iterate rather than .all(): each row's JSON text dies as soon as its record is built, instead of living as
     // long as the session (which made the garbage collector copy megabytes of tool output again and again).
-    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<[string, string, string | Buffer]>;
+    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<[string, string, StoredRow["data"]]>;
     for (const [partId, messageId, data] of rows) {
       const ref: RecordRef = { kind: "part", id: partId, sessionId: id, messageId };
       if (typeof data === "string" && data.includes("\ufffd")) damaged.push(parts.length);
@@ -163,8 +164,8 @@ export class OpencodeSqliteStore implements SessionStore {
    * bad sequence replaced by U+FFFD, so a row showing U+FFFD is re-read as bytes to tell a real U+FFFD from
    * damage and to say where it is. Full loads always keep the exact bytes.
    */
-  private messageBytes(row: StoredRow, keep: boolean): Buffer | string {
-    if (keep || row.data.includes("\ufffd")) return this.statements.messageBytes.get(row.id) as Buffer;
+  private messageBytes(row: StoredRow, keep: boolean): StoredRow["data"] {
+    if (keep || (typeof row.data === "string" && row.data.includes("\ufffd"))) return this.statements.messageBytes.get(row.id) as Buffer;
     return row.data;
   }
 
