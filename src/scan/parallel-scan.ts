@@ -45,6 +45,7 @@ export async function* scanInParallel(
   let next = 0;
   let emitted = 0;
   let failure: Error | undefined;
+  let finished = false;
   let wake: (() => void) | undefined;
   const notify = () => {
     wake?.();
@@ -62,6 +63,12 @@ export async function* scanInParallel(
     });
     worker.on("error", (error) => {
       failure ??= error;
+      notify();
+    });
+    // A worker that ends before we end it (killed, out of memory) would leave its sessions unanswered forever.
+    worker.on("exit", (code) => {
+      if (finished) return;
+      failure ??= new Error(`a scanning thread stopped unexpectedly (exit code ${code})`);
       notify();
     });
     // Several sessions in flight per worker: this thread only hands out more between its own sessions, and a
@@ -87,6 +94,7 @@ export async function* scanInParallel(
       await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
+    finished = true;
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
