@@ -231,3 +231,6 @@ export function hasThinkingSignature(metadata: unknown): boolean {
     return (typeof v?.signature === "string" && v.signature !== "") || typeof v?.redactedData === "string";
   });
 }
+
+/** File parts opencode already expanded into text when the user attached them; the file itself is not sent. */
+export const EXPANDED_FILE_MIMES: ReadonlySet<string> = new Set(["text/plain", "application/x-directory"]);

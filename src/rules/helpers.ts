@@ -1,7 +1,7 @@
 /** Small shared readings of a SessionView, so each rule states its condition and nothing else. */
 import type { Block } from "../model/conversation.js";
 import { readableParts, type MessageRecord } from "../model/opencode-records.js";
-import type { Part } from "../model/opencode.js";
+import { EXPANDED_FILE_MIMES, type Part } from "../model/opencode.js";
 import type { RecordRef } from "../model/record.js";
 import type { SessionView } from "../model/session-view.js";
 import type { Report } from "./rule.js";
@@ -50,7 +50,7 @@ export function isSendable(role: "user" | "assistant", part: Part): boolean {
     case "tool":
       return role === "assistant";
     case "file":
-      return role === "user" && !["text/plain", "application/x-directory"].includes((part as { mime: string }).mime);
+      return role === "user" && !EXPANDED_FILE_MIMES.has((part as { mime: string }).mime);
     case "compaction":
     case "subtask":
       return role === "user";

@@ -5,15 +5,13 @@
  */
 import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock } from "../../model/conversation.js";
 import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
-import { hasThinkingSignature, isKnownPart } from "../../model/opencode.js";
+import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart } from "../../model/opencode.js";
 import { readableParts, type MessageRecord, type PartRecord, type ReadablePart, type SessionRecords } from "../../model/opencode-records.js";
 
 const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
 const COMPACTED_OUTPUT = "[Old tool result content cleared]";
 const COMPACTION_PROMPT = "What did we do so far?";
 const SUBTASK_PROMPT = "The following tool was executed by the user";
-/** Text-like files were already expanded into text parts when the user attached them. */
-const EXPANDED_FILE_MIMES = new Set(["text/plain", "application/x-directory"]);
 
 interface Loaded {
   record: MessageRecord;
