@@ -23,6 +23,15 @@ export type ErrorCode =
   | "session-not-found"
   | "session-ambiguous"
   | "invalid-id"
+  | "store-changed"
+  | "store-locked"
+  | "live-writer"
+  | "needs-confirmation"
+  | "backup-not-found"
+  | "backup-unreadable"
+  | "restore-conflict"
+  | "interrupted-transaction"
+  | "fix-failed"
   | "internal";
 
 export class RecoverError extends Error {

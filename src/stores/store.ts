@@ -1,7 +1,11 @@
 /**
  * What every store adapter offers. Nothing outside src/stores opens a file of a store.
+ *
+ * Reading (`SessionStore`) and writing (`StoreWriter`) are apart: scans never hold a writable handle, and every
+ * write goes through the transaction layer (src/txn), which backs up before-images first.
  */
 import type { LoadMode, SessionRecords, SessionSummary } from "../model/opencode-records.js";
+import type { RecordKey, StoredImage } from "../model/change.js";
 
 export type StoreFormat = "opencode-sqlite" | "opencode-json";
 export const STORE_FORMATS: readonly StoreFormat[] = ["opencode-sqlite", "opencode-json"];
@@ -14,13 +18,60 @@ export interface StoreInfo {
   notices: string[];
 }
 
+/**
+ * How records of one store format are serialised: fixes edit the stored object, the codec turns it back into the
+ * bytes this format keeps, so the planner can rebuild records exactly as the store will read them after a write.
+ */
+export interface RecordCodec {
+  /** Bytes of a stored object as this format writes them (SQLite `data`: compact, no ids; JSON tree: pretty, ids first). */
+  encode(stored: Record<string, unknown>): Buffer;
+  /** The stored object for a record's fields (no ids): the JSON tree keeps the ids in the object, first; SQLite in columns. */
+  stored(ids: { id: string; sessionId: string; messageId?: string }, data: Record<string, unknown>): Record<string, unknown>;
+  /** Where a new part lives (JSON tree: its file path). */
+  partPath(messageId: string, partId: string): string | undefined;
+}
+
 export interface SessionStore {
   readonly info: StoreInfo;
+  readonly codec: RecordCodec;
   /** Every session, newest update first. */
   listSessions(): SessionSummary[];
   /** Sessions that records point at but that have no session record of their own (orphaned messages). */
   listStraySessionIds(): string[];
   /** One session's records, ordered. `lean` may summarise heavy fields (see PartRecord); `full` keeps bytes. */
   loadSession(id: string, mode: LoadMode): SessionRecords;
+  /** A writer on the same store; only mutating commands ask for one. */
+  openWriter(): StoreWriter;
+  close(): void;
+}
+
+/** One record's target: what the store must hold for `key` after a transaction (absent = deleted). */
+export interface ImageTarget {
+  key: RecordKey;
+  before: StoredImage;
+  after: StoredImage;
+}
+
+/**
+ * Writes to a store, always as whole before/after images of records, so a repair, its undo and a restore are the
+ * same operation. Implementations verify that each record still equals its `before` image as they write, and
+ * refuse (store-changed) otherwise: someone else wrote since the plan was made.
+ */
+export interface StoreWriter {
+  readonly info: StoreInfo;
+  /** Refuse to write into a damaged store (SQLite: PRAGMA quick_check). */
+  checkIntegrity(): void;
+  /** Other processes holding the store open right now (pid and name), e.g. a running opencode. */
+  openers(): { pid: number; name: string }[];
+  /** The record exactly as stored now (every column / every byte and the file mode), or absent. */
+  read(key: RecordKey): StoredImage;
+  /** The record's JSON bytes inside an image (SQLite: the `data` column; JSON tree: the file), to compare with a load. */
+  payload(image: StoredImage): Buffer | undefined;
+  /** The image after a fix: `bytes` become the record's JSON; bookkeeping (time_updated, ids, mode) follows the store's rules. */
+  withPayload(key: RecordKey, before: StoredImage, bytes: Buffer, now: number): StoredImage;
+  /** The session record with its update time moved to `now` (opencode touches it on every write), if it has one. */
+  touched(key: RecordKey, before: StoredImage, now: number): StoredImage | undefined;
+  /** Put every target in place: SQLite in one transaction; files one rename at a time (the journal covers a crash). */
+  apply(targets: readonly ImageTarget[]): void;
   close(): void;
 }

@@ -11,7 +11,9 @@ import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummar
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { assertSafeId } from "../session-id.js";
-import type { SessionStore, StoreInfo } from "../store.js";
+import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
+import { jsonTreeCodec } from "./codec.js";
+import { OpencodeJsonWriter } from "./json-writer.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 
 interface SessionFile {
@@ -23,6 +25,7 @@ interface SessionFile {
 
 export class OpencodeJsonStore implements SessionStore {
   readonly info: StoreInfo;
+  readonly codec: RecordCodec;
   private sessionFiles?: Map<string, SessionFile>;
   /** message id → session id, for every message file; built once, only when orphans are looked for. */
   private messageIndex?: Map<string, string>;
@@ -30,6 +33,7 @@ export class OpencodeJsonStore implements SessionStore {
 
   constructor(private readonly storageDir: string, notices: string[] = []) {
     this.info = { format: "opencode-json", path: storageDir, notices: [...notices] };
+    this.codec = jsonTreeCodec(storageDir);
   }
 
   private read(path: string): Buffer {
@@ -171,6 +175,10 @@ export class OpencodeJsonStore implements SessionStore {
     });
     if (sessionFile?.info) records.info = sessionFile.info;
     return records;
+  }
+
+  openWriter(): StoreWriter {
+    return new OpencodeJsonWriter(this.info);
   }
 
   close(): void {}

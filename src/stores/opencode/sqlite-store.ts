@@ -7,7 +7,9 @@ import Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
-import type { SessionStore, StoreInfo } from "../store.js";
+import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
+import { sqliteCodec } from "./codec.js";
+import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 
 interface SessionRow {
@@ -36,6 +38,7 @@ const REQUIRED_TABLES = ["session", "message", "part"];
 
 export class OpencodeSqliteStore implements SessionStore {
   readonly info: StoreInfo;
+  readonly codec: RecordCodec = sqliteCodec;
   private readonly db: Database.Database;
   private readonly statements: Record<"session" | "messages" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes", Database.Statement>;
 
@@ -167,6 +170,10 @@ export class OpencodeSqliteStore implements SessionStore {
   private messageBytes(row: StoredRow, keep: boolean): StoredRow["data"] {
     if (keep || (typeof row.data === "string" && row.data.includes("\ufffd"))) return this.statements.messageBytes.get(row.id) as Buffer;
     return row.data;
+  }
+
+  openWriter(): StoreWriter {
+    return new OpencodeSqliteWriter(this.info);
   }
 
   close(): void {

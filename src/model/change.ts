@@ -1,0 +1,83 @@
+/**
+ * Changes as data (ESLint's fixes, applied by an engine): what a repair does to a store is a list of record
+ * changes with their full before and after values. It can be printed, diffed, serialised into a backup manifest,
+ * applied, and reversed. The zod schemas are the single source of these types: the manifest is read back with them.
+ */
+import { z } from "zod";
+
+export const RecordKind = z.enum(["session", "message", "part"]);
+export type RecordKind = z.infer<typeof RecordKind>;
+
+/** Which stored record: enough for any adapter to find it again. */
+export const RecordKey = z.object({
+  record: RecordKind,
+  id: z.string(),
+  sessionId: z.string(),
+  messageId: z.string().optional(),
+  /** JSON tree: the record's file. */
+  path: z.string().optional(),
+});
+export type RecordKey = z.infer<typeof RecordKey>;
+
+export const ChangeOp = z.enum(["insert", "update", "delete"]);
+export type ChangeOp = z.infer<typeof ChangeOp>;
+
+/** A change as the manifest and `--json` report it. */
+export const ChangeSummary = z.object({
+  op: ChangeOp,
+  record: RecordKind,
+  id: z.string(),
+  sessionId: z.string(),
+  messageId: z.string().optional(),
+  rules: z.array(z.string()),
+});
+export type ChangeSummary = z.infer<typeof ChangeSummary>;
+
+/**
+ * A record exactly as a store holds it, with every byte needed to put it back: a SQLite row (all columns, typed)
+ * or a file (bytes and mode). Opaque to everything but its store adapter.
+ */
+export type StoredImage = { exists: false } | { exists: true; bytes: Buffer; mode?: number };
+export const ABSENT: StoredImage = { exists: false };
+
+/** One planned change to a message or part: the stored objects before and after (absent for insert/delete). */
+export interface RecordChange {
+  op: ChangeOp;
+  key: RecordKey;
+  /** The stored object before; undefined for inserts and for records that never parsed (see `beforeText`). */
+  before?: Record<string, unknown>;
+  /** What an unreadable record held, decoded as far as it goes, so the diff shows what is replaced. */
+  beforeText?: string;
+  /** The stored bytes before (absent for inserts): the plan is only valid while the store still holds them. */
+  beforeBytes?: Buffer;
+  after?: Record<string, unknown>;
+  /** The rules whose fixes produced this change, in the order they ran. */
+  rules: string[];
+  /** Why, one line per fix. */
+  reasons: string[];
+}
+
+export function summariseChange(change: RecordChange): ChangeSummary {
+  const { record, id, sessionId, messageId } = change.key;
+  return { op: change.op, record, id, sessionId, ...(messageId !== undefined ? { messageId } : {}), rules: [...change.rules] };
+}
+
+export function sameImage(a: StoredImage, b: StoredImage): boolean {
+  if (!a.exists || !b.exists) return a.exists === b.exists;
+  return a.bytes.equals(b.bytes) && (a.mode ?? null) === (b.mode ?? null);
+}
+
+const DEPTH: Record<RecordKind, number> = { session: 0, message: 1, part: 2 };
+
+/**
+ * The order a store applies targets in: deletions first, children before parents; then the rest, parents before
+ * children (as opencode's cascades go), so no step ever leaves a part pointing at a message not yet written.
+ */
+export function applyOrder<T extends { key: RecordKey; after: StoredImage }>(targets: readonly T[]): T[] {
+  return [...targets].sort((a, b) => {
+    const aGone = !a.after.exists;
+    const bGone = !b.after.exists;
+    if (aGone !== bGone) return aGone ? -1 : 1;
+    return aGone ? DEPTH[b.key.record] - DEPTH[a.key.record] : DEPTH[a.key.record] - DEPTH[b.key.record];
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * How opencode serialises a record in each store (reference opencode.md §1.1, §3.2): the SQLite `data` column is
+ * compact JSON without the ids (they live in columns); a JSON-tree file is `JSON.stringify(x, null, 2)` with the
+ * ids first. Untouched records are never re-encoded; only what a fix changes goes through here.
+ */
+import { join } from "node:path";
+import type { RecordCodec } from "../store.js";
+
+export const sqliteCodec: RecordCodec = {
+  encode: (stored) => Buffer.from(JSON.stringify(stored)),
+  stored: (_ids, data) => withoutIds(data),
+  partPath: () => undefined,
+};
+
+export function jsonTreeCodec(storageDir: string): RecordCodec {
+  return {
+    encode: (stored) => Buffer.from(JSON.stringify(stored, null, 2)),
+    stored: (ids, data) => ({
+      id: ids.id,
+      sessionID: ids.sessionId,
+      ...(ids.messageId !== undefined ? { messageID: ids.messageId } : {}),
+      ...withoutIds(data),
+    }),
+    partPath: (messageId, partId) => join(storageDir, "part", messageId, `${partId}.json`),
+  };
+}
+
+function withoutIds(data: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, sessionID: _sessionID, messageID: _messageID, ...rest } = data;
+  return rest;
+}

@@ -1,0 +1,85 @@
+/**
+ * Writes to an opencode JSON tree, one file per record. Each file is replaced atomically (temp file, fsync,
+ * rename, fsync the directory) and keeps its mode; a deletion is an unlink once the backup holds the bytes.
+ * Several files cannot be renamed at once: the transaction layer's journal completes or undoes a plan that a
+ * crash cut short.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { RecoverError, fsError } from "../../errors.js";
+import { mkdirDurable, unlinkDurable, writeFileDurable } from "../../fs/durable.js";
+import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
+import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
+
+const NEW_FILE_MODE = 0o644;
+
+export class OpencodeJsonWriter implements StoreWriter {
+  constructor(readonly info: StoreInfo) {}
+
+  checkIntegrity(): void {}
+
+  openers(): { pid: number; name: string }[] {
+    // opencode ≤1.1 opens a record file only for the instant it reads or writes it: the update time is the guard.
+    return [];
+  }
+
+  private pathOf(key: RecordKey): string {
+    if (key.path === undefined) throw new Error(`${key.record} ${key.id} has no file path`);
+    return key.path;
+  }
+
+  read(key: RecordKey): StoredImage {
+    const path = this.pathOf(key);
+    try {
+      const mode = statSync(path).mode & 0o7777;
+      return { exists: true, bytes: readFileSync(path), mode };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { exists: false };
+      throw fsError(error, path) ?? error;
+    }
+  }
+
+  payload(image: StoredImage): Buffer | undefined {
+    return image.exists ? image.bytes : undefined;
+  }
+
+  withPayload(_key: RecordKey, before: StoredImage, bytes: Buffer): StoredImage {
+    return { exists: true, bytes, mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE };
+  }
+
+  touched(_key: RecordKey, before: StoredImage, now: number): StoredImage | undefined {
+    if (!before.exists) return undefined;
+    let session: { time?: { updated?: unknown } };
+    try {
+      session = JSON.parse(before.bytes.toString("utf8"));
+    } catch {
+      return undefined; // an unreadable session file is reported, never rewritten on the side
+    }
+    if (typeof session.time?.updated !== "number") return undefined;
+    session.time.updated = Math.max(session.time.updated, now);
+    return { exists: true, bytes: Buffer.from(JSON.stringify(session, null, 2)), mode: before.mode ?? NEW_FILE_MODE };
+  }
+
+  apply(targets: readonly ImageTarget[]): void {
+    for (const target of targets) {
+      if (!sameImage(this.read(target.key), target.before)) {
+        throw new RecoverError("store-changed", `${this.pathOf(target.key)} changed since it was read (is opencode running?); nothing was changed`, 3);
+      }
+    }
+    for (const target of applyOrder(targets)) {
+      const path = this.pathOf(target.key);
+      try {
+        if (!target.after.exists) {
+          if (this.read(target.key).exists) unlinkDurable(path);
+          continue;
+        }
+        mkdirDurable(dirname(path));
+        writeFileDurable(path, target.after.bytes, target.after.mode ?? NEW_FILE_MODE);
+      } catch (error) {
+        throw fsError(error, path) ?? error;
+      }
+    }
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,206 @@
+/**
+ * Writes to opencode.db as whole rows. An image is every column of a row with its SQLite type (text and blobs
+ * as exact bytes, integers as decimal strings so 64-bit values survive), so a restore puts a row back identical
+ * in every column. All targets go into one BEGIN IMMEDIATE transaction: SQLite's own journal makes it atomic,
+ * and the -wal/-shm files are SQLite's business, never ours.
+ */
+import Database from "better-sqlite3";
+import { RecoverError } from "../../errors.js";
+import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
+import { processesHolding } from "../openers.js";
+import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
+import { sqliteError } from "./sqlite-store.js";
+
+type Cell = { t: "null" } | { t: "integer"; v: string } | { t: "real"; v: number } | { t: "text" | "blob"; v: string };
+interface RowImage {
+  table: string;
+  columns: [string, Cell][];
+}
+
+const TABLE: Record<RecordKey["record"], string> = { session: "session", message: "message", part: "part" };
+
+const quoteName = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export class OpencodeSqliteWriter implements StoreWriter {
+  private readonly db: Database.Database;
+  private readonly columns = new Map<string, string[]>();
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(readonly info: StoreInfo) {
+    try {
+      this.db = new Database(info.path, { fileMustExist: true, timeout: 5000 });
+      // We keep parents and children consistent ourselves (a plan lists every row a delete takes with it), and a
+      // restore must be able to put back a part whose message was already gone.
+      this.db.pragma("foreign_keys = OFF");
+    } catch (error) {
+      throw sqliteError(error, info.path);
+    }
+  }
+
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw sqliteError(error, this.info.path);
+    }
+  }
+
+  checkIntegrity(): void {
+    const result = this.guard(() => this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[]);
+    if (result.length === 1 && result[0] === "ok") return;
+    const damage = result.map((line) => line.replace(/\s*\n\s*/g, " ")).join("; ");
+    throw new RecoverError("store-corrupt", `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed. Work on a copy: \`sqlite3 ${this.info.path} .recover > recovered.sql\``);
+  }
+
+  openers(): { pid: number; name: string }[] {
+    const path = this.info.path;
+    return processesHolding([path, `${path}-wal`, `${path}-shm`]);
+  }
+
+  private tableColumns(table: string): string[] {
+    let names = this.columns.get(table);
+    if (!names) {
+      names = (this.db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string }[]).map((c) => c.name);
+      this.columns.set(table, names);
+    }
+    return names;
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  read(key: RecordKey): StoredImage {
+    return this.guard(() => {
+      const table = TABLE[key.record];
+      const names = this.tableColumns(table);
+      const select = names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
+      const row = this.statement(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`).raw(true).safeIntegers(true).get(key.id) as unknown[] | undefined;
+      if (!row) return { exists: false };
+      const columns: [string, Cell][] = names.map((name, i) => [name, cell(row[i * 3] as string, row[i * 3 + 1], row[i * 3 + 2] as Buffer | null)]);
+      return { exists: true, bytes: encodeRow({ table, columns }) };
+    });
+  }
+
+  payload(image: StoredImage): Buffer | undefined {
+    if (!image.exists) return undefined;
+    const data = decodeRow(image.bytes).columns.find(([name]) => name === "data")?.[1];
+    return data && (data.t === "text" || data.t === "blob") ? Buffer.from(data.v, "base64") : undefined;
+  }
+
+  withPayload(key: RecordKey, before: StoredImage, bytes: Buffer, now: number): StoredImage {
+    if (before.exists) {
+      const row = decodeRow(before.bytes);
+      row.columns = row.columns.map(([name, value]) =>
+        name === "data" ? [name, { t: "text", v: bytes.toString("base64") }] : name === "time_updated" ? [name, integer(now)] : [name, value],
+      );
+      return { exists: true, bytes: encodeRow(row) };
+    }
+    if (key.record !== "part" || key.messageId === undefined) throw new Error(`cannot create a ${key.record} row`);
+    const known: Record<string, Cell> = {
+      id: text(key.id),
+      message_id: text(key.messageId),
+      session_id: text(key.sessionId),
+      time_created: integer(now),
+      time_updated: integer(now),
+      data: { t: "text", v: bytes.toString("base64") },
+    };
+    const table = TABLE.part;
+    return { exists: true, bytes: encodeRow({ table, columns: this.tableColumns(table).map((name) => [name, known[name] ?? { t: "null" }]) }) };
+  }
+
+  touched(_key: RecordKey, before: StoredImage, now: number): StoredImage | undefined {
+    if (!before.exists) return undefined;
+    const row = decodeRow(before.bytes);
+    row.columns = row.columns.map(([name, value]) => {
+      if (name !== "time_updated") return [name, value];
+      const old = value.t === "integer" ? Number(value.v) : 0;
+      return [name, integer(Math.max(old, now))];
+    });
+    return { exists: true, bytes: encodeRow(row) };
+  }
+
+  apply(targets: readonly ImageTarget[]): void {
+    const ordered = applyOrder(targets);
+    const write = this.db.transaction(() => {
+      for (const target of ordered) {
+        const current = this.read(target.key);
+        if (!sameImage(current, target.before)) {
+          throw new RecoverError("store-changed", `${target.key.record} ${target.key.id} changed since it was read (is opencode running?); nothing was changed`, 3);
+        }
+        this.write(target);
+      }
+    });
+    this.guard(() => write.immediate());
+  }
+
+  private write(target: ImageTarget): void {
+    const table = TABLE[target.key.record];
+    if (!target.after.exists) {
+      this.statement(`DELETE FROM ${quoteName(table)} WHERE id = ?`).run(target.key.id);
+      return;
+    }
+    const row = decodeRow(target.after.bytes);
+    const values = row.columns.map(([, c]) => bindValue(c));
+    if (target.before.exists) {
+      const sets = row.columns.map(([name, c]) => `${quoteName(name)} = ${placeholder(c)}`).join(", ");
+      this.statement(`UPDATE ${quoteName(table)} SET ${sets} WHERE id = ?`).run(...values, target.key.id);
+    } else {
+      const names = row.columns.map(([name]) => quoteName(name)).join(", ");
+      const holes = row.columns.map(([, c]) => placeholder(c)).join(", ");
+      this.statement(`INSERT INTO ${quoteName(table)} (${names}) VALUES (${holes})`).run(...values);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function cell(type: string, value: unknown, bytes: Buffer | null): Cell {
+  switch (type) {
+    case "integer":
+      return { t: "integer", v: String(value) };
+    case "real":
+      return { t: "real", v: Number(value) };
+    case "text":
+    case "blob":
+      return { t: type, v: (bytes ?? Buffer.alloc(0)).toString("base64") };
+    default:
+      return { t: "null" };
+  }
+}
+
+const integer = (n: number): Cell => ({ t: "integer", v: String(Math.trunc(n)) });
+const text = (s: string): Cell => ({ t: "text", v: Buffer.from(s).toString("base64") });
+
+function encodeRow(row: RowImage): Buffer {
+  return Buffer.from(JSON.stringify(row));
+}
+
+function decodeRow(bytes: Buffer): RowImage {
+  return JSON.parse(bytes.toString("utf8")) as RowImage;
+}
+
+/** TEXT keeps its exact bytes (even invalid UTF-8) when bound as a blob and cast back, as opencode's rows are TEXT. */
+function placeholder(c: Cell): string {
+  return c.t === "text" ? "CAST(? AS TEXT)" : "?";
+}
+
+function bindValue(c: Cell): unknown {
+  switch (c.t) {
+    case "null":
+      return null;
+    case "integer":
+      return BigInt(c.v);
+    case "real":
+      return c.v;
+    default:
+      return Buffer.from(c.v, "base64");
+  }
+}
