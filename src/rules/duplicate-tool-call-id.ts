@@ -1,5 +1,6 @@
 import { at, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
+import { freshCallId } from "../plan/fixes.js";
 
 export const duplicateToolCallId: Rule = {
   id: "duplicate-tool-call-id",
@@ -19,5 +20,12 @@ export const duplicateToolCallId: Rule = {
       }
     }
     return reports;
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (!part) return [];
+    return context.update(part, "gave the later call a fresh id (call ids are not signed; providers only need them unique)", (value) => {
+      value.callID = freshCallId(typeof value.callID === "string" ? value.callID : undefined);
+    });
   },
 };

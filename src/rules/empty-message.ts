@@ -25,4 +25,8 @@ export const emptyMessage: Rule = {
         return at(m, `${m.info!.role} message has no content the provider would receive (${kinds.length ? `only ${kinds.join(", ")}` : "no parts"})`);
       });
   },
+  repair(finding, context) {
+    const message = context.message(finding.messageId);
+    return message ? context.insertPlaceholder(message, "gave the empty message opencode's placeholder text") : [];
+  },
 };

@@ -1,5 +1,6 @@
 import { at, isLiveTail, messages } from "./helpers.js";
 import type { Rule } from "./rule.js";
+import { isObject } from "../plan/fix-context.js";
 
 export const incompleteMessage: Rule = {
   id: "incomplete-message",
@@ -10,5 +11,13 @@ export const incompleteMessage: Rule = {
     return messages(view)
       .filter((m) => m.info?.role === "assistant" && m.info.time.completed === undefined && !m.info.error && !isLiveTail(view, m.ref.id))
       .map((m) => at(m, "assistant message never finished (no time.completed, no error): the agent stopped mid-turn"));
+  },
+  repair(finding, context) {
+    const message = context.message(finding.messageId);
+    if (!message) return [];
+    return context.update(message, "completed the turn as aborted, as opencode does when a turn is cancelled", (value) => {
+      value.time = { ...(isObject(value.time) ? value.time : {}), completed: context.now };
+      value.error ??= { name: "MessageAbortedError", data: { message: "The agent stopped before this turn finished (closed by recover)" } };
+    });
   },
 };

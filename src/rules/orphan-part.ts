@@ -15,4 +15,10 @@ export const orphanPart: Rule = {
     }
     return reports;
   },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (part) return context.delete(part, "moved the orphaned part into the backup");
+    const message = context.message(finding.messageId);
+    return message ? context.deleteMessage(message, "moved the message of a session that no longer exists into the backup") : [];
+  },
 };

@@ -3,6 +3,7 @@
  * never touches disk. The engine stamps each report with the rule's id, severity and session.
  */
 import type { SessionView } from "../model/session-view.js";
+import type { Edit, FixContext } from "../plan/fix-context.js";
 
 export type Severity = "error" | "warning";
 
@@ -46,4 +47,11 @@ export interface Rule {
   /** How it is fixed: `repair` (session repair), `trim` (context trim), or not at all. */
   fix: "repair" | "trim" | "none";
   check(view: SessionView, options: RuleOptions): Report[];
+  /**
+   * The fix for one of this rule's findings, as data: record edits the planner applies (ESLint's `fix`). Runs on a
+   * full load. An empty list means this finding has no safe automatic fix and is reported as left alone.
+   */
+  repair?(finding: Finding, context: FixContext): Edit[];
+  /** Fixed only when asked for by name (`--rule`): the fix removes content the session may still need. */
+  repairOnRequest?: true;
 }

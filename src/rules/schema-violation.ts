@@ -1,5 +1,7 @@
 import { recordsWithProblem } from "./helpers.js";
 import type { Rule } from "./rule.js";
+import { freshCallId } from "../plan/fixes.js";
+import { validatePart } from "../model/opencode.js";
 
 export const schemaViolation: Rule = {
   id: "schema-violation",
@@ -8,5 +10,15 @@ export const schemaViolation: Rule = {
   fix: "repair",
   check(view) {
     return recordsWithProblem(view, "schema").map(({ report, label, detail }) => ({ ...report, message: `not a valid ${label}: ${detail}` }));
+  },
+  /** Only the one case with a faithful fix: a tool call that lost its id gets a fresh one. Others are left alone. */
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    const value = part?.original;
+    if (!part || !value || value.type !== "tool" || typeof value.callID === "string") return [];
+    const edits = context.update(part, "gave the tool call the id it was missing", (v) => {
+      v.callID = freshCallId(undefined);
+    });
+    return edits.every((e) => e.op !== "update" || validatePart(e.value).success) ? edits : [];
   },
 };

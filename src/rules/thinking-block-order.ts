@@ -1,5 +1,6 @@
 import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
+import { removeReasoning } from "../plan/fixes.js";
 
 /** Judged per request message (steps split, same-role messages merged), as the API judges it. */
 export const thinkingBlockOrder: Rule = {
@@ -20,5 +21,9 @@ export const thinkingBlockOrder: Rule = {
       }
     }
     return reports;
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    return part ? removeReasoning(part, context, "removed reasoning that came after other content (thinking from earlier turns is optional for the API; never moved or rewritten)") : [];
   },
 };

@@ -11,4 +11,8 @@ export const thinkingOnlyMessage: Rule = {
       .filter((m) => isThinkingOnly(m) && !isExempt(view, m.ref.id))
       .map((m) => at(m, "assistant message holds only reasoning: the reply was cut off before any text or tool call"));
   },
+  repair(finding, context) {
+    const message = context.message(finding.messageId);
+    return message ? context.insertPlaceholder(message, "closed the reasoning-only reply with opencode's placeholder text (the reasoning stays verbatim)") : [];
+  },
 };

@@ -1,5 +1,6 @@
 import { at, isLiveTail, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
+import { isObject } from "../plan/fix-context.js";
 
 export const toolCallInterrupted: Rule = {
   id: "tool-call-interrupted",
@@ -19,5 +20,21 @@ export const toolCallInterrupted: Rule = {
       }
     }
     return reports;
+  },
+  /** What opencode's processor writes for a call still open when a turn is aborted (reference opencode.md §2). */
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (!part) return [];
+    return context.update(part, "closed the interrupted call the way opencode does on abort", (value) => {
+      const state = isObject(value.state) ? value.state : {};
+      const time = isObject(state.time) ? state.time : {};
+      value.state = {
+        status: "error",
+        input: isObject(state.input) ? state.input : {},
+        error: "Tool execution aborted",
+        metadata: { ...(isObject(state.metadata) ? state.metadata : {}), interrupted: true },
+        time: { start: typeof time.start === "number" ? time.start : context.now, end: context.now },
+      };
+    });
   },
 };

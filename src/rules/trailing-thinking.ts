@@ -18,4 +18,10 @@ export const trailingThinking: Rule = {
     }
     return reports;
   },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    const message = part ? context.owner(part) : undefined;
+    if (!part || !message) return [];
+    return context.insertPlaceholder(message, "placed opencode's placeholder text after the trailing reasoning (the reasoning stays verbatim)", part);
+  },
 };

@@ -1,6 +1,7 @@
 import { hasThinkingSignature } from "../model/opencode.js";
 import { at, isAnthropicModel, isExempt, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
+import { removeReasoning } from "../plan/fixes.js";
 
 export const unsignedThinking: Rule = {
   id: "unsigned-thinking",
@@ -23,5 +24,10 @@ export const unsignedThinking: Rule = {
       }
     }
     return reports;
+  },
+  repairOnRequest: true,
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    return part ? removeReasoning(part, context, "removed reasoning without a signature (a signature cannot be made up)") : [];
   },
 };

@@ -27,3 +27,43 @@ export function compareMessages(a: { created: number; ref: { id: string } }, b: 
   if (a.created !== b.created) return a.created - b.created;
   return a.ref.id < b.ref.id ? -1 : a.ref.id > b.ref.id ? 1 : 0;
 }
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const OPENCODE_ID = /^([a-z]+)_([0-9a-f]{12})([0-9A-Za-z]{14})$/;
+
+export function randomBase62(length: number, random: () => number = Math.random): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += BASE62[Math.floor(random() * 62)];
+  return out;
+}
+
+/** Base62 string + 1 at the same width, or undefined when it is all "z". */
+function incrementBase62(s: string): string | undefined {
+  const digits = [...s];
+  for (let i = digits.length - 1; i >= 0; i--) {
+    const at = BASE62.indexOf(digits[i]!);
+    if (at < 61) {
+      digits[i] = BASE62[at + 1]!;
+      return digits.join("");
+    }
+    digits[i] = "0";
+  }
+  return undefined;
+}
+
+/**
+ * A new ascending id that sorts right after `previous` and before `next` (opencode orders a message's parts by
+ * id), in opencode's own format so nothing downstream can tell it apart. The time field is the previous id's
+ * plus one tick (1/4096 ms), so it also unwraps to the right place across the 2026 id wrap.
+ */
+export function idAfter(prefix: string, previous: string | undefined, next: string | undefined, fallbackMs: number, random: () => number = Math.random): string {
+  const prev = previous === undefined ? undefined : OPENCODE_ID.exec(previous);
+  const base = prev ? Number.parseInt(prev[2]!, 16) + 1 : (fallbackMs * 0x1000 + 1) % 2 ** 48;
+  const candidate = `${prefix}_${(base % 2 ** 48).toString(16).padStart(12, "0")}${randomBase62(14, random)}`;
+  if (next === undefined || candidate.slice(0, prefix.length + 13) < next.slice(0, prefix.length + 13)) return candidate;
+  // No room in the time field: keep previous's time and step its random tail instead.
+  const tail = prev ? incrementBase62(prev[3]!) : undefined;
+  const squeezed = prev && tail ? `${prev[1]}_${prev[2]}${tail}` : undefined;
+  if (squeezed && (next === undefined || squeezed < next)) return squeezed;
+  throw new Error(`no id sorts between ${previous} and ${next}`);
+}

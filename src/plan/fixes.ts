@@ -1,0 +1,131 @@
+/**
+ * Fixes more than one rule shares. Each follows what the agent itself writes in that situation, and none
+ * invents provider-signed content: reasoning is kept verbatim or removed whole (the backup keeps it).
+ */
+import type { MessageInfo } from "../model/opencode.js";
+import { MessageInfo as MessageSchema, validatePart } from "../model/opencode.js";
+import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
+import { randomBase62 } from "../stores/opencode/ids.js";
+import { CORRUPTED_OUTPUT_PLACEHOLDER, isObject, type Edit, type FixContext, type Json } from "./fix-context.js";
+import { salvageJsonObject } from "./salvage-json.js";
+
+const lossy = new TextDecoder("utf-8", { fatal: false });
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Drop a reasoning part. In the latest tool-use turn that is not allowed on its own (see
+ * FixContext.latestToolTurn): that turn is taken out whole and the model redoes the step.
+ */
+export function removeReasoning(part: PartRecord, context: FixContext, reason: string): Edit[] {
+  const owner = context.owner(part);
+  const turn = owner ? context.latestToolTurn(owner.ref.id) : undefined;
+  if (turn) {
+    const why = `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn is taken out (kept in the backup) and the model redoes the step`;
+    return turn.flatMap((message) => context.deleteMessage(message, why));
+  }
+  return context.delete(part, `${reason} (kept verbatim in the backup)`);
+}
+
+/** Strip NUL characters, lone surrogates and (for bytes that were not UTF-8) replacement characters from every string. */
+export function cleanStrings(value: unknown, dropReplacement: boolean): unknown {
+  if (typeof value === "string") {
+    let s = value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
+    if (!s.isWellFormed()) s = s.replace(LONE_SURROGATE, "");
+    if (dropReplacement && s.includes("\ufffd")) s = s.replaceAll("\ufffd", "");
+    return s;
+  }
+  if (Array.isArray(value)) return value.map((v) => cleanStrings(v, dropReplacement));
+  if (isObject(value)) {
+    for (const key of Object.keys(value)) value[key] = cleanStrings(value[key], dropReplacement);
+  }
+  return value;
+}
+
+/** A new call id in the same family as `old` (ids are not signed; providers only need them unique). */
+export function freshCallId(old: string | undefined): string {
+  if (old === undefined || old.startsWith("toolu_")) return `toolu_01${randomBase62(22)}`;
+  if (old.startsWith("call_")) return `call_${randomBase62(24)}`;
+  return `${old}_${randomBase62(8)}`;
+}
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/**
+ * Salvage an unreadable part: keep everything a torn write left intact. A tool whose result did not survive is
+ * closed as an interrupted call (the partial output goes where opencode keeps partial output, metadata.output,
+ * which it sends for interrupted calls). Nothing recoverable: the part leaves the session (bytes in the backup).
+ */
+export function salvagePart(part: PartRecord, context: FixContext): Edit[] {
+  const salvaged = part.raw ? salvageJsonObject(lossy.decode(part.raw)) : undefined;
+  if (!salvaged) return context.delete(part, "unreadable part with nothing recoverable: removed (its bytes are in the backup)");
+  const value = cleanStrings(salvaged.value, true) as Json;
+  const cut = salvaged.truncatedStrings;
+  if (validatePart(value).success && !cut.includes("state.output")) {
+    return context.replace(part, value, `salvaged what the torn record kept (${salvaged.how}${cut.length ? `; cut short: ${cut.join(", ")}` : ""})`);
+  }
+  if (value.type === "tool" && typeof value.callID === "string" && typeof value.tool === "string") {
+    const state = isObject(value.state) ? value.state : {};
+    const time = isObject(state.time) ? state.time : {};
+    const metadata: Json = { ...(isObject(state.metadata) ? state.metadata : {}), interrupted: true };
+    if (typeof state.output === "string") metadata.output = `${state.output}\n${CORRUPTED_OUTPUT_PLACEHOLDER}`;
+    value.state = {
+      status: "error",
+      input: isObject(state.input) ? state.input : {},
+      error: CORRUPTED_OUTPUT_PLACEHOLDER,
+      metadata,
+      time: { start: num(time.start) ?? context.now, end: num(time.end) ?? context.now },
+    };
+    if (validatePart(value).success) return context.replace(part, value, `salvaged the tool call; its result was lost to a torn write (${salvaged.how})`);
+  }
+  return context.delete(part, `unreadable part: what survived (${salvaged.how}) is not a valid part; removed (its bytes are in the backup)`);
+}
+
+/**
+ * Salvage an unreadable message record. Its parts hold the content; the message itself is metadata, so what a torn
+ * write lost is taken from the nearest messages of the session (model, agent, paths) rather than losing the turn.
+ */
+export function salvageMessage(message: MessageRecord, context: FixContext): Edit[] {
+  const salvaged = message.raw ? salvageJsonObject(lossy.decode(message.raw)) : undefined;
+  const found = salvaged ? (cleanStrings(salvaged.value, true) as Json) : {};
+  if (MessageSchema.safeParse(found).success) return context.replace(message, found, `salvaged the message record (${salvaged!.how})`);
+  if (message.parts.length === 0) return context.delete(message, "unreadable message with no parts: removed (its bytes are in the backup)");
+  const rebuilt = { ...rebuiltMessage(message, found, context), ...validFields(found) };
+  const value = MessageSchema.safeParse(rebuilt).success ? rebuilt : rebuiltMessage(message, found, context);
+  if (!MessageSchema.safeParse(value).success) return [];
+  return context.replace(message, value, `rebuilt the unreadable message record around its ${message.parts.length} parts from its neighbours' model and paths`);
+}
+
+/** Fields of a half-recovered message that can be trusted as they are (scalars only; nested ones are rebuilt). */
+function validFields(found: Json): Json {
+  const kept: Json = {};
+  for (const [key, value] of Object.entries(found)) if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") kept[key] = value;
+  delete kept.role;
+  return kept;
+}
+
+function rebuiltMessage(message: MessageRecord, found: Json, context: FixContext): Json {
+  const all = context.session.messages;
+  const index = all.indexOf(message);
+  const near = [...all.slice(0, Math.max(index, 0)).reverse(), ...all.slice(index + 1)].map((m) => m.info).filter((i): i is MessageInfo => i !== undefined);
+  const user = near.find((i) => i.role === "user");
+  const assistant = near.find((i) => i.role === "assistant");
+  const role = found.role === "user" || found.role === "assistant" ? found.role : message.parts.some((p) => ["tool", "reasoning", "step-start", "step-finish"].includes(String(p.part?.type))) ? "assistant" : "user";
+  const created = message.created;
+  const model = user?.role === "user" ? user.model : assistant?.role === "assistant" ? { providerID: assistant.providerID, modelID: assistant.modelID } : { providerID: "unknown", modelID: "unknown" };
+  if (role === "user") return { role, time: { created }, agent: user?.role === "user" ? user.agent : "build", model };
+  const previousUser = all.slice(0, Math.max(index, 0)).reverse().find((m) => m.info?.role === "user");
+  const a = assistant?.role === "assistant" ? assistant : undefined;
+  return {
+    role,
+    time: { created, completed: created },
+    error: { name: "MessageAbortedError", data: { message: "The message record was damaged; rebuilt by recover" } },
+    parentID: previousUser?.ref.id ?? "",
+    modelID: a?.modelID ?? model.modelID,
+    providerID: a?.providerID ?? model.providerID,
+    mode: a?.mode ?? "build",
+    agent: a?.agent ?? "build",
+    path: a?.path ?? { cwd: "", root: "" },
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+  };
+}
