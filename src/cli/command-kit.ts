@@ -8,6 +8,7 @@ import { openStore } from "../stores/discover.js";
 import type { SessionStore } from "../stores/store.js";
 import { createIo, type GlobalOptions, type Io } from "./io.js";
 import { errorDocument } from "./json-output.js";
+import { settleJournal } from "./mutation.js";
 
 export type Handler<O> = (context: { args: string[]; options: O & GlobalOptions; io: Io; command: Command }) => number | Promise<number>;
 
@@ -40,6 +41,7 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err">
 export async function withStore<T>(options: GlobalOptions, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
   const store = openStore({ ...(options.store !== undefined ? { store: options.store } : {}), ...(options.format !== undefined ? { format: options.format } : {}) });
   try {
+    settleJournal(store);
     return await work(store);
   } finally {
     store.close();

@@ -25,6 +25,8 @@ export interface Io {
   err(text: string): void;
   /** A spinner on stderr, or a no-op where a spinner would be noise (pipes, CI, --json, --quiet). */
   spinner(text: string): { update(text: string): void; stop(): void };
+  /** Ask a yes/no question on the terminal (only when `interactive`); a closed terminal or Ctrl-C answers no. */
+  confirm(question: string): Promise<boolean>;
 }
 
 export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
@@ -59,6 +61,17 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
           spinner?.stop();
         },
       };
+    },
+    async confirm(question) {
+      // inquirer is loaded only when a person is asked something; the prompt goes to stderr, beside the diffs.
+      const { createPromptModule } = await import("inquirer");
+      const prompt = createPromptModule({ output: process.stderr });
+      try {
+        const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false }]);
+        return answer.ok === true;
+      } catch {
+        return false;
+      }
     },
   };
 }

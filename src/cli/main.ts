@@ -9,6 +9,9 @@ import { reportError } from "./command-kit.js";
 import { addRules } from "./commands/rules.js";
 import { addSessionList } from "./commands/session-list.js";
 import { addSessionScan } from "./commands/session-scan.js";
+import { addSessionRepair } from "./commands/session-repair.js";
+import { addSessionRestore } from "./commands/session-restore.js";
+import { addSessionBackups } from "./commands/session-backups.js";
 import { createIo } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
@@ -44,10 +47,15 @@ Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage
 Examples:
   recover session list
   recover session scan --all --json
-  recover session scan ses_52f1 --rule tool-call-interrupted`,
+  recover session scan ses_52f1 --rule tool-call-interrupted
+  recover session repair ses_52f1 --dry-run
+  recover session restore <backup-id>`,
     );
   addSessionList(session);
   addSessionScan(session);
+  addSessionRepair(session);
+  addSessionRestore(session);
+  addSessionBackups(session);
   addRules(program);
 
   for (const command of [program, ...allSubcommands(program)]) {

@@ -67,6 +67,8 @@ export interface StoreWriter {
   read(key: RecordKey): StoredImage;
   /** The record's JSON bytes inside an image (SQLite: the `data` column; JSON tree: the file), to compare with a load. */
   payload(image: StoredImage): Buffer | undefined;
+  /** An image as a person reads it in a diff (pretty JSON; a row as its columns). */
+  describe(image: StoredImage): string;
   /** The image after a fix: `bytes` become the record's JSON; bookkeeping (time_updated, ids, mode) follows the store's rules. */
   withPayload(key: RecordKey, before: StoredImage, bytes: Buffer, now: number): StoredImage;
   /** The session record with its update time moved to `now` (opencode touches it on every write), if it has one. */

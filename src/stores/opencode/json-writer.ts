@@ -10,6 +10,7 @@ import { RecoverError, fsError } from "../../errors.js";
 import { mkdirDurable, unlinkDurable, writeFileDurable } from "../../fs/durable.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
+import { payloadText } from "../payload-text.js";
 
 const NEW_FILE_MODE = 0o644;
 
@@ -41,6 +42,10 @@ export class OpencodeJsonWriter implements StoreWriter {
 
   payload(image: StoredImage): Buffer | undefined {
     return image.exists ? image.bytes : undefined;
+  }
+
+  describe(image: StoredImage): string {
+    return payloadText(image.exists ? image.bytes : undefined);
   }
 
   withPayload(_key: RecordKey, before: StoredImage, bytes: Buffer): StoredImage {

@@ -93,6 +93,21 @@ export class OpencodeSqliteWriter implements StoreWriter {
     return data && (data.t === "text" || data.t === "blob") ? Buffer.from(data.v, "base64") : undefined;
   }
 
+  describe(image: StoredImage): string {
+    if (!image.exists) return "";
+    const row: Record<string, unknown> = {};
+    for (const [name, c] of decodeRow(image.bytes).columns) {
+      if (c.t === "null") row[name] = null;
+      else if (c.t === "integer") row[name] = Number.isSafeInteger(Number(c.v)) ? Number(c.v) : c.v;
+      else if (c.t === "real") row[name] = c.v;
+      else {
+        const text = lossy.decode(Buffer.from(c.v, "base64"));
+        row[name] = name === "data" ? parsedOr(text) : text;
+      }
+    }
+    return `${JSON.stringify(row, null, 2)}\n`;
+  }
+
   withPayload(key: RecordKey, before: StoredImage, bytes: Buffer, now: number): StoredImage {
     if (before.exists) {
       const row = decodeRow(before.bytes);
@@ -173,6 +188,16 @@ function cell(type: string, value: unknown, bytes: Buffer | null): Cell {
       return { t: type, v: (bytes ?? Buffer.alloc(0)).toString("base64") };
     default:
       return { t: "null" };
+  }
+}
+
+const lossy = new TextDecoder("utf-8", { fatal: false });
+
+function parsedOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

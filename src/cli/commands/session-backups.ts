@@ -1,0 +1,75 @@
+/** `recover session backups`: list the backups repairs and restores made, or prune old ones. */
+import type { Command } from "commander";
+import { rmSync } from "node:fs";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { listBackups, type Backup } from "../../txn/backup-store.js";
+import { backupRoot } from "../../txn/state-dir.js";
+import { action, parsePositiveInt } from "../command-kit.js";
+import type { Io } from "../io.js";
+import { SCHEMA_VERSION } from "../json-output.js";
+import { confirmChange } from "../mutation.js";
+import { TOOL } from "../version.js";
+
+interface BackupsFlags {
+  prune?: boolean;
+  olderThan?: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function row(b: Backup) {
+  const m = b.manifest;
+  return { id: m.id, createdAt: m.createdAt, kind: m.kind, state: m.state, store: m.store, sessions: m.sessions, changes: m.changes.length, path: b.dir, ...(m.restoreOf ? { restoreOf: m.restoreOf } : {}) };
+}
+
+function printTable(backups: Backup[], io: Io): void {
+  if (backups.length === 0) {
+    io.out("no backups\n");
+    return;
+  }
+  const head = ["ID", "CREATED (UTC)", "KIND", "STATE", "CHANGES", "SESSIONS"];
+  const rows = backups.map((b) => {
+    const m = b.manifest;
+    return [m.id, m.createdAt.replace("T", " ").slice(0, 19), m.kind, m.state, String(m.changes.length), m.sessions.join(",")];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
+  io.out(`${io.color.bold(line(head))}\n`);
+  for (const r of rows) io.out(`${line(r)}\n`);
+}
+
+export function addSessionBackups(session: Command): void {
+  session
+    .command("backups")
+    .description("list the backups taken before each repair or restore (newest last), or prune old ones")
+    .option("--prune", "delete backups older than --older-than days (never one still being applied)")
+    .option("--older-than <days>", "with --prune: age in days", parsePositiveInt("--older-than"))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session backups
+  recover session backups --json | jq -r '.backups[-1].id'
+  recover session backups --prune --older-than 30 --yes`,
+    )
+    .action(
+      action<BackupsFlags>(async ({ options, io }) => {
+        const root = backupRoot(options.backupDir);
+        const backups = listBackups(root);
+        if (!options.prune) {
+          if (options.olderThan !== undefined) throw new RecoverError("usage", "--older-than goes with --prune");
+          if (io.json) io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, root, backups: backups.map(row) })}\n`);
+          else printTable(backups, io);
+          return ExitCode.ok;
+        }
+        if (options.olderThan === undefined) throw new RecoverError("usage", "--prune needs --older-than <days>");
+        const cutoff = Date.now() - options.olderThan * DAY;
+        const old = backups.filter((b) => Date.parse(b.manifest.createdAt) < cutoff && b.manifest.state !== "applying");
+        if (old.length > 0) await confirmChange(io, options, `${root}: delete ${old.length} backup${old.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
+        for (const b of old) rmSync(b.dir, { recursive: true, force: true });
+        if (io.json) io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, root, pruned: old.map(row) })}\n`);
+        else io.out(old.length === 0 ? "nothing to prune\n" : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${old.map((b) => b.manifest.id).join(", ")}\n`);
+        return ExitCode.ok;
+      }),
+    );
+}

@@ -1,0 +1,139 @@
+/**
+ * `recover session repair`: load → rules → plan (fixes as data) → show diffs → ask → back up → apply atomically.
+ * `--dry-run` stops after the plan and exits 1 when there is something to do (terraform's -detailed-exitcode).
+ */
+import { Option, type Command } from "commander";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { planSession, type SessionPlan } from "../../plan/planner.js";
+import { changeDiff } from "../../plan/diff.js";
+import { RULES } from "../../rules/index.js";
+import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
+import type { RecordRef } from "../../model/record.js";
+import { summariseChange } from "../../model/change.js";
+import { runTransaction } from "../../txn/transaction.js";
+import { repairTargets } from "../../txn/targets.js";
+import { action, withStore } from "../command-kit.js";
+import type { GlobalOptions } from "../io.js";
+import { confirmChange, refuseOpenStore, withWriter } from "../mutation.js";
+import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
+import { humanChangeReporter } from "../reporters/change-human.js";
+import { jsonChangeReporter } from "../reporters/change-json.js";
+import { selectSessions } from "../select-sessions.js";
+
+interface RepairFlags {
+  all?: boolean;
+  last?: boolean;
+  rule?: string;
+  only?: string;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+/** A session written this recently may have its agent still writing it: don't race it without --force. */
+const RECENT_WRITE_MS = 60_000;
+
+/**
+ * Without --rule: every rule with a repair except those fixed only on request, plus the context-trim rules so their
+ * findings are reported as left for `context trim`. With --rule: exactly those, each of which must be repairable.
+ */
+export function repairRules(list: string | undefined): readonly Rule[] {
+  if (list === undefined) return RULES.filter((r) => (r.repair && !r.repairOnRequest) || r.fix === "trim");
+  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
+  if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
+  const trim = RULES.filter((r) => wanted.includes(r.id) && r.fix === "trim").map((r) => r.id);
+  if (trim.length > 0) throw new RecoverError("usage", `${trim.join(", ")} ${trim.length === 1 ? "is" : "are"} fixed by \`recover context trim\`, not by repair`);
+  return RULES.filter((r) => wanted.includes(r.id));
+}
+
+export function restoreCommand(backupId: string, options: GlobalOptions): string {
+  return `recover session restore ${backupId}${options.backupDir !== undefined ? ` --backup-dir ${JSON.stringify(options.backupDir)}` : ""}`;
+}
+
+export function addSessionRepair(session: Command): void {
+  session
+    .command("repair")
+    .description("fix what scan finds: plan, show diffs, back up, apply atomically (undo with session restore)")
+    .argument("[ids...]", "session ids or unique prefixes")
+    .option("--all", "repair every session")
+    .option("--last", "repair the most recently updated session")
+    .option("--rule <ids>", "only these rules' fixes (comma-separated); unsigned-thinking is fixed only when named")
+    .addOption(new Option("--only <ids>", "same as --rule").hideHelp())
+    .option("--dry-run", "show the plan and diffs, write nothing; exit 1 when there is something to fix")
+    .option("--force", "write even while another process holds the store open or the session was written within 60 s")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session repair ses_52f1 --dry-run          show what would change, as diffs
+  recover session repair ses_52f1                    ask, back up, repair
+  recover session repair --all --yes --json          scripted: no prompt, one JSON document
+  recover session repair --last --rule tool-call-interrupted,incomplete-message
+
+Every repair backs up the records it changes first; undo it with \`recover session restore <backup-id>\`.
+Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findings left / not confirmed,
+2 usage or input error (also: no terminal and no --yes), 3 refused for safety (store in use, store changed).`,
+    )
+    .action(
+      action<RepairFlags>(({ args, options, io }) => {
+        if (options.rule !== undefined && options.only !== undefined) throw new RecoverError("usage", "give --rule or --only, not both");
+        const rules = repairRules(options.rule ?? options.only);
+        return withStore(options, async (store) => {
+          const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
+          const now = Date.now();
+          const spinner = io.spinner(`planning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
+          const planned: { plan: SessionPlan; sessionRef: RecordRef }[] = [];
+          try {
+            for (const id of ids) {
+              const records = store.loadSession(id, "full");
+              planned.push({ plan: planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules }), sessionRef: records.sessionRef });
+              spinner.update(`planned ${planned.length}/${ids.length} sessions`);
+            }
+          } finally {
+            spinner.stop();
+          }
+          const report: ChangeReport = {
+            command: "repair",
+            store: store.info,
+            dryRun: options.dryRun === true,
+            backup: null,
+            sessions: planned
+              .filter(({ plan }) => plan.changes.length > 0 || plan.remaining.length > 0 || ids.length === 1)
+              .map(({ plan }): ReportedSession => ({
+                id: plan.summary.id,
+                title: plan.summary.title,
+                changes: plan.changes.map((change) => ({ summary: summariseChange(change), reasons: change.reasons, diff: () => changeDiff(change) })),
+                unfixed: plan.remaining,
+              })),
+          };
+          const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
+          reporter.plan(report);
+          const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
+          const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
+          if (toWrite.length === 0 || options.dryRun) {
+            reporter.done(report);
+            if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
+            return leftErrors ? ExitCode.findings : ExitCode.ok;
+          }
+          return withWriter(store, options, async ({ writer, state, backupRoot }) => {
+            refuseOpenStore(writer, options.force);
+            const recent = toWrite.find(({ plan }) => now - plan.summary.updated < RECENT_WRITE_MS);
+            if (recent && !options.force) {
+              const ago = Math.max(0, Math.round((now - recent.plan.summary.updated) / 1000));
+              throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
+            }
+            const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
+            await confirmChange(io, options, `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`);
+            writer.checkIntegrity();
+            const writeTime = Date.now();
+            const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes })), writer, store.codec, writeTime);
+            const backup = runTransaction({ kind: "repair", writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
+            report.backup = { id: backup.manifest.id, path: backup.dir };
+            report.undo = restoreCommand(backup.manifest.id, options);
+            reporter.done(report);
+            return leftErrors ? ExitCode.findings : ExitCode.ok;
+          });
+        });
+      }),
+    );
+}

@@ -1,0 +1,113 @@
+/**
+ * `recover session restore <backup-id>`: put every record a repair changed back, byte for byte, in one
+ * transaction. It backs up the current state first (so a restore is itself undoable) and refuses, naming the
+ * records, when one changed after the repair, unless --force.
+ */
+import type { Command } from "commander";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { unifiedDiff } from "../../plan/diff.js";
+import { assertSafeId } from "../../stores/session-id.js";
+import { readBackup } from "../../txn/backup-store.js";
+import { backupRoot } from "../../txn/state-dir.js";
+import { changesOfTargets, restoreTargets } from "../../txn/targets.js";
+import { runTransaction } from "../../txn/transaction.js";
+import { action, withStore } from "../command-kit.js";
+import { confirmChange, refuseOpenStore, withWriter } from "../mutation.js";
+import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
+import { humanChangeReporter } from "../reporters/change-human.js";
+import { jsonChangeReporter } from "../reporters/change-json.js";
+import { restoreCommand } from "./session-repair.js";
+
+interface RestoreFlags {
+  session?: string;
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+export function addSessionRestore(session: Command): void {
+  session
+    .command("restore")
+    .description("put back every record a repair (or restore) changed, byte for byte; itself undoable")
+    .argument("<backup-id>", "the id a repair printed (see `recover session backups`)")
+    .option("--session <id>", "restore only this session's records")
+    .option("--dry-run", "show what would be put back, write nothing; exit 1 when there is something to restore")
+    .option("--force", "restore even records changed after the repair (those later changes are backed up first), or while the store is open")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session restore 20261122T190503Z-9f2c1e
+  recover session restore 20261122T190503Z-9f2c1e --session ses_52f1 --yes
+  recover session restore 20261122T190503Z-9f2c1e --backup-dir ./backups --json --yes
+
+The store is the one the backup was taken from, unless --store names another (a copy).
+Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not confirmed, 2 usage or input error,
+3 refused for safety (records changed after the repair, store in use).`,
+    )
+    .action(
+      action<RestoreFlags>(({ args, options, io }) => {
+        const id = args[0]!;
+        const root = backupRoot(options.backupDir);
+        const { manifest } = readBackup(root, id);
+        if (options.session !== undefined) {
+          assertSafeId(options.session);
+          if (!manifest.sessions.includes(options.session)) {
+            throw new RecoverError("session-not-found", `backup ${id} holds no records of session ${options.session} (it holds: ${manifest.sessions.join(", ")})`);
+          }
+        }
+        const storeOptions = options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
+        return withStore(storeOptions, (store) => {
+          if (store.info.format !== manifest.store.format) {
+            throw new RecoverError("usage", `backup ${id} was taken from an ${manifest.store.format} store; ${store.info.path} is ${store.info.format}`);
+          }
+          return withWriter(store, options, async ({ writer, state, backupRoot: into }) => {
+            // Read again under the lock: settling an interrupted transaction may have changed its state.
+            const backup = readBackup(root, id);
+            const { targets, conflicts } = restoreTargets(backup, writer, options.session);
+            if (conflicts.length > 0 && !options.force) {
+              const names = conflicts.slice(0, 5).map((k) => `${k.record} ${k.id}`).join(", ");
+              throw new RecoverError(
+                "restore-conflict",
+                `${conflicts.length} record${conflicts.length === 1 ? "" : "s"} changed after backup ${id} was taken (${names}${conflicts.length > 5 ? ", …" : ""}); restoring would undo those later changes too. Pass --force to restore anyway (they are backed up first)`,
+                ExitCode.refused,
+              );
+            }
+            const sessionIds = [...new Set(targets.map((t) => t.key.sessionId))];
+            const changes = changesOfTargets(targets, "restore");
+            const report: ChangeReport = {
+              command: "restore",
+              store: store.info,
+              dryRun: options.dryRun === true,
+              backup: null,
+              restoreOf: id,
+              sessions: sessionIds.map((sessionId): ReportedSession => ({
+                id: sessionId,
+                title: store.listSessions().find((s) => s.id === sessionId)?.title ?? "",
+                unfixed: [],
+                changes: targets.flatMap((t, i) =>
+                  t.key.sessionId !== sessionId
+                    ? []
+                    : [{ summary: changes[i]!, reasons: [`put back from backup ${id}`], diff: () => unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after)) }],
+                ),
+              })),
+            };
+            const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
+            reporter.plan(report);
+            if (targets.length === 0 || options.dryRun) {
+              reporter.done(report);
+              return options.dryRun && targets.length > 0 ? ExitCode.findings : ExitCode.ok;
+            }
+            refuseOpenStore(writer, options.force);
+            await confirmChange(io, options, `${targets.length} record${targets.length === 1 ? "" : "s"} of ${store.info.path} back to backup ${id}`);
+            writer.checkIntegrity();
+            const now = Date.now();
+            const undo = runTransaction({ kind: "restore", restoreOf: id, writer, backupRoot: into, stateDir: state, sessions: sessionIds, changes, targets, now });
+            report.backup = { id: undo.manifest.id, path: undo.dir };
+            report.undo = restoreCommand(undo.manifest.id, options);
+            reporter.done(report);
+            return ExitCode.ok;
+          });
+        });
+      }),
+    );
+}

@@ -1,0 +1,62 @@
+/**
+ * Human output for changes: per session one line per change (what, which rule, why), its unified diff (coloured on
+ * a terminal; very long lines clipped so a 2 MB tool output does not flood the screen), findings left alone, then
+ * the backup and the exact command that undoes it.
+ */
+import type { Io } from "../io.js";
+import { changeCount, type ChangeReport, type ChangeReporter } from "./change-report.js";
+import { fixCommand } from "./scan-human.js";
+
+const MAX_LINE = 240;
+
+function clip(line: string): string {
+  if (line.length <= MAX_LINE) return line;
+  return `${line.slice(0, MAX_LINE)}… [${(line.length - MAX_LINE).toLocaleString("en-US")} more characters]`;
+}
+
+export function humanChangeReporter(io: Io): ChangeReporter {
+  const c = io.color;
+  const colourLine = (line: string) =>
+    line.startsWith("+++") || line.startsWith("---") ? c.bold(line) : line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line.startsWith("@@") ? c.cyan(line) : line;
+  return {
+    plan(report) {
+      for (const notice of report.store.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
+      for (const session of report.sessions) {
+        if (session.changes.length === 0 && session.unfixed.length === 0) continue;
+        io.out(`\n${c.bold(session.id)}  ${session.title}\n`);
+        for (const change of session.changes) {
+          const s = change.summary;
+          const rules = s.rules.length ? c.cyan(` [${s.rules.join(", ")}]`) : "";
+          io.out(`  ${s.op.padEnd(6)} ${s.record} ${s.id}${rules}  ${c.dim(change.reasons.join("; "))}\n`);
+        }
+        if (!io.quiet) {
+          for (const change of session.changes) {
+            io.out("\n");
+            for (const line of change.diff().trimEnd().split("\n")) io.out(`${colourLine(clip(line))}\n`);
+          }
+        }
+        for (const finding of session.unfixed) {
+          const where = [finding.messageId, finding.partId].filter(Boolean).join("/") || "session";
+          const severity = finding.severity === "error" ? c.red("error") : c.yellow("warning");
+          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${finding.message}  ${c.dim(`→ ${fixCommand(finding)}`)}\n`);
+        }
+      }
+    },
+    done(report) {
+      const changes = changeCount(report);
+      const sessions = report.sessions.filter((s) => s.changes.length > 0).length;
+      const what = `${changes} change${changes === 1 ? "" : "s"} in ${sessions} session${sessions === 1 ? "" : "s"}`;
+      if (changes === 0) {
+        io.out(`\n${c.green("✔")} nothing to ${report.command}\n`);
+        return;
+      }
+      if (report.dryRun) {
+        io.out(`\n${c.yellow("dry run:")} ${what} planned; nothing was written\n`);
+        return;
+      }
+      io.out(`\n${c.green("✔")} ${report.command === "restore" ? "restored" : "repaired"}: ${what}\n`);
+      if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${report.backup.path})\n`);
+      if (report.undo) io.out(`undo with: ${c.bold(report.undo)}\n`);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * `--json` for changes: one document, `{"schemaVersion":1,"tool","store","dryRun","backup","sessions":[{"id",
+ * "changes":[{"op","record","id","rules"}],"unfixed":[…]}],"summary":{"changes"}}`; `backup` is null when nothing
+ * was written. Diffs are for people: JSON readers have the before-images in the backup.
+ */
+import type { Io } from "../io.js";
+import { SCHEMA_VERSION, storeJson } from "../json-output.js";
+import { TOOL } from "../version.js";
+import { changeCount, type ChangeReporter } from "./change-report.js";
+
+export function jsonChangeReporter(io: Io): ChangeReporter {
+  return {
+    plan() {},
+    done(report) {
+      const doc = {
+        schemaVersion: SCHEMA_VERSION,
+        tool: TOOL,
+        store: storeJson(report.store),
+        dryRun: report.dryRun,
+        ...(report.restoreOf !== undefined ? { restoreOf: report.restoreOf } : {}),
+        backup: report.backup,
+        ...(report.undo !== undefined ? { undo: report.undo } : {}),
+        sessions: report.sessions.map((s) => ({
+          id: s.id,
+          title: s.title,
+          changes: s.changes.map((c) => ({ ...c.summary, reasons: c.reasons })),
+          unfixed: s.unfixed.map((f) => ({
+            rule: f.rule,
+            severity: f.severity,
+            ...(f.messageId !== undefined ? { messageId: f.messageId } : {}),
+            ...(f.partId !== undefined ? { partId: f.partId } : {}),
+            message: f.message,
+          })),
+        })),
+        summary: { sessions: report.sessions.length, changes: changeCount(report), unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length, 0) },
+      };
+      io.out(`${JSON.stringify(doc)}\n`);
+    },
+  };
+}

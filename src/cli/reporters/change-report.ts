@@ -1,0 +1,46 @@
+/**
+ * What repair, restore (and later context trim) report: per session, the changes with why and their diffs, and
+ * the findings left alone; then the backup that makes it undoable. Formatters (human, JSON) are separate.
+ */
+import type { ChangeSummary } from "../../model/change.js";
+import type { Finding } from "../../rules/rule.js";
+import type { StoreInfo } from "../../stores/store.js";
+
+export interface ReportedChange {
+  summary: ChangeSummary;
+  reasons: string[];
+  /** Unified diff of the record's JSON, made only when it is shown. */
+  diff(): string;
+}
+
+export interface ReportedSession {
+  id: string;
+  title: string;
+  changes: ReportedChange[];
+  /** Findings no fix took care of (no automatic fix, or another command's). */
+  unfixed: Finding[];
+}
+
+export interface ChangeReport {
+  command: "repair" | "restore";
+  store: StoreInfo;
+  dryRun: boolean;
+  sessions: ReportedSession[];
+  /** Set once the change is written; null when nothing was (dry run, nothing to do). */
+  backup: { id: string; path: string } | null;
+  /** The command that undoes what was written. */
+  undo?: string;
+  /** A restore names the backup it put back. */
+  restoreOf?: string;
+}
+
+export function changeCount(report: Pick<ChangeReport, "sessions">): number {
+  return report.sessions.reduce((n, s) => n + s.changes.length, 0);
+}
+
+export interface ChangeReporter {
+  /** The plan, before anything is asked or written. */
+  plan(report: ChangeReport): void;
+  /** The outcome. */
+  done(report: ChangeReport): void;
+}

@@ -1,0 +1,126 @@
+/**
+ * Backups on disk: `<root>/<backup-id>/manifest.json` plus one file per before-image under `images/`. Everything is
+ * fsynced before the store is touched, and private (0700/0600): backups hold whole transcripts.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { RecoverError } from "../errors.js";
+import { fsyncPath, mkdirDurable, writeFileDurable } from "../fs/durable.js";
+import type { StoredImage } from "../model/change.js";
+import { assertSafeId } from "../stores/session-id.js";
+import { Manifest, type ImageEntry, type TransactionState } from "./manifest.js";
+
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+export interface Backup {
+  dir: string;
+  manifest: Manifest;
+}
+
+/** Sortable by time, unique without coordination: `20261122T190503Z-9f2c1e`. */
+export function newBackupId(now: number): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+/** A record's state in one string: content hash, and the file mode where the store has one. Null: absent. */
+export function fingerprint(image: StoredImage): string | null {
+  if (!image.exists) return null;
+  const hash = createHash("sha256").update(image.bytes).digest("hex");
+  return image.mode === undefined ? hash : `${hash}:${image.mode.toString(8)}`;
+}
+
+function ensurePrivateDir(dir: string): void {
+  mkdirDurable(dir, PRIVATE_DIR);
+  chmodSync(dir, PRIVATE_DIR);
+}
+
+/** Write every before-image, then the manifest, all fsynced: only then may the store be changed. */
+export function writeBackup(root: string, manifest: Manifest, beforeImages: readonly StoredImage[]): Backup {
+  ensurePrivateDir(root);
+  const dir = join(root, manifest.id);
+  ensurePrivateDir(dir);
+  const images = join(dir, "images");
+  ensurePrivateDir(images);
+  manifest.images.forEach((entry, i) => {
+    const image = beforeImages[i]!;
+    if (!image.exists) return;
+    entry.file = `images/${String(i).padStart(5, "0")}-${entry.key.record}-${entry.key.id}`;
+    writeFileDurable(join(dir, entry.file), image.bytes, PRIVATE_FILE);
+  });
+  writeManifest(dir, manifest);
+  fsyncPath(root);
+  return { dir, manifest };
+}
+
+export function writeManifest(dir: string, manifest: Manifest): void {
+  writeFileDurable(join(dir, "manifest.json"), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), PRIVATE_FILE);
+}
+
+export function setState(backup: Backup, state: TransactionState): void {
+  backup.manifest.state = state;
+  writeManifest(backup.dir, backup.manifest);
+}
+
+export function readBackup(root: string, id: string): Backup {
+  assertSafeId(id, "backup id");
+  const dir = join(root, id);
+  if (!existsSync(join(dir, "manifest.json"))) {
+    throw new RecoverError("backup-not-found", `no backup ${id} in ${root} (run \`recover session backups\` to list them)`);
+  }
+  return { dir, manifest: readManifest(dir) };
+}
+
+export function readManifest(dir: string): Manifest {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  } catch (error) {
+    throw new RecoverError("backup-unreadable", `the backup manifest ${join(dir, "manifest.json")} cannot be read (${(error as Error).message})`);
+  }
+  const result = Manifest.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new RecoverError("backup-unreadable", `the backup manifest ${join(dir, "manifest.json")} is not valid (${issue?.path.join(".")}: ${issue?.message})`);
+  }
+  return result.data;
+}
+
+/** The before-image an entry points at, checked against its fingerprint so a damaged backup is never restored. */
+export function beforeImage(backup: Backup, entry: ImageEntry, mode: number | undefined): StoredImage {
+  if (entry.file === undefined) return { exists: false };
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(backup.dir, entry.file));
+  } catch (error) {
+    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id} is missing ${entry.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const image: StoredImage = { exists: true, bytes, ...(mode !== undefined ? { mode } : {}) };
+  if (fingerprint(image) !== entry.before) {
+    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: ${entry.file} does not match its recorded fingerprint; it will not be restored`);
+  }
+  return image;
+}
+
+/** The file mode a fingerprint recorded (JSON tree), so the restored file gets it back. */
+export function modeOf(fingerprintValue: string | null): number | undefined {
+  const mode = fingerprintValue?.split(":")[1];
+  return mode === undefined ? undefined : Number.parseInt(mode, 8);
+}
+
+export function listBackups(root: string): Backup[] {
+  if (!existsSync(root)) return [];
+  const found: Backup[] = [];
+  for (const name of readdirSync(root).sort()) {
+    const dir = join(root, name);
+    if (!statSync(dir).isDirectory() || !existsSync(join(dir, "manifest.json"))) continue;
+    try {
+      found.push({ dir, manifest: readManifest(dir) });
+    } catch {
+      /* a foreign or damaged folder is not ours to list */
+    }
+  }
+  return found;
+}

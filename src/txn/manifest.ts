@@ -1,0 +1,36 @@
+/**
+ * The backup manifest: what a transaction changed and where every before-image is. It doubles as the intent
+ * journal (planned → applying → done): a crash leaves it in `applying`, and the next command on the store
+ * settles it (journal.ts). The zod schema is the type and the reader.
+ */
+import { z } from "zod";
+import { ChangeSummary, RecordKey } from "../model/change.js";
+
+export const TransactionState = z.enum(["planned", "applying", "done", "rolled-back", "abandoned"]);
+export type TransactionState = z.infer<typeof TransactionState>;
+
+export const ImageEntry = z.object({
+  key: RecordKey,
+  /** File in the backup holding the before-image; absent when the record did not exist before. */
+  file: z.string().optional(),
+  /** Fingerprints of the record before and after (null: absent), to tell which state a record is in. */
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+export type ImageEntry = z.infer<typeof ImageEntry>;
+
+export const Manifest = z.object({
+  schemaVersion: z.literal(1),
+  id: z.string(),
+  kind: z.enum(["repair", "restore", "trim"]),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  createdAt: z.string(),
+  state: TransactionState,
+  store: z.object({ format: z.string(), path: z.string() }),
+  sessions: z.array(z.string()),
+  /** A restore names the backup it put back. */
+  restoreOf: z.string().optional(),
+  changes: z.array(ChangeSummary),
+  images: z.array(ImageEntry),
+});
+export type Manifest = z.infer<typeof Manifest>;

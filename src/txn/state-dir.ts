@@ -1,0 +1,14 @@
+/**
+ * Where recover keeps its own state: backups, store locks and the journal of transactions in flight.
+ * `$XDG_STATE_HOME/recover` (default `~/.local/state/recover`); backups can be sent elsewhere with --backup-dir.
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "recover");
+}
+
+export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return backupDir !== undefined ? resolve(backupDir) : join(stateDir(env), "backups");
+}

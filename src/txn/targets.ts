@@ -1,0 +1,68 @@
+/**
+ * Turn a plan into store targets (before and after images), and a backup back into targets for a restore. Both
+ * read the store's current state first: a plan is only valid while the store still holds what it was made from.
+ */
+import { RecoverError } from "../errors.js";
+import { ABSENT, summariseChange, type ChangeSummary, type RecordChange, type RecordKey } from "../model/change.js";
+import type { RecordRef } from "../model/record.js";
+import type { ImageTarget, RecordCodec, StoreWriter } from "../stores/store.js";
+import { keyOf } from "../plan/working-session.js";
+import { beforeImage, fingerprint, modeOf, type Backup } from "./backup-store.js";
+
+export interface PlannedSession {
+  sessionRef: RecordRef;
+  changes: RecordChange[];
+}
+
+export function repairTargets(sessions: readonly PlannedSession[], writer: StoreWriter, codec: RecordCodec, now: number): { targets: ImageTarget[]; changes: ChangeSummary[] } {
+  const targets: ImageTarget[] = [];
+  const changes: ChangeSummary[] = [];
+  for (const { sessionRef, changes: planned } of sessions) {
+    if (planned.length === 0) continue;
+    for (const change of planned) {
+      const before = writer.read(change.key);
+      const stillThere = change.op === "insert" ? !before.exists : before.exists && writer.payload(before)?.equals(change.beforeBytes ?? Buffer.alloc(0)) === true;
+      if (!stillThere) {
+        throw new RecoverError("store-changed", `${change.key.record} ${change.key.id} changed since it was read (is opencode running?); nothing was changed`, 3);
+      }
+      const after = change.op === "delete" || !change.after ? ABSENT : writer.withPayload(change.key, before, codec.encode(change.after), now);
+      targets.push({ key: change.key, before, after });
+      changes.push(summariseChange(change));
+    }
+    // opencode moves a session's update time on every write to it; so does a repair (and a restore puts it back).
+    const sessionKey: RecordKey = keyOf(sessionRef);
+    const before = writer.read(sessionKey);
+    const after = writer.touched(sessionKey, before, now);
+    if (after) targets.push({ key: sessionKey, before, after });
+  }
+  return { targets, changes };
+}
+
+export interface RestoreTargets {
+  targets: ImageTarget[];
+  /** Records that changed after the transaction being undone: restoring them loses those later changes. */
+  conflicts: RecordKey[];
+}
+
+export function restoreTargets(backup: Backup, writer: StoreWriter, onlySession?: string): RestoreTargets {
+  const targets: ImageTarget[] = [];
+  const conflicts: RecordKey[] = [];
+  for (const entry of backup.manifest.images) {
+    if (onlySession !== undefined && entry.key.sessionId !== onlySession) continue;
+    const now = writer.read(entry.key);
+    if (fingerprint(now) === entry.before) continue; // already as it was
+    if (fingerprint(now) !== entry.after) conflicts.push(entry.key);
+    const after = beforeImage(backup, entry, modeOf(entry.before));
+    targets.push({ key: entry.key, before: now, after });
+  }
+  return { targets, conflicts };
+}
+
+/** How a restore reports its targets: what each one does to the store. */
+export function changesOfTargets(targets: readonly ImageTarget[], rule: string): ChangeSummary[] {
+  return targets.map((t) => {
+    const { record, id, sessionId, messageId } = t.key;
+    const op = !t.before.exists ? "insert" : !t.after.exists ? "delete" : "update";
+    return { op, record, id, sessionId, ...(messageId !== undefined ? { messageId } : {}), rules: [rule] };
+  });
+}

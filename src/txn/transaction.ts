@@ -1,0 +1,58 @@
+/**
+ * The transaction: back up every before-image and the manifest (fsynced), record the transaction in the journal,
+ * then let the store apply the targets, then mark it done. A crash at any instant leaves either the old state or
+ * the new one: SQLite through its own transaction, the JSON tree through the journal (journal.ts undoes a plan a
+ * crash cut short). A restore is the same transaction with the backup's before-images as its targets.
+ */
+import { RecoverError } from "../errors.js";
+import type { ChangeSummary } from "../model/change.js";
+import type { ImageTarget, StoreWriter } from "../stores/store.js";
+import { TOOL } from "../cli/version.js";
+import { fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
+import { clearJournal, journal, settle } from "./journal.js";
+import type { Manifest } from "./manifest.js";
+
+export interface TransactionInput {
+  kind: Manifest["kind"];
+  writer: StoreWriter;
+  backupRoot: string;
+  stateDir: string;
+  sessions: string[];
+  changes: ChangeSummary[];
+  targets: ImageTarget[];
+  now: number;
+  restoreOf?: string;
+}
+
+export function runTransaction(input: TransactionInput): Backup {
+  const { writer } = input;
+  const manifest: Manifest = {
+    schemaVersion: 1,
+    id: newBackupId(input.now),
+    kind: input.kind,
+    tool: { ...TOOL },
+    createdAt: new Date(input.now).toISOString(),
+    state: "planned",
+    store: { format: writer.info.format, path: writer.info.path },
+    sessions: input.sessions,
+    ...(input.restoreOf !== undefined ? { restoreOf: input.restoreOf } : {}),
+    changes: input.changes,
+    images: input.targets.map((t) => ({ key: t.key, before: fingerprint(t.before), after: fingerprint(t.after) })),
+  };
+  const backup = writeBackup(input.backupRoot, manifest, input.targets.map((t) => t.before));
+  journal(input.stateDir, writer.info.path, backup);
+  setState(backup, "applying");
+  try {
+    writer.apply(input.targets);
+  } catch (error) {
+    // A store that changed under us is detected before anything is written; any other failure may come after
+    // some files were replaced: undo whatever reached the store from the backup before reporting the error.
+    if (error instanceof RecoverError && error.code === "store-changed") setState(backup, "abandoned");
+    else settle(backup, writer);
+    clearJournal(input.stateDir, writer.info.path);
+    throw error;
+  }
+  setState(backup, "done");
+  clearJournal(input.stateDir, writer.info.path);
+  return backup;
+}
