@@ -4,7 +4,7 @@
  * new ones. Shared by the JSON-tree writer and the backup store.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync, fchmodSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync, fchmodSync, futimesSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** Temp files carry this marker (and never end in `.json`, so no store reader mistakes one for a record). */
@@ -29,7 +29,7 @@ export function mkdirDurable(dir: string, mode = 0o755): void {
   }
 }
 
-export function writeFileDurable(path: string, bytes: Uint8Array, mode = 0o644): void {
+export function writeFileDurable(path: string, bytes: Uint8Array, mode = 0o644, mtimeMs?: number): void {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString("hex")}`);
   const fd = openSync(temp, "wx", mode);
@@ -38,6 +38,7 @@ export function writeFileDurable(path: string, bytes: Uint8Array, mode = 0o644):
     fchmodSync(fd, mode);
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    if (mtimeMs !== undefined) futimesSync(fd, new Date(), new Date(mtimeMs));
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -97,7 +97,7 @@ export function beforeImage(backup: Backup, entry: ImageEntry, mode: number | un
   } catch (error) {
     throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id} is missing ${entry.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  const image: StoredImage = { exists: true, bytes, ...(mode !== undefined ? { mode } : {}) };
+  const image: StoredImage = { exists: true, bytes, ...(mode !== undefined ? { mode } : {}), ...(entry.mtimeMs !== undefined ? { mtimeMs: entry.mtimeMs } : {}) };
   if (fingerprint(image) !== entry.before) {
     throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: ${entry.file} does not match its recorded fingerprint; it will not be restored`);
   }

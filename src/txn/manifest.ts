@@ -16,6 +16,8 @@ export const ImageEntry = z.object({
   /** Fingerprints of the record before and after (null: absent), to tell which state a record is in. */
   before: z.string().nullable(),
   after: z.string().nullable(),
+  /** Files: the before-image's modification time, given back on restore. */
+  mtimeMs: z.number().optional(),
 });
 export type ImageEntry = z.infer<typeof ImageEntry>;
 

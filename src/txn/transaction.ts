@@ -37,7 +37,12 @@ export function runTransaction(input: TransactionInput): Backup {
     sessions: input.sessions,
     ...(input.restoreOf !== undefined ? { restoreOf: input.restoreOf } : {}),
     changes: input.changes,
-    images: input.targets.map((t) => ({ key: t.key, before: fingerprint(t.before), after: fingerprint(t.after) })),
+    images: input.targets.map((t) => ({
+      key: t.key,
+      before: fingerprint(t.before),
+      after: fingerprint(t.after),
+      ...(t.before.exists && t.before.mtimeMs !== undefined ? { mtimeMs: t.before.mtimeMs } : {}),
+    })),
   };
   const backup = writeBackup(input.backupRoot, manifest, input.targets.map((t) => t.before));
   journal(input.stateDir, writer.info.path, backup);

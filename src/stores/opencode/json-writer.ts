@@ -30,10 +30,12 @@ export class OpencodeJsonWriter implements StoreWriter {
   }
 
   read(key: RecordKey): StoredImage {
-    const path = this.pathOf(key);
+    // A session with no session file (records whose session is gone) has nothing to read.
+    if (key.path === undefined) return { exists: false };
+    const path = key.path;
     try {
-      const mode = statSync(path).mode & 0o7777;
-      return { exists: true, bytes: readFileSync(path), mode };
+      const stat = statSync(path);
+      return { exists: true, bytes: readFileSync(path), mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return { exists: false };
       throw fsError(error, path) ?? error;
@@ -79,7 +81,7 @@ export class OpencodeJsonWriter implements StoreWriter {
           continue;
         }
         mkdirDurable(dirname(path));
-        writeFileDurable(path, target.after.bytes, target.after.mode ?? NEW_FILE_MODE);
+        writeFileDurable(path, target.after.bytes, target.after.mode ?? NEW_FILE_MODE, target.after.mtimeMs);
       } catch (error) {
         throw fsError(error, path) ?? error;
       }
