@@ -4,8 +4,8 @@ import { ExitCode } from "../../errors.js";
 import { RULES } from "../../rules/index.js";
 import { action } from "../command-kit.js";
 import { SCHEMA_VERSION } from "../json-output.js";
+import { fixedBy } from "../reporters/rule-lookup.js";
 
-const FIXED_BY = { repair: "recover session repair", trim: "recover context trim", none: null } as const;
 
 export function addRules(program: Command): void {
   program
@@ -14,7 +14,7 @@ export function addRules(program: Command): void {
     .addHelpText("after", "\nExamples:\n  recover rules\n  recover rules --json")
     .action(
       action(({ io }) => {
-        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: FIXED_BY[r.fix] }));
+        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: fixedBy(r) }));
         if (io.json) {
           io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, rules: rows })}\n`);
           return ExitCode.ok;

@@ -7,7 +7,7 @@ import type { SessionResult } from "../../scan/scan.js";
 import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
 import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
-import { RULE_BY_ID } from "./rule-lookup.js";
+import { fixedBy, RULE_BY_ID } from "./rule-lookup.js";
 
 export function humanScanReporter(io: Io): ScanReporter {
   const c = io.color;
@@ -42,8 +42,5 @@ function findingLine(f: Finding, io: Io): string {
 }
 
 export function fixCommand(f: Finding): string {
-  const rule = RULE_BY_ID.get(f.rule);
-  if (rule?.fix === "trim") return `recover context trim ${f.sessionId}`;
-  if (rule?.fix === "repair") return `recover session repair ${f.sessionId} --rule ${f.rule}`;
-  return "no automatic fix";
+  return fixedBy(RULE_BY_ID.get(f.rule), f.sessionId) ?? "no automatic fix";
 }
