@@ -38,7 +38,8 @@ export function writeFileDurable(path: string, bytes: Uint8Array, mode = 0o644, 
     fchmodSync(fd, mode);
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    if (mtimeMs !== undefined) futimesSync(fd, new Date(), new Date(mtimeMs));
+    // Seconds as a number keep the sub-millisecond part a Date would drop.
+    if (mtimeMs !== undefined) futimesSync(fd, Date.now() / 1000, mtimeMs / 1000);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

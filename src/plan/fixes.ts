@@ -5,11 +5,11 @@
 import type { MessageInfo } from "../model/opencode.js";
 import { MessageInfo as MessageSchema, validatePart } from "../model/opencode.js";
 import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
+import { dropInvalidUtf8 } from "../stores/decode-json.js";
 import { randomBase62 } from "../stores/opencode/ids.js";
 import { CORRUPTED_OUTPUT_PLACEHOLDER, isObject, type Edit, type FixContext, type Json } from "./fix-context.js";
 import { salvageJsonObject } from "./salvage-json.js";
 
-const lossy = new TextDecoder("utf-8", { fatal: false });
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
@@ -26,19 +26,34 @@ export function removeReasoning(part: PartRecord, context: FixContext, reason: s
   return context.delete(part, `${reason} (kept verbatim in the backup)`);
 }
 
-/** Strip NUL characters, lone surrogates and (for bytes that were not UTF-8) replacement characters from every string. */
-export function cleanStrings(value: unknown, dropReplacement: boolean): unknown {
+/** Strip NUL characters and lone surrogates from every string (invalid UTF-8 is dropped at the byte level: storedText). */
+export function cleanStrings(value: unknown): unknown {
   if (typeof value === "string") {
-    let s = value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
-    if (!s.isWellFormed()) s = s.replace(LONE_SURROGATE, "");
-    if (dropReplacement && s.includes("\ufffd")) s = s.replaceAll("\ufffd", "");
-    return s;
+    const s = value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
+    return s.isWellFormed() ? s : s.replace(LONE_SURROGATE, "");
   }
-  if (Array.isArray(value)) return value.map((v) => cleanStrings(v, dropReplacement));
+  if (Array.isArray(value)) return value.map((v) => cleanStrings(v));
   if (isObject(value)) {
-    for (const key of Object.keys(value)) value[key] = cleanStrings(value[key], dropReplacement);
+    for (const key of Object.keys(value)) value[key] = cleanStrings(value[key]);
   }
   return value;
+}
+
+/** A record's stored text without its invalid UTF-8 sequences (a lossy decode would turn them into U+FFFD). */
+export function storedText(raw: Buffer): string {
+  return dropInvalidUtf8(raw).toString("utf8");
+}
+
+/** A parsed record whose strings held NULs, broken surrogates or invalid UTF-8, cleaned of them and nothing else. */
+export function cleanCorruptedRecord(record: PartRecord, context: FixContext, reason: string): Edit[] {
+  if (record.content.corruption?.kind !== "invalid-utf8" || !record.raw) return context.update(record, reason, (value) => cleanStrings(value));
+  let value: unknown;
+  try {
+    value = JSON.parse(storedText(record.raw));
+  } catch {
+    return [];
+  }
+  return isObject(value) ? [{ op: "update", target: record, value: cleanStrings(value) as Json, reason }] : [];
 }
 
 /** A new call id in the same family as `old` (ids are not signed; providers only need them unique). */
@@ -56,9 +71,9 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
  * which it sends for interrupted calls). Nothing recoverable: the part leaves the session (bytes in the backup).
  */
 export function salvagePart(part: PartRecord, context: FixContext): Edit[] {
-  const salvaged = part.raw ? salvageJsonObject(lossy.decode(part.raw)) : undefined;
+  const salvaged = part.raw ? salvageJsonObject(storedText(part.raw)) : undefined;
   if (!salvaged) return context.delete(part, "unreadable part with nothing recoverable: removed (its bytes are in the backup)");
-  const value = cleanStrings(salvaged.value, true) as Json;
+  const value = cleanStrings(salvaged.value) as Json;
   const cut = salvaged.truncatedStrings;
   if (validatePart(value).success && !cut.includes("state.output")) {
     return context.replace(part, value, `salvaged what the torn record kept (${salvaged.how}${cut.length ? `; cut short: ${cut.join(", ")}` : ""})`);
@@ -85,8 +100,8 @@ export function salvagePart(part: PartRecord, context: FixContext): Edit[] {
  * write lost is taken from the nearest messages of the session (model, agent, paths) rather than losing the turn.
  */
 export function salvageMessage(message: MessageRecord, context: FixContext): Edit[] {
-  const salvaged = message.raw ? salvageJsonObject(lossy.decode(message.raw)) : undefined;
-  const found = salvaged ? (cleanStrings(salvaged.value, true) as Json) : {};
+  const salvaged = message.raw ? salvageJsonObject(storedText(message.raw)) : undefined;
+  const found = salvaged ? (cleanStrings(salvaged.value) as Json) : {};
   if (MessageSchema.safeParse(found).success) return context.replace(message, found, `salvaged the message record (${salvaged!.how})`);
   if (message.parts.length === 0) return context.delete(message, "unreadable message with no parts: removed (its bytes are in the backup)");
   const rebuilt = { ...rebuiltMessage(message, found, context), ...validFields(found) };

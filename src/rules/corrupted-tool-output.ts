@@ -1,6 +1,6 @@
 import { at } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { cleanStrings } from "../plan/fixes.js";
+import { cleanCorruptedRecord } from "../plan/fixes.js";
 
 export const corruptedToolOutput: Rule = {
   id: "corrupted-tool-output",
@@ -21,8 +21,6 @@ export const corruptedToolOutput: Rule = {
     const part = context.part(finding.partId);
     if (!part) return [];
     const invalidUtf8 = part.content.corruption?.kind === "invalid-utf8";
-    return context.update(part, `stripped ${invalidUtf8 ? "invalid UTF-8 sequences" : "NUL characters and broken surrogates"} (the original bytes are in the backup)`, (value) => {
-      cleanStrings(value, invalidUtf8);
-    });
+    return cleanCorruptedRecord(part, context, `stripped ${invalidUtf8 ? "invalid UTF-8 sequences" : "NUL characters and broken surrogates"} (the original bytes are in the backup)`);
   },
 };

@@ -65,3 +65,48 @@ export function firstInvalidUtf8(bytes: Buffer): number {
   }
   return i;
 }
+
+/** Byte length of a well-formed UTF-8 sequence starting at `i` (RFC 3629: no overlongs, surrogates or > U+10FFFF), else 0. */
+function sequenceLength(bytes: Buffer, i: number): number {
+  const b = bytes[i]!;
+  if (b < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => {
+    const c = bytes[i + k];
+    return c !== undefined && c >= lo && c <= hi;
+  };
+  if (b >= 0xc2 && b <= 0xdf) return cont(1) ? 2 : 0;
+  if (b >= 0xe0 && b <= 0xef) {
+    const lo = b === 0xe0 ? 0xa0 : 0x80;
+    const hi = b === 0xed ? 0x9f : 0xbf;
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (b >= 0xf0 && b <= 0xf4) {
+    const lo = b === 0xf0 ? 0x90 : 0x80;
+    const hi = b === 0xf4 ? 0x8f : 0xbf;
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/**
+ * The bytes with every invalid UTF-8 sequence dropped, and nothing else touched: a real U+FFFD a record holds is
+ * valid text and stays, where a lossy decode would make it indistinguishable from damage.
+ */
+export function dropInvalidUtf8(bytes: Buffer): Buffer {
+  const kept: Buffer[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const n = sequenceLength(bytes, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    if (i > start) kept.push(bytes.subarray(start, i));
+    i += 1;
+    start = i;
+  }
+  if (start === 0) return bytes;
+  if (start < bytes.length) kept.push(bytes.subarray(start));
+  return Buffer.concat(kept);
+}

@@ -54,16 +54,18 @@ function incrementBase62(s: string): string | undefined {
 /**
  * A new ascending id that sorts right after `previous` and before `next` (opencode orders a message's parts by
  * id), in opencode's own format so nothing downstream can tell it apart. The time field is the previous id's
- * plus one tick (1/4096 ms), so it also unwraps to the right place across the 2026 id wrap.
+ * plus one tick (1/4096 ms). Order is judged as parts are ordered on load: by id time unwrapped near the message's
+ * time (`nearMs`), then by id, so a turn that straddles the 2026-08-14 wrap still gets its id in place.
  */
-export function idAfter(prefix: string, previous: string | undefined, next: string | undefined, fallbackMs: number, random: () => number = Math.random): string {
+export function idAfter(prefix: string, previous: string | undefined, next: string | undefined, nearMs: number, random: () => number = Math.random): string {
   const prev = previous === undefined ? undefined : OPENCODE_ID.exec(previous);
-  const base = prev ? Number.parseInt(prev[2]!, 16) + 1 : (fallbackMs * 0x1000 + 1) % 2 ** 48;
+  const base = prev ? Number.parseInt(prev[2]!, 16) + 1 : (nearMs * 0x1000 + 1) % 2 ** 48;
+  const before = (id: string) => next === undefined || comparePartKeys(id, unwrappedIdTime(id, nearMs), next, unwrappedIdTime(next, nearMs)) < 0;
   const candidate = `${prefix}_${(base % 2 ** 48).toString(16).padStart(12, "0")}${randomBase62(14, random)}`;
-  if (next === undefined || candidate.slice(0, prefix.length + 13) < next.slice(0, prefix.length + 13)) return candidate;
+  if (before(candidate)) return candidate;
   // No room in the time field: keep previous's time and step its random tail instead.
   const tail = prev ? incrementBase62(prev[3]!) : undefined;
   const squeezed = prev && tail ? `${prev[1]}_${prev[2]}${tail}` : undefined;
-  if (squeezed && (next === undefined || squeezed < next)) return squeezed;
+  if (squeezed && before(squeezed)) return squeezed;
   throw new Error(`no id sorts between ${previous} and ${next}`);
 }

@@ -100,7 +100,9 @@ export class OpencodeJsonStore implements SessionStore {
 
   listStraySessionIds(): string[] {
     const known = this.sessions();
-    const stray = new Set(this.list(join(this.storageDir, "message")).filter((id) => !known.has(id)));
+    // A message folder whose files are all gone (a repair moved them into its backup) holds no session.
+    const holdsRecords = (id: string) => this.list(join(this.storageDir, "message", id)).some((f) => f.endsWith(".json"));
+    const stray = new Set(this.list(join(this.storageDir, "message")).filter((id) => !known.has(id) && holdsRecords(id)));
     for (const sessionId of this.orphanParts().keys()) if (!known.has(sessionId)) stray.add(sessionId);
     return [...stray].sort();
   }
