@@ -29,6 +29,7 @@ export type ErrorCode =
   | "needs-confirmation"
   | "backup-not-found"
   | "backup-unreadable"
+  | "backup-unwritable"
   | "restore-conflict"
   | "interrupted-transaction"
   | "fix-failed"

@@ -33,8 +33,13 @@ export function fingerprint(image: StoredImage): string | null {
 }
 
 function ensurePrivateDir(dir: string): void {
-  mkdirDurable(dir, PRIVATE_DIR);
-  chmodSync(dir, PRIVATE_DIR);
+  try {
+    mkdirDurable(dir, PRIVATE_DIR);
+    chmodSync(dir, PRIVATE_DIR);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new RecoverError("backup-unwritable", `cannot create the backup directory ${dir} (${code}); nothing was changed. Choose another with --backup-dir`);
+  }
 }
 
 /** Write every before-image, then the manifest, all fsynced: only then may the store be changed. */
@@ -122,5 +127,6 @@ export function listBackups(root: string): Backup[] {
       /* a foreign or damaged folder is not ours to list */
     }
   }
-  return found;
+  // Ids of one second sort by their random tail: order by creation time instead, oldest first.
+  return found.sort((a, b) => a.manifest.createdAt.localeCompare(b.manifest.createdAt) || a.manifest.id.localeCompare(b.manifest.id));
 }

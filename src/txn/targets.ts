@@ -2,6 +2,7 @@
  * Turn a plan into store targets (before and after images), and a backup back into targets for a restore. Both
  * read the store's current state first: a plan is only valid while the store still holds what it was made from.
  */
+import { isAbsolute, join, relative } from "node:path";
 import { RecoverError } from "../errors.js";
 import { ABSENT, summariseChange, type ChangeSummary, type RecordChange, type RecordKey } from "../model/change.js";
 import type { RecordRef } from "../model/record.js";
@@ -44,11 +45,23 @@ export interface RestoreTargets {
   conflicts: RecordKey[];
 }
 
+/**
+ * Keys as recorded name files of the store the backup was taken from; restoring into another copy of it
+ * (`--store`) must touch that copy's files, never the original's.
+ */
+function relocate(key: RecordKey, from: string, to: string): RecordKey {
+  if (key.path === undefined || from === to) return key;
+  const rel = relative(from, key.path);
+  if (rel.startsWith("..") || isAbsolute(rel)) throw new RecoverError("backup-unreadable", `backup record ${key.path} is not inside the store ${from} it names`);
+  return { ...key, path: join(to, rel) };
+}
+
 export function restoreTargets(backup: Backup, writer: StoreWriter, onlySession?: string): RestoreTargets {
   const targets: ImageTarget[] = [];
   const conflicts: RecordKey[] = [];
-  for (const entry of backup.manifest.images) {
-    if (onlySession !== undefined && entry.key.sessionId !== onlySession) continue;
+  for (const recorded of backup.manifest.images) {
+    if (onlySession !== undefined && recorded.key.sessionId !== onlySession) continue;
+    const entry = { ...recorded, key: relocate(recorded.key, backup.manifest.store.path, writer.info.path) };
     const now = writer.read(entry.key);
     if (fingerprint(now) === entry.before) continue; // already as it was
     if (fingerprint(now) !== entry.after) conflicts.push(entry.key);

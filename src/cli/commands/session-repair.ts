@@ -10,6 +10,7 @@ import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
 import type { RecordRef } from "../../model/record.js";
 import { summariseChange } from "../../model/change.js";
+import { isOwnWrite, rememberOwnWrites } from "../../txn/own-writes.js";
 import { runTransaction } from "../../txn/transaction.js";
 import { repairTargets } from "../../txn/targets.js";
 import { action, withStore } from "../command-kit.js";
@@ -117,7 +118,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           }
           return withWriter(store, options, async ({ writer, state, backupRoot }) => {
             refuseOpenStore(writer, options.force);
-            const recent = toWrite.find(({ plan }) => now - plan.summary.updated < RECENT_WRITE_MS);
+            const recent = toWrite.find(({ plan }) => now - plan.summary.updated < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, plan.summary.id, plan.summary.updated));
             if (recent && !options.force) {
               const ago = Math.max(0, Math.round((now - recent.plan.summary.updated) / 1000));
               throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
@@ -128,6 +129,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
             const writeTime = Date.now();
             const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes })), writer, store.codec, writeTime);
             const backup = runTransaction({ kind: "repair", writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
+            rememberOwnWrites(state, store.info.path, toWrite.map(({ plan }) => ({ id: plan.summary.id, updated: Math.max(plan.summary.updated, writeTime) })));
             report.backup = { id: backup.manifest.id, path: backup.dir };
             report.undo = restoreCommand(backup.manifest.id, options);
             reporter.done(report);
