@@ -7,6 +7,7 @@ import { ExitCode } from "../errors.js";
 import { STORE_FORMATS } from "../stores/store.js";
 import { reportError } from "./command-kit.js";
 import { addRules } from "./commands/rules.js";
+import { addExplain } from "./commands/explain.js";
 import { addSessionList } from "./commands/session-list.js";
 import { addSessionScan } from "./commands/session-scan.js";
 import { addSessionRepair } from "./commands/session-repair.js";
@@ -57,6 +58,7 @@ Examples:
   addSessionRestore(session);
   addSessionBackups(session);
   addRules(program);
+  addExplain(program);
 
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which

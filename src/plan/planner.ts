@@ -13,6 +13,11 @@ import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import { checkSession } from "../scan/check.js";
 import { opencodeSessionView } from "../scan/session-view.js";
 import type { RecordCodec } from "../stores/store.js";
+import type { SessionView } from "../model/session-view.js";
+import { anthropicRequest } from "../provider/anthropic-request.js";
+import type { ProviderErrorKind } from "../provider/classify-error.js";
+import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
+import { ERROR_RULE_ID } from "./error-fixes.js";
 import { FixContext } from "./fix-context.js";
 import { editTargets, WorkingSession } from "./working-session.js";
 
@@ -22,6 +27,8 @@ const MAX_PASSES = 64;
 export interface PlanOptions extends RuleOptions {
   /** The rules whose findings are fixed (and checked). */
   rules: readonly Rule[];
+  /** Only findings this accepts are fixed or reported (an error's fixes are scoped to the messages it names). */
+  filter?: (finding: Finding) => boolean;
 }
 
 export interface SessionPlan {
@@ -40,7 +47,7 @@ export function planSession(loaded: SessionRecords, codec: RecordCodec, options:
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const records = working.records();
     const view = opencodeSessionView(records, options);
-    const findings = checkSession(view, options.rules, options);
+    const findings = options.filter ? checkSession(view, options.rules, options).filter(options.filter) : checkSession(view, options.rules, options);
     const context = new FixContext(records, view, options.now, codec);
     const claimed = new Set<string>();
     let applied = 0;
@@ -59,10 +66,48 @@ export function planSession(loaded: SessionRecords, codec: RecordCodec, options:
     if (applied === 0) {
       const changes = working.changes();
       assertValid(changes);
+      assertProviderAccepts(view, changes);
       return { summary: loaded.summary, changes, fixed, remaining: findings };
     }
   }
   throw new RecoverError("fix-failed", `the fixes for session ${loaded.summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);
+}
+
+/** Which rules' fixes answer each kind of provider violation: a plan that claims one must leave none behind. */
+const ANSWERED_BY: Partial<Record<ProviderErrorKind, string[]>> = {
+  empty_content: ["empty-text-part", "empty-message", ERROR_RULE_ID],
+  thinking_order: ["thinking-block-order", ERROR_RULE_ID],
+  trailing_thinking: ["trailing-thinking", "thinking-only-message", ERROR_RULE_ID],
+  duplicate_tool_id: ["duplicate-tool-call-id", ERROR_RULE_ID],
+  orphan_tool_use: ["tool-call-interrupted", ERROR_RULE_ID],
+  orphan_tool_result: [ERROR_RULE_ID],
+  thinking_when_disabled: [ERROR_RULE_ID],
+};
+
+/**
+ * The self-check: the request built from the fixed session must not break, in the records a change touched, an API
+ * rule that change claims to fix. Otherwise the fix is wrong: stop before anything is written.
+ */
+function assertProviderAccepts(view: SessionView, changes: readonly RecordChange[]): void {
+  if (changes.length === 0) return;
+  const rulesOn = new Map<string, Set<string>>();
+  for (const change of changes) {
+    for (const id of [change.key.id, change.key.messageId]) {
+      if (id === undefined) continue;
+      const set = rulesOn.get(id) ?? new Set<string>();
+      for (const rule of change.rules) set.add(rule);
+      rulesOn.set(id, set);
+    }
+  }
+  const request = anthropicRequest(view.conversation);
+  for (const violation of validateAnthropic(request, thinkingMode(request, "auto"))) {
+    const claimed = ANSWERED_BY[violation.kind] ?? [];
+    const touched = [...violation.blocks.flatMap((b) => [b.source.id, b.source.messageId]), ...(violation.blocks.length === 0 ? violation.messageIds : [])];
+    const culprit = touched.find((id) => id !== undefined && [...(rulesOn.get(id) ?? [])].some((r) => claimed.includes(r)));
+    if (culprit !== undefined) {
+      throw new RecoverError("fix-failed", `the repaired session would still be rejected (${violation.text}) in ${culprit}, which the plan claims to fix; nothing was changed (please report this)`, 1);
+    }
+  }
 }
 
 /** A fix that writes a record its own schema rejects is a bug: stop before anything is written. */

@@ -6,6 +6,7 @@ import { emptyMessage } from "./empty-message.js";
 import { emptyTextPart } from "./empty-text-part.js";
 import { incompleteMessage } from "./incomplete-message.js";
 import { orphanPart } from "./orphan-part.js";
+import { providerRejects } from "./provider-rejects.js";
 import { oversizedToolOutput } from "./oversized-tool-output.js";
 import type { Rule } from "./rule.js";
 import { schemaViolation } from "./schema-violation.js";
@@ -32,4 +33,6 @@ export const RULES: readonly Rule[] = [
   duplicateToolCallId,
   oversizedToolOutput,
   contextOverflow,
+  // Last: it reports only what the rules above did not.
+  providerRejects,
 ];

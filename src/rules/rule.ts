@@ -46,7 +46,8 @@ export interface Rule {
   description: string;
   /** How it is fixed: `repair` (session repair), `trim` (context trim), or not at all. */
   fix: "repair" | "trim" | "none";
-  check(view: SessionView, options: RuleOptions): Report[];
+  /** `earlier`: what the rules before this one in the registry reported, for rules that only fill gaps. */
+  check(view: SessionView, options: RuleOptions, earlier: readonly Finding[]): Report[];
   /**
    * The fix for one of this rule's findings, as data: record edits the planner applies (ESLint's `fix`). Runs on a
    * full load. An empty list means this finding has no safe automatic fix and is reported as left alone.

@@ -8,7 +8,7 @@ import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 export function checkSession(view: SessionView, rules: readonly Rule[], options: RuleOptions): Finding[] {
   const findings: Finding[] = [];
   for (const rule of rules) {
-    for (const report of rule.check(view, options)) {
+    for (const report of rule.check(view, options, findings)) {
       findings.push({ rule: rule.id, severity: rule.severity, sessionId: view.summary.id, fixable: rule.fix !== "none", ...report });
     }
   }

@@ -7,7 +7,12 @@ import { ExitCode, RecoverError } from "../../errors.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { changeDiff } from "../../plan/diff.js";
 import { RULES } from "../../rules/index.js";
-import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
+import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../rules/rule.js";
+import type { SessionRecords } from "../../model/opencode-records.js";
+import { ERROR_RULE_ID, planForError, storedError } from "../../plan/error-fixes.js";
+import { classifyProviderError } from "../../provider/classify-error.js";
+import { opencodeSessionView } from "../../scan/session-view.js";
+import { readErrorText } from "../error-input.js";
 import type { RecordRef } from "../../model/record.js";
 import { summariseChange } from "../../model/change.js";
 import { isOwnWrite, rememberOwnWrites } from "../../txn/own-writes.js";
@@ -28,6 +33,9 @@ interface RepairFlags {
   only?: string;
   dryRun?: boolean;
   force?: boolean;
+  error?: string;
+  errorFile?: string;
+  resume?: boolean;
 }
 
 /** A session written this recently may have its agent still writing it: don't race it without --force. */
@@ -62,6 +70,9 @@ export function addSessionRepair(session: Command): void {
     .addOption(new Option("--only <ids>", "same as --rule").hideHelp())
     .option("--dry-run", "show the plan and diffs, write nothing; exit 1 when there is something to fix")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
+    .option("--error <text>", "the provider's error text (or - for stdin): also fix exactly what it names")
+    .option("--error-file <path>", "read the provider's error text from a file")
+    .option("--resume", "after a repair, print the command that continues the session in opencode")
     .addHelpText(
       "after",
       `
@@ -70,6 +81,10 @@ Examples:
   recover session repair ses_52f1                    ask, back up, repair
   recover session repair --all --yes --json          scripted: no prompt, one JSON document
   recover session repair --last --rule tool-call-interrupted,incomplete-message
+  pbpaste | recover session repair ses_52f1 --error -     the exact error the provider answered
+  recover session repair ses_52f1 --error-file err.txt --resume
+
+Without --error, the error opencode stored on the session's last message (if any) is read the same way.
 
 Every repair backs up the records it changes first; undo it with \`recover session restore <backup-id>\`.
 Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findings left / not confirmed,
@@ -81,13 +96,21 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         const rules = repairRules(options.rule ?? options.only);
         return withStore(options, async (store) => {
           const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
+          const errorText = readErrorText(options.error, options.errorFile);
+          if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
           const now = Date.now();
           const spinner = io.spinner(`planning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
           const planned: { plan: SessionPlan; sessionRef: RecordRef }[] = [];
           try {
             for (const id of ids) {
               const records = store.loadSession(id, "full");
-              planned.push({ plan: planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules }), sessionRef: records.sessionRef });
+              const aimed = aimAtError(records, errorText, rules, now);
+              if (aimed.note) store.info.notices.push(aimed.note);
+              const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
+              if (errorText !== undefined && !plan.changes.some((c) => c.rules.some((r) => aimed.answering.has(r)))) {
+                throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);
+              }
+              planned.push({ plan, sessionRef: records.sessionRef });
               spinner.update(`planned ${planned.length}/${ids.length} sessions`);
             }
           } finally {
@@ -132,10 +155,46 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
             rememberOwnWrites(state, store.info.path, toWrite.map(({ plan }) => ({ id: plan.summary.id, updated: Math.max(plan.summary.updated, writeTime) })));
             report.backup = { id: backup.manifest.id, path: backup.dir };
             report.undo = restoreCommand(backup.manifest.id, options);
+            if (options.resume) report.resume = toWrite.map(({ plan }) => `opencode run --session ${plan.summary.id} "continue"`);
             reporter.done(report);
             return leftErrors ? ExitCode.findings : ExitCode.ok;
           });
         });
       }),
     );
+}
+
+interface Aimed {
+  rules: readonly Rule[];
+  filter?: (finding: Finding) => boolean;
+  /** The rules whose changes answer the error. */
+  answering: Set<string>;
+  note?: string;
+}
+
+/**
+ * Add to the plan the fixes an error names: the one given with --error, else the one opencode stored on the
+ * session's last message (a stale error earlier in the session is ignored). A context or size error belongs to
+ * `context trim`; an error with no offline repair is explained, and with --error stops the repair.
+ */
+function aimAtError(records: SessionRecords, errorText: string | undefined, rules: readonly Rule[], now: number): Aimed {
+  const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+  const stored = errorText === undefined ? storedError(view) : undefined;
+  if (errorText === undefined && stored === undefined) return { rules, answering: new Set() };
+  const error = classifyProviderError(errorText ?? stored!);
+  const plan = planForError(error, view);
+  const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";
+  const note = `${source} (${error.kind}): ${plan.explanation}`;
+  if (plan.trim || (!plan.rule && !plan.scopedRules)) {
+    if (errorText !== undefined) {
+      const next = plan.trim ? "; run `recover context trim`" : "";
+      throw new RecoverError("fix-failed", `${note}${next}; nothing was changed`, ExitCode.findings);
+    }
+    return { rules, answering: new Set(), note };
+  }
+  const extra = [...(plan.rule ? [plan.rule] : []), ...(plan.scopedRules?.rules ?? [])].filter((r) => !rules.includes(r));
+  const scope = plan.scopedRules;
+  const answering = new Set([ERROR_RULE_ID, ...(scope?.rules.map((r) => r.id) ?? [])]);
+  const filter = scope && scope.messageIds.size > 0 ? (f: Finding) => !scope.rules.some((r) => r.id === f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId) : undefined;
+  return { rules: [...rules, ...extra], answering, note, ...(filter ? { filter } : {}) };
 }

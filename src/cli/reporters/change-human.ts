@@ -57,6 +57,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       io.out(`\n${c.green("✔")} ${report.command === "restore" ? "restored" : "repaired"}: ${what}\n`);
       if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${report.backup.path})\n`);
       if (report.undo) io.out(`undo with: ${c.bold(report.undo)}\n`);
+      for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(command)}\n`);
     },
   };
 }

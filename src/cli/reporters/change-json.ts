@@ -20,6 +20,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
         ...(report.restoreOf !== undefined ? { restoreOf: report.restoreOf } : {}),
         backup: report.backup,
         ...(report.undo !== undefined ? { undo: report.undo } : {}),
+        ...(report.resume !== undefined ? { resume: report.resume } : {}),
         sessions: report.sessions.map((s) => ({
           id: s.id,
           title: s.title,

@@ -32,6 +32,8 @@ export interface ChangeReport {
   undo?: string;
   /** A restore names the backup it put back. */
   restoreOf?: string;
+  /** `--resume`: the commands that continue each repaired session in its agent. */
+  resume?: string[];
 }
 
 export function changeCount(report: Pick<ChangeReport, "sessions">): number {

@@ -1,0 +1,108 @@
+/**
+ * `recover explain "<error text>"`: what a provider error means, where it points in a session (with --session),
+ * and the exact command that fixes it. Exit 0 when recognised, 1 when not.
+ */
+import type { Command } from "commander";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { planForError } from "../../plan/error-fixes.js";
+import { anthropicRequest, locate } from "../../provider/anthropic-request.js";
+import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
+import { ERROR_CAUSES } from "../../provider/error-kinds.js";
+import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
+import { opencodeSessionView } from "../../scan/session-view.js";
+import { resolveSessionId } from "../../stores/session-id.js";
+import { action, withStore } from "../command-kit.js";
+import { readErrorText } from "../error-input.js";
+import { SCHEMA_VERSION } from "../json-output.js";
+
+interface ExplainFlags {
+  errorFile?: string;
+  session?: string;
+}
+
+interface Located {
+  session: string;
+  messages: string[];
+  part?: string;
+  explanation: string;
+}
+
+function fixCommand(error: ClassifiedError, session: string | undefined, from: string): string | null {
+  const target = session ?? "<session-id>";
+  switch (ERROR_CAUSES[error.kind].fixedBy) {
+    case "repair":
+      return `recover session repair ${target} ${from}`;
+    case "trim":
+      return `recover context trim ${target} ${from}`;
+    default:
+      return null;
+  }
+}
+
+export function addExplain(program: Command): void {
+  program
+    .command("explain")
+    .description("say what a provider error means, where it points in a session, and the command that fixes it")
+    .argument("[text]", "the error text, or - to read it from stdin")
+    .option("--error-file <path>", "read the error text from a file")
+    .option("--session <id>", "map the error's position to this session's records (with --store, or the default store)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover explain 'prompt is too long: 212345 tokens > 200000 maximum'
+  pbpaste | recover explain - --session ses_52f1 --json
+  recover explain --error-file err.txt
+
+Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
+    )
+    .action(
+      action<ExplainFlags>(async ({ args, options, io }) => {
+        const text = readErrorText(args[0], options.errorFile);
+        if (text === undefined) throw new RecoverError("usage", "give the error text, - for stdin, or --error-file <path>");
+        const error = classifyProviderError(text);
+        const from = options.errorFile !== undefined ? `--error-file ${JSON.stringify(options.errorFile)}` : "--error -";
+        let located: Located | undefined;
+        if (options.session !== undefined) {
+          located = await withStore(options, (store) => {
+            const id = resolveSessionId(options.session!, [...store.listSessions(), ...store.listStraySessionIds().map((s) => ({ id: s }))]);
+            const view = opencodeSessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+            const position = locate(anthropicRequest(view.conversation), error.index, error.contentIndex);
+            const part = position?.block?.source.kind === "part" ? position.block.source.id : undefined;
+            return { session: id, messages: position?.message.sourceMessageIds ?? [], ...(part ? { part } : {}), explanation: planForError(error, view).explanation };
+          });
+        }
+        const fix = fixCommand(error, located?.session, from);
+        const { cause } = ERROR_CAUSES[error.kind];
+        if (io.json) {
+          const doc = {
+            schemaVersion: SCHEMA_VERSION,
+            kind: error.kind,
+            index: error.index,
+            contentIndex: error.contentIndex,
+            ids: error.ids,
+            tokens: error.tokens,
+            provider: error.provider,
+            fix,
+            message: error.message,
+            cause: error.note ?? cause,
+            ...(located ? { session: located.session, records: { messages: located.messages, part: located.part ?? null }, explanation: located.explanation } : {}),
+          };
+          io.out(`${JSON.stringify(doc)}\n`);
+        } else {
+          const c = io.color;
+          io.out(`${c.bold(error.kind)} (${error.provider})\n`);
+          io.out(`cause: ${error.note ?? cause}\n`);
+          if (error.index !== null) io.out(`at:    messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`} of the request\n`);
+          if (error.ids.length > 0) io.out(`ids:   ${error.ids.join(", ")}\n`);
+          if (error.tokens) io.out(`size:  ${error.tokens.current.toLocaleString("en-US")} tokens > ${error.tokens.max.toLocaleString("en-US")}\n`);
+          if (located) {
+            io.out(`in:    session ${located.session}: ${located.messages.length ? `message ${located.messages.join(", ")}` : "no request message at that position"}${located.part ? `, part ${located.part}` : ""}\n`);
+            io.out(`what:  ${located.explanation}\n`);
+          }
+          io.out(fix ? `fix:   ${c.bold(fix)}\n` : "fix:   none offline\n");
+        }
+        return error.kind === "unknown" ? ExitCode.findings : ExitCode.ok;
+      }),
+    );
+}

@@ -1,0 +1,184 @@
+/**
+ * Repair aimed at the exact error a user got. Some damage cannot be seen offline (a signature the API no longer
+ * accepts), only in the provider's answer: the error names a kind and a request position, the provider view maps
+ * that position to records, and this module turns it into a rule of its own — findings for the named records, fixed
+ * the way the matching specific rule fixes them — that joins the planner's other rules.
+ */
+import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
+import type { SessionView } from "../model/session-view.js";
+import { anthropicRequest, locate, type RequestBlock } from "../provider/anthropic-request.js";
+import type { ClassifiedError } from "../provider/classify-error.js";
+import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
+import { emptyMessage } from "../rules/empty-message.js";
+import { emptyTextPart } from "../rules/empty-text-part.js";
+import type { Finding, Report, Rule } from "../rules/rule.js";
+import { thinkingBlockOrder } from "../rules/thinking-block-order.js";
+import { thinkingOnlyMessage } from "../rules/thinking-only-message.js";
+import { toolCallInterrupted } from "../rules/tool-call-interrupted.js";
+import { trailingThinking } from "../rules/trailing-thinking.js";
+import type { Edit, FixContext } from "./fix-context.js";
+import { removeReasoning } from "./fixes.js";
+
+export const ERROR_RULE_ID = "provider-error";
+
+export interface ErrorPlan {
+  /** The rule to add to the plan, when the error names something offline repair can fix. */
+  rule?: Rule;
+  /** Specific rules whose findings in the named messages this error asks to fix. */
+  scopedRules?: { rules: Rule[]; messageIds: Set<string> };
+  /** Handed to `recover context trim`. */
+  trim?: { tokens?: { current: number; max: number }; bytes?: boolean };
+  /** What the error means for this session, for the user. */
+  explanation: string;
+}
+
+type Json = Record<string, unknown>;
+
+function allParts(view: SessionView): { part: PartRecord; message: MessageRecord }[] {
+  return (view.opencode?.messages ?? []).flatMap((message) => message.parts.map((part) => ({ part, message })));
+}
+
+function partIdsOf(blocks: readonly RequestBlock[]): string[] {
+  return blocks.filter((b) => b.source.kind === "part").map((b) => b.source.id);
+}
+
+/** A rule that reports the given parts while `pending(part)` holds, and fixes each with `fix`. */
+function targetRule(description: string, partIds: string[], pending: (part: PartRecord) => boolean, why: string, fix: (part: PartRecord, context: FixContext, finding: Finding) => Edit[]): Rule {
+  const wanted = new Set(partIds);
+  return {
+    id: ERROR_RULE_ID,
+    severity: "error",
+    description,
+    fix: "repair",
+    check(view) {
+      const reports: Report[] = [];
+      for (const { part, message } of allParts(view)) {
+        if (wanted.has(part.ref.id) && pending(part)) reports.push({ partId: part.ref.id, messageId: message.ref.id, message: why });
+      }
+      return reports;
+    },
+    repair(finding, context) {
+      const part = context.part(finding.partId);
+      return part ? fix(part, context, finding) : [];
+    },
+  };
+}
+
+const toolStatus = (part: PartRecord) => ((part.part as { state?: { status?: string } } | undefined)?.state?.status ?? "");
+const callIdOf = (part: PartRecord) => (part.part as { callID?: string } | undefined)?.callID;
+const isReasoning = (part: PartRecord) => part.part?.type === "reasoning";
+
+export function planForError(error: ClassifiedError, view: SessionView): ErrorPlan {
+  const request = anthropicRequest(view.conversation);
+  const position = locate(request, error.index, error.contentIndex);
+  const at = error.index === null ? "" : ` at messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`}`;
+  const namedBlocks = position?.block ? [position.block] : (position?.message.content ?? []);
+  const partsByCall = (ids: string[]) => allParts(view).filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? "")).map(({ part }) => part.ref.id);
+  const why = `the provider rejected this record: ${error.message}`;
+
+  switch (error.kind) {
+    case "orphan_tool_use": {
+      const ids = error.ids.length > 0 ? error.ids : namedBlocks.filter((b) => b.type === "tool_use").map((b) => b.id ?? "");
+      const parts = partsByCall(ids);
+      const open = (p: PartRecord) => ["pending", "running"].includes(toolStatus(p));
+      return {
+        rule: targetRule("tool calls the provider found without results", parts, open, why, (part, context, finding) => toolCallInterrupted.repair!(finding, context)),
+        explanation: `tool call${ids.length === 1 ? "" : "s"} ${ids.join(", ")}${at} went out without a result: ${parts.length ? "closed as interrupted, as opencode does on abort" : "no such call is open in the store"}`,
+      };
+    }
+    case "orphan_tool_result": {
+      const ids = error.ids.length > 0 ? error.ids : namedBlocks.filter((b) => b.type === "tool_result").map((b) => b.id ?? "");
+      const parts = partsByCall(ids);
+      return {
+        rule: targetRule("tool results the provider found without their call", parts, () => true, why, (part, context) => context.delete(part, "removed the tool call whose result the provider could not pair (kept in the backup)")),
+        explanation: `tool result${ids.length === 1 ? "" : "s"} for ${ids.join(", ")}${at} had no call before them: that tool part is taken out (kept in the backup)`,
+      };
+    }
+    case "duplicate_tool_id": {
+      const parts = partIdsOf(namedBlocks.filter((b) => b.type === "tool_use"));
+      const first = new Map<string, string>();
+      for (const { part } of allParts(view)) if (part.part?.type === "tool" && !first.has(callIdOf(part) ?? "")) first.set(callIdOf(part) ?? "", part.ref.id);
+      const duplicated = (p: PartRecord) => first.get(callIdOf(p) ?? "") !== p.ref.id;
+      return {
+        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (part, context, finding) => duplicateToolCallId.repair!(finding, context)),
+        explanation: `a tool call id${at} is used twice: the later call gets a fresh id`,
+      };
+    }
+    case "thinking_signature":
+    case "thinking_modified": {
+      const parts = partIdsOf(namedBlocks.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"));
+      return {
+        rule: targetRule("thinking the provider rejected", parts, () => true, why, (part, context) => removeReasoning(part, context, `removed the thinking the provider rejected (${error.kind === "thinking_signature" ? "invalid signature" : "modified"}); never edited or made up`)),
+        explanation: `the thinking block${at} ${error.kind === "thinking_signature" ? "carries a signature the provider no longer accepts" : "differs from what the model sent"}: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes`,
+      };
+    }
+    case "thinking_when_disabled": {
+      const parts = allParts(view).filter(({ part }) => isReasoning(part)).map(({ part }) => part.ref.id);
+      return {
+        rule: targetRule("thinking sent while thinking is off", parts, () => true, why, (part, context) => context.delete(part, "removed reasoning: thinking is off for this model (kept verbatim in the backup)")),
+        explanation: "thinking is disabled for the model, but the session holds reasoning: every reasoning part is removed (kept in the backup)",
+      };
+    }
+    case "thinking_order": {
+      const hasThinking = position?.message.content.some((b) => b.type === "thinking" || b.type === "redacted_thinking") ?? false;
+      if (position && !hasThinking) {
+        // The final-turn rule: the turn holding the last tool calls must start with its own thinking, and has none.
+        const ids = position.message.sourceMessageIds;
+        return {
+          rule: finalTurnRule(ids, why),
+          explanation: `the latest tool-use turn${at} has no thinking of its own while thinking is on: that turn is taken out (kept in the backup) and the model redoes the step`,
+        };
+      }
+      return scoped([thinkingBlockOrder], position?.message.sourceMessageIds, `thinking${at} is not the first block of its message: the misplaced reasoning is removed`);
+    }
+    case "trailing_thinking":
+      return scoped([trailingThinking, thinkingOnlyMessage], position?.message.sourceMessageIds, `a message${at} ends on thinking: opencode's placeholder text goes after it`);
+    case "empty_content":
+      return scoped([emptyTextPart, emptyMessage], position?.message.sourceMessageIds, `empty content${at}: empty text is removed or given opencode's placeholder`);
+    case "context_overflow":
+      return { trim: { ...(error.tokens ? { tokens: error.tokens } : {}) }, explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: shrink it with \`recover context trim\`` };
+    case "request_too_large":
+      return { trim: { bytes: true }, explanation: "the request is over the provider's byte limit (32 MB; images count in full): shrink it with `recover context trim --max-bytes`" };
+    default:
+      return { explanation: error.note ?? `recover has no offline repair for this error (${error.kind})` };
+  }
+}
+
+function scoped(rules: Rule[], messageIds: string[] | undefined, explanation: string): ErrorPlan {
+  // Without a position the error names the whole request (e.g. "messages: text content blocks must be non-empty").
+  return { scopedRules: { rules, messageIds: new Set(messageIds ?? []) }, explanation };
+}
+
+/** Takes out the stored assistant messages of the named (latest tool-use) turn. */
+function finalTurnRule(messageIds: string[], why: string): Rule {
+  const wanted = new Set(messageIds);
+  return {
+    id: ERROR_RULE_ID,
+    severity: "error",
+    description: "the latest tool-use turn lacks the thinking the API requires",
+    fix: "repair",
+    check(view) {
+      return (view.opencode?.messages ?? []).filter((m) => wanted.has(m.ref.id) && m.info?.role === "assistant").map((m) => ({ messageId: m.ref.id, message: why }));
+    },
+    repair(finding, context) {
+      const message = context.message(finding.messageId);
+      return message ? context.deleteMessage(message, "took out the latest tool-use turn, which has no thinking of its own while thinking is on (kept in the backup); the model redoes the step") : [];
+    },
+  };
+}
+
+/** How long after the error was stored the session may have been touched by opencode itself (saving the turn). */
+const STORED_ERROR_SLACK_MS = 60_000;
+
+/**
+ * The error opencode stored on the session's last message. It is stale, and ignored, when an earlier message is
+ * the last one, or when the session was written well after it (a repair already answered it: acting on its
+ * position again would hit whatever sits there now).
+ */
+export function storedError(view: SessionView): Json | undefined {
+  const last = view.opencode?.messages.at(-1)?.info;
+  if (last?.role !== "assistant" || !last.error) return undefined;
+  const at = Math.max(last.time.created, last.time.completed ?? 0);
+  if (view.summary.updated > at + STORED_ERROR_SLACK_MS) return undefined;
+  return last.error as Json;
+}

@@ -1,0 +1,77 @@
+/**
+ * The provider view: the `messages` array of the Anthropic request the agent would send, built from the
+ * conversation view, with every block keeping its handle to the stored record. So `messages.N.content.M` in an
+ * error maps back to (message, part). `system` is a separate request field and never shifts N; skipped messages
+ * (no parts, errored turns, history before a compaction) and merged ones are what make N differ from the stored
+ * message count.
+ *
+ * Reasoning is sent only with the signature (or redacted data) it came with: the AI SDK drops a reasoning part
+ * without that metadata ("unsupported reasoning metadata"), and opencode omits the metadata for reasoning from
+ * another model, so unsigned reasoning never reaches the API.
+ */
+import type { Block, Conversation, Handle } from "../model/conversation.js";
+
+export type RequestBlockType = "text" | "thinking" | "redacted_thinking" | "tool_use" | "tool_result" | "image" | "document";
+
+export interface RequestBlock {
+  type: RequestBlockType;
+  source: Handle;
+  chars: number;
+  /** Text blocks: empty or whitespace only. */
+  blank?: boolean;
+  /** tool_use: its id; tool_result: the id it answers. */
+  id?: string;
+  isError?: boolean;
+}
+
+export interface RequestMessage {
+  role: "user" | "assistant";
+  content: RequestBlock[];
+  /** Stored messages whose content is in this request message. */
+  sourceMessageIds: string[];
+}
+
+export interface AnthropicRequest {
+  messages: RequestMessage[];
+}
+
+function requestBlock(block: Block): RequestBlock | undefined {
+  switch (block.type) {
+    case "text":
+      return { type: "text", source: block.source, chars: block.chars, blank: block.blank };
+    case "thinking":
+      if (!block.signed) return undefined;
+      return { type: block.redacted ? "redacted_thinking" : "thinking", source: block.source, chars: block.chars };
+    case "tool_use":
+      return { type: "tool_use", source: block.source, chars: block.chars, id: block.id };
+    case "tool_result":
+      return { type: "tool_result", source: block.source, chars: block.chars, id: block.toolUseId, isError: block.isError };
+    case "media":
+      return { type: block.mime.startsWith("image/") ? "image" : "document", source: block.source, chars: block.chars };
+  }
+}
+
+export function anthropicRequest(conversation: Conversation): AnthropicRequest {
+  return {
+    messages: conversation.messages.map((message) => ({
+      role: message.role,
+      content: message.blocks.map(requestBlock).filter((b): b is RequestBlock => b !== undefined),
+      sourceMessageIds: message.sourceMessageIds,
+    })),
+  };
+}
+
+/** Where `messages.N[.content.M]` points: the stored messages of request message N and, with M, the block's record. */
+export interface RequestPosition {
+  index: number;
+  message: RequestMessage;
+  block?: RequestBlock;
+}
+
+export function locate(request: AnthropicRequest, index: number | null, contentIndex: number | null): RequestPosition | undefined {
+  if (index === null) return undefined;
+  const message = request.messages[index];
+  if (!message) return undefined;
+  const block = contentIndex === null ? undefined : message.content[contentIndex];
+  return { index, message, ...(block ? { block } : {}) };
+}

@@ -1,0 +1,23 @@
+/** What each kind of provider error means, and which recover command answers it (recover explain, repair notes). */
+import type { ProviderErrorKind } from "./classify-error.js";
+
+export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "repair" | "trim" | null }> = {
+  orphan_tool_use: { cause: "a tool call was sent without its result right after it (the agent was killed or aborted mid-call)", fixedBy: "repair" },
+  orphan_tool_result: { cause: "a tool result was sent without the call it answers in the message before it", fixedBy: "repair" },
+  tool_result_not_first: { cause: "tool results do not open the message that follows their calls", fixedBy: null },
+  duplicate_tool_id: { cause: "two tool calls share one id (a replaying proxy or a provider reusing ids)", fixedBy: "repair" },
+  thinking_order: { cause: "a thinking block is not first in its assistant message, or the latest tool-use turn lacks the thinking the API requires while thinking is on", fixedBy: "repair" },
+  thinking_modified: { cause: "a thinking block in the latest assistant message differs from what the model sent", fixedBy: "repair" },
+  thinking_signature: { cause: "a thinking block's signature is missing or no longer accepted (another model, conversation or system prompt)", fixedBy: "repair" },
+  thinking_when_disabled: { cause: "the session holds thinking but the model is now called with thinking off", fixedBy: "repair" },
+  trailing_thinking: { cause: "an assistant message ends on a thinking block (the reply was cut off after thinking)", fixedBy: "repair" },
+  trailing_assistant: { cause: "the request ends on an assistant message and this model does not accept a prefill", fixedBy: null },
+  empty_content: { cause: "a message or text block is empty or whitespace only (an interrupted stream)", fixedBy: "repair" },
+  first_not_user: { cause: "the conversation does not start with a user message", fixedBy: null },
+  roles_not_alternating: { cause: "two messages of the same role follow each other", fixedBy: null },
+  context_overflow: { cause: "the conversation is longer than the model's context window", fixedBy: "trim" },
+  request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "trim" },
+  image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: null },
+  invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
+  unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
+};
