@@ -4,27 +4,17 @@
  */
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
-import { planSession, type SessionPlan } from "../../plan/planner.js";
-import { changeDiff } from "../../plan/diff.js";
-import { RULES } from "../../rules/index.js";
-import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../rules/rule.js";
 import type { SessionRecords } from "../../model/opencode-records.js";
 import { ERROR_RULE_ID, planForError, storedError } from "../../plan/error-fixes.js";
+import { planSession } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
+import { RULES } from "../../rules/index.js";
+import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../rules/rule.js";
 import { opencodeSessionView } from "../../scan/session-view.js";
-import { readErrorText } from "../error-input.js";
-import type { RecordRef } from "../../model/record.js";
-import { summariseChange } from "../../model/change.js";
-import { isOwnWrite, rememberOwnWrites } from "../../txn/own-writes.js";
-import { runTransaction } from "../../txn/transaction.js";
-import { repairTargets } from "../../txn/targets.js";
 import { action, withStore } from "../command-kit.js";
-import type { GlobalOptions } from "../io.js";
-import { confirmChange, refuseOpenStore, withWriter } from "../mutation.js";
-import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
-import { humanChangeReporter } from "../reporters/change-human.js";
-import { jsonChangeReporter } from "../reporters/change-json.js";
+import { readErrorText } from "../error-input.js";
 import { selectSessions } from "../select-sessions.js";
+import { reportAndWrite, type PlannedSession } from "../write-plans.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -38,9 +28,6 @@ interface RepairFlags {
   resume?: boolean;
 }
 
-/** A session written this recently may have its agent still writing it: don't race it without --force. */
-const RECENT_WRITE_MS = 60_000;
-
 /**
  * Without --rule: every rule with a repair except those fixed only on request, plus the context-trim rules so their
  * findings are reported as left for `context trim`. With --rule: exactly those, each of which must be repairable.
@@ -53,10 +40,6 @@ export function repairRules(list: string | undefined): readonly Rule[] {
   const trim = RULES.filter((r) => wanted.includes(r.id) && r.fix === "trim").map((r) => r.id);
   if (trim.length > 0) throw new RecoverError("usage", `${trim.join(", ")} ${trim.length === 1 ? "is" : "are"} fixed by \`recover context trim\`, not by repair`);
   return RULES.filter((r) => wanted.includes(r.id));
-}
-
-export function restoreCommand(backupId: string, options: GlobalOptions): string {
-  return `recover session restore ${backupId}${options.backupDir !== undefined ? ` --backup-dir ${JSON.stringify(options.backupDir)}` : ""}`;
 }
 
 export function addSessionRepair(session: Command): void {
@@ -100,7 +83,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
           const now = Date.now();
           const spinner = io.spinner(`planning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
-          const planned: { plan: SessionPlan; sessionRef: RecordRef }[] = [];
+          const planned: PlannedSession[] = [];
           try {
             for (const id of ids) {
               const records = store.loadSession(id, "full");
@@ -116,49 +99,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           } finally {
             spinner.stop();
           }
-          const report: ChangeReport = {
-            command: "repair",
-            store: store.info,
-            dryRun: options.dryRun === true,
-            backup: null,
-            sessions: planned
-              .filter(({ plan }) => plan.changes.length > 0 || plan.remaining.length > 0 || ids.length === 1)
-              .map(({ plan }): ReportedSession => ({
-                id: plan.summary.id,
-                title: plan.summary.title,
-                changes: plan.changes.map((change) => ({ summary: summariseChange(change), reasons: change.reasons, diff: () => changeDiff(change) })),
-                unfixed: plan.remaining,
-              })),
-          };
-          const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
-          reporter.plan(report);
-          const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
-          const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
-          if (toWrite.length === 0 || options.dryRun) {
-            reporter.done(report);
-            if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
-            return leftErrors ? ExitCode.findings : ExitCode.ok;
-          }
-          return withWriter(store, options, async ({ writer, state, backupRoot }) => {
-            refuseOpenStore(writer, options.force);
-            const recent = toWrite.find(({ plan }) => now - plan.summary.updated < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, plan.summary.id, plan.summary.updated));
-            if (recent && !options.force) {
-              const ago = Math.max(0, Math.round((now - recent.plan.summary.updated) / 1000));
-              throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
-            }
-            const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
-            await confirmChange(io, options, `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`);
-            writer.checkIntegrity();
-            const writeTime = Date.now();
-            const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes })), writer, store.codec, writeTime);
-            const backup = runTransaction({ kind: "repair", writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
-            rememberOwnWrites(state, store.info.path, toWrite.map(({ plan }) => ({ id: plan.summary.id, updated: Math.max(plan.summary.updated, writeTime) })));
-            report.backup = { id: backup.manifest.id, path: backup.dir };
-            report.undo = restoreCommand(backup.manifest.id, options);
-            if (options.resume) report.resume = toWrite.map(({ plan }) => `opencode run --session ${plan.summary.id} "continue"`);
-            reporter.done(report);
-            return leftErrors ? ExitCode.findings : ExitCode.ok;
-          });
+          return reportAndWrite(store, io, options, planned, { command: "repair", showAll: ids.length === 1 });
         });
       }),
     );

@@ -16,7 +16,7 @@ import { confirmChange, refuseOpenStore, withWriter } from "../mutation.js";
 import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
 import { humanChangeReporter } from "../reporters/change-human.js";
 import { jsonChangeReporter } from "../reporters/change-json.js";
-import { restoreCommand } from "./session-repair.js";
+import { restoreCommand } from "../write-plans.js";
 
 interface RestoreFlags {
   session?: string;

@@ -4,7 +4,7 @@
  * the backup and the exact command that undoes it.
  */
 import type { Io } from "../io.js";
-import { changeCount, type ChangeReport, type ChangeReporter } from "./change-report.js";
+import { changeCount, type ChangeReporter } from "./change-report.js";
 import { fixCommand } from "./scan-human.js";
 
 const MAX_LINE = 240;
@@ -54,7 +54,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         io.out(`\n${c.yellow("dry run:")} ${what} planned; nothing was written\n`);
         return;
       }
-      io.out(`\n${c.green("✔")} ${report.command === "restore" ? "restored" : "repaired"}: ${what}\n`);
+      io.out(`\n${c.green("✔")} ${{ repair: "repaired", restore: "restored", trim: "trimmed" }[report.command]}: ${what}\n`);
       if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${report.backup.path})\n`);
       if (report.undo) io.out(`undo with: ${c.bold(report.undo)}\n`);
       for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(command)}\n`);

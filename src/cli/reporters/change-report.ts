@@ -22,7 +22,7 @@ export interface ReportedSession {
 }
 
 export interface ChangeReport {
-  command: "repair" | "restore";
+  command: "repair" | "restore" | "trim";
   store: StoreInfo;
   dryRun: boolean;
   sessions: ReportedSession[];

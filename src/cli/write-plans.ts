@@ -1,0 +1,91 @@
+/**
+ * The second half of every command that changes sessions (repair, context trim): show the plans, stop for a dry
+ * run, then guard (store held open, session just written), confirm, quick_check, back up and apply in one
+ * transaction, and say how to undo it. The first half — how each command plans — is the command's own.
+ */
+import { ExitCode, RecoverError } from "../errors.js";
+import { summariseChange } from "../model/change.js";
+import type { RecordRef } from "../model/record.js";
+import { changeDiff } from "../plan/diff.js";
+import type { SessionPlan } from "../plan/planner.js";
+import type { SessionStore } from "../stores/store.js";
+import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
+import { repairTargets } from "../txn/targets.js";
+import { runTransaction } from "../txn/transaction.js";
+import type { GlobalOptions, Io } from "./io.js";
+import { confirmChange, refuseOpenStore, withWriter } from "./mutation.js";
+import { humanChangeReporter } from "./reporters/change-human.js";
+import { jsonChangeReporter } from "./reporters/change-json.js";
+import type { ChangeReport, ReportedSession } from "./reporters/change-report.js";
+
+/** A session written this recently may have its agent still writing it: don't race it without --force. */
+const RECENT_WRITE_MS = 60_000;
+
+export interface PlannedSession {
+  plan: SessionPlan;
+  sessionRef: RecordRef;
+}
+
+export interface WriteOptions extends GlobalOptions {
+  dryRun?: boolean;
+  force?: boolean;
+  resume?: boolean;
+}
+
+export function restoreCommand(backupId: string, options: GlobalOptions): string {
+  return `recover session restore ${backupId}${options.backupDir !== undefined ? ` --backup-dir ${JSON.stringify(options.backupDir)}` : ""}`;
+}
+
+export async function reportAndWrite(
+  store: SessionStore,
+  io: Io,
+  options: WriteOptions,
+  planned: readonly PlannedSession[],
+  how: { command: "repair" | "trim"; showAll: boolean; extra?: (report: ChangeReport) => void },
+): Promise<number> {
+  const now = Date.now();
+  const report: ChangeReport = {
+    command: how.command,
+    store: store.info,
+    dryRun: options.dryRun === true,
+    backup: null,
+    sessions: planned
+      .filter(({ plan }) => plan.changes.length > 0 || plan.remaining.length > 0 || how.showAll)
+      .map(({ plan }): ReportedSession => ({
+        id: plan.summary.id,
+        title: plan.summary.title,
+        changes: plan.changes.map((change) => ({ summary: summariseChange(change), reasons: change.reasons, diff: () => changeDiff(change) })),
+        unfixed: plan.remaining,
+      })),
+  };
+  how.extra?.(report);
+  const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
+  reporter.plan(report);
+  const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
+  const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
+  if (toWrite.length === 0 || options.dryRun) {
+    reporter.done(report);
+    if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
+    return leftErrors ? ExitCode.findings : ExitCode.ok;
+  }
+  return withWriter(store, options, async ({ writer, state, backupRoot }) => {
+    refuseOpenStore(writer, options.force);
+    const recent = toWrite.find(({ plan }) => now - plan.summary.updated < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, plan.summary.id, plan.summary.updated));
+    if (recent && !options.force) {
+      const ago = Math.max(0, Math.round((now - recent.plan.summary.updated) / 1000));
+      throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
+    }
+    const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
+    await confirmChange(io, options, `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`);
+    writer.checkIntegrity();
+    const writeTime = Date.now();
+    const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes })), writer, store.codec, writeTime);
+    const backup = runTransaction({ kind: how.command, writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
+    rememberOwnWrites(state, store.info.path, toWrite.map(({ plan }) => ({ id: plan.summary.id, updated: Math.max(plan.summary.updated, writeTime) })));
+    report.backup = { id: backup.manifest.id, path: backup.dir };
+    report.undo = restoreCommand(backup.manifest.id, options);
+    if (options.resume) report.resume = toWrite.map(({ plan }) => `opencode run --session ${plan.summary.id} "continue"`);
+    reporter.done(report);
+    return leftErrors ? ExitCode.findings : ExitCode.ok;
+  });
+}
