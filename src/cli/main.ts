@@ -8,6 +8,7 @@ import { STORE_FORMATS } from "../stores/store.js";
 import { reportError } from "./command-kit.js";
 import { addRules } from "./commands/rules.js";
 import { addExplain } from "./commands/explain.js";
+import { addContextTrim } from "./commands/context-trim.js";
 import { addSessionList } from "./commands/session-list.js";
 import { addSessionScan } from "./commands/session-scan.js";
 import { addSessionRepair } from "./commands/session-repair.js";
@@ -59,6 +60,7 @@ Examples:
   addSessionBackups(session);
   addRules(program);
   addExplain(program);
+  addContextTrim(program);
 
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which

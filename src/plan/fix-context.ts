@@ -7,6 +7,7 @@ import type { MessageRecord, PartRecord, SessionRecords } from "../model/opencod
 import type { SessionView } from "../model/session-view.js";
 import { idAfter } from "../stores/opencode/ids.js";
 import type { RecordCodec } from "../stores/store.js";
+import { DEFAULT_RULE_OPTIONS, type RuleOptions } from "../rules/rule.js";
 
 export type Json = Record<string, unknown>;
 export type StoredRecord = MessageRecord | PartRecord;
@@ -33,6 +34,8 @@ export class FixContext {
     /** Epoch ms written into the records a fix closes (time.end, time.completed). */
     readonly now: number,
     private readonly codec: RecordCodec,
+    /** The options the rules ran with (a trim fix reads its budget here). */
+    readonly options: RuleOptions = { ...DEFAULT_RULE_OPTIONS, now },
   ) {
     for (const message of session.messages) {
       this.messagesById.set(message.ref.id, message);

@@ -38,6 +38,8 @@ export interface SessionPlan {
   fixed: Finding[];
   /** Findings still there after planning: no automatic fix (or not this command's: context trim). */
   remaining: Finding[];
+  /** The request after the plan: estimated tokens and characters. */
+  after: { estimatedTokens: number; chars: number };
 }
 
 export function planSession(loaded: SessionRecords, codec: RecordCodec, options: PlanOptions): SessionPlan {
@@ -48,7 +50,7 @@ export function planSession(loaded: SessionRecords, codec: RecordCodec, options:
     const records = working.records();
     const view = opencodeSessionView(records, options);
     const findings = options.filter ? checkSession(view, options.rules, options).filter(options.filter) : checkSession(view, options.rules, options);
-    const context = new FixContext(records, view, options.now, codec);
+    const context = new FixContext(records, view, options.now, codec, options);
     const claimed = new Set<string>();
     let applied = 0;
     for (const finding of findings) {
@@ -56,7 +58,7 @@ export function planSession(loaded: SessionRecords, codec: RecordCodec, options:
       if (!rule?.repair) continue;
       const edits = rule.repair(finding, context);
       if (edits.length === 0) continue;
-      const targets = edits.flatMap(editTargets);
+      const targets = edits.flatMap((edit) => editTargets(edit, rule.independentFixes === true));
       if (targets.some((t) => claimed.has(t))) continue;
       for (const t of targets) claimed.add(t);
       working.apply(edits, rule.id);
@@ -67,7 +69,8 @@ export function planSession(loaded: SessionRecords, codec: RecordCodec, options:
       const changes = working.changes();
       assertValid(changes);
       assertProviderAccepts(view, changes);
-      return { summary: loaded.summary, changes, fixed, remaining: findings };
+      const chars = view.conversation.messages.reduce((n, m) => n + m.blocks.reduce((k, b) => k + b.chars, 0), 0);
+      return { summary: loaded.summary, changes, fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, chars } };
     }
   }
   throw new RecoverError("fix-failed", `the fixes for session ${loaded.summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);

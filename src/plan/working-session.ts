@@ -34,10 +34,11 @@ export function keyOf(ref: RecordRef): RecordKey {
 
 const entryId = (kind: string, id: string) => `${kind}:${id}`;
 
-export function editTargets(edit: Edit): string[] {
+/** The records an edit claims in a planning pass: its own, and (unless its fix reads nothing else) its message. */
+export function editTargets(edit: Edit, ownRecordOnly = false): string[] {
   if (edit.op === "insert") return [entryId("part", edit.id), entryId("message", edit.message.ref.id)];
   const ref = edit.target.ref;
-  return ref.messageId !== undefined ? [entryId(ref.kind, ref.id), entryId("message", ref.messageId)] : [entryId(ref.kind, ref.id)];
+  return ref.messageId !== undefined && !ownRecordOnly ? [entryId(ref.kind, ref.id), entryId("message", ref.messageId)] : [entryId(ref.kind, ref.id)];
 }
 
 export class WorkingSession {

@@ -16,6 +16,23 @@ export interface RuleOptions {
   contextLimit: number;
   /** An unfinished last assistant message updated within this window is a live turn, not damage. */
   liveWindowMs: number;
+  /** Set by `context trim` only. */
+  trim?: TrimOptions;
+}
+
+/** What `context trim` asks of its rules (src/rules/trim): the budget and what must be kept. */
+export interface TrimOptions {
+  /** Tokens the request must fit under (target × limit), counted as the calibrated estimate counts them. */
+  targetTokens: number;
+  /** Stored truth per estimated token (opencode's real prompt counts ÷ our estimate), applied to every estimate. */
+  calibration: number;
+  /** A byte budget instead (HTTP 413): trim until the serialised request fits. */
+  maxBytes?: number;
+  /** The last turns are never touched. */
+  keepTurns: number;
+  maxOutputChars: number;
+  /** Strategies the user allowed. */
+  strategies: ReadonlySet<string>;
 }
 
 export const DEFAULT_RULE_OPTIONS: Omit<RuleOptions, "now"> = {
@@ -27,6 +44,8 @@ export const DEFAULT_RULE_OPTIONS: Omit<RuleOptions, "now"> = {
 /** What a rule reports; the engine adds rule id, severity, session id and fixability. */
 export interface Report {
   message: string;
+  /** Trim rules: what fixing this finding takes off the request (estimated tokens, and characters ≈ bytes). */
+  saves?: { tokens: number; chars: number };
   messageId?: string;
   partId?: string;
   path?: string;
@@ -55,4 +74,6 @@ export interface Rule {
   repair?(finding: Finding, context: FixContext): Edit[];
   /** Fixed only when asked for by name (`--rule`): the fix removes content the session may still need. */
   repairOnRequest?: true;
+  /** Its fixes read and write only their own record, so several may land in one message in one planning pass. */
+  independentFixes?: true;
 }

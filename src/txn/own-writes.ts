@@ -10,8 +10,8 @@ import { storeKey } from "./lock.js";
 
 const KEEP = 1_000;
 
-function fileFor(state: string, storePath: string): string {
-  return join(state, "own-writes", `${storeKey(storePath)}.json`);
+function fileFor(state: string, storePath: string, kind = "own-writes"): string {
+  return join(state, kind, `${storeKey(storePath)}.json`);
 }
 
 function read(file: string): Record<string, number> {
@@ -23,20 +23,38 @@ function read(file: string): Record<string, number> {
   }
 }
 
-export function rememberOwnWrites(state: string, storePath: string, sessions: readonly { id: string; updated: number }[]): void {
-  const file = fileFor(state, storePath);
+function remember(state: string, storePath: string, kind: string, values: readonly { id: string; value: number }[]): void {
+  const file = fileFor(state, storePath, kind);
   const known = read(file);
-  for (const s of sessions) {
-    delete known[s.id];
-    known[s.id] = s.updated;
+  for (const v of values) {
+    delete known[v.id];
+    known[v.id] = v.value;
   }
   const kept = Object.entries(known).slice(-KEEP);
   try {
-    mkdirDurable(join(state, "own-writes"), 0o700);
+    mkdirDurable(join(state, kind), 0o700);
     writeFileDurable(file, Buffer.from(JSON.stringify(Object.fromEntries(kept))), 0o600);
   } catch {
     /* see above: best effort */
   }
+}
+
+export function rememberOwnWrites(state: string, storePath: string, sessions: readonly { id: string; updated: number }[]): void {
+  remember(state, storePath, "own-writes", sessions.map((s) => ({ id: s.id, value: s.updated })));
+}
+
+/**
+ * The calibration a trim used for a session. Once a trim has shrunk the history, the counts opencode stored for
+ * earlier replies no longer match what is left, and a fresh calibration would ask for more: a second trim reuses
+ * the first one's, so trimming twice trims once.
+ */
+export function rememberCalibration(state: string, storePath: string, sessionId: string, factor: number): void {
+  remember(state, storePath, "calibration", [{ id: sessionId, value: factor }]);
+}
+
+export function recalledCalibration(state: string, storePath: string, sessionId: string): number | undefined {
+  const factor = read(fileFor(state, storePath, "calibration"))[sessionId];
+  return typeof factor === "number" && Number.isFinite(factor) ? factor : undefined;
 }
 
 /** Whether the session's recorded update time is exactly one recover wrote (nobody has written it since). */

@@ -43,6 +43,15 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       }
     },
     done(report) {
+      if (report.trim) {
+        const t = report.trim;
+        const n = (x: number) => x.toLocaleString("en-US");
+        io.out(`\ntokens: ${n(t.tokens.before)} → ${n(t.tokens.after)} (limit ${n(t.tokens.limit)}, target ${n(t.tokens.target)}; ${t.tokens.method})\n`);
+        if (t.bytes) io.out(`bytes:  ${n(t.bytes.before)} → ${n(t.bytes.after)} (max ${n(t.bytes.max)})\n`);
+        for (const s of t.strategies) io.out(`  ${s.id.padEnd(18)} ${String(s.records).padStart(5)} record${s.records === 1 ? " " : "s"}  −${n(s.tokens)} tokens\n`);
+        if (t.stillOver) io.out(`${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy), keep fewer turns (--keep-turns) or lower --max-output-chars\n`);
+        if (changeCount(report) > 0) io.out(c.dim("nothing is lost for good: every removed byte is in the backup, and `recover session restore` brings it all back\n"));
+      }
       const changes = changeCount(report);
       const sessions = report.sessions.filter((s) => s.changes.length > 0).length;
       const what = `${changes} change${changes === 1 ? "" : "s"} in ${sessions} session${sessions === 1 ? "" : "s"}`;

@@ -34,6 +34,16 @@ export interface ChangeReport {
   restoreOf?: string;
   /** `--resume`: the commands that continue each repaired session in its agent. */
   resume?: string[];
+  /** context trim: the budget and what each strategy took off. */
+  trim?: TrimSummary;
+}
+
+export interface TrimSummary {
+  tokens: { before: number; after: number; limit: number; target: number; method: string };
+  bytes?: { before: number; after: number; max: number };
+  strategies: { id: string; records: number; tokens: number; chars: number }[];
+  /** Still over the target once every allowed strategy had its turn. */
+  stillOver: boolean;
 }
 
 export function changeCount(report: Pick<ChangeReport, "sessions">): number {

@@ -1,0 +1,169 @@
+/**
+ * `recover context trim <id>`: bring a session that overflows the model's window back under it. The strategies are
+ * rules with fixes (src/rules/trim), planned, shown, backed up and applied by the same pipeline as a repair; each
+ * takes off only what the budget still needs after the ones before it, and every removed byte stays in the backup.
+ */
+import type { Command } from "commander";
+import { RecoverError } from "../../errors.js";
+import type { SessionRecords } from "../../model/opencode-records.js";
+import type { SessionView } from "../../model/session-view.js";
+import { blockTokens } from "../../model/tokens.js";
+import { storedError } from "../../plan/error-fixes.js";
+import { planSession } from "../../plan/planner.js";
+import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
+import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../rules/rule.js";
+import { requestChars } from "../../rules/trim/budget.js";
+import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
+import { opencodeSessionView } from "../../scan/session-view.js";
+import { action, parsePositiveInt, withStore } from "../command-kit.js";
+import { readErrorText } from "../error-input.js";
+import type { TrimSummary } from "../reporters/change-report.js";
+import { selectSessions } from "../select-sessions.js";
+import { reportAndWrite } from "../write-plans.js";
+import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
+import { stateDir } from "../../txn/state-dir.js";
+
+interface TrimFlags {
+  last?: boolean;
+  limit?: number;
+  contextLimit?: number;
+  error?: string;
+  errorFile?: string;
+  maxBytes?: number;
+  target?: number;
+  strategy?: string;
+  keepTurns?: number;
+  maxOutputChars?: number;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+const DEFAULT_LIMIT = 200_000;
+/** Anthropic's request limit is 32 MB; aim under it with room for the system prompt and tool definitions. */
+const DEFAULT_MAX_BYTES = 30_000_000;
+
+function parseRatio(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new RecoverError("usage", `--target takes a ratio above 0 and at most 1, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function parseStrategies(list: string | undefined): Set<string> {
+  if (list === undefined) return new Set(STRATEGIES);
+  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = wanted.filter((s) => !(STRATEGIES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new RecoverError("usage", `unknown strategy ${unknown.join(", ")} (expected: ${STRATEGIES.join(", ")})`);
+  return new Set(wanted);
+}
+
+/**
+ * How far our estimate is from what the provider counted: opencode stores, on each assistant message, the usage of
+ * its last step, and input + cache read + cache write is the real size of that step's prompt. We compare it with our
+ * estimate of everything sent up to and including that message.
+ */
+export function calibrate(records: SessionRecords, view: SessionView): { factor: number; method: string } {
+  const messages = records.messages;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const info = messages[i]!.info;
+    if (info?.role !== "assistant") continue;
+    const truth = info.tokens.input + info.tokens.cache.read + info.tokens.cache.write;
+    if (truth <= 0) continue;
+    const upTo = new Set(messages.slice(0, i + 1).map((m) => m.ref.id));
+    let estimate = 0;
+    for (const message of view.conversation.messages) {
+      for (const block of message.blocks) if (upTo.has(block.source.messageId ?? block.source.id)) estimate += blockTokens(block);
+    }
+    if (estimate <= 0) break;
+    const raw = truth / estimate;
+    const factor = Math.min(2.5, Math.max(0.5, raw));
+    return {
+      factor,
+      method: `characters / 4, calibrated ×${factor.toFixed(2)} against the ${truth.toLocaleString("en-US")} prompt tokens opencode stored for message ${messages[i]!.ref.id} (our estimate there: ${estimate.toLocaleString("en-US")}, ${((raw - 1) * 100).toFixed(1)}% off)`,
+    };
+  }
+  return { factor: 1, method: "characters / 4 (no stored token counts to calibrate against)" };
+}
+
+export function addContextTrim(program: Command): void {
+  const context = program.command("context").description("fit sessions into the model's context window");
+  context
+    .command("trim")
+    .description("shrink a session over the model's window: truncate, prune, dedupe, drop old turns — all undoable")
+    .argument("[id]", "session id or unique prefix")
+    .option("--last", "the most recently updated session")
+    .option("--limit <tokens>", "the model's window (default: from --error, else the error stored on the session, else 200,000)", parsePositiveInt("--limit"))
+    .option("--context-limit <tokens>", "same as --limit", parsePositiveInt("--context-limit"))
+    .option("--error <text>", "the provider's error text (or - for stdin): the limit is read from it")
+    .option("--error-file <path>", "read the provider's error text from a file")
+    .option("--max-bytes <n>", "a byte budget instead (HTTP 413 request_too_large; default 30,000,000 with such an error)", parsePositiveInt("--max-bytes"))
+    .option("--target <ratio>", "trim until the estimate is at most this share of the limit", parseRatio, 0.8)
+    .option("--strategy <list>", `strategies allowed, in this order: ${STRATEGIES.join(",")}`)
+    .option("--keep-turns <n>", "never touch the last N turns", parsePositiveInt("--keep-turns"), 4)
+    .option("--max-output-chars <n>", "truncate-outputs keeps this many characters of a long output", parsePositiveInt("--max-output-chars"), DEFAULT_RULE_OPTIONS.maxOutputChars)
+    .option("--dry-run", "show the plan, write nothing; exit 1 when there is something to trim")
+    .option("--force", "write even while another process holds the store open or the session was written within 60 s")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover context trim ses_52f1 --dry-run
+  pbpaste | recover context trim ses_52f1 --error - --yes
+  recover context trim --last --limit 128000 --strategy truncate-outputs,prune-old-outputs
+
+Every removed byte is kept in the backup; \`recover session restore <backup-id>\` brings it all back.
+Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over the target / not confirmed,
+2 usage or input error, 3 refused for safety.`,
+    )
+    .action(
+      action<TrimFlags>(({ args, options, io }) => {
+        if (options.limit !== undefined && options.contextLimit !== undefined) throw new RecoverError("usage", "give --limit or --context-limit, not both");
+        const strategies = parseStrategies(options.strategy);
+        const errorText = readErrorText(options.error, options.errorFile);
+        return withStore(options, async (store) => {
+          const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
+          const now = Date.now();
+          const records = store.loadSession(id!, "full");
+          const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+          const stored = storedError(view);
+          const error: ClassifiedError | undefined = errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
+          if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
+            throw new RecoverError("usage", `that error is ${error.kind}, not a context or size error; try \`recover session repair ${id} --error -\``);
+          }
+          const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
+          const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? DEFAULT_MAX_BYTES : undefined);
+          const target = Math.floor(limit * (options.target ?? 0.8));
+          const state = stateDir();
+          const recalled = recalledCalibration(state, store.info.path, id!);
+          const { factor, method } =
+            recalled !== undefined ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` } : calibrate(records, view);
+          const trim: TrimOptions = {
+            targetTokens: target,
+            calibration: factor,
+            keepTurns: options.keepTurns ?? 4,
+            maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
+            strategies,
+            ...(bytes !== undefined ? { maxBytes: bytes } : {}),
+          };
+          const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
+          const calibrated = (tokens: number) => Math.round(tokens * factor);
+          const beforeChars = requestChars(view);
+          const summary: TrimSummary = {
+            tokens: { before: calibrated(view.estimatedTokens), after: calibrated(plan.after.estimatedTokens), limit, target, method },
+            ...(bytes !== undefined ? { bytes: { before: beforeChars, after: plan.after.chars, max: bytes } } : {}),
+            strategies: TRIM_RULES.map((rule) => {
+              const found = plan.fixed.filter((f) => f.rule === rule.id);
+              return { id: rule.id, records: found.length, tokens: calibrated(found.reduce((n, f) => n + (f.saves?.tokens ?? 0), 0)), chars: found.reduce((n, f) => n + (f.saves?.chars ?? 0), 0) };
+            }).filter((s) => s.records > 0),
+            stillOver: bytes !== undefined ? plan.after.chars > bytes : calibrated(plan.after.estimatedTokens) > target,
+          };
+          const code = await reportAndWrite(store, io, options, [{ plan, sessionRef: records.sessionRef }], {
+            command: "trim",
+            showAll: true,
+            extra: (report) => (report.trim = summary),
+          });
+          if (code !== 2 && code !== 3 && !options.dryRun && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, factor);
+          return summary.stillOver && code === 0 ? 1 : code;
+        });
+      }),
+    );
+}

@@ -1,0 +1,93 @@
+/**
+ * What every trim strategy shares: how far over budget the request is after the strategies before it, which
+ * messages are never touched (the last turns), and picking candidates only as far as needed.
+ */
+import type { Block } from "../../model/conversation.js";
+import type { MessageRecord } from "../../model/opencode-records.js";
+import type { SessionView } from "../../model/session-view.js";
+import { CHARS_PER_TOKEN, blockTokens } from "../../model/tokens.js";
+import type { Finding, Report, TrimOptions } from "../rule.js";
+
+export const TRIM_RULE_IDS = new Set(["truncate-outputs", "prune-old-outputs", "dedupe-outputs", "purge-errors", "drop-oldest-turns"]);
+
+/** Characters of the request as sent: what a byte budget counts (multi-byte text makes this a slight underestimate). */
+export function requestChars(view: SessionView): number {
+  let total = 0;
+  for (const message of view.conversation.messages) for (const block of message.blocks) total += block.chars;
+  return total;
+}
+
+export interface Deficit {
+  tokens: number;
+  chars: number;
+}
+
+/** How much is still to go once the findings of the strategies before this one are fixed. */
+export function deficit(view: SessionView, trim: TrimOptions, earlier: readonly Finding[]): Deficit {
+  let tokens = view.estimatedTokens * trim.calibration - trim.targetTokens;
+  let chars = trim.maxBytes !== undefined ? requestChars(view) - trim.maxBytes : 0;
+  for (const f of earlier) {
+    if (!f.saves || !TRIM_RULE_IDS.has(f.rule)) continue;
+    tokens -= f.saves.tokens * trim.calibration;
+    chars -= f.saves.chars;
+  }
+  // A byte budget is the one that binds when it is given (a 413 says nothing about tokens).
+  return trim.maxBytes !== undefined ? { tokens: 0, chars } : { tokens, chars: 0 };
+}
+
+export function isOver(d: Deficit): boolean {
+  return d.tokens > 0 || d.chars > 0;
+}
+
+export interface Candidate {
+  report: Omit<Report, "saves">;
+  saves: { tokens: number; chars: number };
+}
+
+/** Take candidates in the order given until the deficit is covered. */
+export function asFarAsNeeded(candidates: readonly Candidate[], d: Deficit, calibration: number): Report[] {
+  const reports: Report[] = [];
+  let tokens = d.tokens;
+  let chars = d.chars;
+  for (const c of candidates) {
+    if (tokens <= 0 && chars <= 0) break;
+    if (c.saves.tokens <= 0 && c.saves.chars <= 0) continue;
+    reports.push({ ...c.report, saves: c.saves });
+    tokens -= c.saves.tokens * calibration;
+    chars -= c.saves.chars;
+  }
+  return reports;
+}
+
+/** Token estimate of some characters, as blockTokens counts them. */
+export function tokensOf(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+export function blocksTokens(blocks: readonly Block[]): number {
+  return blocks.reduce((n, b) => n + blockTokens(b), 0);
+}
+
+/**
+ * Stored messages in turns: a turn starts at a user message and holds the assistant messages that answer it.
+ * The first turn (the task as first stated) and the last `keep` turns are protected.
+ */
+export function turns(messages: readonly MessageRecord[]): MessageRecord[][] {
+  const out: MessageRecord[][] = [];
+  for (const message of messages) {
+    if (message.info?.role === "user" || out.length === 0) out.push([message]);
+    else out.at(-1)!.push(message);
+  }
+  return out;
+}
+
+export function protectedMessageIds(view: SessionView, keepTurns: number): Set<string> {
+  const all = turns(view.opencode?.messages ?? []);
+  const kept = all.slice(Math.max(0, all.length - keepTurns));
+  return new Set(kept.flat().map((m) => m.ref.id));
+}
+
+/** The stored messages whose content is sent (after the last finished compaction, not skipped). */
+export function sentMessageIds(view: SessionView): Set<string> {
+  return new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));
+}

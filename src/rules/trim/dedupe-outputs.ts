@@ -1,0 +1,60 @@
+import { readableParts } from "../../model/opencode-records.js";
+import { isObject } from "../../plan/fix-context.js";
+import { at } from "../helpers.js";
+import type { Rule } from "../rule.js";
+import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, type Candidate } from "./budget.js";
+
+const CLEARED = "[Old tool result content cleared]";
+
+/** The same input whatever order its keys were written in. */
+function normalised(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(normalised).join(",")}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${normalised(value[k])}`).join(",")}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * Strategy 3a: a tool called again with the same input (same tool, same normalised input) makes the older outputs
+ * redundant: they are marked compacted (sent as a placeholder, kept on disk); the newest stays. Oldest first.
+ */
+export const dedupeOutputs: Rule = {
+  id: "dedupe-outputs",
+  severity: "warning",
+  description: "context trim: older outputs of a tool called again with the same input are cleared (kept on disk)",
+  fix: "trim",
+  independentFixes: true,
+  check(view, options, earlier) {
+    const trim = options.trim;
+    if (!trim?.strategies.has("dedupe")) return [];
+    const d = deficit(view, trim, earlier);
+    if (!isOver(d)) return [];
+    const keep = protectedMessageIds(view, trim.keepTurns);
+    const sent = sentMessageIds(view);
+    const taken = new Set(earlier.map((f) => f.partId));
+    const newest = new Map<string, string>();
+    const calls: { key: string; candidate: Candidate; partId: string }[] = [];
+    for (const message of view.opencode?.messages ?? []) {
+      if (!sent.has(message.ref.id)) continue;
+      for (const { record, part } of readableParts(message)) {
+        if (part.type !== "tool") continue;
+        const p = part as { tool: string; state: { status: string; input: unknown; time?: { compacted?: number } } };
+        if (p.state.status !== "completed" || p.state.time?.compacted !== undefined || record.stripped) continue;
+        const key = `${p.tool}\u0000${normalised(p.state.input)}`;
+        newest.set(key, record.ref.id);
+        if (keep.has(message.ref.id) || taken.has(record.ref.id)) continue;
+        const chars = Math.max(0, (record.content.outputChars ?? 0) - CLEARED.length);
+        calls.push({ key, partId: record.ref.id, candidate: { report: at(record, `${p.tool} was called again later with the same input: clear this older output`), saves: { tokens: tokensOf(chars), chars } } });
+      }
+    }
+    const older = calls.filter((c) => newest.get(c.key) !== c.partId).map((c) => c.candidate);
+    return asFarAsNeeded(older, d, trim.calibration);
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (!part) return [];
+    return context.update(part, "cleared an output a later identical call repeats (marked compacted; it stays on disk)", (value) => {
+      const state = value.state;
+      if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
+    });
+  },
+};

@@ -1,0 +1,15 @@
+/**
+ * The trim strategies, in the order `context trim` applies them: each only as far as the budget still needs after
+ * the ones before it. They are rules like the scan's (findings with a fix), run by context trim only.
+ */
+import type { Rule } from "../rule.js";
+import { dedupeOutputs } from "./dedupe-outputs.js";
+import { dropOldestTurns } from "./drop-oldest-turns.js";
+import { pruneOldOutputs } from "./prune-old-outputs.js";
+import { purgeErrors } from "./purge-errors.js";
+import { truncateOutputs } from "./truncate-outputs.js";
+
+export const TRIM_RULES: readonly Rule[] = [truncateOutputs, pruneOldOutputs, dedupeOutputs, purgeErrors, dropOldestTurns];
+
+/** `--strategy` names (dedupe covers dedupe-outputs). */
+export const STRATEGIES = ["truncate-outputs", "prune-old-outputs", "dedupe", "purge-errors", "drop-oldest-turns"] as const;

@@ -1,0 +1,69 @@
+import { readableParts, type PartRecord } from "../../model/opencode-records.js";
+import { isObject } from "../../plan/fix-context.js";
+import { at, plural } from "../helpers.js";
+import type { Rule } from "../rule.js";
+import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, type Candidate } from "./budget.js";
+
+/** opencode's own prune constants (session/compaction.ts, reference opencode.md §4). */
+const PRUNE_PROTECT_TOKENS = 40_000;
+const PROTECTED_TOOLS = new Set(["skill", "artifact"]);
+const CLEARED = "[Old tool result content cleared]";
+
+/**
+ * Strategy 2: opencode's own prune. Walking newest → oldest past the last two user turns (or --keep-turns), the
+ * newest 40,000 tokens of tool output stay; older completed outputs are marked compacted (`state.time.compacted`),
+ * which opencode sends as "[Old tool result content cleared]" while the output itself stays on disk. Oldest first.
+ */
+export const pruneOldOutputs: Rule = {
+  id: "prune-old-outputs",
+  severity: "warning",
+  description: "context trim: old tool outputs marked compacted, as opencode's own prune does (the output stays on disk)",
+  fix: "trim",
+  independentFixes: true,
+  check(view, options, earlier) {
+    const trim = options.trim;
+    if (!trim?.strategies.has(this.id)) return [];
+    const d = deficit(view, trim, earlier);
+    if (!isOver(d)) return [];
+    const keep = protectedMessageIds(view, Math.max(2, trim.keepTurns));
+    const sent = sentMessageIds(view);
+    const alreadyTaken = new Set(earlier.map((f) => f.partId));
+    const messages = view.opencode?.messages ?? [];
+    let protectedTokens = 0;
+    const candidates: Candidate[] = [];
+    walk: for (let i = messages.length - 1; i >= 0; i--) {
+      const message = messages[i]!;
+      if (message.info?.role === "assistant" && message.info.summary === true) break;
+      if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
+      const parts = readableParts(message);
+      for (let j = parts.length - 1; j >= 0; j--) {
+        const { record, part } = parts[j]!;
+        if (part.type !== "tool") continue;
+        const state = (part as { state: { status: string; time?: { compacted?: number } } }).state;
+        if (state.status !== "completed") continue;
+        if (state.time?.compacted !== undefined) break walk;
+        const tokens = tokensOf(record.content.outputChars ?? 0);
+        if (protectedTokens < PRUNE_PROTECT_TOKENS) {
+          protectedTokens += tokens;
+          continue;
+        }
+        if (PROTECTED_TOOLS.has((part as { tool: string }).tool) || alreadyTaken.has(record.ref.id)) continue;
+        candidates.push(candidate(record, (part as { tool: string }).tool));
+      }
+    }
+    return asFarAsNeeded(candidates.reverse(), d, trim.calibration);
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (!part) return [];
+    return context.update(part, "marked the old output compacted, as opencode's prune does: it is sent as a placeholder and stays on disk", (value) => {
+      const state = value.state;
+      if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
+    });
+  },
+};
+
+function candidate(record: PartRecord, tool: string): Candidate {
+  const chars = Math.max(0, (record.content.outputChars ?? 0) - CLEARED.length);
+  return { report: at(record, `${tool} output of ${plural(record.content.outputChars ?? 0, "character")} from an older turn: clear it`), saves: { tokens: tokensOf(chars), chars } };
+}

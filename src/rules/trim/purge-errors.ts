@@ -1,0 +1,46 @@
+import { readableParts } from "../../model/opencode-records.js";
+import { isObject } from "../../plan/fix-context.js";
+import { at } from "../helpers.js";
+import type { Rule } from "../rule.js";
+import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, turns, type Candidate } from "./budget.js";
+
+/** Dynamic context pruning's default: errored calls older than this many turns lose their input. */
+const PURGE_AFTER_TURNS = 4;
+
+/** Strategy 3b: the inputs of errored tool calls more than 4 turns old are emptied (a failed call's input is dead weight). */
+export const purgeErrors: Rule = {
+  id: "purge-errors",
+  severity: "warning",
+  description: "context trim: inputs of errored tool calls older than 4 turns are emptied",
+  fix: "trim",
+  independentFixes: true,
+  check(view, options, earlier) {
+    const trim = options.trim;
+    if (!trim?.strategies.has(this.id)) return [];
+    const d = deficit(view, trim, earlier);
+    if (!isOver(d)) return [];
+    const keep = protectedMessageIds(view, Math.max(PURGE_AFTER_TURNS, trim.keepTurns));
+    const sent = sentMessageIds(view);
+    const candidates: Candidate[] = [];
+    for (const turn of turns(view.opencode?.messages ?? [])) {
+      for (const message of turn) {
+        if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
+        for (const { record, part } of readableParts(message)) {
+          const state = (part as { state?: { status?: string } }).state;
+          const chars = (record.content.inputChars ?? 0) - 2;
+          if (part.type !== "tool" || state?.status !== "error" || chars <= 0) continue;
+          candidates.push({ report: at(record, `errored ${(part as { tool: string }).tool} call more than ${PURGE_AFTER_TURNS} turns old: empty its input`), saves: { tokens: tokensOf(chars), chars } });
+        }
+      }
+    }
+    return asFarAsNeeded(candidates, d, trim.calibration);
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (!part) return [];
+    return context.update(part, "emptied the input of an old failed call (the input is in the backup)", (value) => {
+      const state = value.state;
+      if (isObject(state)) state.input = {};
+    });
+  },
+};

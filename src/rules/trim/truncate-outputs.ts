@@ -1,0 +1,55 @@
+import { readableParts } from "../../model/opencode-records.js";
+import { isObject } from "../../plan/fix-context.js";
+import { at, plural } from "../helpers.js";
+import type { Rule } from "../rule.js";
+import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, type Candidate } from "./budget.js";
+
+export const truncationMarker = (removed: number) => `\n[… truncated ${removed.toLocaleString("en-US")} characters to fit the context window …]\n`;
+
+/** Head and tail of a long output around a marker, `max` characters in all, so a second trim finds nothing to do. */
+export function truncated(output: string, max: number): string {
+  const marker = truncationMarker(output.length);
+  const room = Math.max(0, max - marker.length);
+  const head = Math.ceil(room * 0.6);
+  const tail = room - head;
+  return `${output.slice(0, head)}${truncationMarker(output.length - room)}${tail > 0 ? output.slice(-tail) : ""}`;
+}
+
+/** Strategy 1: outputs over --max-output-chars keep their head and tail, largest first. */
+export const truncateOutputs: Rule = {
+  id: "truncate-outputs",
+  severity: "warning",
+  description: "context trim: tool outputs over --max-output-chars keep a head and a tail around a marker",
+  fix: "trim",
+  independentFixes: true,
+  check(view, options, earlier) {
+    const trim = options.trim;
+    if (!trim?.strategies.has(this.id)) return [];
+    const d = deficit(view, trim, earlier);
+    if (!isOver(d)) return [];
+    const keep = protectedMessageIds(view, trim.keepTurns);
+    const sent = sentMessageIds(view);
+    const candidates: Candidate[] = [];
+    for (const message of view.opencode?.messages ?? []) {
+      if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
+      for (const { record, part } of readableParts(message)) {
+        const state = (part as { state?: { status?: string; time?: { compacted?: number } } }).state;
+        const chars = record.content.outputChars ?? 0;
+        if (part.type !== "tool" || state?.status !== "completed" || state.time?.compacted !== undefined || chars <= trim.maxOutputChars) continue;
+        const removed = chars - trim.maxOutputChars;
+        candidates.push({ report: at(record, `${(part as { tool: string }).tool} output of ${plural(chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`), saves: { tokens: tokensOf(removed), chars: removed } });
+      }
+    }
+    candidates.sort((a, b) => b.saves.chars - a.saves.chars);
+    return asFarAsNeeded(candidates, d, trim.calibration);
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    const max = context.options.trim?.maxOutputChars;
+    if (!part || max === undefined) return [];
+    return context.update(part, `kept the first and last characters of the output, ${max.toLocaleString("en-US")} in all (the whole output is in the backup)`, (value) => {
+      const state = value.state;
+      if (isObject(state) && typeof state.output === "string") state.output = truncated(state.output, max);
+    });
+  },
+};
