@@ -6,7 +6,9 @@ import type { Block } from "../../model/conversation.js";
 import type { MessageRecord } from "../../model/opencode-records.js";
 import type { SessionView } from "../../model/session-view.js";
 import { CHARS_PER_TOKEN, blockTokens } from "../../model/tokens.js";
-import type { Finding, Report, TrimOptions } from "../rule.js";
+import type { Edit, FixContext } from "../../plan/fix-context.js";
+import { isObject } from "../../plan/fix-context.js";
+import type { Finding, Report, RuleOptions, TrimOptions } from "../rule.js";
 
 export const TRIM_RULE_IDS = new Set(["truncate-outputs", "prune-old-outputs", "dedupe-outputs", "purge-errors", "drop-oldest-turns"]);
 
@@ -90,4 +92,40 @@ export function protectedMessageIds(view: SessionView, keepTurns: number): Set<s
 /** The stored messages whose content is sent (after the last finished compaction, not skipped). */
 export function sentMessageIds(view: SessionView): Set<string> {
   return new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));
+}
+
+export interface TrimPass {
+  trim: TrimOptions;
+  deficit: Deficit;
+  /** Messages of the last turns, never touched. */
+  keep: Set<string>;
+  /** Messages whose content is sent. */
+  sent: Set<string>;
+  /** Parts an earlier strategy already took this pass. */
+  taken: Set<string | undefined>;
+}
+
+/** The start of every strategy's check: nothing to do unless it is allowed and the request is still over budget. */
+export function trimPass(strategy: string, view: SessionView, options: RuleOptions, earlier: readonly Finding[], keepAtLeast = 0): TrimPass | undefined {
+  const trim = options.trim;
+  if (!trim?.strategies.has(strategy)) return undefined;
+  const d = deficit(view, trim, earlier);
+  if (!isOver(d)) return undefined;
+  return {
+    trim,
+    deficit: d,
+    keep: protectedMessageIds(view, Math.max(keepAtLeast, trim.keepTurns)),
+    sent: sentMessageIds(view),
+    taken: new Set(earlier.map((f) => f.partId)),
+  };
+}
+
+/** opencode's own way to stop sending an output: mark it compacted; the output itself stays on disk. */
+export function markCompacted(finding: Finding, context: FixContext, reason: string): Edit[] {
+  const part = context.part(finding.partId);
+  if (!part) return [];
+  return context.update(part, reason, (value) => {
+    const state = value.state;
+    if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
+  });
 }

@@ -2,7 +2,7 @@ import { readableParts } from "../../model/opencode-records.js";
 import { isObject } from "../../plan/fix-context.js";
 import { at } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, type Candidate } from "./budget.js";
+import { asFarAsNeeded, markCompacted, tokensOf, trimPass, type Candidate } from "./budget.js";
 
 const CLEARED = "[Old tool result content cleared]";
 
@@ -24,13 +24,9 @@ export const dedupeOutputs: Rule = {
   fix: "trim",
   independentFixes: true,
   check(view, options, earlier) {
-    const trim = options.trim;
-    if (!trim?.strategies.has("dedupe")) return [];
-    const d = deficit(view, trim, earlier);
-    if (!isOver(d)) return [];
-    const keep = protectedMessageIds(view, trim.keepTurns);
-    const sent = sentMessageIds(view);
-    const taken = new Set(earlier.map((f) => f.partId));
+    const pass = trimPass("dedupe", view, options, earlier);
+    if (!pass) return [];
+    const { keep, sent, taken } = pass;
     const newest = new Map<string, string>();
     const calls: { key: string; candidate: Candidate; partId: string }[] = [];
     for (const message of view.opencode?.messages ?? []) {
@@ -47,14 +43,9 @@ export const dedupeOutputs: Rule = {
       }
     }
     const older = calls.filter((c) => newest.get(c.key) !== c.partId).map((c) => c.candidate);
-    return asFarAsNeeded(older, d, trim.calibration);
+    return asFarAsNeeded(older, pass.deficit, pass.trim.calibration);
   },
   repair(finding, context) {
-    const part = context.part(finding.partId);
-    if (!part) return [];
-    return context.update(part, "cleared an output a later identical call repeats (marked compacted; it stays on disk)", (value) => {
-      const state = value.state;
-      if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
-    });
+    return markCompacted(finding, context, "cleared an output a later identical call repeats (marked compacted; it stays on disk)");
   },
 };

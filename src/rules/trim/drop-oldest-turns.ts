@@ -1,7 +1,7 @@
 import type { MessageRecord } from "../../model/opencode-records.js";
 import { at, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, blocksTokens, deficit, isOver, protectedMessageIds, turns, type Candidate } from "./budget.js";
+import { asFarAsNeeded, blocksTokens, trimPass, turns, type Candidate } from "./budget.js";
 
 /**
  * Strategy 4, the last resort: whole turns (a user message and the answers to it, so tool calls keep their
@@ -13,11 +13,9 @@ export const dropOldestTurns: Rule = {
   description: "context trim: whole oldest turns are taken out (kept in the backup), never the first or the last ones",
   fix: "trim",
   check(view, options, earlier) {
-    const trim = options.trim;
-    if (!trim?.strategies.has(this.id)) return [];
-    const d = deficit(view, trim, earlier);
-    if (!isOver(d)) return [];
-    const keep = protectedMessageIds(view, trim.keepTurns);
+    const pass = trimPass(this.id, view, options, earlier);
+    if (!pass) return [];
+    const { keep } = pass;
     const byMessage = new Map<string, { tokens: number; chars: number }>();
     for (const message of view.conversation.messages) {
       const tokens = blocksTokens(message.blocks);
@@ -35,7 +33,7 @@ export const dropOldestTurns: Rule = {
       if (saves.tokens === 0) continue;
       candidates.push({ report: at(turn[0]!, `turn of ${plural(turn.length, "message")} (${plural(saves.tokens, "token")}): take it out`), saves });
     }
-    return asFarAsNeeded(candidates, d, trim.calibration);
+    return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
   },
   repair(finding, context) {
     const first = context.message(finding.messageId);

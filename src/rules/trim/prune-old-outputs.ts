@@ -1,8 +1,7 @@
 import { readableParts, type PartRecord } from "../../model/opencode-records.js";
-import { isObject } from "../../plan/fix-context.js";
 import { at, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, type Candidate } from "./budget.js";
+import { asFarAsNeeded, markCompacted, tokensOf, trimPass, type Candidate } from "./budget.js";
 
 /** opencode's own prune constants (session/compaction.ts, reference opencode.md §4). */
 const PRUNE_PROTECT_TOKENS = 40_000;
@@ -21,13 +20,9 @@ export const pruneOldOutputs: Rule = {
   fix: "trim",
   independentFixes: true,
   check(view, options, earlier) {
-    const trim = options.trim;
-    if (!trim?.strategies.has(this.id)) return [];
-    const d = deficit(view, trim, earlier);
-    if (!isOver(d)) return [];
-    const keep = protectedMessageIds(view, Math.max(2, trim.keepTurns));
-    const sent = sentMessageIds(view);
-    const alreadyTaken = new Set(earlier.map((f) => f.partId));
+    const pass = trimPass(this.id, view, options, earlier, 2);
+    if (!pass) return [];
+    const { keep, sent, taken } = pass;
     const messages = view.opencode?.messages ?? [];
     let protectedTokens = 0;
     const candidates: Candidate[] = [];
@@ -47,19 +42,14 @@ export const pruneOldOutputs: Rule = {
           protectedTokens += tokens;
           continue;
         }
-        if (PROTECTED_TOOLS.has((part as { tool: string }).tool) || alreadyTaken.has(record.ref.id)) continue;
+        if (PROTECTED_TOOLS.has((part as { tool: string }).tool) || taken.has(record.ref.id)) continue;
         candidates.push(candidate(record, (part as { tool: string }).tool));
       }
     }
-    return asFarAsNeeded(candidates.reverse(), d, trim.calibration);
+    return asFarAsNeeded(candidates.reverse(), pass.deficit, pass.trim.calibration);
   },
   repair(finding, context) {
-    const part = context.part(finding.partId);
-    if (!part) return [];
-    return context.update(part, "marked the old output compacted, as opencode's prune does: it is sent as a placeholder and stays on disk", (value) => {
-      const state = value.state;
-      if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
-    });
+    return markCompacted(finding, context, "marked the old output compacted, as opencode's prune does: it is sent as a placeholder and stays on disk");
   },
 };
 

@@ -2,7 +2,7 @@ import { readableParts } from "../../model/opencode-records.js";
 import { isObject } from "../../plan/fix-context.js";
 import { at } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, turns, type Candidate } from "./budget.js";
+import { asFarAsNeeded, tokensOf, trimPass, turns, type Candidate } from "./budget.js";
 
 /** Dynamic context pruning's default: errored calls older than this many turns lose their input. */
 const PURGE_AFTER_TURNS = 4;
@@ -15,12 +15,9 @@ export const purgeErrors: Rule = {
   fix: "trim",
   independentFixes: true,
   check(view, options, earlier) {
-    const trim = options.trim;
-    if (!trim?.strategies.has(this.id)) return [];
-    const d = deficit(view, trim, earlier);
-    if (!isOver(d)) return [];
-    const keep = protectedMessageIds(view, Math.max(PURGE_AFTER_TURNS, trim.keepTurns));
-    const sent = sentMessageIds(view);
+    const pass = trimPass(this.id, view, options, earlier, PURGE_AFTER_TURNS);
+    if (!pass) return [];
+    const { keep, sent } = pass;
     const candidates: Candidate[] = [];
     for (const turn of turns(view.opencode?.messages ?? [])) {
       for (const message of turn) {
@@ -33,7 +30,7 @@ export const purgeErrors: Rule = {
         }
       }
     }
-    return asFarAsNeeded(candidates, d, trim.calibration);
+    return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

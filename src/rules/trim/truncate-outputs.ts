@@ -2,7 +2,7 @@ import { readableParts } from "../../model/opencode-records.js";
 import { isObject } from "../../plan/fix-context.js";
 import { at, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, deficit, isOver, protectedMessageIds, sentMessageIds, tokensOf, type Candidate } from "./budget.js";
+import { asFarAsNeeded, tokensOf, trimPass, type Candidate } from "./budget.js";
 
 export const truncationMarker = (removed: number) => `\n[… truncated ${removed.toLocaleString("en-US")} characters to fit the context window …]\n`;
 
@@ -23,12 +23,9 @@ export const truncateOutputs: Rule = {
   fix: "trim",
   independentFixes: true,
   check(view, options, earlier) {
-    const trim = options.trim;
-    if (!trim?.strategies.has(this.id)) return [];
-    const d = deficit(view, trim, earlier);
-    if (!isOver(d)) return [];
-    const keep = protectedMessageIds(view, trim.keepTurns);
-    const sent = sentMessageIds(view);
+    const pass = trimPass(this.id, view, options, earlier);
+    if (!pass) return [];
+    const { trim, keep, sent } = pass;
     const candidates: Candidate[] = [];
     for (const message of view.opencode?.messages ?? []) {
       if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
@@ -41,7 +38,7 @@ export const truncateOutputs: Rule = {
       }
     }
     candidates.sort((a, b) => b.saves.chars - a.saves.chars);
-    return asFarAsNeeded(candidates, d, trim.calibration);
+    return asFarAsNeeded(candidates, pass.deficit, trim.calibration);
   },
   repair(finding, context) {
     const part = context.part(finding.partId);
