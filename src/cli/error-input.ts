@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { RecoverError, fsError } from "../errors.js";
 
-export function readErrorText(error: string | undefined, errorFile: string | undefined): string | undefined {
-  if (error !== undefined && errorFile !== undefined) throw new RecoverError("usage", "give --error or --error-file, not both");
+export function readErrorText(error: string | undefined, errorFile: string | undefined, textName = "--error"): string | undefined {
+  if (error !== undefined && errorFile !== undefined) throw new RecoverError("usage", `give ${textName} or --error-file, not both`);
   let text: string | undefined;
   try {
     if (errorFile !== undefined) text = readFileSync(errorFile, "utf8");

@@ -234,3 +234,8 @@ export function hasThinkingSignature(metadata: unknown): boolean {
 
 /** File parts opencode already expanded into text when the user attached them; the file itself is not sent. */
 export const EXPANDED_FILE_MIMES: ReadonlySet<string> = new Set(["text/plain", "application/x-directory"]);
+
+/** Redacted thinking: the provider sent only encrypted data (`redactedData`), sent back as `redacted_thinking`. */
+export function isRedactedThinking(metadata: unknown): boolean {
+  return Object.values((metadata as Record<string, unknown> | undefined) ?? {}).some((m) => typeof (m as { redactedData?: unknown } | null)?.redactedData === "string");
+}

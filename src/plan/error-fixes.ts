@@ -11,7 +11,7 @@ import type { ClassifiedError } from "../provider/classify-error.js";
 import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
 import { emptyMessage } from "../rules/empty-message.js";
 import { emptyTextPart } from "../rules/empty-text-part.js";
-import type { Finding, Report, Rule } from "../rules/rule.js";
+import { DEFAULT_RULE_OPTIONS, type Finding, type Report, type Rule } from "../rules/rule.js";
 import { thinkingBlockOrder } from "../rules/thinking-block-order.js";
 import { thinkingOnlyMessage } from "../rules/thinking-only-message.js";
 import { toolCallInterrupted } from "../rules/tool-call-interrupted.js";
@@ -24,6 +24,11 @@ export const ERROR_RULE_ID = "provider-error";
 export interface ErrorPlan {
   /** The rule to add to the plan, when the error names something offline repair can fix. */
   rule?: Rule;
+  /**
+   * The records (part or message ids) the error names: the plan answers the error when it changes one of them,
+   * whichever rule's fix got there first (the specific rule often does, with the same fix).
+   */
+  targets?: Set<string>;
   /** Specific rules whose findings in the named messages this error asks to fix. */
   scopedRules?: { rules: Rule[]; messageIds: Set<string> };
   /** Handed to `recover context trim`. */
@@ -42,8 +47,8 @@ function partIdsOf(blocks: readonly RequestBlock[]): string[] {
   return blocks.filter((b) => b.source.kind === "part").map((b) => b.source.id);
 }
 
-/** A rule that reports the given parts while `pending(part)` holds, and fixes each with `fix`. */
-function targetRule(description: string, partIds: string[], pending: (part: PartRecord) => boolean, why: string, fix: (part: PartRecord, context: FixContext, finding: Finding) => Edit[]): Rule {
+/** A rule that reports the given parts while `pending(part, view)` holds, and fixes each with `fix`. */
+function targetRule(description: string, partIds: string[], pending: (part: PartRecord, view: SessionView) => boolean, why: string, fix: (part: PartRecord, context: FixContext, finding: Finding) => Edit[]): Rule {
   const wanted = new Set(partIds);
   return {
     id: ERROR_RULE_ID,
@@ -53,7 +58,7 @@ function targetRule(description: string, partIds: string[], pending: (part: Part
     check(view) {
       const reports: Report[] = [];
       for (const { part, message } of allParts(view)) {
-        if (wanted.has(part.ref.id) && pending(part)) reports.push({ partId: part.ref.id, messageId: message.ref.id, message: why });
+        if (wanted.has(part.ref.id) && pending(part, view)) reports.push({ partId: part.ref.id, messageId: message.ref.id, message: why });
       }
       return reports;
     },
@@ -69,6 +74,17 @@ const callIdOf = (part: PartRecord) => (part.part as { callID?: string } | undef
 const isReasoning = (part: PartRecord) => part.part?.type === "reasoning";
 
 export function planForError(error: ClassifiedError, view: SessionView): ErrorPlan {
+  const plan = errorPlan(error, view);
+  if (plan.rule) {
+    const named = plan.rule.check(view, { ...DEFAULT_RULE_OPTIONS, now: 0 }, []);
+    plan.targets = new Set(named.flatMap((r) => [r.partId ?? r.messageId].filter((id): id is string => id !== undefined)));
+  } else if (plan.scopedRules) {
+    plan.targets = new Set(plan.scopedRules.messageIds);
+  }
+  return plan;
+}
+
+function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
   const request = anthropicRequest(view.conversation);
   const position = locate(request, error.index, error.contentIndex);
   const at = error.index === null ? "" : ` at messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`}`;
@@ -96,9 +112,8 @@ export function planForError(error: ClassifiedError, view: SessionView): ErrorPl
     }
     case "duplicate_tool_id": {
       const parts = partIdsOf(namedBlocks.filter((b) => b.type === "tool_use"));
-      const first = new Map<string, string>();
-      for (const { part } of allParts(view)) if (part.part?.type === "tool" && !first.has(callIdOf(part) ?? "")) first.set(callIdOf(part) ?? "", part.ref.id);
-      const duplicated = (p: PartRecord) => first.get(callIdOf(p) ?? "") !== p.ref.id;
+      // Judged on each pass's view: once the later call has a fresh id, it is no longer a duplicate.
+      const duplicated = (p: PartRecord, now: SessionView) => allParts(now).find(({ part }) => part.part?.type === "tool" && callIdOf(part) === callIdOf(p))?.part.ref.id !== p.ref.id;
       return {
         rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (part, context, finding) => duplicateToolCallId.repair!(finding, context)),
         explanation: `a tool call id${at} is used twice: the later call gets a fresh id`,
@@ -167,6 +182,9 @@ function finalTurnRule(messageIds: string[], why: string): Rule {
   };
 }
 
+/** Errors opencode stores that are not the provider rejecting the request (a user's Esc, a long reply, a key). */
+const NOT_PROVIDER_ANSWERS = new Set(["MessageAbortedError", "MessageOutputLengthError", "ProviderAuthError", "StructuredOutputError"]);
+
 /** How long after the error was stored the session may have been touched by opencode itself (saving the turn). */
 const STORED_ERROR_SLACK_MS = 60_000;
 
@@ -177,7 +195,7 @@ const STORED_ERROR_SLACK_MS = 60_000;
  */
 export function storedError(view: SessionView): Json | undefined {
   const last = view.opencode?.messages.at(-1)?.info;
-  if (last?.role !== "assistant" || !last.error) return undefined;
+  if (last?.role !== "assistant" || !last.error || NOT_PROVIDER_ANSWERS.has(last.error.name)) return undefined;
   const at = Math.max(last.time.created, last.time.completed ?? 0);
   if (view.summary.updated > at + STORED_ERROR_SLACK_MS) return undefined;
   return last.error as Json;

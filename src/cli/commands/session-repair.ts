@@ -5,7 +5,7 @@
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import type { SessionRecords } from "../../model/opencode-records.js";
-import { ERROR_RULE_ID, planForError, storedError } from "../../plan/error-fixes.js";
+import { planForError, storedError } from "../../plan/error-fixes.js";
 import { planSession } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
@@ -90,7 +90,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               const aimed = aimAtError(records, errorText, rules, now);
               if (aimed.note) store.info.notices.push(aimed.note);
               const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
-              if (errorText !== undefined && !plan.changes.some((c) => c.rules.some((r) => aimed.answering.has(r)))) {
+              if (errorText !== undefined && !plan.changes.some((c) => aimed.answering.has(c.key.id) || (c.key.messageId !== undefined && aimed.answering.has(c.key.messageId)))) {
                 throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);
               }
               planned.push({ plan, sessionRef: records.sessionRef });
@@ -108,7 +108,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
 interface Aimed {
   rules: readonly Rule[];
   filter?: (finding: Finding) => boolean;
-  /** The rules whose changes answer the error. */
+  /** The records the error names: a plan that changes none of them does not answer it. */
   answering: Set<string>;
   note?: string;
 }
@@ -135,7 +135,7 @@ function aimAtError(records: SessionRecords, errorText: string | undefined, rule
   }
   const extra = [...(plan.rule ? [plan.rule] : []), ...(plan.scopedRules?.rules ?? [])].filter((r) => !rules.includes(r));
   const scope = plan.scopedRules;
-  const answering = new Set([ERROR_RULE_ID, ...(scope?.rules.map((r) => r.id) ?? [])]);
+  const answering = plan.targets ?? new Set<string>();
   const filter = scope && scope.messageIds.size > 0 ? (f: Finding) => !scope.rules.some((r) => r.id === f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId) : undefined;
   return { rules: [...rules, ...extra], answering, note, ...(filter ? { filter } : {}) };
 }

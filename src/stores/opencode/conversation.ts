@@ -5,7 +5,7 @@
  */
 import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock } from "../../model/conversation.js";
 import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
-import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart } from "../../model/opencode.js";
+import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart, isRedactedThinking } from "../../model/opencode.js";
 import { readableParts, type MessageRecord, type PartRecord, type ReadablePart, type SessionRecords } from "../../model/opencode-records.js";
 
 const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
@@ -164,6 +164,7 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
         chars: record.content.textChars ?? part.text.length,
         signed: sameModel && hasThinkingSignature(part.metadata),
       };
+      if (thinking.signed && isRedactedThinking(part.metadata)) thinking.redacted = true;
       return { use: withText(thinking, record, part.text) };
     }
     case "tool": {
