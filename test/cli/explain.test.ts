@@ -1,0 +1,307 @@
+// `recover explain`, run as a user runs it (the built CLI), every kind of provider error the classifier knows: the
+// kind, its cause, where it points, the ids and sizes it names, and the command that fixes it; --json as one
+// document; --store/--session mapping the position to records; stdin and --error-file; usage errors.
+// The runs are read-only, so they all start at once.
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { classifyProviderError, type ProviderErrorKind } from "../../src/provider/classify-error.js";
+import { ERROR_CAUSES } from "../../src/provider/error-kinds.js";
+import { buildStore } from "../support/opencode-fixtures.js";
+import { hasText, partWhere, sessionOf } from "../rules/harness.js";
+import { runAsync, type CliResult } from "../provider/request-support.js";
+import { expectNoStack, expectJsonError, expectOneLineError, parseJsonDocument, tempDir } from "./run.js";
+import { T0, writeStore, type Format } from "./stores.js";
+
+const DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
+
+/** One text per kind, word for word from the reference (formats-and-errors.md §1). */
+const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
+  orphan_tool_use:
+    "messages.22: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01HqfLWiAKQLsniF2fBGF2KD, toolu_01SJzDkeAZER935cpGFptTNk. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+  orphan_tool_result:
+    "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_015cqXRmSf7tsfMgJ9ibV1z3. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+  tool_result_not_first:
+    "Did not find 1 tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.",
+  duplicate_tool_id: "messages.43.content.2: tool_use ids must be unique",
+  thinking_order: `messages.1.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`text\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ${DOCS}`,
+  thinking_modified:
+    "messages.5.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+  thinking_signature: "messages.1.content.0: Invalid `signature` in `thinking` block",
+  thinking_when_disabled:
+    "messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.",
+  trailing_thinking: "messages.1: The final block in an assistant message cannot be `thinking`.",
+  trailing_assistant: "This model does not support assistant message prefill. The conversation must end with a user message.",
+  empty_content: "messages: text content blocks must be non-empty",
+  first_not_user: 'messages: first message must use the "user" role',
+  roles_not_alternating: 'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row',
+  context_overflow: "prompt is too long: 219898 tokens > 200000 maximum",
+  request_too_large: '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
+  image_invalid: "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
+  invalid_json_body: "The request body is not valid JSON: unexpected end of data: line 1 column 3 (char 2)",
+};
+const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
+
+/** The kinds whose --json document is checked field by field (every fix family, a position, ids, tokens, unknown). */
+const JSON_KINDS = ["orphan_tool_use", "thinking_signature", "context_overflow", "request_too_large", "first_not_user", "unknown"] as const;
+
+const UNKNOWN = "Something went wrong on our side, sorry.";
+const RATE_LIMIT = '429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}';
+
+/** The human lines explain prints for a text read from stdin (`--error -` in the fix) without a session. */
+function expectedLines(text: string): string[] {
+  const c = classifyProviderError(text);
+  const { cause, fixedBy } = ERROR_CAUSES[c.kind];
+  const lines = [`${c.kind} (${c.provider})`, `cause: ${c.note ?? cause}`];
+  if (c.index !== null) lines.push(`at:    messages.${c.index}${c.contentIndex === null ? "" : `.content.${c.contentIndex}`} of the request`);
+  if (c.ids.length > 0) lines.push(`ids:   ${c.ids.join(", ")}`);
+  if (c.tokens) lines.push(`size:  ${c.tokens.current.toLocaleString("en-US")} tokens > ${c.tokens.max.toLocaleString("en-US")}`);
+  lines.push(fixedBy === "repair" ? "fix:   recover session repair <session-id> --error -" : fixedBy === "trim" ? "fix:   recover context trim <session-id> --error -" : "fix:   none offline");
+  return lines;
+}
+
+const outLines = (r: CliResult) => r.stdout.trimEnd().split("\n");
+
+// ---------------------------------------------------------------------------------------------
+describe("recover explain <text>", () => {
+  const human = new Map<string, CliResult>();
+  const json = new Map<string, CliResult>();
+  beforeAll(async () => {
+    const texts = [...Object.values(TEXTS), UNKNOWN, RATE_LIMIT];
+    const jsonTexts = JSON_KINDS.map((k) => (k === "unknown" ? UNKNOWN : TEXTS[k]));
+    const runs = await Promise.all([...texts.map((t) => runAsync(["explain", t])), ...jsonTexts.map((t) => runAsync(["explain", t, "--json"]))]);
+    texts.forEach((t, i) => human.set(t, runs[i]!));
+    jsonTexts.forEach((t, i) => json.set(t, runs[texts.length + i]!));
+  });
+
+  it("knows every kind the classifier names, and the cases here cover them all", () => {
+    expect(KINDS.map((k) => classifyProviderError(TEXTS[k]).kind)).toEqual(KINDS);
+    expect(KINDS.length).toBe(Object.keys(ERROR_CAUSES).length - 1);
+  });
+
+  it.each(KINDS)("%s: exit 0, kind, cause, position, ids, size and fix", (kind) => {
+    const r = human.get(TEXTS[kind])!;
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(outLines(r)).toEqual(expectedLines(TEXTS[kind]));
+    expect(outLines(r)[0]).toMatch(new RegExp(`^${kind} \\(`));
+    expect(outLines(r)[1]).toBe(`cause: ${ERROR_CAUSES[kind].cause}`);
+  });
+
+  it("orphan_tool_use, word for word", () => {
+    expect(human.get(TEXTS.orphan_tool_use)!.stdout).toBe(
+      [
+        "orphan_tool_use (anthropic)",
+        "cause: a tool call was sent without its result right after it (the agent was killed or aborted mid-call)",
+        "at:    messages.22 of the request",
+        "ids:   toolu_01HqfLWiAKQLsniF2fBGF2KD, toolu_01SJzDkeAZER935cpGFptTNk",
+        "fix:   recover session repair <session-id> --error -",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("context_overflow, word for word: the size, and context trim as the fix", () => {
+    expect(human.get(TEXTS.context_overflow)!.stdout).toBe(
+      [
+        "context_overflow (anthropic)",
+        "cause: the conversation is longer than the model's context window",
+        "size:  219,898 tokens > 200,000",
+        "fix:   recover context trim <session-id> --error -",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("a kind with no offline fix is still recognised (exit 0): fix none offline", () => {
+    const r = human.get(TEXTS.first_not_user)!;
+    expect(r.status).toBe(0);
+    expect(outLines(r).at(-1)).toBe("fix:   none offline");
+  });
+
+  it("an unknown error: exit 1, the generic cause, no fix", () => {
+    const r = human.get(UNKNOWN)!;
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(["unknown (unknown)", "cause: not an error recover knows how to repair offline", "fix:   none offline", ""].join("\n"));
+  });
+
+  it("a rate limit: unknown (exit 1), and the cause says the session is fine", () => {
+    const r = human.get(RATE_LIMIT)!;
+    expect(r.status).toBe(1);
+    expect(outLines(r)).toEqual(["unknown (anthropic)", "cause: a rate limit: wait and retry; nothing in the session is wrong", "fix:   none offline"]);
+  });
+
+  it.each(JSON_KINDS)("--json (%s): one document, the fields in order, the same exit code", (kind) => {
+    const text = kind === "unknown" ? UNKNOWN : TEXTS[kind];
+    const r = json.get(text)!;
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(kind === "unknown" ? 1 : 0);
+    const doc = parseJsonDocument(r.stdout);
+    expect(Object.keys(doc)).toEqual(["schemaVersion", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause"]);
+    const c = classifyProviderError(text);
+    const fixedBy = ERROR_CAUSES[c.kind].fixedBy;
+    expect(doc).toEqual({
+      schemaVersion: 1,
+      kind: c.kind,
+      index: c.index,
+      contentIndex: c.contentIndex,
+      ids: c.ids,
+      tokens: c.tokens,
+      provider: c.provider,
+      fix: fixedBy === null ? null : `recover ${fixedBy === "repair" ? "session repair" : "context trim"} <session-id> --error -`,
+      message: c.message,
+      cause: c.note ?? ERROR_CAUSES[c.kind].cause,
+    });
+  });
+
+  it("--json, literally, for a context overflow and a wrapped (Vertex) signature error", async () => {
+    expect(parseJsonDocument(json.get(TEXTS.context_overflow)!.stdout)).toEqual({
+      schemaVersion: 1,
+      kind: "context_overflow",
+      index: null,
+      contentIndex: null,
+      ids: [],
+      tokens: { current: 219898, max: 200000 },
+      provider: "anthropic",
+      fix: "recover context trim <session-id> --error -",
+      message: "prompt is too long: 219898 tokens > 200000 maximum",
+      cause: "the conversation is longer than the model's context window",
+    });
+    const vertex = JSON.stringify({ error: { code: 400, message: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: TEXTS.thinking_signature } }), status: "INVALID_ARGUMENT" } });
+    const r = await runAsync(["explain", vertex, "--json"]);
+    expect(r.status).toBe(0);
+    expect(parseJsonDocument(r.stdout)).toMatchObject({ kind: "thinking_signature", index: 1, contentIndex: 0, provider: "anthropic", message: TEXTS.thinking_signature });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("recover explain: where the text comes from, and usage errors", () => {
+  it("- reads the text from stdin (backticks and all), the same as the argument", async () => {
+    const [fromStdin, fromArg] = await Promise.all([runAsync(["explain", "-"], { input: `${TEXTS.orphan_tool_use}\n` }), runAsync(["explain", TEXTS.orphan_tool_use])]);
+    expect(fromStdin.status).toBe(0);
+    expect(fromStdin.stdout).toBe(fromArg.stdout);
+  });
+
+  it("--error-file reads a file, and the fix names that file", async () => {
+    const file = path.join(tempDir(), "my error.txt");
+    fs.writeFileSync(file, `${TEXTS.thinking_signature}\n`);
+    const [r, j] = await Promise.all([runAsync(["explain", "--error-file", file]), runAsync(["explain", "--error-file", file, "--json"])]);
+    expect(r.status).toBe(0);
+    expect(outLines(r).at(-1)).toBe(`fix:   recover session repair <session-id> --error-file ${JSON.stringify(file)}`);
+    expect(parseJsonDocument(j.stdout).fix).toBe(`recover session repair <session-id> --error-file ${JSON.stringify(file)}`);
+  });
+
+  it("no text at all, empty text, a missing file, text and a file: exit 2 with one line (or a JSON error)", async () => {
+    const file = path.join(tempDir(), "e.txt");
+    fs.writeFileSync(file, TEXTS.trailing_thinking);
+    const [none, noneJson, blank, blankStdin, missing, both] = await Promise.all([
+      runAsync(["explain"]),
+      runAsync(["explain", "--json"]),
+      runAsync(["explain", "   "]),
+      runAsync(["explain", "-"], { input: "\n\n" }),
+      runAsync(["explain", "--error-file", path.join(tempDir(), "absent.txt")]),
+      runAsync(["explain", TEXTS.trailing_thinking, "--error-file", file]),
+    ]);
+    for (const r of [none, blank, blankStdin, missing, both]) {
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stdout).toBe("");
+    }
+    expectOneLineError(none, /^recover: give the error text, - for stdin, or --error-file <path>$/);
+    expect(noneJson.status).toBe(2);
+    expect(expectJsonError(noneJson, "usage").message).toBe("give the error text, - for stdin, or --error-file <path>");
+    expectOneLineError(blank, /the error text is empty/);
+    expectOneLineError(blankStdin, /the error text is empty/);
+    expectOneLineError(missing, /absent\.txt/);
+    expectOneLineError(both, /not both/);
+    for (const r of [none, blank, blankStdin, missing, both]) expectNoStack(r.stderr);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+/** Three finished turns: request 5 is the second answer's first step, R3 its reasoning (see error-targeted tests). */
+function explainStore(format: Format) {
+  const spec = sessionOf(
+    (w) => [
+      w.user("Fix it."),
+      w.assistant([
+        w.stepStart(),
+        w.reasoning("R3: sum integer cents, round once."),
+        w.text("Editing."),
+        w.edit("src/invoices/totals.ts", "Math.round(l.quantity * l.unitPrice * 100) / 100", "l.quantity * l.unitPrice"),
+        w.stepFinish("tool-calls"),
+        w.stepStart(),
+        w.text("Done."),
+        w.stepFinish("stop"),
+      ]),
+      w.user("Thanks."),
+      w.assistant([w.stepStart(), w.text("You're welcome."), w.stepFinish("stop")]),
+    ],
+    { start: T0 },
+  );
+  const built = buildStore({ seed: 23, sessions: [spec] });
+  return { built, id: built.sessions[0]!.id, store: writeStore(built, format).store };
+}
+
+describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --store --session (%s)", (format) => {
+  const { built, id, store } = explainStore(format);
+  const r3 = partWhere(built, hasText("R3: sum integer cents"));
+  const answer = built.sessions[0]!.messages[3]!.id;
+  const explanation =
+    "the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes";
+  const sig = "messages.5.content.0: Invalid `signature` in `thinking` block";
+  let human: CliResult;
+  let json: CliResult;
+  let byPrefix: CliResult;
+  let noBlock: CliResult;
+  beforeAll(async () => {
+    [human, json, byPrefix, noBlock] = await Promise.all([
+      runAsync(["explain", "-", "--store", store, "--session", id], { input: sig }),
+      runAsync(["explain", "-", "--store", store, "--session", id, "--json"], { input: sig }),
+      runAsync(["explain", sig, "--store", store, "--session", id.slice(0, 12)]),
+      runAsync(["explain", "messages.40: The final block in an assistant message cannot be `thinking`.", "--store", store, "--session", id, "--json"]),
+    ]);
+  });
+
+  it("human: the record behind the position, what repair would do, and the fix for this session", () => {
+    expect(human.stderr).toBe("");
+    expect(human.status).toBe(0);
+    expect(human.stdout).toBe(
+      [
+        "thinking_signature (anthropic)",
+        "cause: a thinking block's signature is missing or no longer accepted (another model, conversation or system prompt)",
+        "at:    messages.5.content.0 of the request",
+        `in:    session ${id}: message ${answer}, part ${r3.partId}`,
+        `what:  ${explanation}`,
+        `fix:   recover session repair ${id} --error -`,
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("--json: session, records and explanation after the error's own fields", () => {
+    expect(json.status).toBe(0);
+    const doc = parseJsonDocument(json.stdout);
+    expect(Object.keys(doc)).toEqual(["schemaVersion", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause", "session", "records", "explanation"]);
+    expect(doc).toMatchObject({
+      kind: "thinking_signature",
+      index: 5,
+      contentIndex: 0,
+      fix: `recover session repair ${id} --error -`,
+      session: id,
+      records: { messages: [answer], part: r3.partId },
+      explanation,
+    });
+  });
+
+  it("a unique prefix of the session id is enough", () => {
+    expect(byPrefix.status).toBe(0);
+    expect(byPrefix.stdout).toContain(`in:    session ${id}: message ${answer}, part ${r3.partId}\n`);
+  });
+
+  it("a position past the request's end: no records, and a fix all the same", () => {
+    expect(noBlock.status).toBe(0);
+    const doc = parseJsonDocument(noBlock.stdout);
+    expect(doc).toMatchObject({ kind: "trailing_thinking", index: 40, session: id, records: { messages: [], part: null } });
+  });
+});
