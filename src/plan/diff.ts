@@ -10,7 +10,7 @@ import { payloadText } from "../stores/payload-text.js";
 const pretty = (value: Record<string, unknown> | undefined) => (value ? `${JSON.stringify(value, null, 2)}\n` : "");
 
 export function recordLabel(key: RecordKey): string {
-  if (key.record === "session") return key.id;
+  if (key.record === "session" || key.record === "file") return key.id;
   return key.messageId !== undefined && key.record === "part" ? `${key.sessionId}/${key.messageId}/${key.id}` : `${key.sessionId}/${key.id}`;
 }
 

@@ -52,7 +52,8 @@ export function writeBackup(root: string, manifest: Manifest, beforeImages: read
   manifest.images.forEach((entry, i) => {
     const image = beforeImages[i]!;
     if (!image.exists) return;
-    entry.file = `images/${String(i).padStart(5, "0")}-${entry.key.record}-${entry.key.id}`;
+    // File records are named by relative path: keep the image name one flat, portable file name.
+    entry.file = `images/${String(i).padStart(5, "0")}-${entry.key.record}-${entry.key.id.replace(/[^A-Za-z0-9._-]/g, "_")}`;
     writeFileDurable(join(dir, entry.file), image.bytes, PRIVATE_FILE);
   });
   writeManifest(dir, manifest);

@@ -17,7 +17,12 @@ interface RowImage {
   columns: [string, Cell][];
 }
 
-const TABLE: Record<RecordKey["record"], string> = { session: "session", message: "message", part: "part" };
+const TABLE: Record<Exclude<RecordKey["record"], "file">, string> = { session: "session", message: "message", part: "part" };
+
+function tableOf(key: RecordKey): string {
+  if (key.record === "file") throw new Error(`opencode.db holds no file records (${key.id})`);
+  return TABLE[key.record];
+}
 
 const quoteName = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -77,7 +82,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
 
   read(key: RecordKey): StoredImage {
     return this.guard(() => {
-      const table = TABLE[key.record];
+      const table = tableOf(key);
       const names = this.tableColumns(table);
       const select = names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
       const row = this.statement(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`).raw(true).safeIntegers(true).get(key.id) as unknown[] | undefined;
@@ -155,7 +160,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
   }
 
   private write(target: ImageTarget): void {
-    const table = TABLE[target.key.record];
+    const table = tableOf(target.key);
     if (!target.after.exists) {
       this.statement(`DELETE FROM ${quoteName(table)} WHERE id = ?`).run(target.key.id);
       return;
