@@ -19,3 +19,14 @@ export function conversationTokens(conversation: Conversation): number {
   for (const message of conversation.messages) for (const block of message.blocks) total += blockTokens(block);
   return total;
 }
+
+/** UTF-8 bytes of what a block sends (media: its encoded data, counted in full), for a request byte budget. */
+export function blockBytes(block: Block): number {
+  return block.text !== undefined ? Buffer.byteLength(block.text) : block.chars;
+}
+
+export function conversationBytes(conversation: Conversation): number {
+  let total = 0;
+  for (const message of conversation.messages) for (const block of message.blocks) total += blockBytes(block);
+  return total;
+}

@@ -14,6 +14,7 @@ import { checkSession } from "../scan/check.js";
 import { opencodeSessionView } from "../scan/session-view.js";
 import type { RecordCodec } from "../stores/store.js";
 import type { SessionView } from "../model/session-view.js";
+import { conversationBytes } from "../model/tokens.js";
 import { anthropicRequest } from "../provider/anthropic-request.js";
 import type { ProviderErrorKind } from "../provider/classify-error.js";
 import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
@@ -38,8 +39,8 @@ export interface SessionPlan {
   fixed: Finding[];
   /** Findings still there after planning: no automatic fix (or not this command's: context trim). */
   remaining: Finding[];
-  /** The request after the plan: estimated tokens and characters. */
-  after: { estimatedTokens: number; chars: number };
+  /** The request after the plan: estimated tokens and UTF-8 bytes. */
+  after: { estimatedTokens: number; bytes: number };
 }
 
 export function planSession(loaded: SessionRecords, codec: RecordCodec, options: PlanOptions): SessionPlan {
@@ -69,8 +70,7 @@ export function planSession(loaded: SessionRecords, codec: RecordCodec, options:
       const changes = working.changes();
       assertValid(changes);
       assertProviderAccepts(view, changes);
-      const chars = view.conversation.messages.reduce((n, m) => n + m.blocks.reduce((k, b) => k + b.chars, 0), 0);
-      return { summary: loaded.summary, changes, fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, chars } };
+      return { summary: loaded.summary, changes, fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) } };
     }
   }
   throw new RecoverError("fix-failed", `the fixes for session ${loaded.summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);

@@ -12,8 +12,9 @@ import { storedError } from "../../plan/error-fixes.js";
 import { planSession } from "../../plan/planner.js";
 import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
 import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../rules/rule.js";
-import { requestChars } from "../../rules/trim/budget.js";
+import { requestBytes } from "../../rules/trim/budget.js";
 import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
+import { MIN_OUTPUT_CHARS } from "../../rules/trim/truncate-outputs.js";
 import { opencodeSessionView } from "../../scan/session-view.js";
 import { action, parsePositiveInt, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
@@ -48,9 +49,18 @@ function parseRatio(value: string): number {
   return n;
 }
 
+function parseOutputChars(value: string): number {
+  const n = parsePositiveInt("--max-output-chars")(value);
+  if (n < MIN_OUTPUT_CHARS) throw new RecoverError("usage", `--max-output-chars must be at least ${MIN_OUTPUT_CHARS} (room for the truncation marker and some output), got ${n}`);
+  return n;
+}
+
+/** Strategy names as the user may give them (the dedupe rule's id is accepted too). */
+const ALIASES: Record<string, string> = { "dedupe-outputs": "dedupe" };
+
 function parseStrategies(list: string | undefined): Set<string> {
   if (list === undefined) return new Set(STRATEGIES);
-  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean).map((s) => ALIASES[s] ?? s);
   const unknown = wanted.filter((s) => !(STRATEGIES as readonly string[]).includes(s));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown strategy ${unknown.join(", ")} (expected: ${STRATEGIES.join(", ")})`);
   return new Set(wanted);
@@ -99,7 +109,7 @@ export function addContextTrim(program: Command): void {
     .option("--target <ratio>", "trim until the estimate is at most this share of the limit", parseRatio, 0.8)
     .option("--strategy <list>", `strategies allowed, in this order: ${STRATEGIES.join(",")}`)
     .option("--keep-turns <n>", "never touch the last N turns", parsePositiveInt("--keep-turns"), 4)
-    .option("--max-output-chars <n>", "truncate-outputs keeps this many characters of a long output", parsePositiveInt("--max-output-chars"), DEFAULT_RULE_OPTIONS.maxOutputChars)
+    .option("--max-output-chars <n>", `truncate-outputs keeps this many characters of a long output (at least ${MIN_OUTPUT_CHARS})`, parseOutputChars, DEFAULT_RULE_OPTIONS.maxOutputChars)
     .option("--dry-run", "show the plan, write nothing; exit 1 when there is something to trim")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
     .addHelpText(
@@ -124,7 +134,8 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const now = Date.now();
           const records = store.loadSession(id!, "full");
           const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
-          const stored = storedError(view);
+          // The limit an error states holds whatever happened since; only its positions go stale.
+          const stored = storedError(view, { evenIfAnswered: true });
           const error: ClassifiedError | undefined = errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
           if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
             throw new RecoverError("usage", `that error is ${error.kind}, not a context or size error; try \`recover session repair ${id} --error -\``);
@@ -146,15 +157,15 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           };
           const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
           const calibrated = (tokens: number) => Math.round(tokens * factor);
-          const beforeChars = requestChars(view);
+          const beforeBytes = requestBytes(view);
           const summary: TrimSummary = {
             tokens: { before: calibrated(view.estimatedTokens), after: calibrated(plan.after.estimatedTokens), limit, target, method },
-            ...(bytes !== undefined ? { bytes: { before: beforeChars, after: plan.after.chars, max: bytes } } : {}),
+            ...(bytes !== undefined ? { bytes: { before: beforeBytes, after: plan.after.bytes, max: bytes } } : {}),
             strategies: TRIM_RULES.map((rule) => {
               const found = plan.fixed.filter((f) => f.rule === rule.id);
-              return { id: rule.id, records: found.length, tokens: calibrated(found.reduce((n, f) => n + (f.saves?.tokens ?? 0), 0)), chars: found.reduce((n, f) => n + (f.saves?.chars ?? 0), 0) };
+              return { id: rule.id, records: found.length, tokens: calibrated(found.reduce((n, f) => n + (f.saves?.tokens ?? 0), 0)), bytes: found.reduce((n, f) => n + (f.saves?.bytes ?? 0), 0) };
             }).filter((s) => s.records > 0),
-            stillOver: bytes !== undefined ? plan.after.chars > bytes : calibrated(plan.after.estimatedTokens) > target,
+            stillOver: bytes !== undefined ? plan.after.bytes > bytes : calibrated(plan.after.estimatedTokens) > target,
           };
           const code = await reportAndWrite(store, io, options, [{ plan, sessionRef: records.sessionRef }], {
             command: "trim",

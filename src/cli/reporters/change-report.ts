@@ -41,7 +41,7 @@ export interface ChangeReport {
 export interface TrimSummary {
   tokens: { before: number; after: number; limit: number; target: number; method: string };
   bytes?: { before: number; after: number; max: number };
-  strategies: { id: string; records: number; tokens: number; chars: number }[];
+  strategies: { id: string; records: number; tokens: number; bytes: number }[];
   /** Still over the target once every allowed strategy had its turn. */
   stillOver: boolean;
 }

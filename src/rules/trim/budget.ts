@@ -5,58 +5,56 @@
 import type { Block } from "../../model/conversation.js";
 import type { MessageRecord } from "../../model/opencode-records.js";
 import type { SessionView } from "../../model/session-view.js";
-import { CHARS_PER_TOKEN, blockTokens } from "../../model/tokens.js";
+import { CHARS_PER_TOKEN, blockTokens, conversationBytes } from "../../model/tokens.js";
 import type { Edit, FixContext } from "../../plan/fix-context.js";
 import { isObject } from "../../plan/fix-context.js";
 import type { Finding, Report, RuleOptions, TrimOptions } from "../rule.js";
 
-export const TRIM_RULE_IDS = new Set(["truncate-outputs", "prune-old-outputs", "dedupe-outputs", "purge-errors", "drop-oldest-turns"]);
+export const TRIM_RULE_IDS = new Set(["drop-images", "truncate-outputs", "prune-old-outputs", "dedupe-outputs", "purge-errors", "drop-oldest-turns"]);
 
-/** Characters of the request as sent: what a byte budget counts (multi-byte text makes this a slight underestimate). */
-export function requestChars(view: SessionView): number {
-  let total = 0;
-  for (const message of view.conversation.messages) for (const block of message.blocks) total += block.chars;
-  return total;
+/** UTF-8 bytes of the request as sent: what a byte budget counts. */
+export function requestBytes(view: SessionView): number {
+  return conversationBytes(view.conversation);
 }
 
 export interface Deficit {
   tokens: number;
-  chars: number;
+  bytes: number;
 }
 
 /** How much is still to go once the findings of the strategies before this one are fixed. */
 export function deficit(view: SessionView, trim: TrimOptions, earlier: readonly Finding[]): Deficit {
   let tokens = view.estimatedTokens * trim.calibration - trim.targetTokens;
-  let chars = trim.maxBytes !== undefined ? requestChars(view) - trim.maxBytes : 0;
+  let bytes = trim.maxBytes !== undefined ? requestBytes(view) - trim.maxBytes : 0;
   for (const f of earlier) {
     if (!f.saves || !TRIM_RULE_IDS.has(f.rule)) continue;
     tokens -= f.saves.tokens * trim.calibration;
-    chars -= f.saves.chars;
+    bytes -= f.saves.bytes;
   }
   // A byte budget is the one that binds when it is given (a 413 says nothing about tokens).
-  return trim.maxBytes !== undefined ? { tokens: 0, chars } : { tokens, chars: 0 };
+  return trim.maxBytes !== undefined ? { tokens: 0, bytes } : { tokens, bytes: 0 };
 }
 
 export function isOver(d: Deficit): boolean {
-  return d.tokens > 0 || d.chars > 0;
+  return d.tokens > 0 || d.bytes > 0;
 }
 
 export interface Candidate {
   report: Omit<Report, "saves">;
-  saves: { tokens: number; chars: number };
+  saves: { tokens: number; bytes: number };
 }
 
 /** Take candidates in the order given until the deficit is covered. */
 export function asFarAsNeeded(candidates: readonly Candidate[], d: Deficit, calibration: number): Report[] {
   const reports: Report[] = [];
   let tokens = d.tokens;
-  let chars = d.chars;
+  let bytes = d.bytes;
   for (const c of candidates) {
-    if (tokens <= 0 && chars <= 0) break;
-    if (c.saves.tokens <= 0 && c.saves.chars <= 0) continue;
+    if (tokens <= 0 && bytes <= 0) break;
+    if (c.saves.tokens <= 0 && c.saves.bytes <= 0) continue;
     reports.push({ ...c.report, saves: c.saves });
     tokens -= c.saves.tokens * calibration;
-    chars -= c.saves.chars;
+    bytes -= c.saves.bytes;
   }
   return reports;
 }
@@ -109,6 +107,9 @@ export interface TrimPass {
 export function trimPass(strategy: string, view: SessionView, options: RuleOptions, earlier: readonly Finding[], keepAtLeast = 0): TrimPass | undefined {
   const trim = options.trim;
   if (!trim?.strategies.has(strategy)) return undefined;
+  // Strictly in order: while an earlier strategy still has work in this pass, wait for the next pass, which sees
+  // its result (a truncated output can still be pruned; a turn is dropped only when nothing milder is left).
+  if (earlier.some((f) => TRIM_RULE_IDS.has(f.rule))) return undefined;
   const d = deficit(view, trim, earlier);
   if (!isOver(d)) return undefined;
   return {
@@ -128,4 +129,11 @@ export function markCompacted(finding: Finding, context: FixContext, reason: str
     const state = value.state;
     if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
   });
+}
+
+/** What clearing a tool output saves: its text gives way to a short placeholder. */
+export function clearedSaves(output: string | undefined, outputChars: number, placeholder: string): { tokens: number; bytes: number } {
+  const chars = Math.max(0, outputChars - placeholder.length);
+  const bytes = Math.max(0, (output !== undefined ? Buffer.byteLength(output) : outputChars) - placeholder.length);
+  return { tokens: tokensOf(chars), bytes };
 }

@@ -2,7 +2,7 @@ import { readableParts } from "../../model/opencode-records.js";
 import { isObject } from "../../plan/fix-context.js";
 import { at } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, markCompacted, tokensOf, trimPass, type Candidate } from "./budget.js";
+import { asFarAsNeeded, clearedSaves, markCompacted, trimPass, type Candidate } from "./budget.js";
 
 const CLEARED = "[Old tool result content cleared]";
 
@@ -38,8 +38,8 @@ export const dedupeOutputs: Rule = {
         const key = `${p.tool}\u0000${normalised(p.state.input)}`;
         newest.set(key, record.ref.id);
         if (keep.has(message.ref.id) || taken.has(record.ref.id)) continue;
-        const chars = Math.max(0, (record.content.outputChars ?? 0) - CLEARED.length);
-        calls.push({ key, partId: record.ref.id, candidate: { report: at(record, `${p.tool} was called again later with the same input: clear this older output`), saves: { tokens: tokensOf(chars), chars } } });
+        const saves = clearedSaves((p.state as { output?: string }).output, record.content.outputChars ?? 0, CLEARED);
+        calls.push({ key, partId: record.ref.id, candidate: { report: at(record, `${p.tool} was called again later with the same input: clear this older output`), saves } });
       }
     }
     const older = calls.filter((c) => newest.get(c.key) !== c.partId).map((c) => c.candidate);

@@ -1,4 +1,5 @@
 import type { MessageRecord } from "../../model/opencode-records.js";
+import { blockBytes } from "../../model/tokens.js";
 import { at, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, blocksTokens, trimPass, turns, type Candidate } from "./budget.js";
@@ -16,20 +17,20 @@ export const dropOldestTurns: Rule = {
     const pass = trimPass(this.id, view, options, earlier);
     if (!pass) return [];
     const { keep } = pass;
-    const byMessage = new Map<string, { tokens: number; chars: number }>();
+    const byMessage = new Map<string, { tokens: number; bytes: number }>();
     for (const message of view.conversation.messages) {
       const tokens = blocksTokens(message.blocks);
-      const chars = message.blocks.reduce((n, b) => n + b.chars, 0);
+      const bytes = message.blocks.reduce((n, b) => n + blockBytes(b), 0);
       // A merged request message is shared by several stored ones: count it for the first.
       const owner = message.sourceMessageIds[0];
       if (owner === undefined) continue;
-      const sum = byMessage.get(owner) ?? { tokens: 0, chars: 0 };
-      byMessage.set(owner, { tokens: sum.tokens + tokens, chars: sum.chars + chars });
+      const sum = byMessage.get(owner) ?? { tokens: 0, bytes: 0 };
+      byMessage.set(owner, { tokens: sum.tokens + tokens, bytes: sum.bytes + bytes });
     }
     const candidates: Candidate[] = [];
     for (const turn of turns(view.opencode?.messages ?? []).slice(1)) {
       if (turn.some((m) => keep.has(m.ref.id))) break;
-      const saves = turn.reduce((n, m) => ({ tokens: n.tokens + (byMessage.get(m.ref.id)?.tokens ?? 0), chars: n.chars + (byMessage.get(m.ref.id)?.chars ?? 0) }), { tokens: 0, chars: 0 });
+      const saves = turn.reduce((n, m) => ({ tokens: n.tokens + (byMessage.get(m.ref.id)?.tokens ?? 0), bytes: n.bytes + (byMessage.get(m.ref.id)?.bytes ?? 0) }), { tokens: 0, bytes: 0 });
       if (saves.tokens === 0) continue;
       candidates.push({ report: at(turn[0]!, `turn of ${plural(turn.length, "message")} (${plural(saves.tokens, "token")}): take it out`), saves });
     }

@@ -1,7 +1,7 @@
 import { readableParts, type PartRecord } from "../../model/opencode-records.js";
 import { at, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
-import { asFarAsNeeded, markCompacted, tokensOf, trimPass, type Candidate } from "./budget.js";
+import { asFarAsNeeded, clearedSaves, markCompacted, tokensOf, trimPass, type Candidate } from "./budget.js";
 
 /** opencode's own prune constants (session/compaction.ts, reference opencode.md §4). */
 const PRUNE_PROTECT_TOKENS = 40_000;
@@ -36,6 +36,9 @@ export const pruneOldOutputs: Rule = {
         if (part.type !== "tool") continue;
         const state = (part as { state: { status: string; time?: { compacted?: number } } }).state;
         if (state.status !== "completed") continue;
+        // opencode stops at the first output a previous prune compacted; this trim's own compactions (stamped with
+        // its time) are not a previous prune and must not end the walk of its later passes.
+        if (state.time?.compacted === options.now) continue;
         if (state.time?.compacted !== undefined) break walk;
         const tokens = tokensOf(record.content.outputChars ?? 0);
         if (protectedTokens < PRUNE_PROTECT_TOKENS) {
@@ -54,6 +57,7 @@ export const pruneOldOutputs: Rule = {
 };
 
 function candidate(record: PartRecord, tool: string): Candidate {
-  const chars = Math.max(0, (record.content.outputChars ?? 0) - CLEARED.length);
-  return { report: at(record, `${tool} output of ${plural(record.content.outputChars ?? 0, "character")} from an older turn: clear it`), saves: { tokens: tokensOf(chars), chars } };
+  const output = (record.part as { state?: { output?: string } } | undefined)?.state?.output;
+  const chars = record.content.outputChars ?? 0;
+  return { report: at(record, `${tool} output of ${plural(chars, "character")} from an older turn: clear it`), saves: clearedSaves(output, chars, CLEARED) };
 }

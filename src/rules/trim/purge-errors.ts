@@ -26,7 +26,9 @@ export const purgeErrors: Rule = {
           const state = (part as { state?: { status?: string } }).state;
           const chars = (record.content.inputChars ?? 0) - 2;
           if (part.type !== "tool" || state?.status !== "error" || chars <= 0) continue;
-          candidates.push({ report: at(record, `errored ${(part as { tool: string }).tool} call more than ${PURGE_AFTER_TURNS} turns old: empty its input`), saves: { tokens: tokensOf(chars), chars } });
+          const input = (state as { input?: unknown }).input;
+          const bytes = Math.max(0, Buffer.byteLength(JSON.stringify(input ?? {})) - 2);
+          candidates.push({ report: at(record, `errored ${(part as { tool: string }).tool} call more than ${PURGE_AFTER_TURNS} turns old: empty its input`), saves: { tokens: tokensOf(chars), bytes } });
         }
       }
     }

@@ -10,10 +10,19 @@ export const truncationMarker = (removed: number) => `\n[… truncated ${removed
 export function truncated(output: string, max: number): string {
   const marker = truncationMarker(output.length);
   const room = Math.max(0, max - marker.length);
-  const head = Math.ceil(room * 0.6);
-  const tail = room - head;
-  return `${output.slice(0, head)}${truncationMarker(output.length - room)}${tail > 0 ? output.slice(-tail) : ""}`;
+  let head = Math.ceil(room * 0.6);
+  let tail = room - head;
+  // Never cut a surrogate pair in half: a lone half makes the request body invalid JSON for the provider.
+  if (head > 0 && isHigh(output.charCodeAt(head - 1))) head--;
+  if (tail > 0 && isLow(output.charCodeAt(output.length - tail))) tail--;
+  return `${output.slice(0, head)}${truncationMarker(output.length - head - tail)}${tail > 0 ? output.slice(-tail) : ""}`;
 }
+
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/** Below this, a truncated output would be little more than its marker. */
+export const MIN_OUTPUT_CHARS = 200;
 
 /** Strategy 1: outputs over --max-output-chars keep their head and tail, largest first. */
 export const truncateOutputs: Rule = {
@@ -33,11 +42,16 @@ export const truncateOutputs: Rule = {
         const state = (part as { state?: { status?: string; time?: { compacted?: number } } }).state;
         const chars = record.content.outputChars ?? 0;
         if (part.type !== "tool" || state?.status !== "completed" || state.time?.compacted !== undefined || chars <= trim.maxOutputChars) continue;
-        const removed = chars - trim.maxOutputChars;
-        candidates.push({ report: at(record, `${(part as { tool: string }).tool} output of ${plural(chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`), saves: { tokens: tokensOf(removed), chars: removed } });
+        const output = (state as { output?: string }).output;
+        const kept = output !== undefined ? truncated(output, trim.maxOutputChars) : undefined;
+        const saves = {
+          tokens: tokensOf(chars - (kept?.length ?? trim.maxOutputChars)),
+          bytes: output !== undefined && kept !== undefined ? Buffer.byteLength(output) - Buffer.byteLength(kept) : chars - trim.maxOutputChars,
+        };
+        candidates.push({ report: at(record, `${(part as { tool: string }).tool} output of ${plural(chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`), saves });
       }
     }
-    candidates.sort((a, b) => b.saves.chars - a.saves.chars);
+    candidates.sort((a, b) => (trim.maxBytes !== undefined ? b.saves.bytes - a.saves.bytes : b.saves.tokens - a.saves.tokens));
     return asFarAsNeeded(candidates, pass.deficit, trim.calibration);
   },
   repair(finding, context) {

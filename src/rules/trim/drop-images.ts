@@ -1,0 +1,40 @@
+import { readableParts } from "../../model/opencode-records.js";
+import { at, plural } from "../helpers.js";
+import type { Rule } from "../rule.js";
+import { asFarAsNeeded, trimPass, type Candidate } from "./budget.js";
+
+const PLACEHOLDER = "[image removed to fit the provider's request size limit; it is kept in recover's backup]";
+
+/**
+ * Byte budgets only (HTTP 413): an image travels as its whole encoded data, so the largest images go first. The
+ * file part becomes a short synthetic text saying so (the message keeps content; the image is in the backup).
+ */
+export const dropImages: Rule = {
+  id: "drop-images",
+  severity: "warning",
+  description: "context trim, byte budget: the largest attached images give way to a short note (kept in the backup)",
+  fix: "trim",
+  independentFixes: true,
+  check(view, options, earlier) {
+    const pass = trimPass(this.id, view, options, earlier);
+    if (!pass || pass.trim.maxBytes === undefined) return [];
+    const { keep, sent } = pass;
+    const candidates: Candidate[] = [];
+    for (const message of view.opencode?.messages ?? []) {
+      if (keep.has(message.ref.id) || !sent.has(message.ref.id) || message.info?.role !== "user") continue;
+      for (const { record, part } of readableParts(message)) {
+        const mime = (part as { mime?: string }).mime ?? "";
+        if (part.type !== "file" || !mime.startsWith("image/")) continue;
+        const bytes = (record.content.urlChars ?? 0) - PLACEHOLDER.length;
+        candidates.push({ report: at(record, `${mime} image of ${plural(record.content.urlChars ?? 0, "byte")}: replace it with a note`), saves: { tokens: 0, bytes } });
+      }
+    }
+    candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
+    return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
+  },
+  repair(finding, context) {
+    const part = context.part(finding.partId);
+    if (!part) return [];
+    return context.replace(part, { type: "text", text: PLACEHOLDER, synthetic: true }, "replaced the image with a note to fit the request size limit (the image is in the backup)");
+  },
+};
