@@ -14,6 +14,7 @@ import { addSessionScan } from "./commands/session-scan.js";
 import { addSessionRepair } from "./commands/session-repair.js";
 import { addSessionRestore } from "./commands/session-restore.js";
 import { addSessionBackups } from "./commands/session-backups.js";
+import { addBattleStatus } from "./commands/battle-status.js";
 import { createIo } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
@@ -58,6 +59,8 @@ Examples:
   addSessionRepair(session);
   addSessionRestore(session);
   addSessionBackups(session);
+  const battle = program.command("battle").description("read and recover pokeralph battles (.pokeralph/)");
+  addBattleStatus(battle);
   addRules(program);
   addExplain(program);
   addContextTrim(program);

@@ -1,0 +1,79 @@
+/**
+ * `battle status --json`: one document. The issue fixes its head (`schemaVersion`, `battles[]` with `taskId`,
+ * `status`, `failure` {type, recoverable, suggestedAction, allowedStrategies} or null, `findings[]` {rule,
+ * severity, path, message}); everything else comes after those keys, so a consumer of the fixed shape never sees
+ * it move. Paths are relative to the repository root (`repo`).
+ */
+import type { BattleAssessment, RepoAssessment } from "../../battle/assess.js";
+import type { BattleFinding } from "../../battle/findings.js";
+import { allowedStrategies, defaultStrategy, failureSeverity, recoveryActions, type BattleFailure } from "../../battle/recovery-options.js";
+import { SCHEMA_VERSION } from "../json-output.js";
+import { TOOL } from "../version.js";
+
+export function battleStatusDocument(result: RepoAssessment, totals: { errors: number; warnings: number }): string {
+  const doc = {
+    schemaVersion: SCHEMA_VERSION,
+    battles: result.battles.map(battleJson),
+    tool: TOOL,
+    repo: result.repo.root,
+    findings: result.findings.map(findingJson),
+    server: result.server,
+    summary: { battles: result.battles.length, errors: totals.errors, warnings: totals.warnings },
+  };
+  return `${JSON.stringify(doc)}\n`;
+}
+
+function battleJson(b: BattleAssessment): Record<string, unknown> {
+  const history = b.battle.history.value;
+  const progress = b.battle.progress.value;
+  return {
+    taskId: b.taskId,
+    status: b.status,
+    failure: b.failure ? failureJson(b.failure) : null,
+    findings: b.findings.map(findingJson),
+    liveness: b.liveness,
+    startedAt: history?.startedAt ?? null,
+    completedAt: history?.completedAt ?? null,
+    error: history?.error ?? null,
+    iterations: (history?.iterations ?? []).map((it) => ({
+      number: it.number,
+      result: it.result,
+      startedAt: it.startedAt,
+      endedAt: it.endedAt ?? null,
+      feedback: Object.fromEntries(Object.entries(it.feedbackResults ?? {}).map(([name, r]) => [name, { passed: r.passed, ...(r.passed ? {} : { output: r.output }) }])),
+      commitHash: it.commitHash ?? null,
+      error: it.error ?? null,
+      filesChanged: it.filesChanged,
+      ...(it.retryCount !== undefined ? { retryCount: it.retryCount } : {}),
+    })),
+    commits: b.commits,
+    progress: progress ? { currentIteration: progress.currentIteration, status: progress.status, lastUpdate: progress.lastUpdate, error: progress.error } : null,
+  };
+}
+
+function failureJson(f: BattleFailure): Record<string, unknown> {
+  return {
+    type: f.type,
+    recoverable: f.recoverable,
+    suggestedAction: f.suggestedAction,
+    allowedStrategies: allowedStrategies(f),
+    defaultStrategy: defaultStrategy(f),
+    severity: failureSeverity(f.type),
+    actions: recoveryActions(f.type),
+    iteration: f.iteration,
+    timestamp: f.timestamp,
+    message: f.message,
+    ...(f.details !== undefined ? { details: f.details } : {}),
+  };
+}
+
+function findingJson(f: BattleFinding): Record<string, unknown> {
+  return {
+    rule: f.rule,
+    severity: f.severity,
+    path: f.path,
+    message: f.message,
+    ...(f.iteration !== undefined ? { iteration: f.iteration } : {}),
+    ...(f.commit !== undefined ? { commit: f.commit } : {}),
+  };
+}
