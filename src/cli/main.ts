@@ -14,6 +14,7 @@ import { addSessionScan } from "./commands/session-scan.js";
 import { addSessionRepair } from "./commands/session-repair.js";
 import { addSessionRestore } from "./commands/session-restore.js";
 import { addSessionBackups } from "./commands/session-backups.js";
+import { addCheckpoint } from "./commands/checkpoint.js";
 import { addBattleStatus } from "./commands/battle-status.js";
 import { createIo } from "./io.js";
 import { errorDocument } from "./json-output.js";
@@ -64,6 +65,7 @@ Examples:
   addRules(program);
   addExplain(program);
   addContextTrim(program);
+  addCheckpoint(program);
 
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which
