@@ -44,8 +44,8 @@ export const DEFAULT_RULE_OPTIONS: Omit<RuleOptions, "now"> = {
 /** What a rule reports; the engine adds rule id, severity, session id and fixability. */
 export interface Report {
   message: string;
-  /** Trim rules: what fixing this finding takes off the request (estimated tokens, and characters ≈ bytes). */
-  saves?: { tokens: number; chars: number };
+  /** Trim rules: what fixing this finding takes off the request (estimated tokens, and UTF-8 bytes). */
+  saves?: { tokens: number; bytes: number };
   messageId?: string;
   partId?: string;
   path?: string;
