@@ -3,7 +3,7 @@
  * fsynced before the store is touched, and private (0700/0600): backups hold whole transcripts.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, writeFileDurable } from "../fs/durable.js";
@@ -42,20 +42,25 @@ function ensurePrivateDir(dir: string): void {
   }
 }
 
+/** The before-images of a backup, end to end in one file: one fsync for any number of records. */
+export const IMAGES_FILE = "images.bin";
+
 /** Write every before-image, then the manifest, all fsynced: only then may the store be changed. */
 export function writeBackup(root: string, manifest: Manifest, beforeImages: readonly StoredImage[]): Backup {
   ensurePrivateDir(root);
   const dir = join(root, manifest.id);
   ensurePrivateDir(dir);
-  const images = join(dir, "images");
-  ensurePrivateDir(images);
+  const chunks: Buffer[] = [];
+  let offset = 0;
   manifest.images.forEach((entry, i) => {
     const image = beforeImages[i]!;
     if (!image.exists) return;
-    // File records are named by relative path: keep the image name one flat, portable file name.
-    entry.file = `images/${String(i).padStart(5, "0")}-${entry.key.record}-${entry.key.id.replace(/[^A-Za-z0-9._-]/g, "_")}`;
-    writeFileDurable(join(dir, entry.file), image.bytes, PRIVATE_FILE);
+    entry.offset = offset;
+    entry.length = image.bytes.length;
+    chunks.push(image.bytes);
+    offset += image.bytes.length;
   });
+  writeFileDurable(join(dir, IMAGES_FILE), Buffer.concat(chunks), PRIVATE_FILE);
   writeManifest(dir, manifest);
   fsyncPath(root);
   return { dir, manifest };
@@ -96,16 +101,27 @@ export function readManifest(dir: string): Manifest {
 
 /** The before-image an entry points at, checked against its fingerprint so a damaged backup is never restored. */
 export function beforeImage(backup: Backup, entry: ImageEntry, mode: number | undefined): StoredImage {
-  if (entry.file === undefined) return { exists: false };
-  let bytes: Buffer;
+  if (entry.offset === undefined || entry.length === undefined) return { exists: false };
+  const bytes = Buffer.alloc(entry.length);
+  const file = join(backup.dir, IMAGES_FILE);
+  let fd: number | undefined;
   try {
-    bytes = readFileSync(join(backup.dir, entry.file));
+    fd = openSync(file, "r");
+    let read = 0;
+    while (read < entry.length) {
+      const n = readSync(fd, bytes, read, entry.length - read, entry.offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    if (read < entry.length) throw Object.assign(new Error("ends early"), { code: "truncated" });
   } catch (error) {
-    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id} is missing ${entry.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: ${IMAGES_FILE} cannot give back ${entry.key.record} ${entry.key.id} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const image: StoredImage = { exists: true, bytes, ...(mode !== undefined ? { mode } : {}), ...(entry.mtimeMs !== undefined ? { mtimeMs: entry.mtimeMs } : {}) };
   if (fingerprint(image) !== entry.before) {
-    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: ${entry.file} does not match its recorded fingerprint; it will not be restored`);
+    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: the image of ${entry.key.record} ${entry.key.id} does not match its recorded fingerprint; it will not be restored`);
   }
   return image;
 }

@@ -11,8 +11,9 @@ export type TransactionState = z.infer<typeof TransactionState>;
 
 export const ImageEntry = z.object({
   key: RecordKey,
-  /** File in the backup holding the before-image; absent when the record did not exist before. */
-  file: z.string().optional(),
+  /** Where the before-image is in the backup's images.bin; absent when the record did not exist before. */
+  offset: z.number().int().nonnegative().optional(),
+  length: z.number().int().nonnegative().optional(),
   /** Fingerprints of the record before and after (null: absent), to tell which state a record is in. */
   before: z.string().nullable(),
   after: z.string().nullable(),

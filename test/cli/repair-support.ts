@@ -208,7 +208,7 @@ export interface ManifestFile {
   sessions: string[];
   restoreOf?: string;
   changes: { op: string; record: string; id: string }[];
-  images: { key: { record: string; id: string }; file?: string; before: string | null; after: string | null }[];
+  images: { key: { record: string; id: string }; offset?: number; length?: number; before: string | null; after: string | null }[];
 }
 
 export function readManifest(backupDir: string): ManifestFile {

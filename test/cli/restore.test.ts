@@ -187,8 +187,11 @@ describe.each(FORMATS)("session restore (%s)", (format: Format) => {
     expectOneLineError(sb.run(["session", "restore", "20990101T000000Z-000002", "--yes"]), /manifest .*manifest\.json is not valid \(images/);
 
     const tampered = copy("20990101T000000Z-000003");
-    const image = readManifest(tampered).images.find((e) => e.file !== undefined && e.key.record === "part")!;
-    fs.appendFileSync(path.join(tampered, image.file!), " ");
+    const image = readManifest(tampered).images.find((e) => e.length !== undefined && e.key.record === "part")!;
+    const pack = fs.readFileSync(path.join(tampered, "images.bin"));
+    const at = image.offset! + Math.floor(image.length! / 2);
+    pack[at] = pack[at]! ^ 0x20;
+    fs.writeFileSync(path.join(tampered, "images.bin"), pack);
     const r = sb.run(["session", "restore", "20990101T000000Z-000003", "--yes"]);
     expect(r.status).toBe(2);
     expectOneLineError(r, /does not match its recorded fingerprint/);

@@ -49,7 +49,7 @@ describe("journal (opencode JSON tree)", () => {
     // Half applied: the first changed file is back to its old bytes, the rest keep the new ones.
     const first = changed[0];
     const backupDir = path.dirname(manifestPath(state, id!));
-    if (first.file) fs.writeFileSync(first.key.path, fs.readFileSync(path.join(backupDir, first.file)));
+    if (first.length !== undefined) fs.writeFileSync(first.key.path, fs.readFileSync(path.join(backupDir, "images.bin")).subarray(first.offset, first.offset + first.length));
     else fs.rmSync(first.key.path);
     fs.writeFileSync(`${first.key.path}.recover-tmp-123-deadbeef`, "{\"half\":");
     simulateCrash(state, id!, readPath);
