@@ -139,7 +139,7 @@ CREATE INDEX part_session_idx ON part (session_id);`
 // ---------------------------------------------------------------------------------------------
 // Deterministic randomness
 
-function makeRng(seed) {
+export function makeRng(seed) {
   let a = seed >>> 0
   const next = () => { // mulberry32: tiny, fast, good enough for synthetic data
     a = (a + 0x6d2b79f5) >>> 0

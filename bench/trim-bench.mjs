@@ -19,6 +19,7 @@ import os from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { makeRng } from './generate-store.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const ROOT = join(dirname(SELF), '..')
@@ -46,25 +47,6 @@ if (partsTarget < 5_000) throw new Error('--parts must be at least 5000 (the iss
 // ---------------------------------------------------------------------------------------------
 // Deterministic content
 
-function makeRng(s) {
-  let a = s >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), a | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const rng = {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: (arr) => arr[Math.floor(next() * arr.length)],
-    chance: (p) => next() < p,
-    normal: () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
-    logNormal: (median, sigma, lo, hi) => Math.min(hi, Math.max(lo, Math.round(median * Math.exp(sigma * rng.normal())))),
-    chars: (alphabet, n) => { let s = ''; for (let i = 0; i < n; i++) s += alphabet[Math.floor(next() * alphabet.length)]; return s },
-  }
-  return rng
-}
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const HEX = '0123456789abcdef'
