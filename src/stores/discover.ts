@@ -7,6 +7,7 @@ import { accessSync, closeSync, constants, existsSync, openSync, readSync, statS
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { RecoverError, fsError } from "../errors.js";
+import { BattleFilesStore } from "./battle-files-store.js";
 import { OpencodeJsonStore } from "./opencode/json-store.js";
 import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
 import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";
@@ -20,6 +21,12 @@ export interface StoreOptions {
 const SQLITE_MAGIC = "SQLite format 3\0";
 
 export function openStore(options: StoreOptions): SessionStore {
+  // Reached only from a backup's manifest (`session restore`): battle files are restored, never scanned.
+  if (options.format === "pokeralph-battle" && options.store !== undefined) {
+    const dir = resolve(options.store);
+    if (!statOrThrow(dir).isDirectory()) throw new RecoverError("not-a-store", `${dir} is not a battle folder`);
+    return new BattleFilesStore(dir);
+  }
   const format = parseFormat(options.format);
   const env = options.env ?? process.env;
   const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);

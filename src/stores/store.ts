@@ -7,7 +7,8 @@
 import type { LoadMode, SessionRecords, SessionSummary } from "../model/opencode-records.js";
 import type { RecordKey, StoredImage } from "../model/change.js";
 
-export type StoreFormat = "opencode-sqlite" | "opencode-json";
+export type StoreFormat = "opencode-sqlite" | "opencode-json" | "pokeralph-battle";
+/** The session stores a user can name with --format; a battle's files are reached through its backups only. */
 export const STORE_FORMATS: readonly StoreFormat[] = ["opencode-sqlite", "opencode-json"];
 
 export interface StoreInfo {

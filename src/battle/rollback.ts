@@ -1,0 +1,394 @@
+/**
+ * `battle rollback`: the plan and its application. A rollback puts a battle back at a checkpoint: the working tree
+ * (restoreTree, never the branch or the index), and the battle state (history.json truncated to the checkpoint's
+ * iteration, status `paused`, or `pending` with no iterations for a full rollback). Rolled-back iterations are
+ * archived in the sidecar (`checkpoints.json` → `rolledBack`), never lost (reference §1.4: the spec's UI says
+ * history is preserved while its pseudo-code truncates; we do both).
+ *
+ * Applying: a safety checkpoint of the current state first (refs/pokeralph/safety/<taskId>/<stamp>, recorded in the
+ * sidecar, so a rollback is itself undoable with `--to-checkpoint <that ref>`), then the files, then history.json
+ * and checkpoints.json in one transaction (backed up like a session repair).
+ */
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { ExitCode, RecoverError } from "../errors.js";
+import type { ImageTarget, StoreFormat } from "../stores/store.js";
+import { FileWriter, NEW_FILE_MODE } from "../stores/file-writer.js";
+import { recoverJournal } from "../txn/journal.js";
+import { lockStore, type StoreLock } from "../txn/lock.js";
+import { changesOfTargets } from "../txn/targets.js";
+import { runTransaction } from "../txn/transaction.js";
+import type { Backup } from "../txn/backup-store.js";
+import { assertTaskId, battleId, battlePaths, readHistory, type BattlePaths } from "../checkpoint/battle-files.js";
+import { checkpointId } from "../checkpoint/create.js";
+import { captureWorktree, changedPaths, commitSnapshot, createRef, openRepo, resolveCommit, restoreTree, type Repo, type RestoreResult } from "../checkpoint/git-snapshot.js";
+import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
+import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../checkpoint/sidecar.js";
+
+export const SAFETY_REFS = "refs/pokeralph/safety";
+
+/** What the backups and the journal call a battle's state files (a FileWriter store rooted at the battle folder). */
+export const BATTLE_STORE_FORMAT: StoreFormat = "pokeralph-battle";
+
+export type RollbackMode = { kind: "iteration"; iteration: number } | { kind: "checkpoint"; id: string } | { kind: "full" };
+
+export interface RollbackTarget {
+  checkpoint: string;
+  afterIteration: number;
+  commit: string;
+  ref?: string;
+  description: string;
+}
+
+export interface StateFile {
+  /** Absolute path. */
+  path: string;
+  /** Relative to the repository root (the backup's record id). */
+  id: string;
+  before: string | null;
+  after: string | null;
+}
+
+export interface RollbackPlan {
+  taskId: string;
+  project: string;
+  paths: BattlePaths;
+  repo: Repo;
+  mode: RollbackMode;
+  hard: boolean;
+  target: RollbackTarget;
+  /** restoreTree's dry run. */
+  files: RestoreResult;
+  /** Iteration numbers history.json loses (archived in the sidecar). */
+  iterationsRolledBack: number[];
+  /** Iterations a rollback to a safety checkpoint brings back from the archive. */
+  iterationsReinstated: number[];
+  statusBefore: string | null;
+  statusAfter: string | null;
+  history: StateFile;
+  sidecar: StateFile;
+  notices: string[];
+}
+
+/** Anything to do: files to write or delete, or battle state to change. */
+export function hasChanges(plan: RollbackPlan): boolean {
+  return plan.files.restored.length > 0 || plan.files.deleted.length > 0 || plan.history.before !== plan.history.after || plan.iterationsRolledBack.length > 0;
+}
+
+type Json = Record<string, unknown>;
+
+interface ArchiveEntry extends Json {
+  at: string;
+  fromIteration: number;
+  iterations: Json[];
+  safetyRef: string;
+}
+
+const readText = (path: string): string | null => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new RecoverError("store-unreadable", `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+};
+
+const isSafety = (c: Pick<ListedCheckpoint, "ref">) => c.ref?.startsWith(`${SAFETY_REFS}/`) === true;
+
+/** Pick the checkpoint a mode names. */
+async function chooseTarget(repo: Repo, listed: ListedCheckpoint[], mode: RollbackMode, lastIteration: number, current: string | undefined, taskId: string): Promise<RollbackTarget> {
+  const usable = listed.filter((c) => c.missing !== true);
+  const toTarget = (c: ListedCheckpoint): RollbackTarget => ({ checkpoint: c.id, afterIteration: c.afterIteration, commit: c.commit, ...(c.ref !== undefined ? { ref: c.ref } : {}), description: c.description });
+  if (mode.kind === "checkpoint") {
+    const id = mode.id;
+    const found =
+      usable.find((c) => c.id === id || c.ref === id) ??
+      (/^[0-9a-f]{7,64}$/.test(id) ? usable.filter((c) => c.commit.startsWith(id)).at(-1) : undefined);
+    if (found) return toTarget(found);
+    const missing = listed.find((c) => c.id === id || c.ref === id);
+    if (missing) throw new RecoverError("backup-not-found", `checkpoint ${id} names commit ${missing.commit.slice(0, 7)}, which the repository no longer holds; nothing was changed`);
+    if (id.startsWith("refs/pokeralph/")) {
+      const commit = await resolveCommit(repo, id);
+      if (commit !== null) return { checkpoint: id, afterIteration: lastIteration, commit, ref: id, description: `${id} (not recorded in checkpoints.json)` };
+    }
+    throw new RecoverError("invalid-id", `no checkpoint ${JSON.stringify(id)} for ${taskId} (see \`recover checkpoint list ${taskId}\` for ids)`);
+  }
+  const k = mode.kind === "full" ? 0 : mode.iteration - 1;
+  const candidates = usable
+    .filter((c) => c.afterIteration === k && !isSafety(c) && (c.battleId === undefined || current === undefined || c.battleId === current))
+    // Recorded before inferred; the newest recorded (a re-taken checkpoint of the same iteration) wins.
+    .sort((a, b) => (a.source === b.source ? a.time.localeCompare(b.time) : a.source === "inferred" ? -1 : 1));
+  const chosen = candidates.at(-1);
+  if (!chosen) {
+    throw new RecoverError(
+      "backup-not-found",
+      `no checkpoint of ${taskId} ${k === 0 ? "from before the battle" : `after iteration ${k}`} (recorded or inferred; see \`recover checkpoint list ${taskId}\`): pick one with --to-checkpoint <id>; nothing was changed`,
+    );
+  }
+  return toTarget(chosen);
+}
+
+function iterationsOf(history: Json | null): Json[] {
+  const list = history?.iterations;
+  return Array.isArray(list) ? (list as Json[]) : [];
+}
+
+const numberOf = (it: Json): number => (typeof it.number === "number" ? it.number : 0);
+
+/** pokeralph writes `JSON.stringify(value, null, 2)`; keep whatever trailing newline the file had. */
+function serialise(value: unknown, like: string | null): string {
+  const text = JSON.stringify(value, null, 2);
+  return like !== null && !like.endsWith("\n") ? text : `${text}\n`;
+}
+
+export interface StateChange {
+  historyAfter: string | null;
+  sidecarAfter: string | null;
+  rolledBack: number[];
+  reinstated: number[];
+  statusAfter: string | null;
+}
+
+/**
+ * The battle state after rolling back to `target` (pure: text in, text out). `safety` is the safety checkpoint's
+ * sidecar entry (null in a preview: the archive names a placeholder ref).
+ */
+export function nextState(
+  historyText: string | null,
+  sidecarText: string | null,
+  taskId: string,
+  mode: RollbackMode,
+  target: RollbackTarget,
+  safety: { ref: string; entry: Json | null },
+  now: Date,
+): StateChange {
+  const history = historyText === null ? null : (JSON.parse(historyText) as Json);
+  const sidecar: Json = sidecarText === null ? { schemaVersion: SIDECAR_SCHEMA_VERSION, taskId, checkpoints: [] } : (JSON.parse(sidecarText) as Json);
+  const archive = Array.isArray(sidecar.rolledBack) ? (sidecar.rolledBack as ArchiveEntry[]) : [];
+  const k = mode.kind === "full" ? 0 : target.afterIteration;
+  const iterations = iterationsOf(history);
+  const kept = mode.kind === "full" ? [] : iterations.filter((it) => numberOf(it) <= k);
+  const gone = mode.kind === "full" ? iterations : iterations.filter((it) => numberOf(it) > k);
+
+  // Rolling back to a safety checkpoint undoes a rollback: the iterations it archived come back.
+  const reinstated: Json[] = [];
+  if (target.ref !== undefined && mode.kind !== "full") {
+    const have = new Set(kept.map(numberOf));
+    for (const entry of archive.filter((e) => e.safetyRef === target.ref)) {
+      for (const it of entry.iterations) {
+        if (numberOf(it) <= k && !have.has(numberOf(it))) {
+          reinstated.push(it);
+          have.add(numberOf(it));
+        }
+      }
+    }
+  }
+
+  let historyAfter: string | null = historyText;
+  let statusAfter: string | null = typeof history?.status === "string" ? history.status : null;
+  if (history !== null) {
+    const next: Json = { ...history, iterations: [...kept, ...reinstated].sort((a, b) => numberOf(a) - numberOf(b)) };
+    if (mode.kind === "full") {
+      next.status = "pending";
+      delete next.error;
+      delete next.completedAt;
+      delete next.durationMs;
+    } else {
+      next.status = "paused";
+    }
+    statusAfter = next.status as string;
+    historyAfter = serialise(next, historyText);
+  }
+
+  const entry = safety.entry;
+  if (entry !== null) (sidecar.checkpoints as Json[]).push(entry);
+  if (gone.length > 0) {
+    const archived: ArchiveEntry = {
+      at: now.toISOString(),
+      fromIteration: k + 1,
+      iterations: gone,
+      safetyRef: safety.ref,
+      target: { checkpoint: target.checkpoint, afterIteration: target.afterIteration, commit: target.commit },
+      ...(history !== null ? { statusBefore: history.status, ...(typeof history.startedAt === "string" ? { battleId: battleId({ taskId, startedAt: history.startedAt }) } : {}) } : {}),
+    };
+    sidecar.rolledBack = [...archive, archived];
+  }
+  const sidecarChanged = entry !== null || gone.length > 0;
+  const sidecarAfter = sidecarChanged ? serialise(sidecar, sidecarText) : sidecarText;
+  return { historyAfter, sidecarAfter, rolledBack: gone.map(numberOf), reinstated: reinstated.map(numberOf), statusAfter };
+}
+
+export interface PlanOptions {
+  hard?: boolean;
+  now?: Date;
+}
+
+/** Everything a rollback would do, changing nothing (restoreTree's dry run; the state as text before and after). */
+export async function planRollback(project: string, taskId: string, mode: RollbackMode, options: PlanOptions = {}): Promise<RollbackPlan> {
+  assertTaskId(taskId);
+  const paths = battlePaths(project, taskId);
+  // Refuses a weird repository (a merge or rebase in progress, index.lock, sparse checkout, no commit) up front.
+  const repo = await openRepo(project);
+  const read = readHistory(paths.history);
+  if (read.problem !== undefined) throw new RecoverError("store-corrupt", `${read.problem}: fix it (or restore it) before rolling back; nothing was changed`);
+  const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
+  if (mode.kind === "iteration" && (mode.iteration < 1 || mode.iteration > lastIteration)) {
+    throw new RecoverError(
+      "usage",
+      lastIteration === 0 ? `${taskId} has no recorded iteration to roll back (use --full to go back to before the battle)` : `--iteration takes 1..${lastIteration} for ${taskId} (the iterations history.json records)`,
+    );
+  }
+  readSidecar(paths.sidecar); // a damaged sidecar stops here, before anything is planned on it
+  const listing = await listCheckpoints(project, taskId);
+  const current = read.history ? battleId(read.history) : undefined;
+  const target = await chooseTarget(repo, listing.checkpoints, mode, lastIteration, current, taskId);
+  const files = await restoreTree(repo, target.commit, { hard: options.hard === true, dryRun: true });
+  const historyBefore = readText(paths.history);
+  const sidecarBefore = readText(paths.sidecar);
+  const state = nextState(historyBefore, sidecarBefore, taskId, mode, target, { ref: `${SAFETY_REFS}/${taskId}/<taken when applied>`, entry: null }, options.now ?? new Date());
+  const rel = (p: string) => relative(repo.root, p).split("\\").join("/");
+  return {
+    taskId,
+    project,
+    paths,
+    repo,
+    mode,
+    hard: options.hard === true,
+    target,
+    files,
+    iterationsRolledBack: state.rolledBack,
+    iterationsReinstated: state.reinstated,
+    statusBefore: read.history?.status ?? null,
+    statusAfter: state.statusAfter,
+    history: { path: paths.history, id: rel(paths.history), before: historyBefore, after: state.historyAfter },
+    sidecar: { path: paths.sidecar, id: rel(paths.sidecar), before: sidecarBefore, after: state.sidecarAfter },
+    notices: [...repo.notices, ...listing.notices],
+  };
+}
+
+export interface ApplyOptions {
+  stateDir: string;
+  backupRoot: string;
+  now?: () => Date;
+}
+
+export interface RollbackOutcome {
+  safety: { ref: string; commit: string; id: string };
+  files: RestoreResult;
+  iterationsRolledBack: number[];
+  iterationsReinstated: number[];
+  backup: Backup | null;
+  history: StateFile;
+  sidecar: StateFile;
+  notices: string[];
+}
+
+/** The sidecar lock's key, exactly as updateSidecar names it (its real path, or its nearest existing ancestor's). */
+function sidecarLockKey(path: string): string {
+  const rest: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    try {
+      return join(realpathSync(dir), ...rest);
+    } catch {
+      if (dirname(dir) === dir) return resolve(path);
+      rest.unshift(basename(dir));
+    }
+  }
+}
+
+function safetyStamp(now: Date): string {
+  return now.toISOString().replace(/[-:]/g, "").replace(/\.(\d{3})Z$/, "$1Z");
+}
+
+/**
+ * Apply a plan: safety checkpoint, files, then the state in one backed-up transaction. Under the sidecar's lock
+ * (no `checkpoint create` interleaves) and the battle folder's store lock (its journal settled first).
+ */
+export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): Promise<RollbackOutcome> {
+  const clock = options.now ?? (() => new Date());
+  const { taskId, paths } = plan;
+  const notices: string[] = [];
+  const locks: StoreLock[] = [];
+  try {
+    locks.push(lockStore(options.stateDir, sidecarLockKey(paths.sidecar)));
+    locks.push(lockStore(options.stateDir, paths.battle));
+    const writer = new FileWriter({ format: BATTLE_STORE_FORMAT, path: paths.battle, notices: [] });
+    const settled = recoverJournal(options.stateDir, writer);
+    if (settled) notices.push(settled);
+
+    // 1. The safety checkpoint: the tree as it is now, HEAD as its parent, kept alive by a private ref.
+    const repo = await openRepo(plan.project);
+    const now = clock();
+    const capture = await captureWorktree(repo);
+    const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: before rollback to ${plan.target.checkpoint}`);
+    let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
+    for (let k = 2; !(await createRef(repo, ref, commit, `recover: safety checkpoint of ${taskId} before a rollback`)); k++) {
+      if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`, ExitCode.refused);
+      ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
+    }
+    const historyNow = readText(paths.history);
+    const read = readHistory(paths.history);
+    const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
+    const safetyId = checkpointId(now);
+    const entry: Json = {
+      id: safetyId,
+      afterIteration: lastIteration,
+      commit,
+      ref,
+      time: now.toISOString(),
+      description: `Safety checkpoint before rollback to ${plan.target.description.replace(/\s*\(.*$/, "")} (${plan.target.checkpoint})`,
+      files: await changedPaths(repo, repo.head, commit),
+      ...(read.history ? { battleId: battleId(read.history) } : {}),
+      parent: repo.head,
+      branch: repo.branch,
+      kind: "safety",
+    };
+
+    // 2. The files: the checkpoint's tree, written path by path; HEAD, the branch and the index never move.
+    const files = await restoreTree(repo, plan.target.commit, { hard: plan.hard });
+
+    // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
+    const sidecarNow = readText(paths.sidecar);
+    const state = nextState(historyNow, sidecarNow, taskId, plan.mode, plan.target, { ref, entry }, now);
+    const files2: StateFile[] = [
+      { ...plan.history, before: historyNow, after: state.historyAfter },
+      { ...plan.sidecar, before: sidecarNow, after: state.sidecarAfter },
+    ];
+    const targets: ImageTarget[] = [];
+    for (const file of files2) {
+      if (file.before === file.after || file.after === null) continue;
+      const key = { record: "file" as const, id: file.id, sessionId: taskId, path: file.path };
+      const before = writer.read(key);
+      if ((before.exists ? before.bytes.toString("utf8") : null) !== file.before) {
+        throw new RecoverError("store-changed", `${file.path} changed while rolling back (is pokeralph running?); the files are restored, the state is not; safety checkpoint ${ref}`, ExitCode.refused);
+      }
+      targets.push({ key, before, after: { exists: true, bytes: Buffer.from(file.after), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE } });
+    }
+    let backup: Backup | null = null;
+    if (targets.length > 0) {
+      const at = Date.now();
+      backup = runTransaction({
+        kind: "repair",
+        writer,
+        backupRoot: options.backupRoot,
+        stateDir: options.stateDir,
+        sessions: [taskId],
+        changes: changesOfTargets(targets, "battle-rollback"),
+        targets,
+        now: at,
+      });
+    }
+    return {
+      safety: { ref, commit, id: safetyId },
+      files,
+      iterationsRolledBack: state.rolledBack,
+      iterationsReinstated: state.reinstated,
+      backup,
+      history: files2[0]!,
+      sidecar: files2[1]!,
+      notices,
+    };
+  } finally {
+    for (const lock of locks.reverse()) lock.release();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * `recover battle rollback <taskId> (--iteration N | --to-checkpoint <id> | --full) [--hard] [--dry-run]`: show
+ * what goes back (files restored, files created since that stay or go, iterations rolled back, the state diffs),
+ * stop for a dry run (exit 1 when there is something to roll back), refuse while pokeralph runs the battle, ask,
+ * take a safety checkpoint, restore the files, rewrite history.json + checkpoints.json in a backed-up transaction.
+ */
+import type { Command } from "commander";
+import { assessBattles } from "../../battle/assess.js";
+import { applyRollback, hasChanges, planRollback, type RollbackMode, type RollbackOutcome, type RollbackPlan, type StateFile } from "../../battle/rollback.js";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { unifiedDiff } from "../../plan/diff.js";
+import { backupRoot, stateDir } from "../../txn/state-dir.js";
+import { action, parsePositiveInt } from "../command-kit.js";
+import type { Io } from "../io.js";
+import { SCHEMA_VERSION } from "../json-output.js";
+import { confirmChange } from "../mutation.js";
+import { restoreCommand } from "../write-plans.js";
+
+interface RollbackFlags {
+  iteration?: number;
+  toCheckpoint?: string;
+  full?: boolean;
+  hard?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  repo?: string;
+}
+
+function modeOf(options: RollbackFlags): RollbackMode {
+  const given = [options.iteration !== undefined, options.toCheckpoint !== undefined, options.full === true].filter(Boolean).length;
+  if (given !== 1) throw new RecoverError("usage", "give exactly one of --iteration N, --to-checkpoint <id>, --full");
+  if (options.iteration !== undefined) return { kind: "iteration", iteration: options.iteration };
+  if (options.toCheckpoint !== undefined) return { kind: "checkpoint", id: options.toCheckpoint };
+  return { kind: "full" };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+function stateDiff(file: StateFile, taskId: string): string {
+  if (file.before === file.after || file.after === null) return "";
+  return unifiedDiff({ record: "file", id: file.id, sessionId: taskId, path: file.path }, file.before ?? "", file.after);
+}
+
+function printPlan(io: Io, plan: RollbackPlan): void {
+  const c = io.color;
+  for (const notice of plan.notices) if (!io.quiet) io.err(`${c.yellow("note:")} ${notice}\n`);
+  const t = plan.target;
+  io.out(`${c.bold(`rollback ${plan.taskId}`)} to ${t.checkpoint} (${t.afterIteration === 0 ? "before the battle" : `after iteration ${t.afterIteration}`}, ${t.commit.slice(0, 7)}): ${t.description}\n`);
+  const f = plan.files;
+  io.out(`\nfiles restored from the checkpoint (${f.restored.length}):\n`);
+  for (const p of f.restored) io.out(`  ${c.green("restore")} ${p}\n`);
+  if (f.createdSince.length > 0) {
+    io.out(`\nfiles created since the checkpoint (${f.createdSince.length}): ${plan.hard ? c.red("deleted (--hard)") : "kept (pass --hard to delete them)"}\n`);
+    for (const p of f.createdSince) io.out(`  ${plan.hard ? c.red("delete ") : "keep   "} ${p}\n`);
+  }
+  for (const s of f.skipped) if (!io.quiet) io.out(`  ${c.dim(`left alone ${s.path}: ${s.reason}`)}\n`);
+  io.out(
+    `\niterations rolled back: ${plan.iterationsRolledBack.length === 0 ? "none" : `${plan.iterationsRolledBack.join(", ")} (archived in checkpoints.json under rolledBack)`}\n`,
+  );
+  if (plan.iterationsReinstated.length > 0) io.out(`iterations brought back from the archive: ${plan.iterationsReinstated.join(", ")}\n`);
+  if (plan.statusBefore !== plan.statusAfter) io.out(`status: ${plan.statusBefore ?? "-"} → ${plan.statusAfter ?? "-"}\n`);
+  if (io.quiet) return;
+  const colour = (line: string) =>
+    line.startsWith("+++") || line.startsWith("---") ? c.bold(line) : line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line.startsWith("@@") ? c.cyan(line) : line;
+  for (const file of [plan.history, plan.sidecar]) {
+    const diff = stateDiff(file, plan.taskId);
+    if (diff === "") continue;
+    io.out("\n");
+    for (const line of diff.trimEnd().split("\n")) io.out(`${colour(line)}\n`);
+  }
+  io.out(c.dim(`\na safety checkpoint of the current tree is taken first (refs/pokeralph/safety/${plan.taskId}/…) and recorded in checkpoints.json\n`));
+}
+
+function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: RollbackFlags & { backupDir?: string }) {
+  const files = outcome?.files ?? plan.files;
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    taskId: plan.taskId,
+    target: { checkpoint: plan.target.checkpoint, afterIteration: plan.target.afterIteration, commit: plan.target.commit },
+    safety: outcome ? { ref: outcome.safety.ref, commit: outcome.safety.commit } : null,
+    files: { restored: files.restored, createdSince: files.createdSince, deleted: files.deleted },
+    iterationsRolledBack: outcome?.iterationsRolledBack ?? plan.iterationsRolledBack,
+    backup: outcome?.backup ? { id: outcome.backup.manifest.id, path: outcome.backup.dir } : null,
+    dryRun: options.dryRun === true,
+    ...(outcome ? { undo: undoCommand(plan, outcome) } : {}),
+    ...(outcome?.backup ? { undoState: restoreCommand(outcome.backup.manifest.id, options) } : {}),
+    status: { before: plan.statusBefore, after: plan.statusAfter },
+    ...(plan.iterationsReinstated.length > 0 ? { iterationsReinstated: plan.iterationsReinstated } : {}),
+    skipped: files.skipped,
+  };
+}
+
+function undoCommand(plan: RollbackPlan, outcome: RollbackOutcome): string {
+  return `recover battle rollback ${plan.taskId} --to-checkpoint ${outcome.safety.ref} --hard${plan.repo.root !== process.cwd() ? ` --repo ${JSON.stringify(plan.repo.root)}` : ""}`;
+}
+
+export function addBattleRollback(battle: Command): void {
+  battle
+    .command("rollback")
+    .description("put a battle back at a checkpoint: files (never the branch or index) and history.json, undoable")
+    .argument("<taskId>", "the battle's task id or a unique prefix")
+    .option("--iteration <n>", "undo iteration N and everything after it (back to the checkpoint after N-1)", parsePositiveInt("--iteration"))
+    .option("--to-checkpoint <id>", "back to this checkpoint (an id, ref or commit from `recover checkpoint list`)")
+    .option("--full", "back to before the battle: no iterations, status pending")
+    .option("--hard", "also delete files created since the checkpoint (never ignored or never-captured files)")
+    .option("--dry-run", "show what would change, change nothing; exit 1 when there is something to roll back")
+    .option("--force", "roll back even while a pokeralph server runs this battle")
+    .option("--repo <dir>", "the repository holding .pokeralph/ (default: the first one upward from the cwd)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover battle rollback 002-auth-system --iteration 3 --dry-run
+  recover battle rollback 002 --to-checkpoint cp-1770213603402-k3x9a2b --yes
+  recover battle rollback 002-auth-system --full --hard
+
+A safety checkpoint of the current tree is taken first; its ref is printed with the command that goes back to it.
+history.json and checkpoints.json are backed up; rolled-back iterations are archived in checkpoints.json.
+Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confirmed, 2 usage or input error
+(also: no terminal and no --yes), 3 refused for safety (pokeralph runs the battle, a merge/rebase in progress).`,
+    )
+    .action(
+      action<RollbackFlags>(async ({ args, options, io }) => {
+        const mode = modeOf(options);
+        const assessed = await assessBattles({ ...(options.repo !== undefined ? { repo: options.repo } : {}), taskId: args[0]! });
+        const battle = assessed.battles[0];
+        if (!battle) throw new RecoverError("invalid-id", `no battle ${args[0]} in ${assessed.repo.dir}`);
+        const plan = await planRollback(assessed.repo.root, battle.taskId, mode, { hard: options.hard === true });
+        if (!io.json) printPlan(io, plan);
+        const something = hasChanges(plan);
+        if (!something || options.dryRun) {
+          if (io.json) io.out(`${JSON.stringify(document(plan, null, options))}\n`);
+          else io.out(!something ? `\n${io.color.green("✔")} nothing to roll back\n` : `\n${io.color.yellow("dry run:")} nothing was changed\n`);
+          return options.dryRun && something ? ExitCode.findings : ExitCode.ok;
+        }
+        if (battle.liveness.state === "live" && !options.force) {
+          throw new RecoverError("live-writer", `${battle.liveness.detail}: stop or pause it first (rolling back under a running battle races its writes), or pass --force; nothing was changed`, ExitCode.refused);
+        }
+        const what = `${plan.taskId}: ${plural(plan.files.restored.length, "file")} restored${plan.hard ? `, ${plural(plan.files.deleted.length, "file")} deleted` : ""}, ${plural(plan.iterationsRolledBack.length, "iteration")} rolled back`;
+        await confirmChange(io, options, what);
+        const outcome = await applyRollback(plan, { stateDir: stateDir(), backupRoot: backupRoot(options.backupDir) });
+        if (io.json) {
+          io.out(`${JSON.stringify(document(plan, outcome, options))}\n`);
+          return ExitCode.ok;
+        }
+        const c = io.color;
+        for (const notice of outcome.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
+        io.out(`\n${c.green("✔")} rolled back ${plan.taskId} to ${plan.target.checkpoint}: ${plural(outcome.files.restored.length, "file")} restored, ${plural(outcome.files.deleted.length, "file")} deleted, ${plural(outcome.iterationsRolledBack.length, "iteration")} rolled back\n`);
+        io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
+        io.out(`undo the files with: ${c.bold(undoCommand(plan, outcome))}\n`);
+        if (outcome.backup) {
+          io.out(`backup ${c.bold(outcome.backup.manifest.id)} (${outcome.backup.dir}) holds history.json and checkpoints.json as they were\n`);
+          io.out(`undo the battle state with: ${c.bold(restoreCommand(outcome.backup.manifest.id, options))}\n`);
+        }
+        return ExitCode.ok;
+      }),
+    );
+}
