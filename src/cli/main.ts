@@ -16,6 +16,7 @@ import { addSessionRestore } from "./commands/session-restore.js";
 import { addSessionBackups } from "./commands/session-backups.js";
 import { addCheckpoint } from "./commands/checkpoint.js";
 import { addBattleStatus } from "./commands/battle-status.js";
+import { addBattleFix, addBattleResume } from "./commands/battle-resume.js";
 import { addBattleRollback } from "./commands/battle-rollback.js";
 import { createIo } from "./io.js";
 import { errorDocument } from "./json-output.js";
@@ -63,6 +64,8 @@ Examples:
   addSessionBackups(session);
   const battle = program.command("battle").description("read and recover pokeralph battles (.pokeralph/)");
   addBattleStatus(battle);
+  addBattleResume(battle);
+  addBattleFix(battle);
   addBattleRollback(battle);
   addRules(program);
   addExplain(program);

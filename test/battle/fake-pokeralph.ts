@@ -1,5 +1,5 @@
 // A stand-in for pokeralph's HTTP server (packages/server, Hono): `GET /api/battle/current` and
-// `GET /api/repo/current`, answering as pokeralph v0.2.0 does. Listens on 127.0.0.1 only, on a port the OS picks;
+// `GET /api/repo/current` (and `POST /api/battle/start/<taskId>`, accepted), answering as pokeralph v0.2.0 does. Listens on 127.0.0.1 only, on a port the OS picks;
 // every test stops it.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,6 +35,8 @@ export async function startFakePokeralph(answer: FakeAnswer = {}): Promise<FakeP
     };
     if (current.status === 503) return send(503, { error: "Orchestrator not initialized. Server may still be starting.", code: "SERVICE_UNAVAILABLE" });
     if (current.status !== undefined) return send(current.status, "<html><body>Not Found</body></html>", "text/html");
+    const start = request.method === "POST" ? /^\/api\/battle\/start\/([^/?]+)$/.exec(request.url ?? "") : null;
+    if (start) return send(200, { success: true, message: "Battle started", taskId: decodeURIComponent(start[1]!) });
     if (request.url === "/api/battle/current") {
       const battle = current.battle ?? null;
       return send(200, { battle, isRunning: battle !== null && battle.status === "running", isPaused: false, isAwaitingApproval: battle?.status === "awaiting_approval" });

@@ -1,0 +1,339 @@
+/**
+ * `battle resume`: choose the resume strategy (the failure's default, or the user's when the failure allows it),
+ * build the prompt pokeralph would give claude for the task plus the recovery spec's sections
+ * (`## Previous Attempt Failed`, `## Additional Instructions`, `## Manual Fix Applied`; reference §1.4), and prepare
+ * the fresh iteration (`result: "pending"`, `retryCount: prev + 1`). Running it is run-iteration.ts's job; handing
+ * it to a live pokeralph server is `handOffToServer`.
+ */
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { RecoverError } from "../errors.js";
+import { mkdirDurable, writeFileDurable } from "../fs/durable.js";
+import { assessBattles, type BattleAssessment, type RepoAssessment } from "./assess.js";
+import { allowedStrategies, defaultStrategy, isAllowedStrategy, RESUME_STRATEGIES, type BattleFailure, type ResumeStrategy } from "./recovery-options.js";
+import type { Battle, Config, Task } from "./schemas.js";
+import { CLAUDE_ARGS, DEFAULT_TIMEOUT_MINUTES, shellQuote, type PreparedIteration } from "./run-iteration.js";
+import { pokeralphBaseUrl, type ServerProbe } from "./server-probe.js";
+
+/** Strategies allowed for a battle with no failure (paused, pending): carry on. */
+const NO_FAILURE_STRATEGIES: ResumeStrategy[] = ["retry_same", "continue_next"];
+
+export interface StrategyChoice {
+  strategy: ResumeStrategy;
+  allowed: ResumeStrategy[];
+  defaulted: boolean;
+}
+
+export function parseStrategy(value: string): ResumeStrategy {
+  if ((RESUME_STRATEGIES as readonly string[]).includes(value)) return value as ResumeStrategy;
+  throw new RecoverError("usage", `unknown strategy ${JSON.stringify(value)}: expected one of ${RESUME_STRATEGIES.join(", ")}`);
+}
+
+/** The default from the failure; a strategy the failure does not allow is refused (exit 2) naming the allowed ones. */
+export function chooseStrategy(battle: BattleAssessment, requested: string | undefined): StrategyChoice {
+  const failure = battle.failure;
+  if (failure === null) {
+    if (battle.status === "completed") throw new RecoverError("usage", `${battle.taskId} is completed: nothing to resume`);
+    if (battle.status === "running" || battle.status === "awaiting_approval") {
+      throw new RecoverError("usage", `${battle.taskId} is ${battle.status} and a pokeralph server is running it: nothing to resume (see recover battle status)`, 3);
+    }
+    if (battle.status === null) throw new RecoverError("store-corrupt", `${battle.taskId}: history.json is missing or unreadable; cannot tell where to resume (see recover battle status)`);
+  }
+  const allowed = failure ? allowedStrategies(failure) : NO_FAILURE_STRATEGIES;
+  if (requested === undefined) {
+    return { strategy: failure ? defaultStrategy(failure) : "continue_next", allowed, defaulted: true };
+  }
+  const strategy = parseStrategy(requested);
+  const ok = failure ? isAllowedStrategy(strategy, failure) : allowed.includes(strategy);
+  if (!ok) {
+    const why = failure ? `a ${failure.type} failure${failure.recoverable ? "" : " (not recoverable)"}` : `a ${battle.status} battle`;
+    throw new RecoverError("usage", `strategy ${strategy} is not allowed for ${why} of ${battle.taskId}; allowed: ${allowed.join(", ")}`);
+  }
+  return { strategy, allowed, defaulted: false };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The prompt
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface TaskPromptInput {
+  taskId: string;
+  task: Task | undefined;
+  prdName?: string;
+  prdDescription?: string;
+  config: Config;
+  /** Absolute path of progress.json (claude is told to update it). */
+  progressPath: string;
+  packageManager?: string;
+}
+
+/**
+ * A faithful, compact version of pokeralph's `PromptBuilder.buildTaskPrompt` (reference §1.5): header, execution
+ * mode, project context, the task with its acceptance criteria, progress tracking, feedback loops, commit, completion.
+ */
+export function buildTaskPrompt(input: TaskPromptInput): string {
+  const { task, config } = input;
+  const pm = input.packageManager ?? "bun";
+  const lines: string[] = [
+    "You are working within the PokéRalph autonomous development system. Work on the task below until it is complete.",
+    "",
+    "EXECUTION MODE: understand the task, explore the codebase, implement the change, run the feedback loops, fix what fails, commit.",
+    "",
+  ];
+  if (input.prdName) lines.push("## Project Context", "", `**${input.prdName}**${input.prdDescription ? `: ${input.prdDescription}` : ""}`, "");
+  lines.push("## Current Task", "", `**ID:** ${input.taskId}`);
+  if (task) {
+    lines.push(`**Title:** ${task.title}`, `**Priority:** ${task.priority}`, "", "**Description:**", task.description, "");
+    if (task.acceptanceCriteria.length > 0) lines.push("**Acceptance Criteria:**", ...task.acceptanceCriteria.map((c) => `- [ ] ${c}`), "");
+  } else {
+    lines.push("", "(the task is not listed in prd.json)", "");
+  }
+  lines.push(
+    "## Progress Tracking",
+    "",
+    `Update ${input.progressPath} as you work (JSON: taskId, currentIteration, status, lastUpdate, logs[], lastOutput, completionDetected, error, feedbackResults).`,
+    "",
+  );
+  if (config.feedbackLoops.length > 0) {
+    lines.push("## Feedback Loops", "", "Run these before finishing; all must pass:", ...config.feedbackLoops.map((l) => `- \`${pm} run ${l}\``), "");
+  }
+  if (config.autoCommit) {
+    lines.push("## Commit", "", `When all feedback loops pass, commit with the message \`[PokéRalph] ${input.taskId}: ${task?.title ?? input.taskId}\` (stage relevant files, excluding .pokeralph/battles/).`, "");
+  }
+  lines.push(
+    "## Completion",
+    "",
+    `When every acceptance criterion is met, print a <completion>{"type":"BATTLE_COMPLETE","version":1,"taskId":"${input.taskId}",...}</completion> block (or <promise>COMPLETE</promise>).`,
+  );
+  return lines.join("\n");
+}
+
+export interface ManualChange {
+  path: string;
+  type: "modified" | "created" | "deleted";
+}
+
+export interface RetrySections {
+  errorContext?: string;
+  instructions?: string;
+  manualFix?: { issue: string; changes: ManualChange[] };
+}
+
+/** `buildRetryPrompt` plus the manual-fix context, in the spec's words. */
+export function buildRetryPrompt(base: string, sections: RetrySections): string {
+  let prompt = base;
+  if (sections.manualFix) {
+    const list = sections.manualFix.changes.map((c) => `- ${c.type}: ${c.path}`).join("\n") || "- (no file changes detected)";
+    prompt += `\n\n## Manual Fix Applied\n\nThe following issue was manually resolved: ${sections.manualFix.issue}\n\nChanges made:\n${list}\n\nContinue building on these changes.`;
+  }
+  if (sections.errorContext) prompt += `\n\n## Previous Attempt Failed\n\n${sections.errorContext}`;
+  if (sections.instructions?.trim()) prompt += `\n\n## Additional Instructions\n\n${sections.instructions.trim()}`;
+  return prompt;
+}
+
+/** What claude is told about the failure (retry_with_context: type, message, details; rollback_and_retry: the spec's line). */
+export function errorContext(strategy: ResumeStrategy, failure: BattleFailure | null): string | undefined {
+  if (!failure) return undefined;
+  if (strategy === "rollback_and_retry") return `Previous attempt failed: ${failure.message}`;
+  if (strategy !== "retry_with_context") return undefined;
+  const lines = [`Iteration ${failure.iteration} failed (${failure.type}): ${failure.message}`];
+  if (failure.details) lines.push("", failure.details);
+  lines.push("", "Fix the cause of this failure before anything else.");
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The prepared resume
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface PrepareOptions {
+  repo?: string;
+  cwd?: string;
+  taskId: string;
+  strategy?: string;
+  instructions?: string;
+  env?: NodeJS.ProcessEnv;
+  probe?: ServerProbe;
+}
+
+export interface Assessed {
+  assessment: RepoAssessment;
+  battle: BattleAssessment;
+  choice: StrategyChoice;
+}
+
+export async function assessForResume(options: PrepareOptions): Promise<Assessed> {
+  const assessment = await assessBattles({
+    ...(options.repo !== undefined ? { repo: options.repo } : {}),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    taskId: options.taskId,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.probe ? { probe: options.probe } : {}),
+  });
+  const battle = assessment.battles[0];
+  if (!battle) throw new RecoverError("invalid-id", `no battle ${options.taskId}`);
+  return { assessment, battle, choice: chooseStrategy(battle, options.strategy) };
+}
+
+export interface PreparedResume {
+  root: string;
+  taskId: string;
+  failure: BattleFailure | null;
+  strategy: ResumeStrategy;
+  allowed: ResumeStrategy[];
+  defaulted: boolean;
+  iteration: PreparedIteration;
+  prompt: string;
+  /** Absolute path of the prompt file (written by writePromptFile). */
+  promptFile: string;
+  timeoutMinutes: number;
+  feedbackLoops: string[];
+}
+
+export interface BuildOptions {
+  instructions?: string;
+  manualFix?: RetrySections["manualFix"];
+  /** The retryCount the failed iteration had (read before a rollback truncated it). */
+  previousRetryCount?: number;
+  packageManager?: string;
+  now?: Date;
+}
+
+/** The iteration number the next run gets: after the last recorded one (history is never overwritten). */
+export function nextIteration(history: Battle | null | undefined, strategy: ResumeStrategy, previousRetryCount: number | undefined, now: Date): PreparedIteration {
+  const last = Math.max(0, ...(history?.iterations.map((i) => i.number) ?? []));
+  const retry = strategy !== "continue_next";
+  return {
+    number: last + 1,
+    startedAt: now.toISOString(),
+    output: "",
+    result: "pending",
+    filesChanged: [],
+    ...(retry ? { retryCount: (previousRetryCount ?? 0) + 1 } : {}),
+  };
+}
+
+/** The retryCount of the iteration that failed (0 when it was never recorded: a crash in flight). */
+export function failedRetryCount(battle: BattleAssessment): number {
+  const n = battle.failure?.iteration;
+  const it = battle.battle.history.value?.iterations.find((i) => i.number === n);
+  return it?.retryCount ?? 0;
+}
+
+export function buildResume(assessed: Assessed, options: BuildOptions = {}): PreparedResume {
+  const { assessment, battle, choice } = assessed;
+  const root = assessment.repo.root;
+  const prd = assessment.project.prd.value;
+  const task = prd?.tasks.find((t) => t.id === battle.taskId);
+  const base = buildTaskPrompt({
+    taskId: battle.taskId,
+    task,
+    ...(prd ? { prdName: prd.name, prdDescription: prd.description } : {}),
+    config: assessment.config,
+    progressPath: join(battle.battle.dir, "progress.json"),
+    ...(options.packageManager ? { packageManager: options.packageManager } : {}),
+  });
+  const context = errorContext(choice.strategy, battle.failure);
+  const manualFix = choice.strategy === "manual_then_continue" ? options.manualFix : undefined;
+  const prompt = buildRetryPrompt(base, {
+    ...(context ? { errorContext: context } : {}),
+    ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+    ...(manualFix ? { manualFix } : {}),
+  });
+  const iteration = nextIteration(battle.battle.history.value, choice.strategy, options.previousRetryCount ?? failedRetryCount(battle), options.now ?? new Date());
+  return {
+    root,
+    taskId: battle.taskId,
+    failure: battle.failure,
+    strategy: choice.strategy,
+    allowed: choice.allowed,
+    defaulted: choice.defaulted,
+    iteration,
+    prompt,
+    promptFile: join(battle.battle.dir, `resume-prompt-${iteration.number}.md`),
+    timeoutMinutes: assessment.project.config.value?.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES,
+    feedbackLoops: [...assessment.config.feedbackLoops],
+  };
+}
+
+export function writePromptFile(prepared: PreparedResume): void {
+  const dir = join(prepared.promptFile, "..");
+  if (!existsSync(dir)) mkdirDurable(dir);
+  writeFileDurable(prepared.promptFile, new TextEncoder().encode(prepared.prompt));
+}
+
+/** The exact command line, the prompt read from its file. */
+export function commandLine(prepared: PreparedResume, claude: string[]): string {
+  const rel = relative(prepared.root, prepared.promptFile).split("\\").join("/");
+  return `cd ${shellQuote(prepared.root)} && CI=true ${claude.map(shellQuote).join(" ")} ${CLAUDE_ARGS.join(" ")} "$(cat ${shellQuote(rel)})"`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A live pokeralph server
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface HandOff {
+  url: string;
+  status: number;
+  ok: boolean;
+  body: string;
+}
+
+/** `POST /api/battle/start/<taskId>`: pokeralph continues the battle from history.json itself. */
+export async function handOffToServer(taskId: string, env: NodeJS.ProcessEnv = process.env): Promise<HandOff> {
+  const url = `${pokeralphBaseUrl(env)}/api/battle/start/${encodeURIComponent(taskId)}`;
+  try {
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal: AbortSignal.timeout(5000) });
+    const body = await response.text();
+    return { url, status: response.status, ok: response.ok, body: body.slice(0, 2000) };
+  } catch (error) {
+    throw new RecoverError("fix-failed", `pokeralph answered the probe but POST ${url} failed: ${(error as Error).message}`, 1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// rollback_and_retry
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Roll back the failed iteration with the `battle rollback` module when it exists (loaded at run time so this
+ * module does not depend on its shape at compile time); otherwise refuse: rollback comes first.
+ */
+export async function rollbackForRetry(root: string, battle: BattleAssessment, apply: { stateDir: string; backupRoot: string }): Promise<string[]> {
+  const spec = "./rollback.js";
+  let mod: Record<string, unknown> | null = null;
+  try {
+    mod = (await import(spec)) as Record<string, unknown>;
+  } catch {
+    mod = null;
+  }
+  const plan = mod?.planRollback;
+  const applyFn = mod?.applyRollback;
+  const failed = battle.failure?.iteration ?? 1;
+  if (typeof plan !== "function" || typeof applyFn !== "function") {
+    throw new RecoverError(
+      "usage",
+      `rollback_and_retry needs the rollback first: run \`recover battle rollback ${battle.taskId} --iteration ${failed}\`, then \`recover battle resume ${battle.taskId} --strategy retry_with_context\``,
+    );
+  }
+  const recorded = Math.max(0, ...(battle.battle.history.value?.iterations.map((i) => i.number) ?? []));
+  // The failed iteration when it was recorded (undo it and everything after); a crash's in-flight one was not:
+  // go back to the last recorded iteration's checkpoint (its leftovers go).
+  const mode = failed <= recorded ? { kind: "iteration", iteration: failed } : recorded > 0 ? { kind: "iteration-after", iteration: recorded } : { kind: "full" };
+  const resolved = mode.kind === "iteration-after" ? await checkpointAfter(root, battle.taskId, recorded) : mode;
+  const planned = (await (plan as (p: string, t: string, m: unknown) => Promise<unknown>)(root, battle.taskId, resolved)) as Record<string, unknown>;
+  const outcome = (await (applyFn as (p: unknown, o: unknown) => Promise<unknown>)(planned, apply)) as Record<string, unknown>;
+  const safety = outcome.safety as { ref?: string } | undefined;
+  const rolled = (outcome.iterationsRolledBack as number[] | undefined) ?? [];
+  return [
+    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety?.ref ? `; safety checkpoint ${safety.ref} (undo with recover battle rollback ${battle.taskId} --to-checkpoint ${safety.ref})` : ""}`,
+  ];
+}
+
+async function checkpointAfter(root: string, taskId: string, iteration: number): Promise<unknown> {
+  const { listCheckpoints } = await import("../checkpoint/list.js");
+  const listing = await listCheckpoints(root, taskId);
+  const cp = listing.checkpoints.filter((c) => c.afterIteration === iteration && !c.missing).at(-1);
+  if (!cp) throw new RecoverError("usage", `no checkpoint after iteration ${iteration} of ${taskId} to roll back to (see recover checkpoint list ${taskId})`);
+  return { kind: "checkpoint", id: cp.id };
+}

@@ -1,0 +1,261 @@
+// `recover battle resume` through the built CLI on real git repositories with realistic .pokeralph/ trees: the
+// strategy (default, refusal), the prompt's sections, the printed command, one iteration run with a stand-in
+// claude (log, history.json, feedback, checkpoint ref), the timeout, and the hand-off to a live pokeralph server.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { simpleGit } from "simple-git";
+import { parseJsonDocument } from "../cli/run.js";
+import { crashedBattle, createPokeralphRepo, failedFeedbackBattle, removeFixture, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
+import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
+import { runAsync } from "./run-async.js";
+import { fakeClaude, feedbackScripts, tmp } from "./resume-support.js";
+
+const fixtures: PokeralphFixture[] = [];
+afterAll(() => fixtures.forEach(removeFixture));
+
+async function repo(): Promise<PokeralphFixture> {
+  const fx = await createPokeralphRepo();
+  fixtures.push(fx);
+  return fx;
+}
+
+const NO_SERVER = { RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`, PORT: undefined, CLAUDE_PATH: undefined, XDG_STATE_HOME: tmp("recover-state-") };
+
+function resume(args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
+  return runAsync(["battle", "resume", ...args], { cwd, env: { ...NO_SERVER, ...env } });
+}
+
+interface ResumeDoc {
+  strategy: string;
+  defaulted: boolean;
+  allowedStrategies: string[];
+  iteration: { number: number; retryCount: number | null };
+  prompt: string;
+  promptFile: string;
+  command?: string;
+  action: string;
+  outcome?: { log: string; timedOut: boolean; feedback: Record<string, { passed: boolean }>; checkpoint: { ref: string } | null; historyStatus: string };
+}
+
+type Hist = { status: string; error?: string; iterations: { number: number; result: string; retryCount?: number; error?: string; output: string; feedbackResults?: Record<string, { passed: boolean; output: string }> }[] };
+const history = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Hist;
+
+describe("battle resume: strategy", () => {
+  it("defaults from the failure: a failed feedback loop → retry_with_context, with the failure in the prompt", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const r = await resume([b.taskId, "--json"], fx.root);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
+    expect(doc.strategy).toBe("retry_with_context");
+    expect(doc.defaulted).toBe(true);
+    expect(doc.allowedStrategies).toContain("rollback_and_retry");
+    expect(doc.prompt).toContain("## Previous Attempt Failed");
+    expect(doc.prompt).toContain("Feedback loop 'test' failed");
+    expect(doc.prompt).toContain("Snapshot mismatch: font 'Inter' not found");
+    expect(doc.prompt).not.toContain("## Additional Instructions");
+    // The task as pokeralph gives it: id, title, description, criteria, feedback loops.
+    expect(doc.prompt).toContain("**ID:** 003-invoice-pdf");
+    expect(doc.prompt).toContain("**Title:** Render invoices as PDF");
+    expect(doc.prompt).toContain("- [ ] VAT rounding matches the spec");
+    expect(doc.prompt).toMatch(/## Feedback Loops[\s\S]*run test/);
+    // A fresh iteration after the three recorded ones, a first retry.
+    expect(doc.iteration).toEqual({ number: 4, retryCount: 1 });
+  });
+
+  it("a crash defaults to retry_same (no failure context) and takes the in-flight iteration's number", async () => {
+    const fx = await repo();
+    const b = await crashedBattle(fx);
+    const r = await resume([b.taskId, "--json"], fx.root);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
+    expect(doc.strategy).toBe("retry_same");
+    expect(doc.prompt).not.toContain("## Previous Attempt Failed");
+    expect(doc.iteration).toEqual({ number: 4, retryCount: 1 });
+  });
+
+  it("refuses a strategy the failure does not allow, exit 2, naming the allowed ones", async () => {
+    const fx = await repo();
+    const b = await crashedBattle(fx);
+    const r = await resume([b.taskId, "--strategy", "continue_next"], fx.root);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/strategy continue_next is not allowed for a crash failure of 002-auth-system; allowed: retry_same, rollback_and_retry, manual_then_continue/);
+    const unknown = await resume([b.taskId, "--strategy", "yolo"], fx.root);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown strategy "yolo"/);
+  });
+
+  it("--instructions adds ## Additional Instructions after ## Previous Attempt Failed", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const r = await resume([b.taskId, "--strategy", "retry_with_context", "--instructions", "Mock the font loader in tests.", "--json"], fx.root);
+    expect(r.status, r.stderr).toBe(0);
+    const { prompt } = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
+    expect(prompt).toMatch(/## Previous Attempt Failed\n\n[\s\S]*## Additional Instructions\n\nMock the font loader in tests\.$/);
+  });
+});
+
+describe("battle resume: without --run", () => {
+  it("writes the prompt to a file and prints the exact claude command; nothing else changes", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const before = fs.readFileSync(b.historyPath, "utf8");
+    const r = await resume([b.taskId], fx.root);
+    expect(r.status, r.stderr).toBe(0);
+    const promptFile = path.join(b.dir, "resume-prompt-4.md");
+    expect(r.stdout).toContain(`Prompt written to ${promptFile}`);
+    expect(r.stdout).toContain(`cd ${fx.root} && CI=true claude --dangerously-skip-permissions --print "$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)"`);
+    expect(r.stdout).toContain("Strategy: retry_with_context (default for this failure)");
+    expect(fs.readFileSync(promptFile, "utf8")).toContain("## Previous Attempt Failed");
+    expect(fs.readFileSync(b.historyPath, "utf8")).toBe(before);
+  });
+
+  it("names --claude in the printed command", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const r = await resume([b.taskId, "--claude", "/opt/claude bin/claude"], fx.root);
+    expect(r.stdout).toContain(`CI=true '/opt/claude bin/claude' --dangerously-skip-permissions --print`);
+  });
+});
+
+describe("battle resume --run", () => {
+  it("runs claude, streams its output to the log, runs the feedback loops, records the iteration and checkpoints it", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    feedbackScripts(fx, { test: true, lint: true });
+    const claude = fakeClaude("ok");
+    const headBefore = (await simpleGit({ baseDir: fx.root }).revparse(["HEAD"])).trim();
+    const r = await resume([b.taskId, "--run", "--yes", "--claude", claude, "--instructions", "Use a bundled font.", "--json"], fx.root);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
+    expect(doc.action).toBe("ran");
+
+    const log = fs.readFileSync(path.join(b.dir, "logs", "iteration-4.txt"), "utf8");
+    expect(log).toContain(`ARGS ["--dangerously-skip-permissions","--print"]`);
+    expect(log).toContain(`CI=true CWD=${fx.root}`);
+    expect(log).toContain("## Previous Attempt Failed");
+    expect(log).toContain("## Additional Instructions\n\nUse a bundled font.");
+    expect(log).toContain("a line on stderr");
+    expect(fs.readFileSync(path.join(fx.root, "src/claude-was-here.ts"), "utf8")).toContain("fixed");
+
+    const h = history(b.historyPath);
+    expect(h.iterations.map((i) => i.number)).toEqual([1, 2, 3, 4]);
+    const it4 = h.iterations[3]!;
+    expect(it4.result).toBe("success");
+    expect(it4.retryCount).toBe(1);
+    expect(it4.feedbackResults?.test?.passed).toBe(true);
+    expect(it4.feedbackResults?.lint?.output).toContain("lint ok");
+    expect(it4.output).toContain("PROMPT-END");
+    expect(h.status).toBe("paused");
+    expect(h.error).toBeUndefined();
+
+    expect(doc.outcome?.checkpoint?.ref).toBe("refs/pokeralph/checkpoints/003-invoice-pdf/4");
+    const refs = await simpleGit({ baseDir: fx.root }).raw(["for-each-ref", "--format=%(refname)", "refs/pokeralph/checkpoints/003-invoice-pdf/"]);
+    expect(refs).toContain("refs/pokeralph/checkpoints/003-invoice-pdf/4");
+    // The user's branch did not move.
+    expect((await simpleGit({ baseDir: fx.root }).revparse(["HEAD"])).trim()).toBe(headBefore);
+  });
+
+  it("a failing feedback loop and a claude that exits 1: result failure, ✗, battle failed, exit 1", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    feedbackScripts(fx, { test: true, lint: false });
+    const r = await resume([b.taskId, "--run", "--yes", "--claude", fakeClaude("fail")], fx.root);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toContain("✓ npm run test");
+    expect(r.stdout).toContain("✗ npm run lint");
+    const it4 = history(b.historyPath).iterations[3]!;
+    expect(it4.result).toBe("failure");
+    expect(it4.error).toBe("claude exited with 1");
+    expect(it4.feedbackResults?.lint).toMatchObject({ passed: false });
+    expect(history(b.historyPath).status).toBe("failed");
+    expect(fs.readFileSync(path.join(b.dir, "logs", "iteration-4.txt"), "utf8")).toContain("API Error: overloaded");
+  });
+
+  it("kills claude at the timeout and records a timeout", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    feedbackScripts(fx, { test: true, lint: true });
+    const started = Date.now();
+    const r = await resume([b.taskId, "--run", "--yes", "--claude", fakeClaude("sleep"), "--json"], fx.root, { RECOVER_CLAUDE_TIMEOUT_MS: "1500" });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(r.status, r.stderr).toBe(1);
+    const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
+    expect(doc.outcome?.timedOut).toBe(true);
+    const it4 = history(b.historyPath).iterations[3]!;
+    expect(it4.result).toBe("timeout");
+    expect(it4.error).toBe("Claude execution timed out");
+    expect(fs.readFileSync(path.join(b.dir, "logs", "iteration-4.txt"), "utf8")).toContain("Claude execution timed out");
+  });
+
+  it("without --yes and no terminal it refuses and runs nothing", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const r = await resume([b.taskId, "--run", "--claude", fakeClaude("ok")], fx.root);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/without --yes/);
+    expect(fs.existsSync(path.join(b.dir, "logs", "iteration-4.txt"))).toBe(false);
+  });
+
+  it("claude missing: a clear usage error", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const r = await resume([b.taskId, "--run", "--yes", "--claude", "/nonexistent/claude"], fx.root);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/claude not found/);
+  });
+});
+
+describe("battle resume with a live pokeralph server", () => {
+  it("hands the battle to the server (POST /api/battle/start/<taskId>) instead of running claude", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const server = await startFakePokeralph({ battle: null, workingDir: fx.root });
+    try {
+      const claude = fakeClaude("ok");
+      const r = await resume([b.taskId, "--run", "--yes", "--claude", claude], fx.root, { RECOVER_POKERALPH_URL: server.url });
+      expect(r.status, r.stderr).toBe(0);
+      expect(server.requests).toContain(`POST /api/battle/start/${b.taskId}`);
+      expect(r.stdout).toMatch(/handed the battle to it/);
+      expect(fs.existsSync(path.join(b.dir, "logs", "iteration-4.txt"))).toBe(false);
+      expect(fs.existsSync(path.join(fx.root, "src/claude-was-here.ts"))).toBe(false);
+      expect(history(b.historyPath).iterations).toHaveLength(3);
+
+      // Without --run it says so and prints the hand-off.
+      const printed = await resume([b.taskId], fx.root, { RECOVER_POKERALPH_URL: server.url });
+      expect(printed.status).toBe(0);
+      expect(printed.stdout).toContain(`curl -X POST ${server.url}/api/battle/start/${b.taskId}`);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("battle resume --strategy rollback_and_retry", () => {
+  it("rolls back the failed iteration first (when battle rollback exists), or refuses naming it", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    feedbackScripts(fx, { test: true, lint: true });
+    await simpleGit({ baseDir: fx.root }).raw(["add", "package.json"]);
+    await simpleGit({ baseDir: fx.root }).commit("feedback scripts");
+    const printed = await resume([b.taskId, "--strategy", "rollback_and_retry", "--json"], fx.root);
+    expect(printed.status, printed.stderr).toBe(0);
+    expect((parseJsonDocument(printed.stdout) as unknown as ResumeDoc).prompt).toContain("## Previous Attempt Failed\n\nPrevious attempt failed: Feedback loop 'test' failed");
+
+    // The state after iteration 2, checkpointed (pokeralph never committed the failed iteration 2).
+    const cp = await runAsync(["checkpoint", "create", b.taskId, "--iteration", "2"], { cwd: fx.root, env: NO_SERVER });
+    expect(cp.status, cp.stderr).toBe(0);
+    const r = await resume([b.taskId, "--strategy", "rollback_and_retry", "--run", "--yes", "--claude", fakeClaude("ok")], fx.root);
+    if (fs.existsSync(path.resolve("dist/battle/rollback.js"))) {
+      // Iteration 3 (the failure) rolled back → the retry is iteration 3 again.
+      expect(r.status, r.stderr + r.stdout).toBe(0);
+      expect(r.stdout).toMatch(/rolled back/);
+      const h = history(b.historyPath);
+      expect(h.iterations.at(-1)).toMatchObject({ number: 3, result: "success", retryCount: 1 });
+    } else {
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/recover battle rollback 003-invoice-pdf/);
+    }
+  });
+});
