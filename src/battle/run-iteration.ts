@@ -10,10 +10,10 @@
  */
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { simpleGit } from "simple-git";
 import { RecoverError } from "../errors.js";
-import { writeFileDurable } from "../fs/durable.js";
+import { writeBattleState } from "./state-write.js";
 import { createCheckpoint, type CreatedCheckpoint } from "../checkpoint/create.js";
 import type { FeedbackResults } from "./schemas.js";
 
@@ -222,7 +222,7 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
     feedbackResults: feedback,
     ...(options.iteration.retryCount !== undefined ? { retryCount: options.iteration.retryCount } : {}),
   };
-  const historyStatus = recordIteration(join(battleDir, "history.json"), taskId, iteration, result === "success");
+  const historyStatus = recordIteration(join(battleDir, "history.json"), taskId, iteration, result === "success", options.stateDir ? { stateDir: options.stateDir } : {});
 
   let checkpoint: CreatedCheckpoint | null = null;
   let checkpointError: string | undefined;
@@ -257,7 +257,7 @@ async function dirtyFiles(root: string): Promise<string[]> {
  * (pokeralph's start continues a paused battle), `failed` with the error after a failure (so `battle status` and
  * `battle resume` see it; pokeralph would start a failed battle afresh).
  */
-export function recordIteration(path: string, taskId: string, iteration: Record<string, unknown>, success: boolean): string {
+export function recordIteration(path: string, taskId: string, iteration: Record<string, unknown>, success: boolean, dirs: { stateDir?: string } = {}): string {
   let history: Record<string, unknown>;
   if (existsSync(path)) {
     try {
@@ -283,6 +283,7 @@ export function recordIteration(path: string, taskId: string, iteration: Record<
     history.error = typeof iteration.error === "string" ? iteration.error : `Feedback loop${failing.length > 1 ? "s" : ""} ${failing.join(", ")} failed`;
     history.completedAt = iteration.endedAt;
   }
-  writeFileDurable(path, new TextEncoder().encode(JSON.stringify(history, null, 2)));
+  // Backed up first: the status and error it replaces are the user's history too.
+  writeBattleState({ root: dirname(dirname(dirname(dirname(path)))), battleDir: dirname(path), taskId, files: [{ path, text: JSON.stringify(history, null, 2) }], rule: "battle-resume", ...(dirs.stateDir ? { stateDir: dirs.stateDir } : {}) });
   return history.status as string;
 }

@@ -149,6 +149,14 @@ describe("battle resume --run", () => {
     expect(it4.output).toContain("PROMPT-END");
     expect(h.status).toBe("paused");
     expect(h.error).toBeUndefined();
+    // The history it replaced (status failed, the error) is backed up; session restore puts it back byte for byte.
+    const backups = path.join(NO_SERVER.XDG_STATE_HOME, "recover", "backups");
+    const id = fs.readdirSync(backups).find((d) => fs.readFileSync(path.join(backups, d, "manifest.json"), "utf8").includes("battle-resume"))!;
+    expect(id).toBeDefined();
+    const restored = await runAsync(["session", "restore", id, "--yes"], { cwd: fx.root, env: NO_SERVER });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(history(b.historyPath).iterations.map((i) => i.number)).toEqual([1, 2, 3]);
+    expect(history(b.historyPath).status).toBe("failed");
 
     expect(doc.outcome?.checkpoint?.ref).toBe("refs/pokeralph/checkpoints/003-invoice-pdf/4");
     const refs = await simpleGit({ baseDir: fx.root }).raw(["for-each-ref", "--format=%(refname)", "refs/pokeralph/checkpoints/003-invoice-pdf/"]);
