@@ -9,8 +9,8 @@
  * sidecar, so a rollback is itself undoable with `--to-checkpoint <that ref>`), then the files, then history.json
  * and checkpoints.json in one transaction (backed up like a session repair).
  */
-import { readFileSync, realpathSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import { ExitCode, RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
 import { FileWriter, NEW_FILE_MODE } from "../stores/file-writer.js";
@@ -23,7 +23,7 @@ import { assertTaskId, battleId, battlePaths, readHistory, type BattlePaths } fr
 import { checkpointId } from "../checkpoint/create.js";
 import { captureWorktree, changedPaths, commitSnapshot, createRef, openRepo, resolveCommit, restoreTree, type Repo, type RestoreResult } from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
-import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../checkpoint/sidecar.js";
+import { readSidecar, sidecarLockKey, SIDECAR_SCHEMA_VERSION } from "../checkpoint/sidecar.js";
 
 export const SAFETY_REFS = "refs/pokeralph/safety";
 
@@ -283,18 +283,6 @@ export interface RollbackOutcome {
   notices: string[];
 }
 
-/** The sidecar lock's key, exactly as updateSidecar names it (its real path, or its nearest existing ancestor's). */
-function sidecarLockKey(path: string): string {
-  const rest: string[] = [];
-  for (let dir = resolve(path); ; dir = dirname(dir)) {
-    try {
-      return join(realpathSync(dir), ...rest);
-    } catch {
-      if (dirname(dir) === dir) return resolve(path);
-      rest.unshift(basename(dir));
-    }
-  }
-}
 
 function safetyStamp(now: Date): string {
   return now.toISOString().replace(/[-:]/g, "").replace(/\.(\d{3})Z$/, "$1Z");

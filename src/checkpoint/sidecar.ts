@@ -82,7 +82,7 @@ export function writeSidecar(path: string, sidecar: Sidecar): void {
  * may be async (it takes the snapshot); it returns what the caller wants back, and mutates the sidecar in place.
  */
 export async function updateSidecar<T>(path: string, taskId: string, change: (sidecar: Sidecar) => Promise<T> | T, state = stateDir()): Promise<T> {
-  const lock = lockStore(state, lockKey(path));
+  const lock = lockStore(state, sidecarLockKey(path));
   try {
     const sidecar = readSidecar(path) ?? { schemaVersion: SIDECAR_SCHEMA_VERSION, taskId, checkpoints: [] };
     if (sidecar.taskId !== taskId) {
@@ -100,7 +100,7 @@ export async function updateSidecar<T>(path: string, taskId: string, change: (si
  * The lock is keyed by the sidecar's real path; before the first checkpoint the file (even its folder) may not
  * exist yet, so resolve the nearest existing ancestor instead, and every recover names the same lock either way.
  */
-function lockKey(path: string): string {
+export function sidecarLockKey(path: string): string {
   const rest: string[] = [];
   for (let dir = resolve(path); ; dir = dirname(dir)) {
     try {
