@@ -174,7 +174,7 @@ const TWO_48 = 2 ** 48
  * ms*0x1000 + counter (counter restarts each new ms), bitwise-inverted for descending ids, + 14 base62.
  * ms*0x1000 stays below 2^53 until the year 2248, so plain numbers are exact.
  */
-function makeIdMinter(rng) {
+export function makeIdMinter(rng) {
   let lastMs = -1
   let counter = 0
   return (prefix, ms, descending = false) => {

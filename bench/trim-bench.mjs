@@ -19,7 +19,7 @@ import os from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { makeRng } from './generate-store.mjs'
+import { makeIdMinter, makeRng } from './generate-store.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const ROOT = join(dirname(SELF), '..')
@@ -50,20 +50,8 @@ if (partsTarget < 5_000) throw new Error('--parts must be at least 5000 (the iss
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const HEX = '0123456789abcdef'
-const TWO_48 = 2 ** 48
 const WORDS = ['worker', 'batch', 'invoice', 'ledger', 'queue', 'retry', 'shard', 'export', 'cursor', 'payload', 'account', 'upload', 'session', 'router']
 
-/** opencode's Identifier.create: 12 hex of the low 48 bits of ms*0x1000+counter (inverted for sessions) + 14 base62. */
-function makeMint(rng) {
-  let lastMs = -1
-  let counter = 0
-  return (prefix, ms, descending = false) => {
-    if (ms !== lastMs) { lastMs = ms; counter = 0 }
-    counter++
-    const n = (ms * 0x1000 + counter) % TWO_48
-    return `${prefix}_${(descending ? TWO_48 - 1 - n : n).toString(16).padStart(12, '0')}${rng.chars(BASE62, 14)}`
-  }
-}
 
 function corpora(rng) {
   const w = () => rng.pick(WORDS)
@@ -148,7 +136,7 @@ function toolCall(rng, text, worktree) {
 
 function generate(file) {
   const rng = makeRng(seed)
-  const mint = makeMint(rng)
+  const mint = makeIdMinter(rng)
   const text = corpora(rng)
   const worktree = '/home/dev/src/etl'
   const projectID = rng.chars(HEX, 40)
