@@ -193,7 +193,7 @@ const STORED_ERROR_SLACK_MS = 60_000;
  * the last one, or when the session was written well after it (a repair already answered it: acting on its
  * position again would hit whatever sits there now).
  */
-export function storedError(view: SessionView, options: { evenIfAnswered?: boolean } = {}): Json | undefined {
+export function storedError(view: Pick<SessionView, "summary" | "opencode">, options: { evenIfAnswered?: boolean } = {}): Json | undefined {
   const last = view.opencode?.messages.at(-1)?.info;
   if (last?.role !== "assistant" || !last.error || NOT_PROVIDER_ANSWERS.has(last.error.name)) return undefined;
   const at = Math.max(last.time.created, last.time.completed ?? 0);

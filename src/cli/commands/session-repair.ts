@@ -119,9 +119,10 @@ interface Aimed {
  * `context trim`; an error with no offline repair is explained, and with --error stops the repair.
  */
 function aimAtError(records: SessionRecords, errorText: string | undefined, rules: readonly Rule[], now: number): Aimed {
-  const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
-  const stored = errorText === undefined ? storedError(view) : undefined;
+  // Most sessions carry no error: look at the records before paying for a view of them (`repair --all`).
+  const stored = errorText === undefined ? storedError({ summary: records.summary, opencode: records }) : undefined;
   if (errorText === undefined && stored === undefined) return { rules, answering: new Set() };
+  const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
   const error = classifyProviderError(errorText ?? stored!);
   const plan = planForError(error, view);
   const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";
