@@ -25,10 +25,12 @@ export function selectSessions(store: SessionStore, selection: Selection, { empt
     return [...sessions.map((s) => s.id), ...store.listStraySessionIds()];
   }
   if (selection.ids.length === 0) throw new RecoverError("usage", "give a session id, --last or --all");
+  // openclaw names sessions by key too (agent:main:main): a key is resolved to the session it points at now.
+  const wanted = selection.ids.map((id) => store.resolveAlias?.(id) ?? id);
   const known: { id: string }[] = sessions;
   const prefixKnown = (id: string) => known.some((s) => s.id.startsWith(id));
   // Stray sessions (records without a session record) are only looked up when a listed one does not match.
-  const all = selection.ids.every(prefixKnown) ? known : [...known, ...store.listStraySessionIds().map((id) => ({ id }))];
-  const resolved = selection.ids.map((id) => resolveSessionId(id, all));
+  const all = wanted.every(prefixKnown) ? known : [...known, ...store.listStraySessionIds().map((id) => ({ id }))];
+  const resolved = wanted.map((id) => resolveSessionId(id, all));
   return [...new Set(resolved)];
 }

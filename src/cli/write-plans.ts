@@ -79,7 +79,7 @@ export async function reportAndWrite(
     await confirmChange(io, options, `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`);
     writer.checkIntegrity();
     const writeTime = Date.now();
-    const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes })), writer, store.codec, writeTime);
+    const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes, ...(plan.files ? { files: plan.files } : {}) })), writer, store.codec, writeTime);
     const backup = runTransaction({ kind: how.command, writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
     rememberOwnWrites(state, store.info.path, toWrite.map(({ plan }) => ({ id: plan.summary.id, updated: Math.max(plan.summary.updated, writeTime) })));
     report.backup = { id: backup.manifest.id, path: backup.dir };

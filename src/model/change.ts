@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 
-/** `file`: a whole file kept by path (a battle's state files); the rest are agent session records. */
-export const RecordKind = z.enum(["session", "message", "part", "file"]);
+/** `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the rest are opencode's records. */
+export const RecordKind = z.enum(["session", "message", "part", "file", "line"]);
 export type RecordKind = z.infer<typeof RecordKind>;
 
 /** Which stored record: enough for any adapter to find it again. */
@@ -68,7 +68,7 @@ export function sameImage(a: StoredImage, b: StoredImage): boolean {
   return a.bytes.equals(b.bytes) && (a.mode ?? null) === (b.mode ?? null);
 }
 
-const DEPTH: Record<RecordKind, number> = { session: 0, message: 1, part: 2, file: 0 };
+const DEPTH: Record<RecordKind, number> = { session: 0, message: 1, part: 2, file: 0, line: 1 };
 
 /**
  * The order a store applies targets in: deletions first, children before parents; then the rest, parents before

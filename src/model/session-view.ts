@@ -2,14 +2,40 @@
  * Everything a rule may look at for one session: the store's records, the conversation built from them, and the
  * few facts computed once per session so that no rule rescans for them.
  */
-import type { Conversation } from "./conversation.js";
+import type { Block, Conversation } from "./conversation.js";
 import type { SessionRecords, SessionSummary } from "./opencode-records.js";
+import type { TranscriptLine, TranscriptRecords } from "./transcript.js";
+
+/** A transcript line whose content is sent, with the blocks it contributes. */
+export interface SentEntry {
+  line: TranscriptLine;
+  role: "user" | "assistant";
+  blocks: Block[];
+}
+
+/** A transcript's records and its active history (stores/transcript/history.ts). */
+export interface TranscriptHistory {
+  records: TranscriptRecords;
+  /** Lines by their record id (uuid / entry id / `line-<n>`). */
+  byId: ReadonlyMap<string, TranscriptLine>;
+  /** Lines by the uuid / entry id they hold (a damaged line also by the ids of what it holds). */
+  byUuid: ReadonlyMap<string, TranscriptLine>;
+  /** The active chain, root to leaf. */
+  chain: TranscriptLine[];
+  /** The chain line whose parent is missing: the walk from the leaf stopped there, so the history before is lost. */
+  brokenAt?: TranscriptLine;
+  /** The lines whose content is sent, in request order, with their blocks. */
+  sent: SentEntry[];
+  conversation: Conversation;
+}
 
 export interface SessionView {
   summary: SessionSummary;
   conversation: Conversation;
-  /** opencode's records; other store families will add their own view beside it. */
+  /** opencode's records (absent for other store families). */
   opencode?: SessionRecords;
+  /** A JSONL transcript's records and history (Claude Code, openclaw). */
+  transcript?: TranscriptHistory;
   /** The last message, when it is an assistant turn still being written (so it is not damage). */
   liveTailMessageId?: string;
   /**

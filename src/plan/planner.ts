@@ -9,10 +9,11 @@ import { RecoverError } from "../errors.js";
 import type { RecordChange } from "../model/change.js";
 import { MessageInfo, validatePart } from "../model/opencode.js";
 import type { SessionRecords, SessionSummary } from "../model/opencode-records.js";
+import { isTranscript, type TranscriptRecords } from "../model/transcript.js";
 import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import { checkSession } from "../scan/check.js";
-import { opencodeSessionView } from "../scan/session-view.js";
-import type { RecordCodec } from "../stores/store.js";
+import { opencodeSessionView, transcriptSessionView } from "../scan/session-view.js";
+import type { LoadedSession, RecordCodec } from "../stores/store.js";
 import type { SessionView } from "../model/session-view.js";
 import { conversationBytes } from "../model/tokens.js";
 import { anthropicRequest } from "../provider/anthropic-request.js";
@@ -20,7 +21,9 @@ import type { ProviderErrorKind } from "../provider/classify-error.js";
 import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
 import { ERROR_RULE_ID } from "./error-fixes.js";
 import { FixContext } from "./fix-context.js";
+import { TranscriptFixContext } from "./transcript-fix-context.js";
 import { editTargets, WorkingSession } from "./working-session.js";
+import { WorkingTranscript, type FileImage } from "./working-transcript.js";
 
 /** Enough for one fix per message of a badly damaged message; a plan still moving after this is a bug. */
 const MAX_PASSES = 64;
@@ -35,6 +38,8 @@ export interface PlanOptions extends RuleOptions {
 export interface SessionPlan {
   summary: SessionSummary;
   changes: RecordChange[];
+  /** Transcripts: the whole-file image the line changes come to (what the writer puts in place). */
+  files?: FileImage[];
   /** Findings a fix took care of, as first found. */
   fixed: Finding[];
   /** Findings still there after planning: no automatic fix (or not this command's: context trim). */
@@ -43,37 +48,110 @@ export interface SessionPlan {
   after: { estimatedTokens: number; bytes: number };
 }
 
-export function planSession(loaded: SessionRecords, codec: RecordCodec, options: PlanOptions): SessionPlan {
-  const working = new WorkingSession(loaded, codec);
+export function planSession(loaded: LoadedSession, codec: RecordCodec, options: PlanOptions): SessionPlan {
+  return isTranscript(loaded) ? planTranscript(loaded, options) : planRecords(loaded, codec, options);
+}
+
+/** One store family's side of planning: its view, its fixes as claims, and what the difference comes to. */
+interface Working {
+  view(): SessionView;
+  /** The edits that fix `finding` in this pass, with the records they claim; undefined when there is none. */
+  fix(rule: Rule, finding: Finding, view: SessionView): { apply(): void; claims: string[] } | undefined;
+  outcome(view: SessionView): Pick<SessionPlan, "changes" | "files">;
+}
+
+/**
+ * The pass loop both families share. Structural fixes (a transcript's deleted, split or inserted lines) change
+ * which records are sent, so a pass that makes one applies nothing else: the next pass judges the rest anew.
+ */
+function plan(summary: SessionSummary, working: Working, options: PlanOptions): SessionPlan {
   const fixed: Finding[] = [];
   const byId = new Map(options.rules.map((r) => [r.id, r]));
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const records = working.records();
-    const view = opencodeSessionView(records, options);
-    const findings = options.filter ? checkSession(view, options.rules, options).filter(options.filter) : checkSession(view, options.rules, options);
-    const context = new FixContext(records, view, options.now, codec, options);
+    const view = working.view();
+    const all = checkSession(view, options.rules, options);
+    const findings = options.filter ? all.filter(options.filter) : all;
     const claimed = new Set<string>();
     let applied = 0;
     for (const finding of findings) {
       const rule = byId.get(finding.rule);
-      if (!rule?.repair) continue;
-      const edits = rule.repair(finding, context);
-      if (edits.length === 0) continue;
-      const targets = edits.flatMap((edit) => editTargets(edit, rule.independentFixes === true));
-      if (targets.some((t) => claimed.has(t))) continue;
-      for (const t of targets) claimed.add(t);
-      working.apply(edits, rule.id);
+      const fix = rule ? working.fix(rule, finding, view) : undefined;
+      if (!fix || fix.claims.some((t) => claimed.has(t))) continue;
+      for (const t of fix.claims) claimed.add(t);
+      fix.apply();
       fixed.push(finding);
       applied++;
     }
     if (applied === 0) {
-      const changes = working.changes();
-      assertValid(changes);
+      const { changes, files } = working.outcome(view);
       assertProviderAccepts(view, changes);
-      return { summary: loaded.summary, changes, fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) } };
+      return { summary, changes, ...(files ? { files } : {}), fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) } };
     }
   }
-  throw new RecoverError("fix-failed", `the fixes for session ${loaded.summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);
+  throw new RecoverError("fix-failed", `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);
+}
+
+function planRecords(loaded: SessionRecords, codec: RecordCodec, options: PlanOptions): SessionPlan {
+  const working = new WorkingSession(loaded, codec);
+  let records = loaded;
+  let context: FixContext | undefined;
+  return plan(
+    loaded.summary,
+    {
+      view() {
+        records = working.records();
+        context = undefined;
+        return opencodeSessionView(records, options);
+      },
+      fix(rule, finding, view) {
+        if (!rule.repair) return undefined;
+        context ??= new FixContext(records, view, options.now, codec, options);
+        const edits = rule.repair(finding, context);
+        if (edits.length === 0) return undefined;
+        return { claims: edits.flatMap((edit) => editTargets(edit, rule.independentFixes === true)), apply: () => working.apply(edits, rule.id) };
+      },
+      outcome() {
+        const changes = working.changes();
+        assertValid(changes);
+        return { changes };
+      },
+    },
+    options,
+  );
+}
+
+function planTranscript(loaded: TranscriptRecords, options: PlanOptions): SessionPlan {
+  const working = new WorkingTranscript(loaded);
+  let context: TranscriptFixContext | undefined;
+  let structural = false;
+  return plan(
+    loaded.summary,
+    {
+      view() {
+        context = undefined;
+        structural = false;
+        return transcriptSessionView(working.records(), options);
+      },
+      fix(rule, finding, view) {
+        if (!rule.repairTranscript || !view.transcript || structural) return undefined;
+        context ??= new TranscriptFixContext(view.transcript, view, options.now, options);
+        const edits = rule.repairTranscript(finding, context);
+        if (edits.length === 0) return undefined;
+        return {
+          claims: edits.flatMap((edit) => WorkingTranscript.claims(edit)),
+          apply: () => {
+            working.apply(edits, rule.id);
+            const parentField = context!.dialect.parentField;
+            if (edits.some((e) => e.op !== "update" || e.value[parentField] !== e.target.value?.[parentField])) structural = true;
+          },
+        };
+      },
+      outcome() {
+        return working.result();
+      },
+    },
+    options,
+  );
 }
 
 /** Which rules' fixes answer each kind of provider violation: a plan that claims one must leave none behind. */
@@ -82,8 +160,8 @@ const ANSWERED_BY: Partial<Record<ProviderErrorKind, string[]>> = {
   thinking_order: ["thinking-block-order", ERROR_RULE_ID],
   trailing_thinking: ["trailing-thinking", "thinking-only-message", ERROR_RULE_ID],
   duplicate_tool_id: ["duplicate-tool-call-id", ERROR_RULE_ID],
-  orphan_tool_use: ["tool-call-interrupted", ERROR_RULE_ID],
-  orphan_tool_result: [ERROR_RULE_ID],
+  orphan_tool_use: ["tool-call-interrupted", "tool-result-missing", ERROR_RULE_ID],
+  orphan_tool_result: ["orphan-tool-result", ERROR_RULE_ID],
   thinking_when_disabled: [ERROR_RULE_ID],
 };
 

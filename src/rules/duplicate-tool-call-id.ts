@@ -1,4 +1,6 @@
-import { at, messages, parts } from "./helpers.js";
+import { at, atBlock, findingBlock, messages, parts } from "./helpers.js";
+import { parseBlockId } from "../model/transcript.js";
+import type { Json } from "../plan/fix-context.js";
 import type { Report, Rule } from "./rule.js";
 import { freshCallId } from "../plan/fixes.js";
 
@@ -10,6 +12,14 @@ export const duplicateToolCallId: Rule = {
   check(view) {
     const first = new Map<string, string>();
     const reports: Report[] = [];
+    for (const { blocks } of view.transcript?.sent ?? []) {
+      for (const block of blocks) {
+        if (block.type !== "tool_use") continue;
+        const earlier = first.get(block.id);
+        if (earlier === undefined) first.set(block.id, block.source.id);
+        else reports.push(atBlock(block, `call id ${block.id} is already used at ${earlier} (rejected: \`tool_use\` ids must be unique)`));
+      }
+    }
     for (const message of messages(view)) {
       for (const { record, part } of parts(message)) {
         if (part.type !== "tool") continue;
@@ -20,6 +30,35 @@ export const duplicateToolCallId: Rule = {
       }
     }
     return reports;
+  },
+  /** The later call and the result that answers it (the first one after it) take the fresh id together. */
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    if (!at) return [];
+    const history = context.history;
+    const position = history.sent.findIndex((s) => s.line === at.line);
+    const call = history.sent[position]?.blocks.find((b) => b.source.id === finding.partId);
+    if (call?.type !== "tool_use") return [];
+    const fresh = freshCallId(call.id);
+    const reason = "gave the later call and its result a fresh id (call ids are not signed; providers only need them unique)";
+    const edits = context.update(at.line, reason, (value) => {
+      const block = ((value.message as Json).content as Json[])[at.index]!;
+      block.id = fresh;
+    });
+    for (const later of history.sent.slice(position + 1)) {
+      const result = later.blocks.find((b) => b.type === "tool_result" && b.toolUseId === call.id);
+      if (!result) continue;
+      const index = parseBlockId(result.source.id)?.index ?? 0;
+      edits.push(
+        ...context.update(later.line, reason, (value) => {
+          const message = value.message as Json;
+          if (message.role === "toolResult") message.toolCallId = fresh;
+          else ((message.content as Json[])[index]!).tool_use_id = fresh;
+        }),
+      );
+      break;
+    }
+    return edits;
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

@@ -1,4 +1,5 @@
-import { atBlock, isExempt, isSendable, parts } from "./helpers.js";
+import { atBlock, findingBlock, isExempt, isSendable, parts } from "./helpers.js";
+import { OPENCLAW_BLANK_USER_TEXT } from "../stores/transcript/openclaw.js";
 import type { Report, Rule } from "./rule.js";
 import { INTERRUPTED_PLACEHOLDER } from "../plan/fix-context.js";
 
@@ -23,6 +24,22 @@ export const emptyTextPart: Rule = {
       }
     }
     return reports;
+  },
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    if (!at) return [];
+    const { line, index } = at;
+    const sent = context.history.sent.find((s) => s.line === line);
+    const keepsContent = sent?.blocks.some((b, i) => i !== index && b.type !== "thinking" && !(b.type === "text" && b.blank));
+    if (keepsContent) return context.dropBlock(line, index, "removed the empty text block; the message keeps its other content");
+    const message = line.value?.message as { role?: unknown } | undefined;
+    if (context.dialect.name === "openclaw" && message?.role === "user") {
+      return context.update(line, "the blank prompt becomes openclaw's own `(continue)`", (value) => {
+        const m = value.message as { content: unknown };
+        m.content = typeof m.content === "string" ? OPENCLAW_BLANK_USER_TEXT : [{ type: "text", text: OPENCLAW_BLANK_USER_TEXT }];
+      });
+    }
+    return context.deleteLine(line, "removed the line that sends nothing but an empty text (kept in the backup)");
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

@@ -16,13 +16,23 @@ import { toolCallInterrupted } from "./tool-call-interrupted.js";
 import { trailingThinking } from "./trailing-thinking.js";
 import { unreadableRecord } from "./unreadable-record.js";
 import { unsignedThinking } from "./unsigned-thinking.js";
+import { brokenParentChain } from "./broken-parent-chain.js";
+import { foreignSummary } from "./foreign-summary.js";
+import { orphanToolResult } from "./orphan-tool-result.js";
+import { toolResultMissing } from "./tool-result-missing.js";
+import { trailingAssistant } from "./trailing-assistant.js";
 
 export const RULES: readonly Rule[] = [
   unreadableRecord,
   schemaViolation,
   orphanPart,
+  // Transcripts: the shape of the history first (what the rest is judged on).
+  brokenParentChain,
+  foreignSummary,
   corruptedToolOutput,
   toolCallInterrupted,
+  toolResultMissing,
+  orphanToolResult,
   incompleteMessage,
   emptyTextPart,
   emptyMessage,
@@ -33,6 +43,7 @@ export const RULES: readonly Rule[] = [
   duplicateToolCallId,
   oversizedToolOutput,
   contextOverflow,
+  trailingAssistant,
   // Last: it reports only what the rules above did not.
   providerRejects,
 ];

@@ -1,4 +1,4 @@
-import { at, messages, parts, plural } from "./helpers.js";
+import { at, atBlock, messages, parts, plural } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 /** Compacted outputs are not sent (opencode sends a placeholder), so they never count. */
@@ -9,6 +9,13 @@ export const oversizedToolOutput: Rule = {
   fix: "trim",
   check(view, options) {
     const reports: Report[] = [];
+    for (const { blocks } of view.transcript?.sent ?? []) {
+      for (const block of blocks) {
+        if (block.type === "tool_result" && block.chars > options.maxOutputChars) {
+          reports.push(atBlock(block, `tool result for ${block.toolUseId} is ${plural(block.chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`));
+        }
+      }
+    }
     for (const message of messages(view)) {
       for (const { record, part } of parts(message)) {
         if (part.type !== "tool") continue;

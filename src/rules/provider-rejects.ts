@@ -21,7 +21,7 @@ export const providerRejects: Rule = {
       if (alreadyReported(violation.blocks, violation.messageIds, earlier)) continue;
       const block = violation.blocks[0];
       const where: Report = { message: `the API would answer: ${violation.text}` };
-      if (block?.source.kind === "part") {
+      if (block && block.source.kind !== "message") {
         where.partId = block.source.id;
         if (block.source.messageId) where.messageId = block.source.messageId;
       } else if (violation.messageIds[0]) {

@@ -4,6 +4,7 @@
  */
 import type { SessionView } from "../model/session-view.js";
 import type { Edit, FixContext } from "../plan/fix-context.js";
+import type { LineEdit, TranscriptFixContext } from "../plan/transcript-fix-context.js";
 
 export type Severity = "error" | "warning";
 
@@ -44,6 +45,8 @@ export const DEFAULT_RULE_OPTIONS: Omit<RuleOptions, "now"> = {
 /** What a rule reports; the engine adds rule id, severity, session id and fixability. */
 export interface Report {
   message: string;
+  /** A finding milder than the rule's usual one (a line kept verbatim that recover does not know). */
+  severity?: Severity;
   /** Trim rules: what fixing this finding takes off the request (estimated tokens, and UTF-8 bytes). */
   saves?: { tokens: number; bytes: number };
   messageId?: string;
@@ -72,6 +75,8 @@ export interface Rule {
    * full load. An empty list means this finding has no safe automatic fix and is reported as left alone.
    */
   repair?(finding: Finding, context: FixContext): Edit[];
+  /** The same fix for a JSONL transcript (Claude Code, openclaw): line edits. */
+  repairTranscript?(finding: Finding, context: TranscriptFixContext): LineEdit[];
   /** Fixed only when asked for by name (`--rule`): the fix removes content the session may still need. */
   repairOnRequest?: true;
   /** Its fixes read and write only their own record, so several may land in one message in one planning pass. */

@@ -1,4 +1,4 @@
-import { atBlock, isExempt } from "./helpers.js";
+import { atBlock, findingBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 import { removeReasoning } from "../plan/fixes.js";
 
@@ -21,6 +21,10 @@ export const thinkingBlockOrder: Rule = {
       }
     }
     return reports;
+  },
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    return at ? context.dropBlock(at.line, at.index, "removed reasoning that came after other content (kept verbatim in the backup; never moved or rewritten)") : [];
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

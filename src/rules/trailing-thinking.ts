@@ -1,4 +1,4 @@
-import { atBlock, isExempt, isThinkingOnly, messages } from "./helpers.js";
+import { atBlock, findingBlock, isExempt, isThinkingOnly, messages } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 export const trailingThinking: Rule = {
@@ -17,6 +17,11 @@ export const trailingThinking: Rule = {
       reports.push(atBlock(last, "assistant message ends with a reasoning block (rejected: `The final block in an assistant message cannot be `thinking``)"));
     }
     return reports;
+  },
+  /** A transcript keeps no placeholder convention of its own: the trailing reasoning (unfinished thought) goes. */
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    return at ? context.dropBlock(at.line, at.index, "removed the reasoning the reply ended on (kept verbatim in the backup)") : [];
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

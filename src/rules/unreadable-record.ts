@@ -1,14 +1,24 @@
-import { recordsWithProblem } from "./helpers.js";
-import type { Rule } from "./rule.js";
+import type { TranscriptLine } from "../model/transcript.js";
+import { atLine, recordsWithProblem } from "./helpers.js";
+import type { Report, Rule } from "./rule.js";
 import { salvageMessage, salvagePart } from "../plan/fixes.js";
 
 export const unreadableRecord: Rule = {
   id: "unreadable-record",
   severity: "error",
-  description: "a message/part whose stored JSON does not parse, is truncated, or is not valid UTF-8",
+  description: "a record (message, part, transcript line) whose stored JSON does not parse, is truncated, or is not valid UTF-8",
   fix: "repair",
   check(view) {
+    if (view.transcript) return transcriptLines(view.transcript.records.lines);
     return recordsWithProblem(view, "unreadable").map(({ report, label, detail }) => ({ ...report, message: `${label} record: ${detail}` }));
+  },
+  /** What parses is kept (a concatenation split apart, a record after a NUL run); the rest goes. The backup keeps every byte. */
+  repairTranscript(finding, context) {
+    const line = context.line(finding.messageId);
+    if (!line?.problem) return [];
+    const salvage = line.salvage ?? [];
+    const kept = salvage.length === 0 ? "nothing in it parses" : `kept the ${salvage.length === 1 ? "record" : `${salvage.length} records`} that parse`;
+    return [{ op: "split", target: line, values: salvage.map((v) => structuredClone(v)), reason: `${line.problem.detail}: ${kept}, dropped the rest (the original bytes are in the backup)` }];
   },
   /** A session record (JSON tree) is left alone: sessions are opencode's index, rebuilding one is not a repair. */
   repair(finding, context) {
@@ -18,3 +28,22 @@ export const unreadableRecord: Rule = {
     return message ? salvageMessage(message, context) : [];
   },
 };
+
+/**
+ * Every bad line of a transcript, wherever it is (the agents skip or stop at them). A blank line is harmless to
+ * both agents: a warning. A record of a type recover does not know is kept verbatim: a warning with no fix.
+ */
+function transcriptLines(lines: readonly TranscriptLine[]): Report[] {
+  const reports: Report[] = [];
+  for (const line of lines) {
+    if (line.problem?.kind === "unreadable") {
+      const report = atLine(line, line.problem.detail);
+      if (line.problem.reason === "empty") report.severity = "warning";
+      reports.push(report);
+    } else if (line.role === "unknown" && line.value) {
+      const type = typeof line.value.type === "string" ? `type "${line.value.type}"` : "no type";
+      reports.push({ ...atLine(line, `a record of ${type}, unknown to recover; kept verbatim`), severity: "warning" });
+    }
+  }
+  return reports;
+}

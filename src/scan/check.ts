@@ -9,7 +9,7 @@ export function checkSession(view: SessionView, rules: readonly Rule[], options:
   const findings: Finding[] = [];
   for (const rule of rules) {
     for (const report of rule.check(view, options, findings)) {
-      findings.push({ rule: rule.id, severity: rule.severity, sessionId: view.summary.id, fixable: rule.fix !== "none", ...report });
+      findings.push({ rule: rule.id, sessionId: view.summary.id, fixable: rule.fix !== "none", ...report, severity: report.severity ?? rule.severity });
     }
   }
   // Most sessions have no finding or one: only build the position index when there is something to order.
@@ -29,5 +29,7 @@ function positions(view: SessionView): Map<string, number> {
     map.set(message.ref.id, n++);
     for (const part of message.parts) map.set(part.ref.id, n++);
   }
+  // Transcript findings name a line (and a block in it): file order.
+  for (const line of view.transcript?.records.lines ?? []) map.set(line.ref.id, n++);
   return map;
 }

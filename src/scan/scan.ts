@@ -7,7 +7,7 @@ import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import type { SessionStore } from "../stores/store.js";
 import { checkSession } from "./check.js";
 import { scanInParallel, workerCount } from "./parallel-scan.js";
-import { opencodeSessionView } from "./session-view.js";
+import { sessionView } from "./session-view.js";
 
 export interface SessionResult {
   summary: SessionSummary;
@@ -21,7 +21,7 @@ export interface ScanOptions extends RuleOptions {
 
 export function scanSession(store: SessionStore, id: string, options: ScanOptions): SessionResult {
   const records = store.loadSession(id, options.mode ?? "lean");
-  const view = opencodeSessionView(records, options);
+  const view = sessionView(records, options);
   return { summary: records.summary, findings: checkSession(view, options.rules, options) };
 }
 

@@ -5,10 +5,38 @@
 import type { SessionRecords } from "../model/opencode-records.js";
 import type { SessionView } from "../model/session-view.js";
 import { conversationTokens } from "../model/tokens.js";
+import { isTranscript, type TranscriptRecords } from "../model/transcript.js";
 import type { RuleOptions } from "../rules/rule.js";
 import { opencodeConversation } from "../stores/opencode/conversation.js";
+import type { LoadedSession } from "../stores/store.js";
+import { transcriptHistory } from "../stores/transcript/history.js";
 
-export function opencodeSessionView(records: SessionRecords, options: Pick<RuleOptions, "now" | "liveWindowMs">): SessionView {
+type ViewOptions = Pick<RuleOptions, "now" | "liveWindowMs">;
+
+export function sessionView(loaded: LoadedSession, options: ViewOptions): SessionView {
+  return isTranscript(loaded) ? transcriptSessionView(loaded, options) : opencodeSessionView(loaded, options);
+}
+
+/**
+ * A transcript's view: its active history and the conversation built from it. Its live tail is the last chain line
+ * when it is an assistant message and the file was written within the live window (a tool is running right now).
+ */
+export function transcriptSessionView(records: TranscriptRecords, options: ViewOptions): SessionView {
+  const history = transcriptHistory(records);
+  const damagedMessageIds = new Set(history.chain.filter((l) => l.problem).map((l) => l.ref.id));
+  const view: SessionView = {
+    summary: records.summary,
+    conversation: history.conversation,
+    transcript: history,
+    damagedMessageIds,
+    estimatedTokens: conversationTokens(history.conversation),
+  };
+  const last = history.sent.at(-1);
+  if (last?.role === "assistant" && last.line === history.chain.at(-1) && options.now - records.lastActivity < options.liveWindowMs) view.liveTailMessageId = last.line.ref.id;
+  return view;
+}
+
+export function opencodeSessionView(records: SessionRecords, options: ViewOptions): SessionView {
   const conversation = opencodeConversation(records);
   const damagedMessageIds = new Set(records.messages.filter((m) => m.problem || m.parts.some((p) => p.problem)).map((m) => m.ref.id));
   const view: SessionView = {
@@ -27,7 +55,7 @@ export function opencodeSessionView(records: SessionRecords, options: Pick<RuleO
  * The last message is a turn being written right now when it is an unfinished assistant message and the session
  * saw a write within the live window. Older than that, nobody is writing it: it is a crash.
  */
-function liveTail(records: SessionRecords, options: Pick<RuleOptions, "now" | "liveWindowMs">): string | undefined {
+function liveTail(records: SessionRecords, options: ViewOptions): string | undefined {
   const last = records.messages.at(-1);
   const info = last?.info;
   if (!last || info?.role !== "assistant" || info.time.completed !== undefined || info.error) return undefined;

@@ -1,7 +1,7 @@
 /**
  * Find the store the user means: `--store` (a data dir, a db file, or a `storage/` folder), else where opencode
  * itself looks (`OPENCODE_DB`, `$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`). The format is detected
- * from what is there unless `--format` forces one.
+ * from what is there unless `--format` forces one. Claude Code and openclaw transcripts: see transcript/locate.ts.
  */
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -11,6 +11,8 @@ import { BattleFilesStore } from "./battle-files-store.js";
 import { OpencodeJsonStore } from "./opencode/json-store.js";
 import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
 import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";
+import { defaultTranscriptRoot, transcriptRootAt } from "./transcript/locate.js";
+import { TranscriptStore } from "./transcript/transcript-store.js";
 
 export interface StoreOptions {
   store?: string;
@@ -29,7 +31,13 @@ export function openStore(options: StoreOptions): SessionStore {
   }
   const format = parseFormat(options.format);
   const env = options.env ?? process.env;
+  if (options.store === undefined && (format === "claude" || format === "openclaw")) return new TranscriptStore(defaultTranscriptRoot(format, env));
   const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);
+  if (options.store !== undefined && format !== "opencode-sqlite" && format !== "opencode-json") {
+    statOrThrow(target);
+    const transcripts = transcriptRootAt(target, format);
+    if (transcripts) return new TranscriptStore(transcripts);
+  }
   return openAt(target, format, options.store === undefined);
 }
 

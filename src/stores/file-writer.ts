@@ -50,7 +50,7 @@ export class FileWriter implements StoreWriter {
     return payloadText(image.exists ? image.bytes : undefined);
   }
 
-  withPayload(_key: RecordKey, before: StoredImage, bytes: Buffer): StoredImage {
+  withPayload(_key: RecordKey, before: StoredImage, bytes: Buffer, _now?: number): StoredImage {
     return { exists: true, bytes, mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE };
   }
 

@@ -6,10 +6,14 @@
  */
 import type { LoadMode, SessionRecords, SessionSummary } from "../model/opencode-records.js";
 import type { RecordKey, StoredImage } from "../model/change.js";
+import type { TranscriptRecords } from "../model/transcript.js";
 
-export type StoreFormat = "opencode-sqlite" | "opencode-json" | "pokeralph-battle";
+export type StoreFormat = "opencode-sqlite" | "opencode-json" | "claude" | "openclaw" | "pokeralph-battle";
 /** The session stores a user can name with --format; a battle's files are reached through its backups only. */
-export const STORE_FORMATS: readonly StoreFormat[] = ["opencode-sqlite", "opencode-json"];
+export const STORE_FORMATS: readonly StoreFormat[] = ["opencode-sqlite", "opencode-json", "claude", "openclaw"];
+
+/** One session as a store loads it: opencode's records, or a transcript's lines. */
+export type LoadedSession = SessionRecords | TranscriptRecords;
 
 export interface StoreInfo {
   format: StoreFormat;
@@ -40,7 +44,9 @@ export interface SessionStore {
   /** Sessions that records point at but that have no session record of their own (orphaned messages). */
   listStraySessionIds(): string[];
   /** One session's records, ordered. `lean` may summarise heavy fields (see PartRecord); `full` keeps bytes. */
-  loadSession(id: string, mode: LoadMode): SessionRecords;
+  loadSession(id: string, mode: LoadMode): LoadedSession;
+  /** Another name the agent gives a session (openclaw's session keys), resolved to its id. */
+  resolveAlias?(name: string): string | undefined;
   /** A writer on the same store; only mutating commands ask for one. */
   openWriter(): StoreWriter;
   close(): void;

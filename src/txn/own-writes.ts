@@ -59,5 +59,7 @@ export function recalledCalibration(state: string, storePath: string, sessionId:
 
 /** Whether the session's recorded update time is exactly one recover wrote (nobody has written it since). */
 export function isOwnWrite(state: string, storePath: string, sessionId: string, updated: number): boolean {
-  return read(fileFor(state, storePath))[sessionId] === updated;
+  const recorded = read(fileFor(state, storePath))[sessionId];
+  // A file's modification time comes back from the file system with sub-millisecond noise.
+  return typeof recorded === "number" && Math.abs(recorded - updated) < 1;
 }

@@ -8,18 +8,32 @@ import { ABSENT, summariseChange, type ChangeSummary, type RecordChange, type Re
 import type { RecordRef } from "../model/record.js";
 import type { ImageTarget, RecordCodec, StoreWriter } from "../stores/store.js";
 import { keyOf } from "../plan/working-session.js";
+import type { FileImage } from "../plan/working-transcript.js";
 import { beforeImage, fingerprint, modeOf, type Backup } from "./backup-store.js";
 
 export interface PlannedSession {
   sessionRef: RecordRef;
   changes: RecordChange[];
+  /** Transcripts: the line changes come to one new image of the whole file, written as one. */
+  files?: FileImage[];
 }
 
 export function repairTargets(sessions: readonly PlannedSession[], writer: StoreWriter, codec: RecordCodec, now: number): { targets: ImageTarget[]; changes: ChangeSummary[] } {
   const targets: ImageTarget[] = [];
   const changes: ChangeSummary[] = [];
-  for (const { sessionRef, changes: planned } of sessions) {
+  for (const { sessionRef, changes: planned, files } of sessions) {
     if (planned.length === 0) continue;
+    if (files) {
+      for (const file of files) {
+        const before = writer.read(file.key);
+        if (!before.exists || writer.payload(before)?.equals(file.before) !== true) {
+          throw new RecoverError("store-changed", `${file.key.path ?? file.key.id} changed since it was read (is its agent running?); nothing was changed`, 3);
+        }
+        targets.push({ key: file.key, before, after: writer.withPayload(file.key, before, file.after, now) });
+      }
+      changes.push(...planned.map(summariseChange));
+      continue;
+    }
     for (const change of planned) {
       const before = writer.read(change.key);
       const stillThere = change.op === "insert" ? !before.exists : before.exists && writer.payload(before)?.equals(change.beforeBytes ?? Buffer.alloc(0)) === true;

@@ -5,7 +5,6 @@
  */
 import type { Command } from "commander";
 import { RecoverError } from "../../errors.js";
-import type { SessionRecords } from "../../model/opencode-records.js";
 import type { SessionView } from "../../model/session-view.js";
 import { blockTokens } from "../../model/tokens.js";
 import { storedError } from "../../plan/error-fixes.js";
@@ -15,7 +14,9 @@ import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../rules/rule.js";
 import { requestBytes } from "../../rules/trim/budget.js";
 import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
 import { MIN_OUTPUT_CHARS } from "../../rules/trim/truncate-outputs.js";
-import { opencodeSessionView } from "../../scan/session-view.js";
+import { sessionView } from "../../scan/session-view.js";
+import { isTranscript } from "../../model/transcript.js";
+import type { LoadedSession } from "../../stores/store.js";
 import { action, parsePositiveInt, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import type { TrimSummary } from "../reporters/change-report.js";
@@ -71,8 +72,9 @@ function parseStrategies(list: string | undefined): Set<string> {
  * its last step, and input + cache read + cache write is the real size of that step's prompt. We compare it with our
  * estimate of everything sent up to and including that message.
  */
-export function calibrate(records: SessionRecords, view: SessionView): { factor: number; method: string } {
-  const messages = records.messages;
+export function calibrate(loaded: LoadedSession, view: SessionView): { factor: number; method: string } {
+  // Transcripts: no stored prompt size to calibrate against yet (see docs/trim.md).
+  const messages = isTranscript(loaded) ? [] : loaded.messages;
   for (let i = messages.length - 1; i >= 0; i--) {
     const info = messages[i]!.info;
     if (info?.role !== "assistant") continue;
@@ -133,7 +135,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
           const now = Date.now();
           const records = store.loadSession(id!, "full");
-          const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+          const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
           // The limit an error states holds whatever happened since; only its positions go stale.
           const stored = storedError(view, { evenIfAnswered: true });
           const error: ClassifiedError | undefined = errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;

@@ -9,7 +9,7 @@ import { anthropicRequest, locate } from "../../provider/anthropic-request.js";
 import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
 import { ERROR_CAUSES } from "../../provider/error-kinds.js";
 import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
-import { opencodeSessionView } from "../../scan/session-view.js";
+import { sessionView } from "../../scan/session-view.js";
 import { resolveSessionId } from "../../stores/session-id.js";
 import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
@@ -66,7 +66,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         if (options.session !== undefined) {
           located = await withStore(options, (store) => {
             const id = resolveSessionId(options.session!, [...store.listSessions(), ...store.listStraySessionIds().map((s) => ({ id: s }))]);
-            const view = opencodeSessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+            const view = sessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
             const position = locate(anthropicRequest(view.conversation), error.index, error.contentIndex);
             const part = position?.block?.source.kind === "part" ? position.block.source.id : undefined;
             return { session: id, messages: position?.message.sourceMessageIds ?? [], ...(part ? { part } : {}), explanation: planForError(error, view).explanation };

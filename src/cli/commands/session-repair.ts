@@ -4,13 +4,14 @@
  */
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
-import type { SessionRecords } from "../../model/opencode-records.js";
 import { planForError, storedError } from "../../plan/error-fixes.js";
 import { planSession } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../rules/rule.js";
-import { opencodeSessionView } from "../../scan/session-view.js";
+import { sessionView } from "../../scan/session-view.js";
+import { isTranscript } from "../../model/transcript.js";
+import type { LoadedSession } from "../../stores/store.js";
 import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import { selectSessions } from "../select-sessions.js";
@@ -33,7 +34,7 @@ interface RepairFlags {
  * findings are reported as left for `context trim`. With --rule: exactly those, each of which must be repairable.
  */
 export function repairRules(list: string | undefined): readonly Rule[] {
-  if (list === undefined) return RULES.filter((r) => (r.repair && !r.repairOnRequest) || r.fix === "trim");
+  if (list === undefined) return RULES.filter((r) => ((r.repair || r.repairTranscript) && !r.repairOnRequest) || r.fix === "trim");
   const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
@@ -118,11 +119,11 @@ interface Aimed {
  * session's last message (a stale error earlier in the session is ignored). A context or size error belongs to
  * `context trim`; an error with no offline repair is explained, and with --error stops the repair.
  */
-function aimAtError(records: SessionRecords, errorText: string | undefined, rules: readonly Rule[], now: number): Aimed {
+function aimAtError(records: LoadedSession, errorText: string | undefined, rules: readonly Rule[], now: number): Aimed {
   // Most sessions carry no error: look at the records before paying for a view of them (`repair --all`).
-  const stored = errorText === undefined ? storedError({ summary: records.summary, opencode: records }) : undefined;
+  const stored = errorText === undefined && !isTranscript(records) ? storedError({ summary: records.summary, opencode: records }) : undefined;
   if (errorText === undefined && stored === undefined) return { rules, answering: new Set() };
-  const view = opencodeSessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+  const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
   const error = classifyProviderError(errorText ?? stored!);
   const plan = planForError(error, view);
   const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";

@@ -5,7 +5,7 @@
  */
 import type { Io } from "../io.js";
 import { changeCount, type ChangeReporter } from "./change-report.js";
-import { fixCommand } from "./scan-human.js";
+import { findingPlace, fixCommand } from "./scan-human.js";
 
 const MAX_LINE = 240;
 
@@ -36,7 +36,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
           }
         }
         for (const finding of session.unfixed) {
-          const where = [finding.messageId, finding.partId].filter(Boolean).join("/") || "session";
+          const where = findingPlace(finding);
           const severity = finding.severity === "error" ? c.red("error") : c.yellow("warning");
           io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${finding.message}  ${c.dim(`→ ${fixCommand(finding)}`)}\n`);
         }

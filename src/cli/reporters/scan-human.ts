@@ -36,9 +36,14 @@ export function humanScanReporter(io: Io): ScanReporter {
 function findingLine(f: Finding, io: Io): string {
   const c = io.color;
   const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
-  const where = [f.messageId, f.partId].filter(Boolean).join("/") || (f.path ?? "session");
-  const line = f.line !== undefined ? `:${f.line}` : "";
-  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where + line)}  ${f.message}  ${c.dim(`→ ${fixCommand(f)}`)}`;
+  const where = findingPlace(f);
+  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${f.message}  ${c.dim(`→ ${fixCommand(f)}`)}`;
+}
+
+/** Where a finding is: a transcript's line (and the block in it), else the record ids. */
+export function findingPlace(f: Finding): string {
+  if (f.line !== undefined) return `line ${f.line}${f.partId?.includes("#") ? f.partId.slice(f.partId.lastIndexOf("#")) : ""}`;
+  return [f.messageId, f.partId].filter(Boolean).join("/") || (f.path ?? "session");
 }
 
 export function fixCommand(f: Finding): string {

@@ -17,10 +17,10 @@ interface RowImage {
   columns: [string, Cell][];
 }
 
-const TABLE: Record<Exclude<RecordKey["record"], "file">, string> = { session: "session", message: "message", part: "part" };
+const TABLE: Record<Exclude<RecordKey["record"], "file" | "line">, string> = { session: "session", message: "message", part: "part" };
 
 function tableOf(key: RecordKey): string {
-  if (key.record === "file") throw new Error(`opencode.db holds no file records (${key.id})`);
+  if (key.record === "file" || key.record === "line") throw new Error(`opencode.db holds no ${key.record} records (${key.id})`);
   return TABLE[key.record];
 }
 

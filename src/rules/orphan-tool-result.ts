@@ -1,0 +1,53 @@
+import { atBlock, findingBlock, isExempt } from "./helpers.js";
+import type { Report, Rule } from "./rule.js";
+
+/**
+ * Transcripts: a tool result whose call is not earlier on the active chain, or that answers a call already
+ * answered (`unexpected tool_use_id found in tool_result blocks`). openclaw and Codex drop these; a call is never
+ * invented for them. opencode keeps call and result in one part, so it cannot have one.
+ */
+export const orphanToolResult: Rule = {
+  id: "orphan-tool-result",
+  severity: "error",
+  description: "transcript tool result with no matching tool call before it (`unexpected tool_use_id found in tool_result blocks`)",
+  fix: "repair",
+  check(view) {
+    const history = view.transcript;
+    if (!history) return [];
+    // While the chain is cut (broken-parent-chain), calls before the cut are not on it yet: they count as present.
+    const elsewhere = history.brokenAt ? callIdsInFile(history.records.lines) : new Set<string>();
+    const calls = new Set<string>();
+    const answered = new Set<string>();
+    const reports: Report[] = [];
+    for (const { line, blocks } of history.sent) {
+      for (const block of blocks) {
+        if (block.type === "tool_use") calls.add(block.id);
+        if (block.type !== "tool_result" || isExempt(view, line.ref.id)) continue;
+        if (answered.has(block.toolUseId)) {
+          reports.push(atBlock(block, `a second tool result for ${block.toolUseId} (each call takes one result)`));
+        } else if (!calls.has(block.toolUseId) && !elsewhere.has(block.toolUseId)) {
+          reports.push(atBlock(block, `tool result for ${block.toolUseId}, but no call with that id comes before it (rejected: unexpected \`tool_use_id\` found in \`tool_result\` blocks)`));
+        }
+        answered.add(block.toolUseId);
+      }
+    }
+    return reports;
+  },
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    return at ? context.dropBlock(at.line, at.index, "dropped the tool result that answers no call (kept in the backup)") : [];
+  },
+};
+
+function callIdsInFile(lines: readonly { value?: Record<string, unknown> }[]): Set<string> {
+  const ids = new Set<string>();
+  for (const line of lines) {
+    const content = (line.value?.message as { content?: unknown } | undefined)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const block of content) {
+      const b = block as { type?: unknown; id?: unknown };
+      if ((b?.type === "tool_use" || b?.type === "toolCall") && typeof b.id === "string") ids.add(b.id);
+    }
+  }
+  return ids;
+}

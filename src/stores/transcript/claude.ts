@@ -1,0 +1,108 @@
+/**
+ * Claude Code's transcript (reference formats-and-errors.md §2): one record per line linked by
+ * `uuid`/`parentUuid`; one streamed API response is one line per content block sharing `message.id`; tool results
+ * come back as `user` lines. Only `user`/`assistant` lines reach the API; every other record type is metadata kept
+ * verbatim, though some of them (system, attachment, progress) are links of the chain.
+ */
+import type { Block } from "../../model/conversation.js";
+import type { TranscriptLine } from "../../model/transcript.js";
+import { jsonLength } from "../opencode/part-content.js";
+import { handle, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Interpretation, type Json, type SentLine } from "./dialect.js";
+
+/** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
+export const CLAUDE_RECORD_TYPES = new Set([
+  "user",
+  "assistant",
+  "system",
+  "attachment",
+  "summary",
+  "custom-title",
+  "ai-title",
+  "agent-name",
+  "agent-setting",
+  "file-history-snapshot",
+  "file-history-delta",
+  "queue-operation",
+  "last-prompt",
+  "progress",
+  "result",
+  "saved-hook-context",
+  "started",
+  "mode",
+  "permission-mode",
+  "pr-link",
+  "fork-context-ref",
+  "frame-link",
+  "relocated",
+  "bridge-session",
+  "atis-latch",
+  "worktree-state",
+  "turn_end",
+]);
+
+/** The content Claude Code writes for a tool call the user interrupted (its own `tool_result`, `is_error: true`). */
+export const CLAUDE_INTERRUPTED_RESULT = "[Request interrupted by user for tool use]";
+
+export const claudeDialect: Dialect = {
+  name: "claude",
+  idField: "uuid",
+  parentField: "parentUuid",
+  interpret(value) {
+    const type = str(value.type);
+    const found: Interpretation = { role: "unknown" };
+    if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return found;
+    found.role = type === "user" || type === "assistant" ? "message" : type === "system" && value.subtype === "compact_boundary" ? "structure" : "meta";
+    const uuid = str(value.uuid);
+    if (uuid !== undefined) found.uuid = uuid;
+    if (value.parentUuid === null || typeof value.parentUuid === "string") found.parent = value.parentUuid as string | null;
+    if (value.isSidechain === true) found.sidechain = true;
+    const time = timeOf(value.timestamp);
+    if (time !== undefined) found.time = time;
+    return found;
+  },
+  send(line) {
+    const value = line.value;
+    if (!value || line.role !== "message") return undefined;
+    if (value.isVisibleInTranscriptOnly === true) return { skip: "shown in the transcript only, never sent" };
+    if (value.isApiErrorMessage === true) return { skip: "an API error Claude Code shows, not a model reply" };
+    const message = obj(value.message);
+    const role = message?.role === "assistant" || value.type === "assistant" ? "assistant" : "user";
+    const content = message?.content;
+    if (typeof content === "string") return { role, blocks: [textBlock(line, 0, "message.content", content)] };
+    if (!Array.isArray(content)) return { skip: "no message content" };
+    return { role, blocks: content.flatMap((item, index) => claudeBlock(line, obj(item), index)) } satisfies SentLine;
+  },
+  sentLines(chain) {
+    return [...chain];
+  },
+  responseId(line) {
+    return line.value?.type === "assistant" ? str(obj(line.value.message)?.id) : undefined;
+  },
+};
+
+function claudeBlock(line: TranscriptLine, block: Json | undefined, index: number): Block[] {
+  const field = `message.content.${index}`;
+  const source = handle(line, index, field);
+  switch (block?.type) {
+    case "text":
+      return [textBlock(line, index, field, str(block.text) ?? "")];
+    case "thinking":
+      return [{ type: "thinking", source, chars: (str(block.thinking) ?? "").length, signed: typeof block.signature === "string" && block.signature !== "" }];
+    case "redacted_thinking":
+      return [{ type: "thinking", source, chars: (str(block.data) ?? "").length, signed: true, redacted: true }];
+    case "tool_use":
+    case "server_tool_use":
+      return [{ type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.input) + (str(block.name) ?? "").length }];
+    case "tool_result": {
+      const text = resultText(block.content);
+      return [{ type: "tool_result", source, toolUseId: str(block.tool_use_id) ?? "", isError: block.is_error === true, chars: resultChars(block.content), ...(text !== undefined ? { text } : {}) }];
+    }
+    case "image":
+    case "document": {
+      const data = str(obj(block.source)?.data) ?? "";
+      return [{ type: "media", source, mime: str(obj(block.source)?.media_type) ?? "application/octet-stream", chars: data.length }];
+    }
+    default:
+      return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];
+  }
+}

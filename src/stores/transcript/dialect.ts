@@ -1,0 +1,76 @@
+/**
+ * What differs between the two transcript formats, behind one interface: which records a line holds, how they
+ * link, and which content blocks a message line sends. Everything else (reading lines, the active chain, the
+ * conversation, writing) is shared.
+ */
+import type { Block } from "../../model/conversation.js";
+import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/transcript.js";
+import { blockId } from "../../model/transcript.js";
+import { isBlank, jsonLength } from "../opencode/part-content.js";
+
+export interface Interpretation {
+  role: LineRole;
+  uuid?: string;
+  parent?: string | null;
+  sidechain?: boolean;
+  time?: number;
+}
+
+export type SentLine = { role: "user" | "assistant"; blocks: Block[] } | { skip: string };
+
+export interface Dialect {
+  name: TranscriptDialect;
+  /** Field names of the links, as findings and fixes name them. */
+  idField: "uuid" | "id";
+  parentField: "parentUuid" | "parentId";
+  interpret(value: Record<string, unknown>): Interpretation;
+  /** What a message line contributes to the request; undefined for lines that are not messages. */
+  send(line: TranscriptLine): SentLine | undefined;
+  /** The chain lines a request is built from (pi: a compaction replaces what came before it with its summary). */
+  sentLines(chain: readonly TranscriptLine[]): TranscriptLine[];
+  /** Lines of one API response share this (Claude Code `message.id`); their blocks form one request message. */
+  responseId(line: TranscriptLine): string | undefined;
+}
+
+export type Json = Record<string, unknown>;
+export const obj = (v: unknown): Json | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined);
+export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+export function timeOf(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value !== "string") return undefined;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** A handle to block `index` of a line's content (`field` names where it sits in the record). */
+export function handle(line: TranscriptLine, index: number, field: string): Block["source"] {
+  return { kind: "line", id: blockId(line.ref.id, index), messageId: line.ref.id, field, ...(line.ref.path ? { path: line.ref.path } : {}), line: line.ref.line };
+}
+
+export function textBlock(line: TranscriptLine, index: number, field: string, text: string): Block {
+  return { type: "text", source: handle(line, index, field), chars: text.length, text, blank: isBlank(text) };
+}
+
+/** Size of a tool result's content as sent: text lengths, media by their data. */
+export function resultChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return content === undefined ? 0 : jsonLength(content);
+  let n = 0;
+  for (const item of content) {
+    const block = obj(item);
+    if (typeof block?.text === "string") n += block.text.length;
+    else if (typeof block?.data === "string") n += block.data.length;
+    else if (typeof obj(block?.source)?.data === "string") n += (obj(block?.source)!.data as string).length;
+    else n += jsonLength(item);
+  }
+  return n;
+}
+
+/** The text of a tool result's content, when it is text. */
+export function resultText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.map((c) => obj(c)?.text).filter((t): t is string => typeof t === "string");
+  return texts.length === content.length ? texts.join("\n") : undefined;
+}

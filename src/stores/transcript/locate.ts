@@ -1,0 +1,70 @@
+/**
+ * Where transcripts are. `--store` may name, for openclaw, the state dir holding `agents/` (`~/.openclaw`), one
+ * agent's `sessions/` dir or one `.jsonl`; for Claude Code, the config dir holding `projects/` (`~/.claude`),
+ * `projects/` itself, one project dir or one `.jsonl`. Without `--store`, `--format` picks the agent's own default:
+ * `CLAUDE_CONFIG_DIR`, `~/.claude`, `~/.config/claude`; `~/.openclaw` and the older `~/.clawdbot`, `~/.moltbot`.
+ */
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join } from "node:path";
+import { RecoverError } from "../../errors.js";
+import type { TranscriptDialect } from "../../model/transcript.js";
+import type { TranscriptRoot } from "./transcript-store.js";
+
+const CLAUDE_LAYOUT = "projects/*/*.jsonl";
+const OPENCLAW_LAYOUT = "agents/*/sessions/*.jsonl";
+
+export function defaultTranscriptRoot(dialect: TranscriptDialect, env: NodeJS.ProcessEnv): TranscriptRoot {
+  const home = env.HOME || homedir();
+  if (dialect === "claude") {
+    const configured = (env.CLAUDE_CONFIG_DIR ?? "").split(",").map((d) => d.trim()).filter(Boolean);
+    const candidates = configured.length > 0 ? configured : [join(home, ".claude"), join(home, ".config", "claude")];
+    const found = candidates.filter((dir) => existsSync(join(dir, "projects")));
+    if (found.length === 0) throw new RecoverError("store-not-found", `no Claude Code transcripts found (looked for projects/ in ${candidates.join(", ")}); pass --store <path>`);
+    return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [CLAUDE_LAYOUT] })) };
+  }
+  const candidates = [".openclaw", ".clawdbot", ".moltbot"].map((d) => join(home, d));
+  const found = candidates.filter((dir) => existsSync(join(dir, "agents")));
+  if (found.length === 0) throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
+  return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [OPENCLAW_LAYOUT] })) };
+}
+
+/** The transcripts at `target`, or undefined when it is not a transcript store (opencode's detection goes next). */
+export function transcriptRootAt(target: string, forced: string | undefined): TranscriptRoot | undefined {
+  const wanted = forced === "claude" || forced === "openclaw" ? forced : undefined;
+  const found = detect(target, wanted);
+  if (found && (wanted === undefined || found.dialect === wanted)) return found;
+  if (wanted) {
+    const layout = wanted === "claude" ? "a config dir with projects/, a projects/ dir, a project dir or a .jsonl" : "a state dir with agents/, a sessions/ dir or a .jsonl";
+    throw new RecoverError("not-a-store", `${target} is not a ${wanted === "claude" ? "Claude Code" : "openclaw"} store (expected ${layout})`);
+  }
+  return undefined;
+}
+
+function detect(target: string, wanted: TranscriptDialect | undefined): TranscriptRoot | undefined {
+  const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: target, sources: [{ dir: target, patterns }] });
+  if (statSync(target).isFile()) {
+    if (!target.endsWith(".jsonl") && wanted === undefined) return undefined;
+    return { dialect: wanted ?? sniff(target), path: target, sources: [] };
+  }
+  if (existsSync(join(target, "agents"))) return at("openclaw", [OPENCLAW_LAYOUT]);
+  if (existsSync(join(target, "projects"))) return at("claude", [CLAUDE_LAYOUT]);
+  if (existsSync(join(target, "sessions.json"))) return at("openclaw", ["*.jsonl"]);
+  const direct = readdirSync(target).filter((name) => name.endsWith(".jsonl"));
+  if (direct.length > 0) return at(wanted ?? sniff(join(target, direct[0]!)), ["*.jsonl"]);
+  // `projects/` itself: one folder per project, transcripts inside.
+  if (basename(target) === "projects" || wanted === "claude") return at("claude", ["*/*.jsonl"]);
+  return undefined;
+}
+
+/** pi's transcripts open with a `session` header; Claude Code's never do. */
+function sniff(path: string): TranscriptDialect {
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(512);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return /^\s*\{[^\n]*"type"\s*:\s*"session"/.test(head.subarray(0, n).toString("utf8")) ? "openclaw" : "claude";
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * openclaw's transcript: pi-coding-agent's session format v3 (reference formats-and-errors.md §3.2). A `session`
+ * header, then entries linked by `id`/`parentId`; message entries hold user, assistant (text, thinking, toolCall)
+ * and toolResult messages. The request is built from the leaf back to the root; a compaction on that path sends its
+ * summary, then the entries from `firstKeptEntryId` on.
+ */
+import type { Block } from "../../model/conversation.js";
+import type { TranscriptLine } from "../../model/transcript.js";
+import { jsonLength } from "../opencode/part-content.js";
+import { handle, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Interpretation, type Json } from "./dialect.js";
+
+export const OPENCLAW_ENTRY_TYPES = new Set([
+  "session",
+  "message",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "model_change",
+  "thinking_level_change",
+  "label",
+  "session_info",
+]);
+
+/** What openclaw writes for a blank prompt (session-file-repair.ts BLANK_USER_FALLBACK_TEXT). */
+export const OPENCLAW_BLANK_USER_TEXT = "(continue)";
+
+/** openclaw's own text for a result it had to make up (session-transcript-repair.ts), so its hygiene sees nothing new. */
+export const OPENCLAW_MISSING_RESULT = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.";
+
+export const openclawDialect: Dialect = {
+  name: "openclaw",
+  idField: "id",
+  parentField: "parentId",
+  interpret(value) {
+    const type = str(value.type);
+    const found: Interpretation = { role: "unknown" };
+    if (type === undefined || !OPENCLAW_ENTRY_TYPES.has(type)) return found;
+    if (type === "session") {
+      found.role = "header";
+      const time = timeOf(value.timestamp);
+      if (time !== undefined) found.time = time;
+      return found;
+    }
+    found.role = type === "message" || type === "custom_message" ? "message" : type === "compaction" || type === "branch_summary" ? "structure" : "meta";
+    const id = str(value.id);
+    if (id !== undefined) found.uuid = id;
+    if (value.parentId === null || typeof value.parentId === "string") found.parent = value.parentId as string | null;
+    const time = timeOf(value.timestamp);
+    if (time !== undefined) found.time = time;
+    return found;
+  },
+  send(line) {
+    const value = line.value;
+    if (!value) return undefined;
+    if (value.type === "custom_message") {
+      if (value.display === false && value.content === undefined) return { skip: "custom entry without content" };
+      return userContent(line, value.content, "content");
+    }
+    if (value.type === "compaction") return { role: "user", blocks: [textBlock(line, 0, "summary", str(value.summary) ?? "")] };
+    if (value.type === "branch_summary") return { role: "user", blocks: [textBlock(line, 0, "summary", str(value.summary) ?? "")] };
+    if (value.type !== "message") return undefined;
+    const message = obj(value.message);
+    switch (message?.role) {
+      case "user":
+        return userContent(line, message.content, "message.content");
+      case "assistant":
+        return { role: "assistant", blocks: asArray(message.content).flatMap((item, index) => assistantBlock(line, obj(item), index)) };
+      case "toolResult": {
+        const text = resultText(message.content);
+        const block: Block = {
+          type: "tool_result",
+          source: handle(line, 0, "message"),
+          toolUseId: str(message.toolCallId) ?? "",
+          isError: message.isError === true,
+          chars: resultChars(message.content),
+          ...(text !== undefined ? { text } : {}),
+        };
+        return { role: "user", blocks: [block] };
+      }
+      case "bashExecution":
+        if (message.excludeFromContext === true) return { skip: "bash execution kept out of the context" };
+        return { role: "user", blocks: [textBlock(line, 0, "message", `${str(message.command) ?? ""}\n${str(message.output) ?? ""}`)] };
+      case "branchSummary":
+      case "compactionSummary":
+        return { role: "user", blocks: [textBlock(line, 0, "message.summary", str(message.summary) ?? "")] };
+      default:
+        return { skip: `a ${str(message?.role) ?? "role-less"} message pi does not send` };
+    }
+  },
+  sentLines(chain) {
+    let cut = -1;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      if (chain[i]!.value?.type === "compaction") {
+        cut = i;
+        break;
+      }
+    }
+    if (cut < 0) return [...chain];
+    const compaction = chain[cut]!;
+    const keptFrom = chain.findIndex((l) => l.uuid !== undefined && l.uuid === compaction.value?.firstKeptEntryId);
+    const kept = keptFrom >= 0 && keptFrom < cut ? chain.slice(keptFrom, cut) : [];
+    return [compaction, ...kept, ...chain.slice(cut + 1)];
+  },
+  responseId() {
+    return undefined;
+  },
+};
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function userContent(line: TranscriptLine, content: unknown, field: string) {
+  if (typeof content === "string") return { role: "user" as const, blocks: [textBlock(line, 0, field, content)] };
+  return {
+    role: "user" as const,
+    blocks: asArray(content).flatMap((item, index): Block[] => {
+      const block = obj(item);
+      const at = `${field}.${index}`;
+      if (block?.type === "text") return [textBlock(line, index, at, str(block.text) ?? "")];
+      if (block?.type === "image") return [{ type: "media", source: handle(line, index, at), mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
+      return block ? [{ type: "text", source: handle(line, index, at), chars: jsonLength(block), blank: false }] : [];
+    }),
+  };
+}
+
+function assistantBlock(line: TranscriptLine, block: Json | undefined, index: number): Block[] {
+  const field = `message.content.${index}`;
+  const source = handle(line, index, field);
+  switch (block?.type) {
+    case "text":
+      return [textBlock(line, index, field, str(block.text) ?? "")];
+    case "thinking": {
+      const redacted = block.redacted === true;
+      const signed = redacted || (typeof block.thinkingSignature === "string" && block.thinkingSignature !== "");
+      return [{ type: "thinking", source, chars: (str(block.thinking) ?? "").length, signed, ...(redacted ? { redacted } : {}) }];
+    }
+    case "toolCall":
+      return [{ type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.arguments) + (str(block.name) ?? "").length }];
+    case "image":
+      return [{ type: "media", source, mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
+    default:
+      return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];
+  }
+}

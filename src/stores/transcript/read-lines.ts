@@ -1,0 +1,199 @@
+/**
+ * Split a JSONL transcript into lines and read each one on its own: one bad line never hides the others (the
+ * agents themselves skip or stop at bad lines, reference formats-and-errors.md §2.6, §5.1). Every bad line is
+ * classified (blank, NUL run, truncated, two records run together, invalid UTF-8, not an object) and what can be
+ * recovered from it is kept beside the problem, so a fix writes back exactly that.
+ */
+import { isUtf8 } from "node:buffer";
+import type { Corruption } from "../../model/record.js";
+import type { LineProblem } from "../../model/transcript.js";
+import { dropInvalidUtf8, firstInvalidUtf8 } from "../decode-json.js";
+
+export interface ReadLine {
+  /** 1-based. */
+  number: number;
+  raw: Buffer;
+  value?: Record<string, unknown>;
+  problem?: LineProblem;
+  salvage?: Record<string, unknown>[];
+  corruption?: Corruption;
+}
+
+const NEWLINE = 0x0a;
+const lossy = new TextDecoder("utf-8", { fatal: false });
+
+/** The lines of a file; a last line without "\n" is a line too (a torn append). */
+export function splitLines(bytes: Buffer): { lines: Buffer[]; endsWithNewline: boolean } {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, start)) {
+    lines.push(bytes.subarray(start, i));
+    start = i + 1;
+  }
+  const endsWithNewline = start === bytes.length;
+  if (!endsWithNewline) lines.push(bytes.subarray(start));
+  return { lines, endsWithNewline };
+}
+
+export function readLine(raw: Buffer, number: number): ReadLine {
+  const line: ReadLine = { number, raw };
+  let body = raw.at(-1) === 0x0d ? raw.subarray(0, -1) : raw;
+  if (body.length === 0 || /^[ \t]*$/.test(body.toString("latin1"))) return { ...line, problem: unreadable("empty", "blank line") };
+  const nuls = leadingNuls(body);
+  if (nuls === body.length) return { ...line, problem: unreadable("zero-filled", `${body.length} NUL bytes (an append that never reached the disk)`) };
+  if (nuls > 0) body = body.subarray(nuls);
+
+  const invalidAt = isUtf8(body) ? undefined : firstInvalidUtf8(body);
+  const text = lossy.decode(body);
+  const parsed = parseRecords(text);
+  if (parsed.whole && nuls === 0) {
+    if (invalidAt === undefined) {
+      const corruption = corruptionIn(parsed.whole, text);
+      return corruption ? { ...line, value: parsed.whole, corruption } : { ...line, value: parsed.whole };
+    }
+    // The bytes outside strings are fine; the text inside holds bytes that are no UTF-8 at all.
+    const clean = parseRecords(dropInvalidUtf8(body).toString("utf8")).whole ?? parsed.whole;
+    return { ...line, value: clean, corruption: { kind: "invalid-utf8", field: "(line)", detail: `invalid UTF-8 at byte ${invalidAt} of the line` } };
+  }
+  if (parsed.whole && nuls > 0) {
+    return { ...line, value: parsed.whole, salvage: [parsed.whole], problem: unreadable("zero-filled", `${nuls} NUL bytes before the record (a crashed append left them)`) };
+  }
+  if (invalidAt !== undefined) {
+    const clean = parseRecords(dropInvalidUtf8(body).toString("utf8"));
+    const salvage = clean.whole ? [clean.whole] : clean.records;
+    return { ...line, ...(salvage.length ? { salvage } : {}), problem: unreadable("invalid-utf8", `invalid UTF-8 at byte ${invalidAt + nuls}, and the JSON does not parse`) };
+  }
+  if (parsed.records.length > 0) {
+    const dropped = parsed.dropped > 0 ? `, after ${parsed.dropped} bytes of a torn record` : "";
+    return {
+      ...line,
+      salvage: parsed.records,
+      problem: unreadable("concatenated", `${parsed.records.length === 1 ? "a record" : `${parsed.records.length} records`} run together on one line${dropped} (an append that was cut short)`),
+    };
+  }
+  return { ...line, problem: parsed.problem ?? unreadable("invalid-json", "JSON does not parse") };
+}
+
+function leadingNuls(body: Buffer): number {
+  let n = 0;
+  while (n < body.length && body[n] === 0) n++;
+  return n;
+}
+
+function unreadable(reason: Extract<LineProblem, { kind: "unreadable" }>["reason"], detail: string): LineProblem {
+  return { kind: "unreadable", reason, detail };
+}
+
+/** Where the next record plausibly starts inside a line: the first keys the agents write. */
+const RECORD_START = /\{"(?:parentUuid|type|uuid|isSidechain|leafUuid|id|sessionId|timestamp|logicalParentUuid)"/g;
+
+interface Parsed {
+  whole?: Record<string, unknown>;
+  /** Records recovered from a line that does not parse as one. */
+  records: Record<string, unknown>[];
+  /** Bytes (UTF-16 units) of torn records dropped. */
+  dropped: number;
+  problem?: LineProblem;
+}
+
+/**
+ * The line as one record, or the records it holds: `{a}{b}` splits where JSON.parse says the first ends; a torn
+ * stub before a record is cut at the next place a record starts. Bounded: each attempt starts at a record start.
+ */
+function parseRecords(text: string): Parsed {
+  const first = tryParse(text);
+  if (first.ok) return isRecord(first.value) ? { whole: first.value, records: [], dropped: 0 } : { records: [], dropped: 0, problem: notAnObject(first.value) };
+  const records: Record<string, unknown>[] = [];
+  let dropped = 0;
+  let rest = text;
+  let error = first.error;
+  for (let guard = 0; guard < 64 && rest.length > 0; guard++) {
+    const after = /after JSON at position (\d+)/.exec(error)?.[1];
+    if (after !== undefined) {
+      const head = tryParse(rest.slice(0, Number(after)));
+      if (head.ok && isRecord(head.value)) {
+        records.push(head.value);
+        rest = rest.slice(Number(after)).trimStart();
+      } else {
+        break;
+      }
+    } else {
+      const next = nextRecordStart(rest);
+      if (next === undefined) {
+        dropped += rest.length;
+        break;
+      }
+      dropped += next;
+      rest = rest.slice(next);
+    }
+    if (rest.length === 0) break;
+    const attempt = tryParse(rest);
+    if (attempt.ok) {
+      if (isRecord(attempt.value)) records.push(attempt.value);
+      break;
+    }
+    error = attempt.error;
+  }
+  if (records.length > 0) return { records, dropped };
+  const at = /at position (\d+)/.exec(first.error)?.[1];
+  const truncated = /Unexpected end of JSON input|Unterminated string/i.test(first.error) || (at !== undefined && Number(at) >= text.trimEnd().length);
+  return {
+    records,
+    dropped,
+    problem: truncated
+      ? unreadable("truncated", `JSON ends early after ${Buffer.byteLength(text)} bytes (a torn write)`)
+      : unreadable("invalid-json", `JSON does not parse: ${first.error}`),
+  };
+}
+
+function nextRecordStart(text: string): number | undefined {
+  RECORD_START.lastIndex = 1;
+  const match = RECORD_START.exec(text);
+  return match ? match.index : undefined;
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function notAnObject(value: unknown): LineProblem {
+  return unreadable("not-an-object", `the line is ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`}, not a record`);
+}
+
+/**
+ * NUL characters and lone surrogates in the line's strings (escaped in the JSON, so the line parses). The text test
+ * is cheap; only a line that fails it is walked to name the field.
+ */
+function corruptionIn(value: Record<string, unknown>, text: string): Corruption | undefined {
+  if (!/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(text)) return undefined;
+  return walk(value, "");
+}
+
+function walk(value: unknown, path: string): Corruption | undefined {
+  if (typeof value === "string") {
+    const nul = value.indexOf("\u0000");
+    if (nul !== -1) return { kind: "nul", field: path, detail: `NUL character at offset ${nul} of ${path}` };
+    if (!value.isWellFormed()) return { kind: "lone-surrogate", field: path, detail: `lone UTF-16 surrogate in ${path}` };
+    return undefined;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = walk(value[i], `${path}.${i}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (isRecord(value)) {
+    for (const key of Object.keys(value)) {
+      const found = walk(value[key], path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,184 @@
+/**
+ * A set of JSONL transcripts as a session store: Claude Code (`<config>/projects/<encoded cwd>/<uuid>.jsonl`) or
+ * openclaw (`<state>/agents/<agent>/sessions/<sessionId>.jsonl`, indexed by `sessions.json`). Each file is one
+ * session; its id is the file name. openclaw's session keys (`agent:main:main`) name sessions too.
+ */
+import fg from "fast-glob";
+import { readFileSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { RecoverError, fsError } from "../../errors.js";
+import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
+import type { TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
+import { assertSafeId } from "../session-id.js";
+import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
+import { assembleTranscript } from "./assemble.js";
+import { obj, str } from "./dialect.js";
+import { TranscriptWriter } from "./transcript-writer.js";
+
+/** A transcript line is its record as compact JSON, which is how both agents write them. */
+export const lineCodec: RecordCodec = {
+  encode: (stored) => Buffer.from(JSON.stringify(stored)),
+  stored: (_ids, data) => data,
+  partPath: () => undefined,
+};
+
+export interface TranscriptRoot {
+  dialect: TranscriptDialect;
+  /** What the user named (a config/state dir, a folder of transcripts, or one file). */
+  path: string;
+  /** Folders holding session files, with fast-glob patterns relative to each; none: `path` is the one file. */
+  sources: { dir: string; patterns: string[] }[];
+}
+
+interface SessionFile {
+  id: string;
+  path: string;
+}
+
+const HEAD_BYTES = 64 * 1024;
+
+export class TranscriptStore implements SessionStore {
+  readonly info: StoreInfo;
+  readonly codec = lineCodec;
+  private files?: Map<string, SessionFile>;
+  private keys?: Map<string, string>;
+
+  constructor(
+    private readonly root: TranscriptRoot,
+    notices: string[] = [],
+  ) {
+    this.info = { format: root.dialect, path: root.path, notices };
+  }
+
+  private sessionFiles(): Map<string, SessionFile> {
+    if (this.files) return this.files;
+    const found = new Map<string, SessionFile>();
+    const sources = this.root.sources;
+    const paths =
+      sources.length === 0
+        ? [this.root.path]
+        : sources.flatMap(({ dir, patterns }) => fg.sync(patterns, { cwd: dir, absolute: true, onlyFiles: true, suppressErrors: true, followSymbolicLinks: false }).sort());
+    for (const path of paths) {
+      const id = basename(path, ".jsonl");
+      // Claude Code's older builds keep a subagent's run beside the session as agent-<id>.jsonl: part of that session.
+      if (this.root.dialect === "claude" && id.startsWith("agent-") && sources.length > 0) continue;
+      const other = found.get(id);
+      if (other) {
+        throw new RecoverError("session-ambiguous", `session ${id} is in two places (${other.path} and ${path}); point --store at one of them`);
+      }
+      found.set(id, { id, path });
+    }
+    this.files = found;
+    return found;
+  }
+
+  listSessions(): SessionSummary[] {
+    const sessions = [...this.sessionFiles().values()].map((file) => this.summaryOf(file));
+    return sessions.sort((a, b) => b.updated - a.updated || (a.id < b.id ? -1 : 1));
+  }
+
+  listStraySessionIds(): string[] {
+    return [];
+  }
+
+  /** openclaw's session keys, from every sessions.json beside the transcripts. */
+  resolveAlias(name: string): string | undefined {
+    if (this.root.dialect !== "openclaw") return undefined;
+    if (!this.keys) {
+      this.keys = new Map();
+      const indexes = new Set([...this.sessionFiles().values()].map((f) => join(dirname(f.path), "sessions.json")));
+      for (const index of indexes) {
+        for (const [key, entry] of Object.entries(readIndex(index))) {
+          const file = str(obj(entry)?.sessionFile);
+          const id = file !== undefined ? basename(file, ".jsonl") : str(obj(entry)?.sessionId);
+          if (id !== undefined && !this.keys.has(key)) this.keys.set(key, id);
+        }
+      }
+    }
+    return this.keys.get(name);
+  }
+
+  loadSession(id: string, mode: LoadMode): TranscriptRecords {
+    assertSafeId(id);
+    const file = this.sessionFiles().get(id);
+    if (!file) throw new RecoverError("session-not-found", `no session ${id} in this store (run \`recover session list\` to see them)`);
+    let bytes: Buffer;
+    let mtime: number;
+    try {
+      mtime = statSync(file.path).mtimeMs;
+      bytes = readFileSync(file.path);
+    } catch (error) {
+      throw fsError(error, file.path) ?? error;
+    }
+    return assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
+  }
+
+  openWriter(): StoreWriter {
+    return new TranscriptWriter(this.info, this.root.dialect === "openclaw" ? [...this.sessionFiles().values()].map((f) => f.path) : []);
+  }
+
+  close(): void {}
+
+  /**
+   * Listing parses only the head of each file (title, directory) and the last lines (when it was last written);
+   * message lines are counted with a byte search.
+   */
+  private summaryOf(file: SessionFile): SessionSummary {
+    let bytes: Buffer;
+    let mtime: number;
+    try {
+      mtime = statSync(file.path).mtimeMs;
+      bytes = readFileSync(file.path);
+    } catch (error) {
+      throw fsError(error, file.path) ?? error;
+    }
+    const head = bytes.subarray(0, Math.min(bytes.length, HEAD_BYTES));
+    const cut = head.lastIndexOf(0x0a);
+    const summary = assembleTranscript(cut >= 0 && head.length < bytes.length ? head.subarray(0, cut + 1) : head, { path: file.path, sessionId: file.id, dialect: this.root.dialect, mtime }, false).summary;
+    summary.messages = countMessages(bytes, this.root.dialect);
+    summary.updated = lastTimestamp(bytes) ?? summary.updated;
+    return summary;
+  }
+}
+
+const TIMESTAMP = /"timestamp":"([^"]+)"/g;
+
+/** The newest record timestamp among the last lines that have one (the agents stamp every record they append). */
+function lastTimestamp(bytes: Buffer): number | undefined {
+  let end = bytes.length;
+  for (let tries = 0; tries < 64 && end > 0; tries++) {
+    const start = bytes.lastIndexOf(0x0a, end - 1) + 1;
+    let newest: number | undefined;
+    for (const match of bytes.subarray(start, end).toString("utf8").matchAll(TIMESTAMP)) {
+      const t = Date.parse(match[1]!);
+      if (!Number.isNaN(t) && (newest === undefined || t > newest)) newest = t;
+    }
+    if (newest !== undefined) return newest;
+    end = start - 1;
+  }
+  return undefined;
+}
+
+/** Quotes inside JSON strings are escaped, so these byte sequences only ever appear as record structure. */
+const MESSAGE_MARKERS: Record<TranscriptDialect, Buffer[]> = {
+  claude: [Buffer.from('"type":"user"'), Buffer.from('"type":"assistant"')],
+  openclaw: [Buffer.from('"type":"message"')],
+};
+
+function countMessages(bytes: Buffer, dialect: TranscriptDialect): number {
+  let n = 0;
+  for (const marker of MESSAGE_MARKERS[dialect]) {
+    for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + marker.length)) n++;
+  }
+  return n;
+}
+
+function readIndex(path: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    return obj(parsed) ?? {};
+  } catch {
+    // A missing or damaged index only costs the key lookup: session ids still work.
+    return {};
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Writes transcripts as whole files (temp file beside it with the original's mode, fsync, rename, fsync the
+ * directory: FileWriter). A transcript's lines are not records the file system can replace one by one, so a plan's
+ * line changes become one file image per session (plan/transcript-plan.ts) and this writer puts it in place.
+ *
+ * openclaw takes a per-file write lock (`<session>.jsonl.lock`, JSON `{pid, createdAt}`, stale after 30 minutes):
+ * a live lock means the agent is writing that session right now.
+ */
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { FileWriter } from "../file-writer.js";
+import type { StoreInfo } from "../store.js";
+import { obj } from "./dialect.js";
+
+const OPENCLAW_LOCK_STALE_MS = 30 * 60_000;
+
+export class TranscriptWriter extends FileWriter {
+  constructor(
+    info: StoreInfo,
+    /** Session files whose agent takes a write lock (openclaw). */
+    private readonly lockedFiles: readonly string[],
+  ) {
+    super(info);
+  }
+
+  override openers(): { pid: number; name: string }[] {
+    const holders: { pid: number; name: string }[] = [];
+    for (const file of this.lockedFiles) {
+      const holder = lockHolder(`${file}.lock`);
+      if (holder) holders.push({ pid: holder, name: `openclaw (write lock on ${file})` });
+    }
+    return holders;
+  }
+}
+
+function lockHolder(lockPath: string): number | undefined {
+  let payload: Record<string, unknown> | undefined;
+  try {
+    payload = obj(JSON.parse(readFileSync(lockPath, "utf8")));
+  } catch {
+    return undefined;
+  }
+  const pid = payload?.pid;
+  if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return undefined;
+  const created = typeof payload?.createdAt === "string" ? Date.parse(payload.createdAt) : NaN;
+  if (!Number.isNaN(created) && Date.now() - created > OPENCLAW_LOCK_STALE_MS) return undefined;
+  if (typeof payload?.hostname === "string" && payload.hostname !== hostname()) return pid;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM" ? pid : undefined;
+  }
+}
