@@ -16,6 +16,9 @@ import { thinkingBlockOrder } from "../rules/thinking-block-order.js";
 import { thinkingOnlyMessage } from "../rules/thinking-only-message.js";
 import { toolCallInterrupted } from "../rules/tool-call-interrupted.js";
 import { trailingThinking } from "../rules/trailing-thinking.js";
+import { orphanToolResult } from "../rules/orphan-tool-result.js";
+import { toolResultMissing } from "../rules/tool-result-missing.js";
+import { atBlock, findingBlock } from "../rules/helpers.js";
 import type { Edit, FixContext } from "./fix-context.js";
 import { removeReasoning } from "./fixes.js";
 
@@ -91,6 +94,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
   const namedBlocks = position?.block ? [position.block] : (position?.message.content ?? []);
   const partsByCall = (ids: string[]) => allParts(view).filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? "")).map(({ part }) => part.ref.id);
   const why = `the provider rejected this record: ${error.message}`;
+  if (view.transcript) return transcriptErrorPlan(error, view, position?.message.sourceMessageIds, namedBlocks, at, why);
 
   switch (error.kind) {
     case "orphan_tool_use": {
@@ -150,6 +154,14 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       return scoped([trailingThinking, thinkingOnlyMessage], position?.message.sourceMessageIds, `a message${at} ends on thinking: opencode's placeholder text goes after it`);
     case "empty_content":
       return scoped([emptyTextPart, emptyMessage], position?.message.sourceMessageIds, `empty content${at}: empty text is removed or given opencode's placeholder`);
+    default:
+      return errorPlanWithoutRecords(error);
+  }
+}
+
+/** Errors whose answer does not depend on the store's records: size errors go to context trim, the rest are explained. */
+function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
+  switch (error.kind) {
     case "context_overflow":
       return { trim: { ...(error.tokens ? { tokens: error.tokens } : {}) }, explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: shrink it with \`recover context trim\`` };
     case "request_too_large":
@@ -157,6 +169,56 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
     default:
       return { explanation: error.note ?? `recover has no offline repair for this error (${error.kind})` };
   }
+}
+
+/**
+ * The same errors on a transcript: the request position names lines (and blocks in them); the transcript rules fix
+ * them, scoped to the named lines. Thinking the provider rejected is dropped block by block, never edited.
+ */
+function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds: string[] | undefined, named: readonly RequestBlock[], at: string, why: string): ErrorPlan {
+  switch (error.kind) {
+    case "orphan_tool_use":
+      return scoped([toolResultMissing], lineIds, `tool calls${at} went out without a result: each gets the error result the agent itself writes for an interrupted call`);
+    case "orphan_tool_result":
+      return scoped([orphanToolResult], lineIds, `tool results${at} had no call before them: they are dropped (kept in the backup)`);
+    case "duplicate_tool_id":
+      return scoped([duplicateToolCallId], lineIds, `a tool call id${at} is used twice: the later call and its result get a fresh id`);
+    case "thinking_signature":
+    case "thinking_modified":
+    case "thinking_when_disabled": {
+      const all = error.kind === "thinking_when_disabled";
+      const ids = all ? (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => b.type === "thinking").map((b) => b.source.id)) : named.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.source.id);
+      return {
+        rule: transcriptBlocksRule("thinking the provider rejected", new Set(ids), why, all ? "removed thinking: it is off for this model (kept verbatim in the backup)" : "removed the thinking the provider rejected; never edited or made up (kept in the backup)"),
+        explanation: all ? "thinking is disabled for the model, but the history holds thinking: every thinking block is removed (kept in the backup)" : `the thinking block${at} was rejected: it is removed (kept verbatim in the backup)`,
+      };
+    }
+    case "thinking_order":
+      return scoped([thinkingBlockOrder], lineIds, `thinking${at} is not the first block of its message: the misplaced thinking is removed`);
+    case "trailing_thinking":
+      return scoped([trailingThinking], lineIds, `a message${at} ends on thinking: that thinking is removed`);
+    case "empty_content":
+      return scoped([emptyTextPart], lineIds, `empty content${at}: the empty text is removed`);
+    default:
+      return errorPlanWithoutRecords(error);
+  }
+}
+
+/** Reports the named blocks while they are still sent, and drops each. */
+function transcriptBlocksRule(description: string, blockIds: Set<string>, why: string, reason: string): Rule {
+  return {
+    id: ERROR_RULE_ID,
+    severity: "error",
+    description,
+    fix: "repair",
+    check(view) {
+      return (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => blockIds.has(b.source.id)).map((b) => atBlock(b, why)));
+    },
+    repairTranscript(finding, context) {
+      const at = findingBlock(finding, context);
+      return at ? context.dropBlock(at.line, at.index, reason) : [];
+    },
+  };
 }
 
 function scoped(rules: Rule[], messageIds: string[] | undefined, explanation: string): ErrorPlan {

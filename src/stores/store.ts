@@ -52,6 +52,15 @@ export interface SessionStore {
   close(): void;
 }
 
+/** A store of opencode's records (SQLite or the JSON tree): its sessions load as Session → Message → Part. */
+export interface OpencodeStore extends SessionStore {
+  loadSession(id: string, mode: LoadMode): SessionRecords;
+}
+
+export function isOpencodeStore(store: SessionStore): store is OpencodeStore {
+  return store.info.format === "opencode-sqlite" || store.info.format === "opencode-json";
+}
+
 /** One record's target: what the store must hold for `key` after a transaction (absent = deleted). */
 export interface ImageTarget {
   key: RecordKey;

@@ -25,7 +25,8 @@ export interface Sent {
 export function sentFor(format: Format, built: BuiltStore, opts: { mode?: LoadMode; sessionId?: string; now?: number } = {}): Sent {
   const id = opts.sessionId ?? built.sessions[0]!.id;
   return withStore(format, built, (store) => {
-    const records = store.loadSession(id, opts.mode ?? "lean");
+    // These stores are opencode's (withStore writes one).
+    const records = store.loadSession(id, opts.mode ?? "lean") as SessionRecords;
     const view = opencodeSessionView(records, { now: opts.now ?? lastWrite(built) + HOUR, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
     return { records, view, request: anthropicRequest(view.conversation) };
   });

@@ -10,7 +10,7 @@ import { planForError, storedError } from "../../src/plan/error-fixes.js";
 import { planSession, type SessionPlan } from "../../src/plan/planner.js";
 import { classifyProviderError } from "../../src/provider/classify-error.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../src/rules/rule.js";
-import { opencodeSessionView } from "../../src/scan/session-view.js";
+import { sessionView } from "../../src/scan/session-view.js";
 import type { Backup } from "../../src/txn/backup-store.js";
 import { repairTargets } from "../../src/txn/targets.js";
 import { runTransaction } from "../../src/txn/transaction.js";
@@ -156,7 +156,7 @@ interface Aimed {
 function repairForError(fx: Fixture, errorText: string, opts: { only?: boolean; dryRun?: boolean } = {}): Aimed {
   return withOpen(fx, (store) => {
     const records = store.loadSession(fx.sessionId, "full");
-    const view = opencodeSessionView(records, { now: fx.now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+    const view = sessionView(records, { now: fx.now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
     const aimed = planForError(classifyProviderError(errorText), view);
     const base: readonly Rule[] = opts.only ? [] : DEFAULT_REPAIR_RULES;
     const extra = [...(aimed.rule ? [aimed.rule] : []), ...(aimed.scopedRules?.rules ?? [])].filter((r) => !base.includes(r));
@@ -481,7 +481,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode
 
     // The stored error is read as it is.
     withOpen({ dir: store.store, format: format === "opencode-sqlite" ? "sqlite" : "json" }, (s) => {
-      const view = opencodeSessionView(s.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+      const view = sessionView(s.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
       expect(storedError(view)).toEqual(STORED_SIGNATURE_ERROR);
     });
 

@@ -14,7 +14,7 @@ import { RULES } from "../../src/rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../src/rules/rule.js";
 import { scanSession } from "../../src/scan/scan.js";
 import { openStore } from "../../src/stores/discover.js";
-import type { SessionStore } from "../../src/stores/store.js";
+import { isOpencodeStore, type OpencodeStore, type SessionStore } from "../../src/stores/store.js";
 import { readBackup, type Backup } from "../../src/txn/backup-store.js";
 import { hasJournal } from "../../src/txn/journal.js";
 import { repairTargets, restoreTargets, changesOfTargets } from "../../src/txn/targets.js";
@@ -84,11 +84,11 @@ export function cleanupAll(): void {
   for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-export function withOpen<T>(fx: Pick<Fixture, "dir" | "format">, use: (store: SessionStore) => T): T {
+export function withOpen<T>(fx: Pick<Fixture, "dir" | "format">, use: (store: OpencodeStore) => T): T {
   const store = openStore({ store: fx.dir });
   try {
     const wanted = fx.format === "sqlite" ? "opencode-sqlite" : "opencode-json";
-    if (store.info.format !== wanted) throw new Error(`openStore picked ${store.info.format}, expected ${wanted}`);
+    if (store.info.format !== wanted || !isOpencodeStore(store)) throw new Error(`openStore picked ${store.info.format}, expected ${wanted}`);
     return use(store);
   } finally {
     store.close();

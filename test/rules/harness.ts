@@ -9,7 +9,7 @@ import { RULES } from "../../src/rules/index.js";
 import type { Finding, Severity } from "../../src/rules/rule.js";
 import { scanSession } from "../../src/scan/scan.js";
 import { openStore } from "../../src/stores/discover.js";
-import type { SessionStore } from "../../src/stores/store.js";
+import { isOpencodeStore, type OpencodeStore, type SessionStore } from "../../src/stores/store.js";
 import {
   buildStore,
   SECOND,
@@ -113,13 +113,14 @@ export interface ScanArgs {
 }
 
 /** Opens the store written in `format`, hands it to `use`, then closes it and removes the temp dir. */
-export function withStore<T>(format: Format, built: BuiltStore, use: (store: SessionStore) => T, tamper?: ScanArgs["tamper"]): T {
+export function withStore<T>(format: Format, built: BuiltStore, use: (store: OpencodeStore) => T, tamper?: ScanArgs["tamper"]): T {
   const dir = writeStore(format, built);
   try {
     tamper?.(dir, format);
     const store = openStore({ store: dir });
     try {
       expectFormat(store, format);
+      if (!isOpencodeStore(store)) throw new Error(`${store.info.format} is not an opencode store`);
       return use(store);
     } finally {
       store.close();

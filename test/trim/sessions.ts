@@ -14,6 +14,7 @@ import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { requestBytes } from "../../src/rules/trim/budget.js";
 import { opencodeSessionView } from "../../src/scan/session-view.js";
 import { openStore } from "../../src/stores/discover.js";
+import { isOpencodeStore } from "../../src/stores/store.js";
 import { BIN, parseJsonDocument, type RunResult } from "../cli/run.js";
 import type { Sandbox, TestStore } from "../cli/repair-support.js";
 import { T0 } from "../cli/stores.js";
@@ -204,6 +205,7 @@ export function storeWith(...sessions: SessionSpec[]): BuiltStore {
 export function loadRecords(store: TestStore, sessionId: string): SessionRecords {
   const s = openStore({ store: store.store });
   try {
+    if (!isOpencodeStore(s)) throw new Error(`${s.info.format} is not an opencode store`);
     return s.loadSession(sessionId, "full");
   } finally {
     s.close();

@@ -9,6 +9,7 @@ import { CHARS_PER_TOKEN, blockTokens, conversationBytes } from "../../model/tok
 import type { Edit, FixContext } from "../../plan/fix-context.js";
 import { isObject } from "../../plan/fix-context.js";
 import type { Finding, Report, RuleOptions, TrimOptions } from "../rule.js";
+import { transcriptTurns } from "./transcript-outputs.js";
 
 export const TRIM_RULE_IDS = new Set(["drop-images", "truncate-outputs", "prune-old-outputs", "dedupe-outputs", "purge-errors", "drop-oldest-turns"]);
 
@@ -82,6 +83,10 @@ export function turns(messages: readonly MessageRecord[]): MessageRecord[][] {
 }
 
 export function protectedMessageIds(view: SessionView, keepTurns: number): Set<string> {
+  if (view.transcript) {
+    const all = transcriptTurns(view.transcript);
+    return new Set(all.slice(Math.max(0, all.length - keepTurns)).flat());
+  }
   const all = turns(view.opencode?.messages ?? []);
   const kept = all.slice(Math.max(0, all.length - keepTurns));
   return new Set(kept.flat().map((m) => m.ref.id));

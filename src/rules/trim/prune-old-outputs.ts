@@ -1,7 +1,9 @@
 import { readableParts, type PartRecord } from "../../model/opencode-records.js";
-import { at, plural } from "../helpers.js";
+import type { TranscriptHistory } from "../../model/session-view.js";
+import { at, atBlock, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, clearedSaves, markCompacted, tokensOf, trimPass, type Candidate } from "./budget.js";
+import { rewriteOutput, sentOutputs } from "./transcript-outputs.js";
 
 /** opencode's own prune constants (session/compaction.ts, reference opencode.md §4). */
 const PRUNE_PROTECT_TOKENS = 40_000;
@@ -23,6 +25,7 @@ export const pruneOldOutputs: Rule = {
     const pass = trimPass(this.id, view, options, earlier, 2);
     if (!pass) return [];
     const { keep, sent, taken } = pass;
+    if (view.transcript) return asFarAsNeeded(transcriptCandidates(view.transcript, keep, taken), pass.deficit, pass.trim.calibration);
     const messages = view.opencode?.messages ?? [];
     let protectedTokens = 0;
     const candidates: Candidate[] = [];
@@ -51,6 +54,10 @@ export const pruneOldOutputs: Rule = {
     }
     return asFarAsNeeded(candidates.reverse(), pass.deficit, pass.trim.calibration);
   },
+  /** Claude Code clears old results with this same text (its microcompaction); the result stays in the backup. */
+  repairTranscript(finding, context) {
+    return rewriteOutput(finding, context, "cleared the old tool result, as Claude Code's own microcompaction does (the result is in the backup)", () => CLEARED);
+  },
   repair(finding, context) {
     return markCompacted(finding, context, "marked the old output compacted, as opencode's prune does: it is sent as a placeholder and stays on disk");
   },
@@ -60,4 +67,23 @@ function candidate(record: PartRecord, tool: string): Candidate {
   const output = (record.part as { state?: { output?: string } } | undefined)?.state?.output;
   const chars = record.content.outputChars ?? 0;
   return { report: at(record, `${tool} output of ${plural(chars, "character")} from an older turn: clear it`), saves: clearedSaves(output, chars, CLEARED) };
+}
+
+/** The same walk over a transcript's results: newest 40,000 tokens stay, older ones are cleared, oldest first. */
+function transcriptCandidates(history: TranscriptHistory, keep: ReadonlySet<string>, taken: ReadonlySet<string | undefined>): Candidate[] {
+  const outputs = sentOutputs(history, keep);
+  let protectedTokens = 0;
+  const candidates: Candidate[] = [];
+  for (let i = outputs.length - 1; i >= 0; i--) {
+    const { block } = outputs[i]!;
+    if (block.text === CLEARED) continue;
+    const tokens = tokensOf(block.chars);
+    if (protectedTokens < PRUNE_PROTECT_TOKENS) {
+      protectedTokens += tokens;
+      continue;
+    }
+    if (taken.has(block.source.id)) continue;
+    candidates.push({ report: atBlock(block, `tool result of ${plural(block.chars, "character")} from an older turn: clear it`), saves: clearedSaves(block.text, block.chars, CLEARED) });
+  }
+  return candidates.reverse();
 }

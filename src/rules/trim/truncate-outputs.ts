@@ -1,6 +1,7 @@
 import { readableParts } from "../../model/opencode-records.js";
 import { isObject } from "../../plan/fix-context.js";
-import { at, plural } from "../helpers.js";
+import { at, atBlock, plural } from "../helpers.js";
+import { rewriteOutput, sentOutputs } from "./transcript-outputs.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, tokensOf, trimPass, type Candidate } from "./budget.js";
 
@@ -36,6 +37,12 @@ export const truncateOutputs: Rule = {
     if (!pass) return [];
     const { trim, keep, sent } = pass;
     const candidates: Candidate[] = [];
+    for (const { block } of view.transcript ? sentOutputs(view.transcript, keep) : []) {
+      if (block.chars <= trim.maxOutputChars) continue;
+      const kept = truncated(block.text, trim.maxOutputChars);
+      const saves = { tokens: tokensOf(block.chars - kept.length), bytes: Buffer.byteLength(block.text) - Buffer.byteLength(kept) };
+      candidates.push({ report: atBlock(block, `tool result of ${plural(block.chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`), saves });
+    }
     for (const message of view.opencode?.messages ?? []) {
       if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
       for (const { record, part } of readableParts(message)) {
@@ -53,6 +60,11 @@ export const truncateOutputs: Rule = {
     }
     candidates.sort((a, b) => (trim.maxBytes !== undefined ? b.saves.bytes - a.saves.bytes : b.saves.tokens - a.saves.tokens));
     return asFarAsNeeded(candidates, pass.deficit, trim.calibration);
+  },
+  repairTranscript(finding, context) {
+    const max = context.options.trim?.maxOutputChars;
+    if (max === undefined) return [];
+    return rewriteOutput(finding, context, `kept the first and last characters of the tool result, ${max.toLocaleString("en-US")} in all (the whole result is in the backup)`, (text) => truncated(text, max));
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

@@ -11,7 +11,7 @@ import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummar
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { assertSafeId } from "../session-id.js";
-import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
+import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
 import { jsonTreeCodec } from "./codec.js";
 import { OpencodeJsonWriter } from "./json-writer.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
@@ -23,7 +23,7 @@ interface SessionFile {
   problem?: RecordProblem;
 }
 
-export class OpencodeJsonStore implements SessionStore {
+export class OpencodeJsonStore implements OpencodeStore {
   readonly info: StoreInfo;
   readonly codec: RecordCodec;
   private sessionFiles?: Map<string, SessionFile>;

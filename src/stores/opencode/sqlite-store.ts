@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
-import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
+import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
@@ -36,7 +36,7 @@ const SESSION_SELECT = `SELECT s.id, s.title, s.directory, s.parent_id AS parent
 
 const REQUIRED_TABLES = ["session", "message", "part"];
 
-export class OpencodeSqliteStore implements SessionStore {
+export class OpencodeSqliteStore implements OpencodeStore {
   readonly info: StoreInfo;
   readonly codec: RecordCodec = sqliteCodec;
   private readonly db: Database.Database;
