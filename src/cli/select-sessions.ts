@@ -12,7 +12,8 @@ export interface Selection {
 }
 
 export function selectSessions(store: SessionStore, selection: Selection, { emptyMeansAll }: { emptyMeansAll: boolean }): string[] {
-  const sessions = store.listSessions();
+  // Only --last needs the summaries (which is newest); ids alone are enough for the rest.
+  const sessions = selection.last || !store.listSessionIds ? store.listSessions() : store.listSessionIds().map((id) => ({ id }));
   if (selection.last) {
     if (selection.ids.length > 0 || selection.all) throw new RecoverError("usage", "--last cannot be combined with session ids or --all");
     const newest = sessions[0];

@@ -41,6 +41,8 @@ export interface SessionStore {
   readonly codec: RecordCodec;
   /** Every session, newest update first. */
   listSessions(): SessionSummary[];
+  /** Just the ids, when listing costs more than finding them (a transcript's summary reads the file). */
+  listSessionIds?(): string[];
   /** Sessions that records point at but that have no session record of their own (orphaned messages). */
   listStraySessionIds(): string[];
   /** One session's records, ordered. `lean` may summarise heavy fields (see PartRecord); `full` keeps bytes. */

@@ -77,6 +77,10 @@ export class TranscriptStore implements SessionStore {
     return sessions.sort((a, b) => b.updated - a.updated || (a.id < b.id ? -1 : 1));
   }
 
+  listSessionIds(): string[] {
+    return [...this.sessionFiles().keys()];
+  }
+
   listStraySessionIds(): string[] {
     return [];
   }
