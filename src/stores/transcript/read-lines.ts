@@ -38,7 +38,7 @@ export function splitLines(bytes: Buffer): { lines: Buffer[]; endsWithNewline: b
 export function readLine(raw: Buffer, number: number): ReadLine {
   const line: ReadLine = { number, raw };
   let body = raw.at(-1) === 0x0d ? raw.subarray(0, -1) : raw;
-  if (body.length === 0 || /^[ \t]*$/.test(body.toString("latin1"))) return { ...line, problem: unreadable("empty", "blank line") };
+  if (isBlankLine(body)) return { ...line, problem: unreadable("empty", "blank line") };
   const nuls = leadingNuls(body);
   if (nuls === body.length) return { ...line, problem: unreadable("zero-filled", `${body.length} NUL bytes (an append that never reached the disk)`) };
   if (nuls > 0) body = body.subarray(nuls);
@@ -72,6 +72,11 @@ export function readLine(raw: Buffer, number: number): ReadLine {
     };
   }
   return { ...line, problem: parsed.problem ?? unreadable("invalid-json", "JSON does not parse") };
+}
+
+function isBlankLine(body: Buffer): boolean {
+  for (const byte of body) if (byte !== 0x20 && byte !== 0x09) return false;
+  return true;
 }
 
 function leadingNuls(body: Buffer): number {
@@ -171,7 +176,8 @@ function notAnObject(value: unknown): LineProblem {
  * is cheap; only a line that fails it is walked to name the field.
  */
 function corruptionIn(value: Record<string, unknown>, text: string): Corruption | undefined {
-  if (!/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(text)) return undefined;
+  // Both only ever appear escaped (\u0000, \udXXX): most lines hold no escape at all.
+  if (!text.includes("\\u") || !/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(text)) return undefined;
   return walk(value, "");
 }
 

@@ -106,14 +106,7 @@ export class TranscriptStore implements SessionStore {
     assertSafeId(id);
     const file = this.sessionFiles().get(id);
     if (!file) throw new RecoverError("session-not-found", `no session ${id} in this store (run \`recover session list\` to see them)`);
-    let bytes: Buffer;
-    let mtime: number;
-    try {
-      mtime = statSync(file.path).mtimeMs;
-      bytes = readFileSync(file.path);
-    } catch (error) {
-      throw fsError(error, file.path) ?? error;
-    }
+    const { bytes, mtime } = readSessionFile(file.path);
     return assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
   }
 
@@ -128,20 +121,21 @@ export class TranscriptStore implements SessionStore {
    * message lines are counted with a byte search.
    */
   private summaryOf(file: SessionFile): SessionSummary {
-    let bytes: Buffer;
-    let mtime: number;
-    try {
-      mtime = statSync(file.path).mtimeMs;
-      bytes = readFileSync(file.path);
-    } catch (error) {
-      throw fsError(error, file.path) ?? error;
-    }
+    const { bytes, mtime } = readSessionFile(file.path);
     const head = bytes.subarray(0, Math.min(bytes.length, HEAD_BYTES));
     const cut = head.lastIndexOf(0x0a);
     const summary = assembleTranscript(cut >= 0 && head.length < bytes.length ? head.subarray(0, cut + 1) : head, { path: file.path, sessionId: file.id, dialect: this.root.dialect, mtime }, false).summary;
     summary.messages = countMessages(bytes, this.root.dialect);
     summary.updated = lastTimestamp(bytes) ?? summary.updated;
     return summary;
+  }
+}
+
+function readSessionFile(path: string): { bytes: Buffer; mtime: number } {
+  try {
+    return { mtime: statSync(path).mtimeMs, bytes: readFileSync(path) };
+  } catch (error) {
+    throw fsError(error, path) ?? error;
   }
 }
 
