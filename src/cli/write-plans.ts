@@ -70,9 +70,10 @@ export async function reportAndWrite(
   }
   return withWriter(store, options, async ({ writer, state, backupRoot }) => {
     refuseOpenStore(writer, options.force);
-    const recent = toWrite.find(({ plan }) => now - plan.summary.updated < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, plan.summary.id, plan.summary.updated));
+    const lastWrite = ({ plan }: PlannedSession) => Math.max(plan.summary.updated, plan.summary.modified ?? 0);
+    const recent = toWrite.find((p) => now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p)));
     if (recent && !options.force) {
-      const ago = Math.max(0, Math.round((now - recent.plan.summary.updated) / 1000));
+      const ago = Math.max(0, Math.round((now - lastWrite(recent)) / 1000));
       throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
     }
     const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
@@ -81,7 +82,7 @@ export async function reportAndWrite(
     const writeTime = Date.now();
     const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes, ...(plan.files ? { files: plan.files } : {}) })), writer, store.codec, writeTime);
     const backup = runTransaction({ kind: how.command, writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
-    rememberOwnWrites(state, store.info.path, toWrite.map(({ plan }) => ({ id: plan.summary.id, updated: Math.max(plan.summary.updated, writeTime) })));
+    rememberOwnWrites(state, store.info.path, toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })));
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, options);
     if (options.resume) report.resume = toWrite.map(({ plan }) => `opencode run --session ${plan.summary.id} "continue"`);

@@ -61,6 +61,8 @@ export interface SessionSummary {
   updated: number;
   messages: number;
   parentId?: string;
+  /** When its file was last written, by anyone (transcripts: an agent may append records without a timestamp). */
+  modified?: number;
 }
 
 export interface SessionRecords {

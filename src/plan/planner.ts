@@ -61,8 +61,8 @@ interface Working {
 }
 
 /**
- * The pass loop both families share. Structural fixes (a transcript's deleted, split or inserted lines) change
- * which records are sent, so a pass that makes one applies nothing else: the next pass judges the rest anew.
+ * The pass loop both families share: every fix whose records no other fix of this pass claimed is applied, then
+ * the next pass judges the result anew.
  */
 function plan(summary: SessionSummary, working: Working, options: PlanOptions): SessionPlan {
   const fixed: Finding[] = [];
@@ -123,28 +123,19 @@ function planRecords(loaded: SessionRecords, codec: RecordCodec, options: PlanOp
 function planTranscript(loaded: TranscriptRecords, options: PlanOptions): SessionPlan {
   const working = new WorkingTranscript(loaded);
   let context: TranscriptFixContext | undefined;
-  let structural = false;
   return plan(
     loaded.summary,
     {
       view() {
         context = undefined;
-        structural = false;
         return transcriptSessionView(working.records(), options);
       },
       fix(rule, finding, view) {
-        if (!rule.repairTranscript || !view.transcript || structural) return undefined;
+        if (!rule.repairTranscript || !view.transcript) return undefined;
         context ??= new TranscriptFixContext(view.transcript, view, options.now, options);
         const edits = rule.repairTranscript(finding, context);
         if (edits.length === 0) return undefined;
-        return {
-          claims: edits.flatMap((edit) => WorkingTranscript.claims(edit)),
-          apply: () => {
-            working.apply(edits, rule.id);
-            const parentField = context!.dialect.parentField;
-            if (edits.some((e) => e.op !== "update" || e.value[parentField] !== e.target.value?.[parentField])) structural = true;
-          },
-        };
+        return { claims: edits.flatMap((edit) => WorkingTranscript.claims(edit)), apply: () => working.apply(edits, rule.id) };
       },
       outcome() {
         return working.result();

@@ -83,8 +83,9 @@ export class WorkingTranscript {
 
   private encode(entry: Entry, value: Json): Buffer {
     const json = Buffer.from(JSON.stringify(value));
-    // A CRLF file keeps its line ends.
-    return entry.original?.raw.at(-1) === 0x0d ? Buffer.concat([json, Buffer.from("\r")]) : json;
+    // A CRLF file keeps its line ends, on changed lines and new ones alike.
+    const crlf = entry.original ? entry.original.raw.at(-1) === 0x0d : this.loaded.lines[0]?.raw.at(-1) === 0x0d;
+    return crlf ? Buffer.concat([json, Buffer.from("\r")]) : json;
   }
 
   private endsWithNewline(): boolean {

@@ -16,19 +16,27 @@ export const orphanToolResult: Rule = {
     if (!history) return [];
     // While the chain is cut (broken-parent-chain), calls before the cut are not on it yet: they count as present.
     const elsewhere = history.brokenAt ? callIdsInFile(history.records.lines) : new Set<string>();
-    const calls = new Set<string>();
-    const answered = new Set<string>();
+    // Calls still waiting for their result, by id (a reused id is duplicate-tool-call-id's: each call takes one).
+    const open = new Map<string, number>();
     const reports: Report[] = [];
     for (const { line, blocks } of history.sent) {
       for (const block of blocks) {
-        if (block.type === "tool_use") calls.add(block.id);
-        if (block.type !== "tool_result" || isExempt(view, line.ref.id)) continue;
-        if (answered.has(block.toolUseId)) {
-          reports.push(atBlock(block, `a second tool result for ${block.toolUseId} (each call takes one result)`));
-        } else if (!calls.has(block.toolUseId) && !elsewhere.has(block.toolUseId)) {
-          reports.push(atBlock(block, `tool result for ${block.toolUseId}, but no call with that id comes before it (rejected: unexpected \`tool_use_id\` found in \`tool_result\` blocks)`));
+        if (block.type === "tool_use") open.set(block.id, (open.get(block.id) ?? 0) + 1);
+        if (block.type !== "tool_result") continue;
+        const waiting = open.get(block.toolUseId);
+        if (waiting !== undefined && waiting > 0) {
+          open.set(block.toolUseId, waiting - 1);
+          continue;
         }
-        answered.add(block.toolUseId);
+        if (isExempt(view, line.ref.id) || (waiting === undefined && elsewhere.has(block.toolUseId))) continue;
+        reports.push(
+          atBlock(
+            block,
+            waiting === undefined
+              ? `tool result for ${block.toolUseId}, but no call with that id comes before it (rejected: unexpected \`tool_use_id\` found in \`tool_result\` blocks)`
+              : `a second tool result for ${block.toolUseId} (each call takes one result)`,
+          ),
+        );
       }
     }
     return reports;

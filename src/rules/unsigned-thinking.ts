@@ -1,5 +1,5 @@
 import { hasThinkingSignature } from "../model/opencode.js";
-import { at, isAnthropicModel, isExempt, messages, parts } from "./helpers.js";
+import { at, atBlock, findingBlock, isAnthropicModel, isExempt, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 import { removeReasoning } from "../plan/fixes.js";
 
@@ -12,6 +12,12 @@ export const unsignedThinking: Rule = {
     // Only reasoning that is sent back matters: opencode skips errored turns and history before a compaction.
     const sent = new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));
     const reports: Report[] = [];
+    for (const { line, role, blocks } of view.transcript?.sent ?? []) {
+      if (role !== "assistant" || isExempt(view, line.ref.id) || !fromAnthropic(line.value)) continue;
+      for (const block of blocks) {
+        if (block.type === "thinking" && !block.signed) reports.push(atBlock(block, "thinking from an Anthropic model has no signature; Anthropic rejects it (`Invalid `signature` in `thinking` block`) if it is sent back"));
+      }
+    }
     for (const message of messages(view)) {
       const info = message.info;
       if (info?.role !== "assistant" || !sent.has(message.ref.id) || !isAnthropicModel(info.providerID, info.modelID)) continue;
@@ -26,8 +32,19 @@ export const unsignedThinking: Rule = {
     return reports;
   },
   repairOnRequest: true,
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    return at ? context.dropBlock(at.line, at.index, "removed thinking without a signature (a signature cannot be made up; kept in the backup)") : [];
+  },
   repair(finding, context) {
     const part = context.part(finding.partId);
     return part ? removeReasoning(part, context, "removed reasoning without a signature (a signature cannot be made up)") : [];
   },
 };
+
+/** Claude Code only talks to Anthropic's models; a pi turn names its provider and model. */
+function fromAnthropic(value: Record<string, unknown> | undefined): boolean {
+  if (value?.type === "assistant") return true;
+  const message = value?.message as { provider?: unknown; model?: unknown } | undefined;
+  return isAnthropicModel(String(message?.provider ?? ""), String(message?.model ?? ""));
+}

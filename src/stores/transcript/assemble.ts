@@ -30,9 +30,13 @@ export function assembleTranscript(bytes: Buffer, file: TranscriptFile, keepByte
 
 /** One line as a record: read, interpreted, named. Ids are made unique later (recordsOf). */
 export function lineRecord(raw: Buffer, number: number, file: Pick<TranscriptFile, "path" | "sessionId" | "dialect">): TranscriptLine {
-  const read = readLine(raw, number);
+  const dialect = DIALECTS[file.dialect];
+  const read = readLine(raw, number, (v) => dialect.interpret(v).role !== "unknown");
   const value = read.value ?? read.salvage?.at(-1);
-  const meaning = value ? DIALECTS[file.dialect].interpret(value) : { role: "unknown" as const };
+  const meaning = value ? dialect.interpret(value) : { role: "unknown" as const };
+  // Records run together on one line were appended one after the other: the chain enters at the first.
+  const entry = !read.value && read.salvage && read.salvage.length > 1 ? dialect.interpret(read.salvage[0]!) : undefined;
+  if (entry?.parent !== undefined) meaning.parent = entry.parent;
   const ref: TranscriptLine["ref"] = { kind: "line", id: `line-${number}`, sessionId: file.sessionId, path: file.path, line: number };
   const line: TranscriptLine = { ref, raw, role: meaning.role };
   if (value) line.value = value;
@@ -87,6 +91,7 @@ function summaryOf(lines: readonly TranscriptLine[], file: TranscriptFile): Sess
     directory,
     created: file.created ?? first ?? file.mtime,
     updated: last ?? file.mtime,
+    modified: file.mtime,
     messages,
   };
 }

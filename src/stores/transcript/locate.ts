@@ -36,7 +36,8 @@ export function transcriptRootAt(target: string, forced: string | undefined): Tr
   if (found && (wanted === undefined || found.dialect === wanted)) return found;
   if (wanted) {
     const layout = wanted === "claude" ? "a config dir with projects/, a projects/ dir, a project dir or a .jsonl" : "a state dir with agents/, a sessions/ dir or a .jsonl";
-    throw new RecoverError("not-a-store", `${target} is not a ${wanted === "claude" ? "Claude Code" : "openclaw"} store (expected ${layout})`);
+    const what = found ? `${found.dialect === "claude" ? "Claude Code" : "openclaw"} transcripts` : "no transcript store";
+    throw new RecoverError("not-a-store", `${target} holds ${what}, not ${wanted === "claude" ? "a Claude Code" : "an openclaw"} store (expected ${layout})`);
   }
   return undefined;
 }
@@ -45,13 +46,13 @@ function detect(target: string, wanted: TranscriptDialect | undefined): Transcri
   const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: target, sources: [{ dir: target, patterns }] });
   if (statSync(target).isFile()) {
     if (!target.endsWith(".jsonl") && wanted === undefined) return undefined;
-    return { dialect: wanted ?? sniff(target), path: target, sources: [] };
+    return { dialect: sniff(target), path: target, sources: [] };
   }
   if (existsSync(join(target, "agents"))) return at("openclaw", [OPENCLAW_LAYOUT]);
   if (existsSync(join(target, "projects"))) return at("claude", [CLAUDE_LAYOUT]);
   if (existsSync(join(target, "sessions.json"))) return at("openclaw", ["*.jsonl"]);
   const direct = readdirSync(target).filter((name) => name.endsWith(".jsonl"));
-  if (direct.length > 0) return at(wanted ?? sniff(join(target, direct[0]!)), ["*.jsonl"]);
+  if (direct.length > 0) return at(sniff(join(target, direct[0]!)), ["*.jsonl"]);
   // `projects/` itself: one folder per project, transcripts inside.
   if (basename(target) === "projects" || wanted === "claude") return at("claude", ["*/*.jsonl"]);
   return undefined;

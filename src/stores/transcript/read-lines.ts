@@ -35,7 +35,10 @@ export function splitLines(bytes: Buffer): { lines: Buffer[]; endsWithNewline: b
   return { lines, endsWithNewline };
 }
 
-export function readLine(raw: Buffer, number: number): ReadLine {
+/** Whether a recovered object is a record of the agent's (its dialect knows the type), not a fragment of one. */
+export type AcceptRecord = (value: Record<string, unknown>) => boolean;
+
+export function readLine(raw: Buffer, number: number, accept: AcceptRecord): ReadLine {
   const line: ReadLine = { number, raw };
   let body = raw.at(-1) === 0x0d ? raw.subarray(0, -1) : raw;
   if (isBlankLine(body)) return { ...line, problem: unreadable("empty", "blank line") };
@@ -45,21 +48,21 @@ export function readLine(raw: Buffer, number: number): ReadLine {
 
   const invalidAt = isUtf8(body) ? undefined : firstInvalidUtf8(body);
   const text = lossy.decode(body);
-  const parsed = parseRecords(text);
+  const parsed = parseRecords(text, accept);
   if (parsed.whole && nuls === 0) {
     if (invalidAt === undefined) {
       const corruption = corruptionIn(parsed.whole, text);
       return corruption ? { ...line, value: parsed.whole, corruption } : { ...line, value: parsed.whole };
     }
     // The bytes outside strings are fine; the text inside holds bytes that are no UTF-8 at all.
-    const clean = parseRecords(dropInvalidUtf8(body).toString("utf8")).whole ?? parsed.whole;
+    const clean = parseRecords(dropInvalidUtf8(body).toString("utf8"), accept).whole ?? parsed.whole;
     return { ...line, value: clean, corruption: { kind: "invalid-utf8", field: "(line)", detail: `invalid UTF-8 at byte ${invalidAt} of the line` } };
   }
   if (parsed.whole && nuls > 0) {
     return { ...line, value: parsed.whole, salvage: [parsed.whole], problem: unreadable("zero-filled", `${nuls} NUL bytes before the record (a crashed append left them)`) };
   }
   if (invalidAt !== undefined) {
-    const clean = parseRecords(dropInvalidUtf8(body).toString("utf8"));
+    const clean = parseRecords(dropInvalidUtf8(body).toString("utf8"), accept);
     const salvage = clean.whole ? [clean.whole] : clean.records;
     return { ...line, ...(salvage.length ? { salvage } : {}), problem: unreadable("invalid-utf8", `invalid UTF-8 at byte ${invalidAt + nuls}, and the JSON does not parse`) };
   }
@@ -103,42 +106,33 @@ interface Parsed {
 
 /**
  * The line as one record, or the records it holds: `{a}{b}` splits where JSON.parse says the first ends; a torn
- * stub before a record is cut at the next place a record starts. Bounded: each attempt starts at a record start.
+ * stub before a record is skipped up to the next place a record starts. Only what `isRecord` accepts as a record
+ * of the agent (not an object nested in a torn one, such as a content block) counts. Bounded: at most 64 attempts,
+ * each at a place a record starts.
  */
-function parseRecords(text: string): Parsed {
+function parseRecords(text: string, accept: AcceptRecord): Parsed {
   const first = tryParse(text);
   if (first.ok) return isRecord(first.value) ? { whole: first.value, records: [], dropped: 0 } : { records: [], dropped: 0, problem: notAnObject(first.value) };
   const records: Record<string, unknown>[] = [];
   let dropped = 0;
-  let rest = text;
-  let error = first.error;
-  for (let guard = 0; guard < 64 && rest.length > 0; guard++) {
-    const after = /after JSON at position (\d+)/.exec(error)?.[1];
-    if (after !== undefined) {
-      const head = tryParse(rest.slice(0, Number(after)));
-      if (head.ok && isRecord(head.value)) {
-        records.push(head.value);
-        rest = rest.slice(Number(after)).trimStart();
-      } else {
-        break;
-      }
-    } else {
-      const next = nextRecordStart(rest);
-      if (next === undefined) {
-        dropped += rest.length;
-        break;
-      }
-      dropped += next;
-      rest = rest.slice(next);
+  let pos = 0;
+  for (let guard = 0; guard < 64 && pos < text.length; guard++) {
+    const found = recordAt(text, pos);
+    if (found && accept(found.value)) {
+      records.push(found.value);
+      pos = skipSpace(text, found.end);
+      continue;
     }
-    if (rest.length === 0) break;
-    const attempt = tryParse(rest);
-    if (attempt.ok) {
-      if (isRecord(attempt.value)) records.push(attempt.value);
+    const next = nextRecordStart(text, pos + 1);
+    if (next === undefined) {
+      dropped += text.length - pos;
+      pos = text.length;
       break;
     }
-    error = attempt.error;
+    dropped += next - pos;
+    pos = next;
   }
+  if (pos < text.length) dropped += text.length - pos;
   if (records.length > 0) return { records, dropped };
   const at = /at position (\d+)/.exec(first.error)?.[1];
   const truncated = /Unexpected end of JSON input|Unterminated string/i.test(first.error) || (at !== undefined && Number(at) >= text.trimEnd().length);
@@ -151,8 +145,24 @@ function parseRecords(text: string): Parsed {
   };
 }
 
-function nextRecordStart(text: string): number | undefined {
-  RECORD_START.lastIndex = 1;
+/** The object that starts at `pos`, and where it ends: all the rest, or where JSON.parse says non-JSON follows. */
+function recordAt(text: string, pos: number): { value: Record<string, unknown>; end: number } | undefined {
+  const rest = pos === 0 ? text : text.slice(pos);
+  const attempt = tryParse(rest);
+  if (attempt.ok) return isRecord(attempt.value) ? { value: attempt.value, end: text.length } : undefined;
+  const after = /after JSON at position (\d+)/.exec(attempt.error)?.[1];
+  if (after === undefined) return undefined;
+  const head = tryParse(rest.slice(0, Number(after)));
+  return head.ok && isRecord(head.value) ? { value: head.value, end: pos + Number(after) } : undefined;
+}
+
+function skipSpace(text: string, pos: number): number {
+  while (pos < text.length && (text[pos] === " " || text[pos] === "\t")) pos++;
+  return pos;
+}
+
+function nextRecordStart(text: string, from: number): number | undefined {
+  RECORD_START.lastIndex = from;
   const match = RECORD_START.exec(text);
   return match ? match.index : undefined;
 }

@@ -12,7 +12,7 @@ import type { TranscriptDialect, TranscriptRecords } from "../../model/transcrip
 import { assertSafeId } from "../session-id.js";
 import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
 import { assembleTranscript } from "./assemble.js";
-import { obj, str } from "./dialect.js";
+import { obj, str, timeOf } from "./dialect.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 
 /** A transcript line is its record as compact JSON, which is how both agents write them. */
@@ -127,6 +127,9 @@ export class TranscriptStore implements SessionStore {
     const summary = assembleTranscript(cut >= 0 && head.length < bytes.length ? head.subarray(0, cut + 1) : head, { path: file.path, sessionId: file.id, dialect: this.root.dialect, mtime }, false).summary;
     summary.messages = countMessages(bytes, this.root.dialect);
     summary.updated = lastTimestamp(bytes) ?? summary.updated;
+    // A session renamed late keeps its new name past the head.
+    const named = lastTitle(bytes);
+    if (named) summary.title = named;
     return summary;
   }
 }
@@ -139,22 +142,45 @@ function readSessionFile(path: string): { bytes: Buffer; mtime: number } {
   }
 }
 
-const TIMESTAMP = /"timestamp":"([^"]+)"/g;
-
-/** The newest record timestamp among the last lines that have one (the agents stamp every record they append). */
-function lastTimestamp(bytes: Buffer): number | undefined {
+/** The last lines, newest first, parsed (at most 64 tried): the tail of a transcript is where it was last written. */
+function* lastRecords(bytes: Buffer): Generator<Record<string, unknown>> {
   let end = bytes.length;
   for (let tries = 0; tries < 64 && end > 0; tries++) {
     const start = bytes.lastIndexOf(0x0a, end - 1) + 1;
-    let newest: number | undefined;
-    for (const match of bytes.subarray(start, end).toString("utf8").matchAll(TIMESTAMP)) {
-      const t = Date.parse(match[1]!);
-      if (!Number.isNaN(t) && (newest === undefined || t > newest)) newest = t;
+    try {
+      const value = obj(JSON.parse(bytes.subarray(start, end).toString("utf8")));
+      if (value) yield value;
+    } catch {
+      // a torn or blank line: the one before it tells
     }
-    if (newest !== undefined) return newest;
     end = start - 1;
   }
+}
+
+/** The newest record's own timestamp (the agents stamp every record they append; nested stamps do not count). */
+function lastTimestamp(bytes: Buffer): number | undefined {
+  for (const value of lastRecords(bytes)) {
+    const time = timeOf(value.timestamp);
+    if (time !== undefined) return time;
+  }
   return undefined;
+}
+
+const TITLE_MARKERS = ['"type":"custom-title"', '"type":"ai-title"', '"type":"session_info"'].map((m) => Buffer.from(m));
+
+/** The name the session was given last (Claude Code's custom/ai title, pi's session_info), wherever it is. */
+function lastTitle(bytes: Buffer): string | undefined {
+  const at = Math.max(...TITLE_MARKERS.map((m) => bytes.lastIndexOf(m)));
+  if (at < 0) return undefined;
+  const start = bytes.lastIndexOf(0x0a, at) + 1;
+  const end = bytes.indexOf(0x0a, at);
+  try {
+    const value = obj(JSON.parse(bytes.subarray(start, end < 0 ? bytes.length : end).toString("utf8")));
+    const name = str(value?.customTitle) ?? str(value?.title) ?? str(value?.aiTitle) ?? str(value?.name);
+    return name?.replace(/\s+/g, " ").trim().slice(0, 80) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Quotes inside JSON strings are escaped, so these byte sequences only ever appear as record structure. */

@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { FileWriter } from "../file-writer.js";
+import type { RecordKey, StoredImage } from "../../model/change.js";
 import type { StoreInfo } from "../store.js";
 import { obj } from "./dialect.js";
 
@@ -21,6 +22,12 @@ export class TranscriptWriter extends FileWriter {
     private readonly lockedFiles: readonly string[],
   ) {
     super(info);
+  }
+
+  /** The file's time becomes the write time exactly, so recover knows its own write when it sees it (own-writes.ts). */
+  override withPayload(key: RecordKey, before: StoredImage, bytes: Buffer, now?: number): StoredImage {
+    const image = super.withPayload(key, before, bytes);
+    return image.exists && now !== undefined ? { ...image, mtimeMs: now } : image;
   }
 
   override openers(): { pid: number; name: string }[] {

@@ -1,0 +1,259 @@
+// Crash safety of a transcript repair, end to end: the built CLI (npm run build first) repairs a large generated
+// Claude Code transcript (many interrupted calls, damaged lines, a torn tail) and is SIGKILLed at random moments.
+// After every kill the .jsonl is byte-identical to the original or to the fully repaired file, never a mix; once the
+// next `recover session scan` has run no temp file is left beside it and the file is still one of the two; a
+// finished backup restores the original byte for byte, and a file left as it was can still be repaired.
+//
+// The fully repaired file holds fresh uuids (inserted results), so "the repaired file" is recognised two ways: its
+// sha256 is the after-image fingerprint of the run's own backup manifest, and it equals a reference repair once the
+// uuids that are not in the original are numbered in order of appearance.
+//
+// Reproduce with CRASH_SEED=<seed> (printed in failures); TRANSCRIPT_CRASH_TRIALS=<n> changes the number of trials.
+// The session has 48 interrupted calls, enough for a write of some size; test/rules/transcript-rules.test.ts plans 150
+// in one session.
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mulberry32 } from "../support/opencode-fixtures.js";
+import { ClaudeTranscript, MINUTE, damage } from "../support/transcript-fixtures.js";
+import { backupRootOf, runCli, type KillPlan, type RunResult } from "./crash-support.js";
+
+const BASE_SEED = (Number(process.env.CRASH_SEED ?? 20_261_123) >>> 0) || 1;
+const TRIALS = Number(process.env.TRANSCRIPT_CRASH_TRIALS ?? 12);
+const TURNS = 120;
+const TEMP_MARKER = ".recover-tmp-";
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+// ---------------------------------------------------------------------------------------------
+// The session
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * TURNS turns, each a prompt, a response (thinking, text, a Bash call) with a ~3 KB result, then either an answer or
+ * a second call the user interrupted by typing the next prompt (two turns in five: 48 tool-result-missing). Then
+ * damage: three NUL-run lines, two records behind NUL runs, two records behind torn stubs, and a torn tail.
+ */
+function bigTranscript(): { t: ClaudeTranscript; interrupted: number } {
+  const t = new ClaudeTranscript({ seed: 4343, start: Date.UTC(2026, 6, 1, 8, 0, 0), cwd: "/home/dana/code/invoice-api" });
+  let interrupted = 0;
+  for (let i = 0; i < TURNS; i++) {
+    t.user(`Step ${i + 1}: run reconcile check ${i} on the invoice service and tell me what it reports.`);
+    const call = t.toolUseId();
+    t.assistant([
+      { type: "thinking", thinking: `Check ${i} needs the reconcile script; run it, then read its warnings.` },
+      { type: "text", text: `Running check ${i}.` },
+      { type: "tool_use", id: call, name: "Bash", input: { command: `npm run reconcile -- --check ${i}`, description: `Reconcile check ${i}` } },
+    ]);
+    const log = Array.from({ length: 40 }, (_, k) => `[check-${i}] line ${k}: invoice batch ${i * 40 + k} reconciled, ${k % 7} warnings`).join("\n");
+    t.toolResult(call, log);
+    if (i % 5 < 2 && i < TURNS - 1) {
+      t.assistant([{ type: "tool_use", name: "Bash", input: { command: `npm run verify -- --check ${i}` } }]);
+      interrupted++;
+      t.advance(2 * MINUTE);
+    } else {
+      t.assistant([{ type: "text", text: `Check ${i} reconciled every batch; ${i % 7} warnings, all about rounding.` }]);
+    }
+  }
+  const lines = t.lines as (string | Buffer)[];
+  const at = (n: number) => lines[n] as string;
+  // Damage, from the end backwards so earlier indexes stay valid.
+  lines.push(damage.truncate(at(lines.length - 2), 70));
+  t.endsWithNewline = false;
+  for (const n of [600, 410, 150]) lines.splice(n, 0, damage.nulRun(256 + n));
+  for (const n of [520, 90]) lines[n] = Buffer.concat([damage.nulRun(300), Buffer.from(at(n))]);
+  for (const n of [700, 300]) lines[n] = damage.concatenate(`{"type":"pr-link","sessionId":"${t.sessionId}","prNu`, at(n));
+  return { t, interrupted };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scratch space and helpers
+// ---------------------------------------------------------------------------------------------
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "recover-tcrash-"));
+let failures = 0;
+afterAll(() => {
+  if (failures === 0) fs.rmSync(scratch, { recursive: true, force: true });
+  else console.log(`transcript-crash: ${failures} failed trial(s); their stores are kept under ${scratch}`);
+});
+
+const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+/** The uuids recover minted, numbered in order of appearance, so two repairs of the same file compare equal. */
+function normalise(bytes: Buffer, known: ReadonlySet<string>): string {
+  const fresh = new Map<string, string>();
+  return bytes.toString("latin1").replace(UUID, (u) => {
+    if (known.has(u)) return u;
+    if (!fresh.has(u)) fresh.set(u, `<new-${fresh.size}>`);
+    return fresh.get(u)!;
+  });
+}
+
+function copyStore(pristine: string, name: string): { config: string; stateHome: string; root: string } {
+  const root = path.join(scratch, name);
+  const config = path.join(root, "claude");
+  const stateHome = path.join(root, "state");
+  fs.cpSync(pristine, config, { recursive: true, preserveTimestamps: true });
+  fs.mkdirSync(stateHome);
+  return { config, stateHome, root };
+}
+
+interface BackupSeen {
+  id: string;
+  state: string;
+  afters: string[];
+}
+
+function backupsOf(stateHome: string): BackupSeen[] {
+  const root = backupRootOf(stateHome);
+  if (!fs.existsSync(root)) return [];
+  return fs
+    .readdirSync(root)
+    .filter((name) => fs.existsSync(path.join(root, name, "manifest.json")))
+    .sort()
+    .map((id) => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(root, id, "manifest.json"), "utf8")) as { state: string; images: { after: string | null }[] };
+      return { id, state: manifest.state, afters: manifest.images.map((i) => String(i.after)) };
+    });
+}
+
+function journalPointers(stateHome: string): string[] {
+  const dir = path.join(stateHome, "recover", "journal");
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The trials
+// ---------------------------------------------------------------------------------------------
+
+describe("a Claude Code transcript repair SIGKILLed at random moments", () => {
+  const { t, interrupted } = bigTranscript();
+  let pristine: string;
+  let file: string;
+  let relFile: string;
+  let original: Buffer;
+  let known: Set<string>;
+  let reference: string;
+  const timing = { run: 0, backupWriting: 5, applying: 5 };
+  const landings = new Map<string, number>();
+  const started = performance.now();
+
+  const repairArgs = (config: string) => ["session", "repair", t.sessionId, "--store", config, "--yes", "--json"];
+
+  beforeAll(async () => {
+    pristine = path.join(scratch, "pristine");
+    file = t.writeTo(pristine);
+    // Last written by its agent an hour ago: a file written within the last minute is refused as possibly live.
+    const then = new Date(Date.now() - 60 * MINUTE);
+    fs.utimesSync(file, then, then);
+    relFile = path.relative(pristine, file);
+    original = fs.readFileSync(file);
+    known = new Set(original.toString("latin1").match(UUID) ?? []);
+    expect(interrupted).toBe(48);
+    expect(original.length).toBeGreaterThan(600_000);
+
+    // Two complete runs on copies: the after-image (they must agree once minted uuids are numbered), and timings.
+    const afters: string[] = [];
+    const runs: RunResult[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { config, stateHome } = copyStore(pristine, `reference-${i}`);
+      const result = await runCli(repairArgs(config), stateHome);
+      expect(result.status, `reference repair: ${result.stderr}${result.stdout.slice(0, 2000)}`).toBe(0);
+      const doc = JSON.parse(result.stdout) as { sessions: { changes: { op: string; rules: string[] }[] }[] };
+      const changes = doc.sessions[0]!.changes;
+      expect(changes.filter((c) => c.op === "insert" && c.rules.includes("tool-result-missing"))).toHaveLength(48);
+      expect(changes.filter((c) => c.rules.includes("unreadable-record")).length).toBeGreaterThanOrEqual(8);
+      const after = fs.readFileSync(path.join(config, relFile));
+      expect(after.equals(original)).toBe(false);
+      afters.push(normalise(after, known));
+      runs.push(result);
+    }
+    expect(afters[1]).toBe(afters[0]);
+    reference = afters[0]!;
+    // The original never passes for the repaired file.
+    expect(normalise(original, known)).not.toBe(reference);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    timing.run = median(runs.map((r) => r.milestones.exit));
+    const writing = runs.flatMap((r) => (r.milestones.backup !== undefined && (r.milestones.planned ?? r.milestones.applying) !== undefined ? [(r.milestones.planned ?? r.milestones.applying)! - r.milestones.backup] : []));
+    const applying = runs.flatMap((r) => (r.milestones.applying !== undefined && r.milestones.done !== undefined ? [r.milestones.done - r.milestones.applying] : []));
+    if (writing.length > 0) timing.backupWriting = Math.max(2, median(writing));
+    if (applying.length > 0) timing.applying = Math.max(2, median(applying));
+  }, 60_000);
+
+  afterAll(() => {
+    const lines = [...landings].sort((a, b) => b[1] - a[1]).map(([where, n]) => `  ${String(n).padStart(3)}  ${where}`);
+    console.log(
+      [
+        `transcript-crash: ${TRIALS} kills, seed ${BASE_SEED}, ${((performance.now() - started) / 1000).toFixed(1)} s; run ${Math.round(timing.run)} ms, backup ${Math.round(timing.backupWriting)} ms, apply ${Math.round(timing.applying)} ms`,
+        ...lines,
+      ].join("\n"),
+    );
+  });
+
+  it.each(Array.from({ length: TRIALS }, (_, i) => i))("trial %i", async (trial) => {
+    const rand = mulberry32((BASE_SEED + trial * 0x2545f491) >>> 0);
+    // A third of the kills anywhere in the run, a sixth while the backup is written, half around the file's rename.
+    const anchor = (["spawn", "spawn", "backup", "applying", "applying", "applying"] as const)[trial % 6]!;
+    const delayMs = anchor === "spawn" ? rand() * timing.run * 1.05 : anchor === "backup" ? rand() * timing.backupWriting : rand() * timing.applying * 1.25;
+    const plan: KillPlan = { anchor, delayMs };
+    const { config, stateHome, root } = copyStore(pristine, `trial-${trial}`);
+    const target = path.join(config, relFile);
+    const dir = path.dirname(target);
+    let where = "?";
+    const context = () => `trial ${trial} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(delayMs)} ms after ${anchor}, landed ${where}; store kept in ${root}`;
+    const state = (bytes: Buffer) => (bytes.equals(original) ? "original" : normalise(bytes, known) === reference ? "repaired" : "mixed");
+    try {
+      const result = await runCli(repairArgs(config), stateHome, plan);
+      expect(result.killed || result.status === 0, `${context()}: the run failed: ${result.stderr}${result.stdout.slice(0, 500)}`).toBe(true);
+
+      // 1. At the kill: the original or the repaired file, whole; a changed file is the run's own after-image.
+      const atKill = fs.readFileSync(target);
+      const seen = backupsOf(stateHome);
+      where = `${result.killed ? "killed" : "finished"}, backup ${seen[0]?.state ?? "none"}, file ${state(atKill)}`;
+      const temps = fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER));
+      if (temps.length > 0) where += ", temp file left";
+      landings.set(where, (landings.get(where) ?? 0) + 1);
+      expect(state(atKill), context()).not.toBe("mixed");
+      if (!atKill.equals(original)) {
+        expect(seen, `${context()}: a changed file without a backup`).toHaveLength(1);
+        expect(seen[0]!.afters.some((a) => a.startsWith(sha256(atKill))), `${context()}: the file is the manifest's after-image`).toBe(true);
+        expect(["applying", "done"], context()).toContain(seen[0]!.state);
+      }
+      // Nothing but the session file (and the temp file of a cut-short write) in the project folder.
+      expect(fs.readdirSync(dir).filter((n) => !n.includes(TEMP_MARKER)), context()).toEqual([path.basename(target)]);
+
+      // 2. The next command settles it: no temp file, still one of the two, no journal left.
+      const scan = await runCli(["session", "scan", t.sessionId, "--store", config, "--json", "--exit-zero"], stateHome);
+      expect(scan.status, `${context()}: scan after the kill: ${scan.stderr}${scan.stdout.slice(0, 500)}`).toBe(0);
+      expect(fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER)), `${context()}: temp files after the next scan`).toEqual([]);
+      const settled = fs.readFileSync(target);
+      const settledState = state(settled);
+      expect(settledState, context()).not.toBe("mixed");
+      expect(journalPointers(stateHome), `${context()}: journal left unsettled`).toEqual([]);
+      const done = backupsOf(stateHome).filter((b) => b.state === "done");
+      const findings = (JSON.parse(scan.stdout) as { summary: { errors: number } }).summary.errors;
+
+      if (settledState === "repaired") {
+        expect(done, context()).toHaveLength(1);
+        expect(findings, `${context()}: the repaired file scans clean`).toBe(0);
+        // 3. The finished backup restores the original byte for byte.
+        const restore = await runCli(["session", "restore", done[0]!.id, "--yes", "--json"], stateHome);
+        expect(restore.status, `${context()}: restore: ${restore.stderr}${restore.stdout.slice(-500)}`).toBe(0);
+        expect(fs.readFileSync(target).equals(original), `${context()}: restored file`).toBe(true);
+        expect(fs.readdirSync(dir), context()).toEqual([path.basename(target)]);
+      } else {
+        expect(done, context()).toHaveLength(0);
+        expect(findings, context()).toBeGreaterThan(0);
+        // 3'. Left as it was: a repair run to the end gives the reference result.
+        const again = await runCli(repairArgs(config), stateHome);
+        expect(again.status, `${context()}: repair after the kill: ${again.stderr}${again.stdout.slice(0, 500)}`).toBe(0);
+        expect(state(fs.readFileSync(target)), context()).toBe("repaired");
+      }
+      fs.rmSync(root, { recursive: true, force: true });
+    } catch (error) {
+      failures++;
+      throw error;
+    }
+  }, 30_000);
+});
