@@ -20,6 +20,8 @@ import { orphanToolResult } from "../rules/orphan-tool-result.js";
 import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock, findingBlock } from "../rules/helpers.js";
 import type { Edit, FixContext } from "./fix-context.js";
+import type { LineEdit, TranscriptFixContext } from "./transcript-fix-context.js";
+import type { TranscriptLine } from "../model/transcript.js";
 import { removeReasoning } from "./fixes.js";
 
 export const ERROR_RULE_ID = "provider-error";
@@ -189,7 +191,10 @@ function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds:
       const all = error.kind === "thinking_when_disabled";
       const ids = all ? (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => b.type === "thinking").map((b) => b.source.id)) : named.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.source.id);
       return {
-        rule: transcriptBlocksRule("thinking the provider rejected", new Set(ids), why, all ? "removed thinking: it is off for this model (kept verbatim in the backup)" : "removed the thinking the provider rejected; never edited or made up (kept in the backup)"),
+        // With thinking off, nothing asks the latest turn to keep its thinking: each block goes alone.
+        rule: transcriptBlocksRule("thinking the provider rejected", new Set(ids), why, (context, line, index) =>
+          all ? context.dropBlock(line, index, "removed thinking: it is off for this model (kept verbatim in the backup)") : context.removeThinking(line, index, "removed the thinking the provider rejected; never edited or made up"),
+        ),
         explanation: all ? "thinking is disabled for the model, but the history holds thinking: every thinking block is removed (kept in the backup)" : `the thinking block${at} was rejected: it is removed (kept verbatim in the backup)`,
       };
     }
@@ -204,8 +209,8 @@ function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds:
   }
 }
 
-/** Reports the named blocks while they are still sent, and drops each. */
-function transcriptBlocksRule(description: string, blockIds: Set<string>, why: string, reason: string): Rule {
+/** Reports the named blocks while they are still sent, and fixes each with `fix`. */
+function transcriptBlocksRule(description: string, blockIds: Set<string>, why: string, fix: (context: TranscriptFixContext, line: TranscriptLine, index: number) => LineEdit[]): Rule {
   return {
     id: ERROR_RULE_ID,
     severity: "error",
@@ -216,7 +221,7 @@ function transcriptBlocksRule(description: string, blockIds: Set<string>, why: s
     },
     repairTranscript(finding, context) {
       const at = findingBlock(finding, context);
-      return at ? context.dropBlock(at.line, at.index, reason) : [];
+      return at ? fix(context, at.line, at.index) : [];
     },
   };
 }

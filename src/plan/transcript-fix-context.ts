@@ -64,15 +64,58 @@ export class TranscriptFixContext {
 
   /** Delete a line; its children and the summaries naming it move to its parent, so no link dangles. */
   deleteLine(target: TranscriptLine, reason: string): LineEdit[] {
-    const parent = target.parent ?? null;
-    const edits: LineEdit[] = [{ op: "delete", target, reason }];
-    for (const child of this.childrenOf(target)) edits.push(...this.relink(child, parent, `${reason}: relinked to the deleted line's parent`));
-    if (target.uuid !== undefined && parent !== null) {
+    return this.deleteLines([target], reason);
+  }
+
+  /**
+   * Delete lines together (a whole turn): a surviving child of a deleted line, and a summary naming one, move to
+   * the nearest ancestor that survives.
+   */
+  deleteLines(targets: readonly TranscriptLine[], reason: string): LineEdit[] {
+    const gone = new Set(targets);
+    const survivor = (line: TranscriptLine): string | null => {
+      let parent = line.parent ?? null;
+      for (let guard = 0; parent !== null && guard < 10_000; guard++) {
+        const next = this.history.byUuid.get(parent);
+        if (!next || !gone.has(next)) return parent;
+        parent = next.parent ?? null;
+      }
+      return parent;
+    };
+    const edits: LineEdit[] = targets.map((target): LineEdit => ({ op: "delete", target, reason }));
+    for (const target of targets) {
+      const parent = survivor(target);
+      for (const child of this.childrenOf(target)) {
+        if (!gone.has(child)) edits.push(...this.relink(child, parent, `${reason}: relinked to the deleted line's parent`));
+      }
+      if (target.uuid === undefined || parent === null) continue;
       for (const summary of this.summariesOf.get(target.uuid) ?? []) {
-        edits.push(...this.update(summary, `${reason}: the summary names the deleted line's parent`, (value) => (value.leafUuid = parent)));
+        if (!gone.has(summary)) edits.push(...this.update(summary, `${reason}: the summary names the deleted line's parent`, (value) => (value.leafUuid = parent)));
       }
     }
     return edits;
+  }
+
+  /**
+   * Remove a thinking block. In the latest tool-use turn the API forbids changing the thinking (and wants the turn to
+   * open with it while thinking is on), so that turn goes whole, with the results that answer it: the model redoes
+   * the step. Elsewhere the block alone goes. Thinking is never edited or made up.
+   */
+  removeThinking(target: TranscriptLine, index: number, reason: string): LineEdit[] {
+    const turn = this.latestToolTurn(target);
+    if (!turn) return this.dropBlock(target, index, `${reason} (kept verbatim in the backup)`);
+    return this.deleteLines(turn, `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn and its results are taken out (kept in the backup) and the model redoes the step`);
+  }
+
+  /** The lines of the last assistant message when it holds tool calls and `line` is one of them, with its results' lines. */
+  private latestToolTurn(line: TranscriptLine): TranscriptLine[] | undefined {
+    const messages = this.history.conversation.messages;
+    let i = messages.length - 1;
+    while (i >= 0 && messages[i]!.role === "user" && messages[i]!.blocks.every((b) => b.type === "tool_result")) i--;
+    const last = messages[i];
+    if (last?.role !== "assistant" || !last.blocks.some((b) => b.type === "tool_use") || !last.sourceMessageIds.includes(line.ref.id)) return undefined;
+    const ids = messages.slice(i).flatMap((m) => m.sourceMessageIds);
+    return ids.map((id) => this.line(id)).filter((l): l is TranscriptLine => l !== undefined);
   }
 
   /** Insert a record into the chain right after `anchor`: it takes over the anchor's children. */

@@ -24,7 +24,7 @@ export const thinkingBlockOrder: Rule = {
   },
   repairTranscript(finding, context) {
     const at = findingBlock(finding, context);
-    return at ? context.dropBlock(at.line, at.index, "removed reasoning that came after other content (kept verbatim in the backup; never moved or rewritten)") : [];
+    return at ? context.removeThinking(at.line, at.index, "removed reasoning that came after other content (never moved or rewritten)") : [];
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

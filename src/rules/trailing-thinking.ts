@@ -21,7 +21,7 @@ export const trailingThinking: Rule = {
   /** A transcript keeps no placeholder convention of its own: the trailing reasoning (unfinished thought) goes. */
   repairTranscript(finding, context) {
     const at = findingBlock(finding, context);
-    return at ? context.dropBlock(at.line, at.index, "removed the reasoning the reply ended on (kept verbatim in the backup)") : [];
+    return at ? context.removeThinking(at.line, at.index, "removed the reasoning the reply ended on") : [];
   },
   repair(finding, context) {
     const part = context.part(finding.partId);

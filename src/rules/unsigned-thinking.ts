@@ -34,7 +34,7 @@ export const unsignedThinking: Rule = {
   repairOnRequest: true,
   repairTranscript(finding, context) {
     const at = findingBlock(finding, context);
-    return at ? context.dropBlock(at.line, at.index, "removed thinking without a signature (a signature cannot be made up; kept in the backup)") : [];
+    return at ? context.removeThinking(at.line, at.index, "removed thinking without a signature (a signature cannot be made up)") : [];
   },
   repair(finding, context) {
     const part = context.part(finding.partId);
