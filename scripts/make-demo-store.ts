@@ -969,6 +969,7 @@ function writeManifest(store: BuiltStore): void {
     "- `demo/opencode/opencode.db`: opencode 1.18.31 SQLite store (V1 tables, WAL mode, checkpointed; no -wal/-shm committed).",
     "- `demo/opencode-legacy/storage/`: the same sessions as an opencode ≤1.1.65 JSON tree.",
     "- `demo/expected.json`: the table below as data (session, rule, message/part ids).",
+    "- `demo/claude/`, `demo/openclaw/`: Claude Code and openclaw transcripts, written by `npx vite-node scripts/make-demo-transcripts.ts`; what is planted where is in `TRANSCRIPTS.md` and `demo/expected-transcripts.json`.",
     "",
     "All times are in 2026. Healthy sessions must produce no findings. Each planted defect lists the rule id that should report it and the record it is in.",
     "",
