@@ -7,7 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { handle, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Interpretation, type Json, type SentLine } from "./dialect.js";
+import { handle, linksOf, obj, resultChars, resultText, str, textBlock, type Dialect, type Json, type SentLine } from "./dialect.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 export const CLAUDE_RECORD_TYPES = new Set([
@@ -49,15 +49,10 @@ export const claudeDialect: Dialect = {
   parentField: "parentUuid",
   interpret(value) {
     const type = str(value.type);
-    const found: Interpretation = { role: "unknown" };
-    if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return found;
-    found.role = type === "user" || type === "assistant" ? "message" : type === "system" && value.subtype === "compact_boundary" ? "structure" : "meta";
-    const uuid = str(value.uuid);
-    if (uuid !== undefined) found.uuid = uuid;
-    if (value.parentUuid === null || typeof value.parentUuid === "string") found.parent = value.parentUuid as string | null;
+    if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return { role: "unknown" };
+    const role = type === "user" || type === "assistant" ? "message" : type === "system" && value.subtype === "compact_boundary" ? "structure" : "meta";
+    const found = linksOf(value, role, "uuid", "parentUuid");
     if (value.isSidechain === true) found.sidechain = true;
-    const time = timeOf(value.timestamp);
-    if (time !== undefined) found.time = time;
     return found;
   },
   send(line) {

@@ -43,6 +43,18 @@ export function timeOf(value: unknown): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
+/** A record's own id, parent link and time, read from the fields its format names them by. */
+export function linksOf(value: Json, role: LineRole, idField: string, parentField: string): Interpretation {
+  const found: Interpretation = { role };
+  const id = str(value[idField]);
+  if (id !== undefined) found.uuid = id;
+  const parent = value[parentField];
+  if (parent === null || typeof parent === "string") found.parent = parent;
+  const time = timeOf(value.timestamp);
+  if (time !== undefined) found.time = time;
+  return found;
+}
+
 /** A handle to block `index` of a line's content (`field` names where it sits in the record). */
 export function handle(line: TranscriptLine, index: number, field: string): Block["source"] {
   return { kind: "line", id: blockId(line.ref.id, index), messageId: line.ref.id, field, ...(line.ref.path ? { path: line.ref.path } : {}), line: line.ref.line };

@@ -7,7 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { handle, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Interpretation, type Json } from "./dialect.js";
+import { handle, linksOf, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Json } from "./dialect.js";
 
 export const OPENCLAW_ENTRY_TYPES = new Set([
   "session",
@@ -34,21 +34,14 @@ export const openclawDialect: Dialect = {
   parentField: "parentId",
   interpret(value) {
     const type = str(value.type);
-    const found: Interpretation = { role: "unknown" };
-    if (type === undefined || !OPENCLAW_ENTRY_TYPES.has(type)) return found;
+    if (type === undefined || !OPENCLAW_ENTRY_TYPES.has(type)) return { role: "unknown" };
+    // The header is no link of the tree: entries with parentId null are its roots.
     if (type === "session") {
-      found.role = "header";
       const time = timeOf(value.timestamp);
-      if (time !== undefined) found.time = time;
-      return found;
+      return time === undefined ? { role: "header" } : { role: "header", time };
     }
-    found.role = type === "message" || type === "custom_message" ? "message" : type === "compaction" || type === "branch_summary" ? "structure" : "meta";
-    const id = str(value.id);
-    if (id !== undefined) found.uuid = id;
-    if (value.parentId === null || typeof value.parentId === "string") found.parent = value.parentId as string | null;
-    const time = timeOf(value.timestamp);
-    if (time !== undefined) found.time = time;
-    return found;
+    const role = type === "message" || type === "custom_message" ? "message" : type === "compaction" || type === "branch_summary" ? "structure" : "meta";
+    return linksOf(value, role, "id", "parentId");
   },
   send(line) {
     const value = line.value;
