@@ -5,7 +5,7 @@
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { planForError, storedError } from "../../plan/error-fixes.js";
-import { planSession } from "../../plan/planner.js";
+import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../rules/rule.js";
@@ -91,7 +91,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               const aimed = aimAtError(records, errorText, rules, now);
               if (aimed.note) store.info.notices.push(aimed.note);
               const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
-              if (errorText !== undefined && !plan.changes.some((c) => aimed.answering.has(c.key.id) || (c.key.messageId !== undefined && aimed.answering.has(c.key.messageId)))) {
+              if (errorText !== undefined && !answers(plan, aimed.answering)) {
                 throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);
               }
               planned.push({ plan, sessionRef: records.sessionRef });
@@ -104,6 +104,15 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         });
       }),
     );
+}
+
+/**
+ * A plan answers an error when it changes a record the error names, or fixes a finding in one (a transcript's missing
+ * result is a new line after the named call, not a change to the call's own line).
+ */
+function answers(plan: SessionPlan, named: ReadonlySet<string>): boolean {
+  const has = (id: string | undefined) => id !== undefined && named.has(id);
+  return plan.changes.some((c) => has(c.key.id) || has(c.key.messageId)) || plan.fixed.some((f) => has(f.messageId) || has(f.partId));
 }
 
 interface Aimed {

@@ -1,0 +1,65 @@
+// `session repair --error` on transcripts: the provider's text names a request position; the plan fixes what is
+// there with the transcript rules and nothing else, and a plan that fixes nothing the error names is refused.
+// Needs the built CLI (npm run build).
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLAUDE_INTERRUPTED_RESULT } from "../../src/stores/transcript/claude.js";
+import { OPENCLAW_MISSING_RESULT } from "../../src/stores/transcript/openclaw.js";
+import { parseJsonDocument, run, tempDir } from "./run.js";
+
+const HOUR = 3_600_000;
+
+/** A copy of a demo store whose files were last written an hour ago (not a live agent's). */
+function copyOf(demo: "claude" | "openclaw"): string {
+  const dir = path.join(tempDir(), demo);
+  fs.cpSync(path.join("fixtures/demo", demo), dir, { recursive: true });
+  const old = new Date(Date.now() - HOUR);
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) fs.utimesSync(path.join(entry.parentPath, entry.name), old, old);
+  }
+  return dir;
+}
+
+function repair(store: string, session: string, error: string) {
+  return run(["session", "repair", session, "--store", store, "--json", "--yes", "--error", error], { env: { XDG_STATE_HOME: path.join(store, "..", "state") } });
+}
+
+const changedLines = (doc: Record<string, unknown>) =>
+  ((doc.sessions as { changes: { op: string; rules: string[] }[] }[])[0]?.changes ?? []).map((c) => `${c.op}:${c.rules.join("+")}`);
+
+describe("session repair --error on transcripts", () => {
+  it("Claude Code: the orphan tool_use the error names gets Claude Code's interrupted result, nothing else changes", () => {
+    const store = copyOf("claude");
+    const error = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01U8z6Su6URP4jRjBEqQxxLu";
+    const result = repair(store, "b08bc1fc", error);
+    expect(result.status, result.stderr).toBe(0);
+    expect(changedLines(parseJsonDocument(result.stdout)).sort()).toEqual(["insert:tool-result-missing", "update:tool-result-missing"]);
+    const file = fs.readdirSync(path.join(store, "projects/-home-dana-code-invoice-api")).find((f) => f.startsWith("b08bc1fc"))!;
+    const text = fs.readFileSync(path.join(store, "projects/-home-dana-code-invoice-api", file), "utf8");
+    expect(text).toContain(`"tool_use_id":"toolu_01U8z6Su6URP4jRjBEqQxxLu"`);
+    expect(text).toContain(CLAUDE_INTERRUPTED_RESULT);
+  });
+
+  it("openclaw (#8946): the orphan tool_result the error names is dropped, by session key", () => {
+    const store = copyOf("openclaw");
+    const error = "LLM request rejected: messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01KwZ5BHBdPWExZgXrshZ2Zc";
+    const result = repair(store, "agent:main:telegram:group:-100123", error);
+    expect(result.status, result.stderr).toBe(0);
+    const changes = changedLines(parseJsonDocument(result.stdout));
+    expect(changes).toContain("delete:orphan-tool-result");
+    // A repair with --error is a plain repair plus what the error names: the call left without result is answered too.
+    expect(changes.some((c) => c.startsWith("insert:tool-result-missing"))).toBe(true);
+    const text = fs.readFileSync(path.join(store, "agents/main/sessions/20f6387e-5d4b-4c5c-861b-32ab9eb04481.jsonl"), "utf8");
+    expect(text).not.toContain("toolu_01KwZ5BHBdPWExZgXrshZ2Zc");
+    expect(text).toContain(OPENCLAW_MISSING_RESULT);
+  });
+
+  it("an error naming a healthy position changes nothing and exits 1", () => {
+    const store = copyOf("claude");
+    const before = fs.readFileSync(path.join(store, "projects/-home-dana-code-invoice-api/22c38aa4-62b1-46f6-ba13-62cb64e0791c.jsonl"));
+    const result = repair(store, "22c38aa4", "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01NOPE");
+    expect(result.status).toBe(1);
+    expect(fs.readFileSync(path.join(store, "projects/-home-dana-code-invoice-api/22c38aa4-62b1-46f6-ba13-62cb64e0791c.jsonl")).equals(before)).toBe(true);
+  });
+});
