@@ -1,5 +1,6 @@
 import { readableParts } from "../../model/opencode-records.js";
-import { at, plural } from "../helpers.js";
+import { at, atBlock, findingBlock, plural } from "../helpers.js";
+import { contentOf } from "../../plan/transcript-fix-context.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, trimPass, type Candidate } from "./budget.js";
 
@@ -20,6 +21,13 @@ export const dropImages: Rule = {
     if (!pass || pass.trim.maxBytes === undefined) return [];
     const { keep, sent } = pass;
     const candidates: Candidate[] = [];
+    for (const { line, role, blocks } of view.transcript?.sent ?? []) {
+      if (keep.has(line.ref.id) || role !== "user") continue;
+      for (const block of blocks) {
+        if (block.type !== "media" || !block.mime.startsWith("image/")) continue;
+        candidates.push({ report: atBlock(block, `${block.mime} image of ${plural(block.chars, "byte")}: replace it with a note`), saves: { tokens: 0, bytes: block.chars - PLACEHOLDER.length } });
+      }
+    }
     for (const message of view.opencode?.messages ?? []) {
       if (keep.has(message.ref.id) || !sent.has(message.ref.id) || message.info?.role !== "user") continue;
       for (const { record, part } of readableParts(message)) {
@@ -31,6 +39,15 @@ export const dropImages: Rule = {
     }
     candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
     return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
+  },
+  /** The image block of the prompt gives way to a text block in the same place (the prompt keeps its other content). */
+  repairTranscript(finding, context) {
+    const at = findingBlock(finding, context);
+    if (!at) return [];
+    return context.update(at.line, "replaced the image with a note to fit the request size limit (the image is in the backup)", (value) => {
+      const content = contentOf(value);
+      if (Array.isArray(content)) content[at.index] = { type: "text", text: PLACEHOLDER };
+    });
   },
   repair(finding, context) {
     const part = context.part(finding.partId);
