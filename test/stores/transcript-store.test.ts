@@ -114,7 +114,9 @@ describe("Claude Code: every --store form", () => {
       for (const format of [undefined, "claude"]) {
         const opened = openStore({ store, ...(format ? { format } : {}) });
         expect(opened.info.format, `${store} ${format}`).toBe("claude");
-        expect(opened.info.path).toBe(path.resolve(store));
+        // Every form is the same store: the config dir (locks, the journal and backups are shared).
+        expect(opened.info.path).toBe(path.resolve(fx.config));
+        if (path.resolve(store) !== path.resolve(fx.config)) expect(opened.info.notices.join("\n")).toContain(`reading ${path.resolve(store)}`);
         expect(ids(opened), `${store} ${format}`).toEqual(expected);
         // Every listed session loads, from every form.
         for (const id of expected) expect(opened.loadSession(id, "lean").summary.id).toBe(id);

@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, sep } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
 import type { TranscriptRoot } from "./transcript-store.js";
@@ -43,10 +43,11 @@ export function transcriptRootAt(target: string, forced: string | undefined): Tr
 }
 
 function detect(target: string, wanted: TranscriptDialect | undefined): TranscriptRoot | undefined {
-  const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: target, sources: [{ dir: target, patterns }] });
+  const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: storeOf(target, dialect), sources: [{ dir: target, patterns }] });
   if (statSync(target).isFile()) {
     if (!target.endsWith(".jsonl") && wanted === undefined) return undefined;
-    return { dialect: sniff(target), path: target, sources: [] };
+    const dialect = sniff(target);
+    return { dialect, path: storeOf(target, dialect), sources: [], file: target };
   }
   if (existsSync(join(target, "agents"))) return at("openclaw", [OPENCLAW_LAYOUT]);
   if (existsSync(join(target, "projects"))) return at("claude", [CLAUDE_LAYOUT]);
@@ -68,4 +69,20 @@ function sniff(path: string): TranscriptDialect {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The agent's own store a path lies in: the config dir above `projects/` (Claude Code), the state dir above
+ * `agents/<agent>/sessions/` (openclaw); else the path itself (a copy kept elsewhere).
+ */
+function storeOf(target: string, dialect: TranscriptDialect): string {
+  const parts = target.split(sep);
+  if (dialect === "claude") {
+    const at = parts.lastIndexOf("projects");
+    // <config>/projects, <config>/projects/<project>, <config>/projects/<project>/<id>.jsonl
+    return at > 0 && parts.length - at <= 3 ? parts.slice(0, at).join(sep) || sep : target;
+  }
+  const at = parts.lastIndexOf("agents");
+  // <state>/agents/<agent>/sessions[/<id>.jsonl]
+  return at > 0 && parts[at + 2] === "sessions" && parts.length - at <= 4 ? parts.slice(0, at).join(sep) || sep : target;
 }

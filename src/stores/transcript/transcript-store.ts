@@ -24,10 +24,15 @@ export const lineCodec: RecordCodec = {
 
 export interface TranscriptRoot {
   dialect: TranscriptDialect;
-  /** What the user named (a config/state dir, a folder of transcripts, or one file). */
+  /**
+   * The store: the agent's config/state dir when what the user named lies inside one, so locks, the journal and
+   * backups are the same whichever part of it `--store` names.
+   */
   path: string;
-  /** Folders holding session files, with fast-glob patterns relative to each; none: `path` is the one file. */
+  /** Folders holding session files, with fast-glob patterns relative to each. */
   sources: { dir: string; patterns: string[] }[];
+  /** The one file, when `--store` named a transcript. */
+  file?: string;
 }
 
 interface SessionFile {
@@ -48,6 +53,8 @@ export class TranscriptStore implements SessionStore {
     notices: string[] = [],
   ) {
     this.info = { format: root.dialect, path: root.path, notices };
+    const named = root.file ?? root.sources[0]?.dir;
+    if (named !== undefined && named !== root.path) notices.push(`reading ${named}, part of the ${root.dialect === "claude" ? "Claude Code" : "openclaw"} store ${root.path}`);
   }
 
   private sessionFiles(): Map<string, SessionFile> {
@@ -55,13 +62,13 @@ export class TranscriptStore implements SessionStore {
     const found = new Map<string, SessionFile>();
     const sources = this.root.sources;
     const paths =
-      sources.length === 0
-        ? [this.root.path]
+      this.root.file !== undefined
+        ? [this.root.file]
         : sources.flatMap(({ dir, patterns }) => fg.sync(patterns, { cwd: dir, absolute: true, onlyFiles: true, suppressErrors: true, followSymbolicLinks: false }).sort());
     for (const path of paths) {
       const id = basename(path, ".jsonl");
       // Claude Code's older builds keep a subagent's run beside the session as agent-<id>.jsonl: part of that session.
-      if (this.root.dialect === "claude" && id.startsWith("agent-") && sources.length > 0) continue;
+      if (this.root.dialect === "claude" && id.startsWith("agent-") && this.root.file === undefined) continue;
       const other = found.get(id);
       if (other) {
         throw new RecoverError("session-ambiguous", `session ${id} is in two places (${other.path} and ${path}); point --store at one of them`);
