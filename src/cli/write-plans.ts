@@ -32,6 +32,13 @@ export interface WriteOptions extends GlobalOptions {
   resume?: boolean;
 }
 
+/** How the agent itself picks a repaired session up again (openclaw resumes a session by its key on the next message). */
+function resumeCommand(format: string, id: string): string | undefined {
+  if (format === "claude") return `claude --resume ${id}`;
+  if (format === "openclaw") return undefined;
+  return `opencode run --session ${id} "continue"`;
+}
+
 export function restoreCommand(backupId: string, options: GlobalOptions): string {
   return `recover session restore ${backupId}${options.backupDir !== undefined ? ` --backup-dir ${JSON.stringify(options.backupDir)}` : ""}`;
 }
@@ -85,7 +92,7 @@ export async function reportAndWrite(
     rememberOwnWrites(state, store.info.path, toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })));
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, options);
-    if (options.resume) report.resume = toWrite.map(({ plan }) => `opencode run --session ${plan.summary.id} "continue"`);
+    if (options.resume) report.resume = toWrite.flatMap(({ plan }) => resumeCommand(store.info.format, plan.summary.id) ?? []);
     reporter.done(report);
     return leftErrors ? ExitCode.findings : ExitCode.ok;
   });

@@ -57,7 +57,7 @@ interface Working {
   view(): SessionView;
   /** The edits that fix `finding` in this pass, with the records they claim; undefined when there is none. */
   fix(rule: Rule, finding: Finding, view: SessionView): { apply(): void; claims: string[] } | undefined;
-  outcome(view: SessionView): Pick<SessionPlan, "changes" | "files">;
+  outcome(): Pick<SessionPlan, "changes" | "files">;
 }
 
 /**
@@ -83,7 +83,7 @@ function plan(summary: SessionSummary, working: Working, options: PlanOptions): 
       applied++;
     }
     if (applied === 0) {
-      const { changes, files } = working.outcome(view);
+      const { changes, files } = working.outcome();
       assertProviderAccepts(view, changes);
       return { summary, changes, ...(files ? { files } : {}), fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) } };
     }

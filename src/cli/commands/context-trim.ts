@@ -73,7 +73,7 @@ function parseStrategies(list: string | undefined): Set<string> {
  * estimate of everything sent up to and including that message.
  */
 export function calibrate(loaded: LoadedSession, view: SessionView): { factor: number; method: string } {
-  // Transcripts: no stored prompt size to calibrate against yet (see docs/trim.md).
+  // Transcripts: no stored prompt size to calibrate against yet (see docs/transcripts.md).
   const messages = isTranscript(loaded) ? [] : loaded.messages;
   for (let i = messages.length - 1; i >= 0; i--) {
     const info = messages[i]!.info;

@@ -56,7 +56,7 @@ export function addSessionRepair(session: Command): void {
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
     .option("--error <text>", "the provider's error text (or - for stdin): also fix exactly what it names")
     .option("--error-file <path>", "read the provider's error text from a file")
-    .option("--resume", "after a repair, print the command that continues the session in opencode")
+    .option("--resume", "after a repair, print the command that continues the session in its agent (opencode, Claude Code)")
     .addHelpText(
       "after",
       `
