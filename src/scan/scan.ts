@@ -29,7 +29,8 @@ export async function* scanSessions(store: SessionStore, ids: readonly string[],
   const threads = options.mode === "full" ? 0 : workerCount(ids.length);
   if (threads > 1) {
     const { rules, mode: _mode, ...ruleOptions } = options;
-    const setup = { store: { path: store.info.path, format: store.info.format }, ruleIds: rules.map((r) => r.id), options: ruleOptions };
+    // Each thread opens what the user named (a part of a store reads only that part).
+    const setup = { store: { path: store.info.part ?? store.info.path, format: store.info.format }, ruleIds: rules.map((r) => r.id), options: ruleOptions };
     yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));
     return;
   }

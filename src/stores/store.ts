@@ -17,8 +17,10 @@ export type LoadedSession = SessionRecords | TranscriptRecords;
 
 export interface StoreInfo {
   format: StoreFormat;
-  /** The file or directory the records are read from. */
+  /** The store: the file or directory the records are read from (locks, the journal and backups are keyed by it). */
   path: string;
+  /** What `--store` named, when that is only a part of the store (one project's transcripts): what is read. */
+  part?: string;
   /** Things the user should know about this store that are not findings (a stale legacy tree, OpenCode 2). */
   notices: string[];
 }

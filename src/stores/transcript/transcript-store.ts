@@ -54,7 +54,10 @@ export class TranscriptStore implements SessionStore {
   ) {
     this.info = { format: root.dialect, path: root.path, notices };
     const named = root.file ?? root.sources[0]?.dir;
-    if (named !== undefined && named !== root.path) notices.push(`reading ${named}, part of the ${root.dialect === "claude" ? "Claude Code" : "openclaw"} store ${root.path}`);
+    if (named !== undefined && named !== root.path) {
+      this.info.part = named;
+      notices.push(`reading ${named}, part of the ${root.dialect === "claude" ? "Claude Code" : "openclaw"} store ${root.path}`);
+    }
   }
 
   private sessionFiles(): Map<string, SessionFile> {
