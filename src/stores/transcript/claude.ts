@@ -10,7 +10,7 @@ import { jsonLength } from "../opencode/part-content.js";
 import { handle, linksOf, obj, resultChars, resultText, str, textBlock, type Dialect, type Json, type SentLine } from "./dialect.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
-export const CLAUDE_RECORD_TYPES = new Set([
+const CLAUDE_RECORD_TYPES = new Set([
   "user",
   "assistant",
   "system",

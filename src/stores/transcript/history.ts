@@ -37,7 +37,7 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
 }
 
 /** The leaf: the last line in file order that is a message of the main chain (appends are chronological). */
-export function leafOf(lines: readonly TranscriptLine[]): TranscriptLine | undefined {
+function leafOf(lines: readonly TranscriptLine[]): TranscriptLine | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
     if ((line.role === "message" || line.role === "structure") && line.uuid !== undefined && !line.sidechain) return line;

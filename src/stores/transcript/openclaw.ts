@@ -9,7 +9,7 @@ import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { handle, linksOf, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Json } from "./dialect.js";
 
-export const OPENCLAW_ENTRY_TYPES = new Set([
+const OPENCLAW_ENTRY_TYPES = new Set([
   "session",
   "message",
   "compaction",

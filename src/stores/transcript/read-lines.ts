@@ -36,7 +36,7 @@ export function splitLines(bytes: Buffer): { lines: Buffer[]; endsWithNewline: b
 }
 
 /** Whether a recovered object is a record of the agent's (its dialect knows the type), not a fragment of one. */
-export type AcceptRecord = (value: Record<string, unknown>) => boolean;
+type AcceptRecord = (value: Record<string, unknown>) => boolean;
 
 export function readLine(raw: Buffer, number: number, accept: AcceptRecord): ReadLine {
   const line: ReadLine = { number, raw };

@@ -16,7 +16,7 @@ import { obj, str, timeOf } from "./dialect.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 
 /** A transcript line is its record as compact JSON, which is how both agents write them. */
-export const lineCodec: RecordCodec = {
+const lineCodec: RecordCodec = {
   encode: (stored) => Buffer.from(JSON.stringify(stored)),
   stored: (_ids, data) => data,
   partPath: () => undefined,
