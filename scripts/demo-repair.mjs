@@ -10,18 +10,23 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const work = mkdtempSync(join(tmpdir(), "recover-demo-"));
 const store = join(work, "opencode");
+const backups = join(work, "backups");
 cpSync(join(root, "fixtures/demo/opencode"), store, { recursive: true });
+// Locks and the journal stay out of ~/.local/state; backups go where --backup-dir says, so every command printed
+// below (and the `undo with:` recover prints) works when pasted into a shell in this folder.
 const env = { ...process.env, XDG_STATE_HOME: join(work, "state") };
+const quote = (word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 function recover(...args) {
-  console.log(`\n$ recover ${args.join(" ")}`);
-  const result = spawnSync(process.execPath, [join(root, "bin/recover"), ...args, "--store", store], { stdio: "inherit", env });
+  const argv = ["bin/recover", ...args, "--store", store, "--backup-dir", backups];
+  console.log(`\n$ node ${argv.map(quote).join(" ")}`);
+  const result = spawnSync(process.execPath, argv, { stdio: "inherit", env, cwd: root });
   return result.status;
 }
 
 recover("session", "scan", "--exit-zero", "-q");
 recover("session", "repair", "--all", "--yes", "-q");
 recover("session", "scan", "--exit-zero", "-q");
-const backups = readdirSync(join(work, "state/recover/backups"));
-recover("session", "restore", backups[0], "--yes", "-q");
-console.log(`\n(the copy, its backups and state are in ${work})`);
+const [first] = readdirSync(backups);
+recover("session", "restore", first, "--yes", "-q");
+console.log(`\n(the copy and its backups are in ${work}; run these commands from ${root})`);

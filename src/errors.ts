@@ -8,6 +8,8 @@ export const ExitCode = {
   findings: 1,
   usage: 2,
   refused: 3,
+  /** Ctrl-C: what a shell reports for a process ended by SIGINT (128 + 2), at a prompt as during a write. */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -32,14 +34,24 @@ export type ErrorCode =
   | "backup-unwritable"
   | "restore-conflict"
   | "interrupted-transaction"
+  | "not-a-transcript"
   | "fix-failed"
+  | "interrupted"
   | "internal";
+
+/** A command that helps with the error (`recover session list` after an unknown id); the CLI adds the user's store flags. */
+export interface NextStep {
+  words: string[];
+  /** What running it does, as the end of a sentence: "to see them". */
+  why: string;
+}
 
 export class RecoverError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly exitCode: ExitCode = ExitCode.usage,
+    readonly next?: NextStep,
   ) {
     super(message);
     this.name = "RecoverError";

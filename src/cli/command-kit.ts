@@ -27,14 +27,15 @@ export function action<O>(handler: Handler<O>) {
   };
 }
 
-export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err">): number {
+export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" | "command">): number {
   const known =
     error instanceof RecoverError
       ? error
       : new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`, ExitCode.usage);
   if (process.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
-  if (io.json) io.out(errorDocument(known));
-  else io.err(`recover: ${known.message}\n`);
+  const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
+  if (io.json) io.out(errorDocument({ code: known.code, message }));
+  else io.err(`recover: ${message}\n`);
   return known.exitCode;
 }
 

@@ -4,6 +4,8 @@
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import type { Ora } from "ora";
+import { ExitCode, RecoverError } from "../errors.js";
+import { commandLine } from "./next-command.js";
 
 export interface GlobalOptions {
   store?: string;
@@ -25,8 +27,17 @@ export interface Io {
   err(text: string): void;
   /** A spinner on stderr, or a no-op where a spinner would be noise (pipes, CI, --json, --quiet). */
   spinner(text: string): { update(text: string): void; stop(): void };
+  /** A command for the user to run next (`["session", "restore", id]`), with the store flags given to this one. */
+  command(words: readonly string[]): string;
   /** Ask a yes/no question on the terminal (only when `interactive`); a closed terminal or Ctrl-C answers no. */
   confirm(question: string): Promise<boolean>;
+}
+
+let stdoutOpen = true;
+
+/** The reader of stdout went away (EPIPE): nothing more is written there; the run goes on to its exit code. */
+export function stdoutClosed(): void {
+  stdoutOpen = false;
 }
 
 export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
@@ -41,8 +52,9 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
     quiet,
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true && !json,
     color,
-    out: (text) => void process.stdout.write(text),
+    out: (text) => void (stdoutOpen && process.stdout.write(text)),
     err: (text) => void process.stderr.write(text),
+    command: (words) => commandLine(words, options),
     spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
       // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.
@@ -69,7 +81,9 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
       try {
         const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false }]);
         return answer.ok === true;
-      } catch {
+      } catch (error) {
+        // Ctrl-C at the prompt is an interrupt, not a "no": exit 130 as a shell expects after SIGINT.
+        if ((error as Error | undefined)?.name === "ExitPromptError") throw new RecoverError("interrupted", "interrupted; nothing was changed", ExitCode.interrupted);
         return false;
       }
     },

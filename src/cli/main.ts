@@ -18,7 +18,7 @@ import { addCheckpoint } from "./commands/checkpoint.js";
 import { addBattleStatus } from "./commands/battle-status.js";
 import { addBattleFix, addBattleResume } from "./commands/battle-resume.js";
 import { addBattleRollback } from "./commands/battle-rollback.js";
-import { createIo } from "./io.js";
+import { createIo, stdoutClosed } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
 
@@ -88,9 +88,10 @@ function allSubcommands(command: Command): Command[] {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  // A reader that stops early (`| head`) closes the pipe: that is not an error, so stop quietly.
+  // A reader that stops early (`| head`) closes the pipe: that is not an error. Output stops, the run does not:
+  // the exit code is still the one the run decides (`scan | head -1` fails when the scan finds errors).
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? ExitCode.ok);
+    if (error.code === "EPIPE") return stdoutClosed();
     throw error;
   });
   const program = buildProgram();

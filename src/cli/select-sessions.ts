@@ -11,7 +11,8 @@ export interface Selection {
   all?: boolean;
 }
 
-export function selectSessions(store: SessionStore, selection: Selection, { emptyMeansAll }: { emptyMeansAll: boolean }): string[] {
+/** `acceptsAll: false` for a command that works on one session (context trim): its hints never offer --all. */
+export function selectSessions(store: SessionStore, selection: Selection, { emptyMeansAll, acceptsAll = true }: { emptyMeansAll: boolean; acceptsAll?: boolean }): string[] {
   // Only --last needs the summaries (which is newest); ids alone are enough for the rest.
   const sessions = selection.last || !store.listSessionIds ? store.listSessions() : store.listSessionIds().map((id) => ({ id }));
   if (selection.last) {
@@ -25,7 +26,7 @@ export function selectSessions(store: SessionStore, selection: Selection, { empt
     // Records that point at a session with no session record are still the user's data: scan them too.
     return [...sessions.map((s) => s.id), ...store.listStraySessionIds()];
   }
-  if (selection.ids.length === 0) throw new RecoverError("usage", "give a session id, --last or --all");
+  if (selection.ids.length === 0) throw new RecoverError("usage", acceptsAll ? "give a session id, --last or --all" : "give a session id or --last");
   // openclaw names sessions by key too (agent:main:main): a key is resolved to the session it points at now.
   const wanted = selection.ids.map((id) => store.resolveAlias?.(id) ?? id);
   const known: { id: string }[] = sessions;

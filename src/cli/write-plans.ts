@@ -8,7 +8,8 @@ import { summariseChange } from "../model/change.js";
 import type { RecordRef } from "../model/record.js";
 import { changeDiff } from "../plan/diff.js";
 import type { SessionPlan } from "../plan/planner.js";
-import type { SessionStore } from "../stores/store.js";
+import { isTranscript } from "../model/transcript.js";
+import type { LoadedSession, SessionStore } from "../stores/store.js";
 import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
 import { repairTargets } from "../txn/targets.js";
 import { runTransaction } from "../txn/transaction.js";
@@ -39,8 +40,24 @@ function resumeCommand(format: string, id: string): string | undefined {
   return `opencode run --session ${id} "continue"`;
 }
 
-export function restoreCommand(backupId: string, options: GlobalOptions): string {
-  return `recover session restore ${backupId}${options.backupDir !== undefined ? ` --backup-dir ${JSON.stringify(options.backupDir)}` : ""}`;
+/**
+ * A "transcript" most of whose lines cannot be read is not a damaged transcript but some other file (a database,
+ * a log, a binary named .jsonl): rewriting it as one would destroy it. Refused unless --force.
+ */
+export function refuseMostlyUnreadable(records: LoadedSession, force: boolean | undefined): void {
+  if (force || !isTranscript(records)) return;
+  const written = records.lines.filter((line) => !(line.problem?.kind === "unreadable" && line.problem.reason === "empty"));
+  const unreadable = written.filter((line) => line.problem?.kind === "unreadable" && !line.salvage?.length).length;
+  if (unreadable * 2 <= written.length) return;
+  throw new RecoverError(
+    "not-a-transcript",
+    `${records.sessionRef.path ?? records.summary.id}: ${unreadable} of ${written.length} lines cannot be read as records, so this is not a damaged transcript but something else; nothing was changed (--force rewrites it anyway)`,
+    ExitCode.refused,
+  );
+}
+
+export function restoreCommand(backupId: string, io: Pick<Io, "command">): string {
+  return io.command(["session", "restore", backupId]);
 }
 
 export async function reportAndWrite(
@@ -91,7 +108,7 @@ export async function reportAndWrite(
     const backup = runTransaction({ kind: how.command, writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
     rememberOwnWrites(state, store.info.path, toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })));
     report.backup = { id: backup.manifest.id, path: backup.dir };
-    report.undo = restoreCommand(backup.manifest.id, options);
+    report.undo = restoreCommand(backup.manifest.id, io);
     if (options.resume) report.resume = toWrite.flatMap(({ plan }) => resumeCommand(store.info.format, plan.summary.id) ?? []);
     reporter.done(report);
     return leftErrors ? ExitCode.findings : ExitCode.ok;

@@ -3,7 +3,7 @@
  * itself looks (`OPENCODE_DB`, `$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`). The format is detected
  * from what is there unless `--format` forces one. Claude Code and openclaw transcripts: see transcript/locate.ts.
  */
-import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { RecoverError, fsError } from "../errors.js";
@@ -13,14 +13,13 @@ import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
 import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";
 import { defaultTranscriptRoot, transcriptRootAt } from "./transcript/locate.js";
 import { TranscriptStore } from "./transcript/transcript-store.js";
+import { assertFormatMatches, hasSqliteHeader } from "./what-is-here.js";
 
 export interface StoreOptions {
   store?: string;
   format?: string;
   env?: NodeJS.ProcessEnv;
 }
-
-const SQLITE_MAGIC = "SQLite format 3\0";
 
 export function openStore(options: StoreOptions): SessionStore {
   // Reached only from a backup's manifest (`session restore`): battle files are restored, never scanned.
@@ -31,14 +30,27 @@ export function openStore(options: StoreOptions): SessionStore {
   }
   const format = parseFormat(options.format);
   const env = options.env ?? process.env;
-  if (options.store === undefined && (format === "claude" || format === "openclaw")) return new TranscriptStore(defaultTranscriptRoot(format, env));
+  if (options.store === undefined && (format === "claude" || format === "openclaw")) return holdingSessions(new TranscriptStore(defaultTranscriptRoot(format, env)));
   const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);
-  if (options.store !== undefined && format !== "opencode-sqlite" && format !== "opencode-json") {
-    statOrThrow(target);
-    const transcripts = transcriptRootAt(target, format);
-    if (transcripts) return new TranscriptStore(transcripts);
+  statOrThrow(target);
+  // A forced format is checked against the bytes on disk before any adapter reads them.
+  if (format !== undefined) assertFormatMatches(target, format);
+  if (format !== "opencode-sqlite" && format !== "opencode-json") {
+    const transcripts = transcriptRootAt(target);
+    if (transcripts) return holdingSessions(new TranscriptStore(transcripts));
   }
   return openAt(target, format, options.store === undefined);
+}
+
+/**
+ * A transcript store is nothing but its transcripts: one with none is not a store (exit 2), so a job pointed at
+ * the wrong folder fails instead of going green on "no findings in 0 sessions". (An opencode database or JSON
+ * tree is recognised by its own structure and may legitimately hold no session yet.)
+ */
+function holdingSessions(store: TranscriptStore): TranscriptStore {
+  if (store.listSessionIds().length > 0) return store;
+  const where = store.info.part ?? store.info.path;
+  throw new RecoverError("not-a-store", `${where} holds no ${store.info.format === "claude" ? "Claude Code" : "openclaw"} transcripts`);
 }
 
 function parseFormat(format: string | undefined): StoreFormat | undefined {
@@ -107,18 +119,4 @@ function findStorageDir(dir: string): string | undefined {
   if (basename(dir) !== "storage" && looksLikeStorage(join(dir, "storage"))) return join(dir, "storage");
   if (looksLikeStorage(dir)) return dir;
   return undefined;
-}
-
-function hasSqliteHeader(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const header = Buffer.alloc(16);
-    const read = readSync(fd, header, 0, 16, 0);
-    return read === 16 && header.toString("latin1") === SQLITE_MAGIC;
-  } catch (error) {
-    throw fsError(error, path) ?? error;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }

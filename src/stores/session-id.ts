@@ -2,10 +2,11 @@
  * Session ids come from users and end up in SQL parameters and file paths: reject anything that could walk out
  * of a store, then resolve unique prefixes against the sessions the store lists.
  */
-import { RecoverError } from "../errors.js";
+import { ExitCode, RecoverError } from "../errors.js";
 
 export function assertSafeId(id: string, what = "session id"): void {
-  if (id === "" || id.includes("/") || id.includes("\\") || id.includes("..") || id.includes("\0")) {
+  if (id === "") throw new RecoverError("invalid-id", `empty ${what}: give an id or a unique prefix of one`);
+  if (id.includes("/") || id.includes("\\") || id.includes("..") || id.includes("\0")) {
     throw new RecoverError("invalid-id", `invalid ${what} ${JSON.stringify(id)}: ids never contain "/", "\\", ".." or NUL`);
   }
 }
@@ -16,7 +17,7 @@ export function resolveSessionId(wanted: string, known: readonly { id: string }[
   const matches = known.filter((s) => s.id.startsWith(wanted));
   if (matches.length === 1) return matches[0]!.id;
   if (matches.length === 0) {
-    throw new RecoverError("session-not-found", `no session ${wanted} in this store (run \`recover session list\` to see them)`);
+    throw new RecoverError("session-not-found", `no session ${wanted} in this store`, ExitCode.usage, { words: ["session", "list"], why: "to see them" });
   }
   const shown = matches.slice(0, 5).map((s) => s.id).join(", ");
   throw new RecoverError("session-ambiguous", `session id prefix ${wanted} matches ${matches.length} sessions (${shown}${matches.length > 5 ? ", …" : ""}); give more characters`);

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { RecoverError } from "../errors.js";
+import { ExitCode, RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, writeFileDurable } from "../fs/durable.js";
 import type { StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
@@ -79,7 +79,7 @@ export function readBackup(root: string, id: string): Backup {
   assertSafeId(id, "backup id");
   const dir = join(root, id);
   if (!existsSync(join(dir, "manifest.json"))) {
-    throw new RecoverError("backup-not-found", `no backup ${id} in ${root} (run \`recover session backups\` to list them)`);
+    throw new RecoverError("backup-not-found", `no backup ${id} in ${root}`, ExitCode.usage, { words: ["session", "backups"], why: "to list them" });
   }
   return { dir, manifest: readManifest(dir) };
 }

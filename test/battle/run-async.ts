@@ -1,16 +1,10 @@
 // The built CLI in a child process, without blocking this one: a test's fake pokeralph server (in this process)
 // must be able to answer the CLI's probe while it runs. Same environment rules as test/cli/run.ts.
 import { spawn } from "node:child_process";
-import { BIN, type RunOptions, type RunResult } from "../cli/run.js";
+import { BIN, childEnv, type RunOptions, type RunResult } from "../cli/run.js";
 
 export function runAsync(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1" };
-  delete env.RECOVER_DEBUG;
-  delete env.FORCE_COLOR;
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const env = childEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

@@ -188,8 +188,8 @@ describe("recover explain: where the text comes from, and usage errors", () => {
     fs.writeFileSync(file, `${TEXTS.thinking_signature}\n`);
     const [r, j] = await Promise.all([runAsync(["explain", "--error-file", file]), runAsync(["explain", "--error-file", file, "--json"])]);
     expect(r.status).toBe(0);
-    expect(outLines(r).at(-1)).toBe(`fix:   recover session repair <session-id> --error-file ${JSON.stringify(file)}`);
-    expect(parseJsonDocument(j.stdout).fix).toBe(`recover session repair <session-id> --error-file ${JSON.stringify(file)}`);
+    expect(outLines(r).at(-1)).toBe(`fix:   recover session repair <session-id> --error-file '${file}'`);
+    expect(parseJsonDocument(j.stdout).fix).toBe(`recover session repair <session-id> --error-file '${file}'`);
   });
 
   it("no text at all, empty text, a missing file, text and a file: exit 2 with one line (or a JSON error)", async () => {
@@ -273,7 +273,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --
         "at:    messages.5.content.0 of the request",
         `in:    session ${id}: message ${answer}, part ${r3.partId}`,
         `what:  ${explanation}`,
-        `fix:   recover session repair ${id} --error -`,
+        `fix:   recover session repair ${id} --error - --store ${store}`,
         "",
       ].join("\n"),
     );
@@ -287,7 +287,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --
       kind: "thinking_signature",
       index: 5,
       contentIndex: 0,
-      fix: `recover session repair ${id} --error -`,
+      fix: `recover session repair ${id} --error - --store ${store}`,
       session: id,
       records: { messages: [answer], part: r3.partId },
       explanation,

@@ -21,8 +21,22 @@ export interface RunOptions {
   cwd?: string;
 }
 
-function childEnv(extra: RunOptions["env"] = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1" };
+/**
+ * A folder holding `recover` → the built bin, first on the child's PATH: the CLI runs as an installed one does, so
+ * the commands it prints for the user start with `recover` (without it on PATH they start with `node …/bin/recover`).
+ */
+let installedBin: string | undefined;
+export function recoverOnPath(): string {
+  if (installedBin === undefined) {
+    installedBin = fs.mkdtempSync(path.join(os.tmpdir(), "recover-bin-"));
+    fs.symlinkSync(BIN, path.join(installedBin, "recover"));
+  }
+  return installedBin;
+}
+
+/** The environment every spawned CLI gets: no colour, CI set, no debugging switches, `recover` on PATH, plus `extra`. */
+export function childEnv(extra: RunOptions["env"] = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", PATH: `${recoverOnPath()}${path.delimiter}${process.env.PATH ?? ""}` };
   // A developer's own debugging switch must not change what the tests see.
   delete env.RECOVER_DEBUG;
   delete env.FORCE_COLOR;
@@ -89,6 +103,8 @@ export function tempDir(): string {
 }
 
 afterAll(() => {
+  if (installedBin !== undefined) fs.rmSync(installedBin, { recursive: true, force: true });
+  installedBin = undefined;
   for (const dir of created.splice(0)) {
     // chmod 000 tests may leave unreadable entries behind; give them back before removing.
     try {

@@ -2,13 +2,13 @@
 // would send for a stored session (built through a real store of either format), a compact way to write the
 // expected shape, hand-built requests for the validator, and a CLI run that feeds stdin.
 import { spawn, spawnSync } from "node:child_process";
-import path from "node:path";
 import type { LoadMode, SessionRecords } from "../../src/model/opencode-records.js";
 import type { SessionView } from "../../src/model/session-view.js";
 import { anthropicRequest, type AnthropicRequest, type RequestBlock, type RequestMessage } from "../../src/provider/anthropic-request.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { opencodeSessionView } from "../../src/scan/session-view.js";
 import type { BuiltPart, BuiltStore } from "../support/opencode-fixtures.js";
+import { BIN, childEnv as cliEnv } from "../cli/run.js";
 import { HOUR, lastWrite, withStore, type Format } from "../rules/harness.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -102,14 +102,6 @@ export interface CliResult {
   stderr: string;
 }
 
-function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", ...env };
-  delete childEnv.RECOVER_DEBUG;
-  delete childEnv.FORCE_COLOR;
-  return childEnv;
-}
-
-const BIN = path.resolve("bin/recover");
 
 /** Runs bin/recover (build first) with `input` on stdin, no colour, RECOVER_DEBUG unset, plus `env`. */
 export function runWithStdin(args: string[], input: string, env: Record<string, string> = {}): CliResult {

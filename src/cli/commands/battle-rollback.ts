@@ -71,7 +71,7 @@ function printPlan(io: Io, plan: RollbackPlan): void {
   io.out(c.dim(`\na safety checkpoint of the current tree is taken first (refs/pokeralph/safety/${plan.taskId}/…) and recorded in checkpoints.json\n`));
 }
 
-function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: RollbackFlags & { backupDir?: string }) {
+function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: RollbackFlags & { backupDir?: string }, io: Io) {
   const files = outcome?.files ?? plan.files;
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -82,16 +82,17 @@ function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: 
     iterationsRolledBack: outcome?.iterationsRolledBack ?? plan.iterationsRolledBack,
     backup: outcome?.backup ? { id: outcome.backup.manifest.id, path: outcome.backup.dir } : null,
     dryRun: options.dryRun === true,
-    ...(outcome ? { undo: undoCommand(plan, outcome) } : {}),
-    ...(outcome?.backup ? { undoState: restoreCommand(outcome.backup.manifest.id, options) } : {}),
+    ...(outcome ? { undo: undoCommand(plan, outcome, io) } : {}),
+    ...(outcome?.backup ? { undoState: restoreCommand(outcome.backup.manifest.id, io) } : {}),
     status: { before: plan.statusBefore, after: plan.statusAfter },
     ...(plan.iterationsReinstated.length > 0 ? { iterationsReinstated: plan.iterationsReinstated } : {}),
     skipped: files.skipped,
   };
 }
 
-function undoCommand(plan: RollbackPlan, outcome: RollbackOutcome): string {
-  return `recover battle rollback ${plan.taskId} --to-checkpoint ${outcome.safety.ref} --hard${plan.repo.root !== process.cwd() ? ` --repo ${JSON.stringify(plan.repo.root)}` : ""}`;
+function undoCommand(plan: RollbackPlan, outcome: RollbackOutcome, io: Io): string {
+  const repo = plan.repo.root !== process.cwd() ? ["--repo", plan.repo.root] : [];
+  return io.command(["battle", "rollback", plan.taskId, "--to-checkpoint", outcome.safety.ref, "--hard", ...repo]);
 }
 
 export function addBattleRollback(battle: Command): void {
@@ -129,7 +130,7 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
         if (!io.json) printPlan(io, plan);
         const something = hasChanges(plan);
         if (!something || options.dryRun) {
-          if (io.json) io.out(`${JSON.stringify(document(plan, null, options))}\n`);
+          if (io.json) io.out(`${JSON.stringify(document(plan, null, options, io))}\n`);
           else io.out(!something ? `\n${io.color.green("✔")} nothing to roll back\n` : `\n${io.color.yellow("dry run:")} nothing was changed\n`);
           return options.dryRun && something ? ExitCode.findings : ExitCode.ok;
         }
@@ -140,17 +141,17 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
         await confirmChange(io, options, what);
         const outcome = await applyRollback(plan, { stateDir: stateDir(), backupRoot: backupRoot(options.backupDir) });
         if (io.json) {
-          io.out(`${JSON.stringify(document(plan, outcome, options))}\n`);
+          io.out(`${JSON.stringify(document(plan, outcome, options, io))}\n`);
           return ExitCode.ok;
         }
         const c = io.color;
         for (const notice of outcome.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
         io.out(`\n${c.green("✔")} rolled back ${plan.taskId} to ${plan.target.checkpoint}: ${plural(outcome.files.restored.length, "file")} restored, ${plural(outcome.files.deleted.length, "file")} deleted, ${plural(outcome.iterationsRolledBack.length, "iteration")} rolled back\n`);
         io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
-        io.out(`undo the files with: ${c.bold(undoCommand(plan, outcome))}\n`);
+        io.out(`undo the files with: ${c.bold(undoCommand(plan, outcome, io))}\n`);
         if (outcome.backup) {
           io.out(`backup ${c.bold(outcome.backup.manifest.id)} (${outcome.backup.dir}) holds history.json and checkpoints.json as they were\n`);
-          io.out(`undo the battle state with: ${c.bold(restoreCommand(outcome.backup.manifest.id, options))}\n`);
+          io.out(`undo the battle state with: ${c.bold(restoreCommand(outcome.backup.manifest.id, io))}\n`);
         }
         return ExitCode.ok;
       }),

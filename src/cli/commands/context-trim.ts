@@ -21,7 +21,7 @@ import { action, parsePositiveInt, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import type { TrimSummary } from "../reporters/change-report.js";
 import { selectSessions } from "../select-sessions.js";
-import { reportAndWrite } from "../write-plans.js";
+import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
 import { stateDir } from "../../txn/state-dir.js";
 
@@ -132,7 +132,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
         const strategies = parseStrategies(options.strategy);
         const errorText = readErrorText(options.error, options.errorFile);
         return withStore(options, async (store) => {
-          const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
+          const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false });
           const now = Date.now();
           const records = store.loadSession(id!, "full");
           const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
@@ -140,7 +140,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const stored = storedError(view, { evenIfAnswered: true });
           const error: ClassifiedError | undefined = errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
           if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
-            throw new RecoverError("usage", `that error is ${error.kind}, not a context or size error; try \`recover session repair ${id} --error -\``);
+            throw new RecoverError("usage", `that error is ${error.kind}, not a context or size error; try \`${io.command(["session", "repair", id!, "--error", "-"])}\``);
           }
           const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
           const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? DEFAULT_MAX_BYTES : undefined);
@@ -158,6 +158,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             ...(bytes !== undefined ? { maxBytes: bytes } : {}),
           };
           const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
+          if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
           const calibrated = (tokens: number) => Math.round(tokens * factor);
           const beforeBytes = requestBytes(view);
           const summary: TrimSummary = {

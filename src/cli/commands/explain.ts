@@ -13,6 +13,8 @@ import { sessionView } from "../../scan/session-view.js";
 import { resolveSessionId } from "../../stores/session-id.js";
 import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
+import type { Io } from "../io.js";
+import { shellQuote } from "../next-command.js";
 import { SCHEMA_VERSION } from "../json-output.js";
 
 interface ExplainFlags {
@@ -27,16 +29,13 @@ interface Located {
   explanation: string;
 }
 
-function fixCommand(error: ClassifiedError, session: string | undefined, from: string): string | null {
-  const target = session ?? "<session-id>";
-  switch (ERROR_CAUSES[error.kind].fixedBy) {
-    case "repair":
-      return `recover session repair ${target} ${from}`;
-    case "trim":
-      return `recover context trim ${target} ${from}`;
-    default:
-      return null;
-  }
+/** The command that answers the error, reading it again the way this explain did (stdin or the same file). */
+function fixCommand(error: ClassifiedError, session: string | undefined, from: string[], io: Io): string | null {
+  const fixedBy = ERROR_CAUSES[error.kind].fixedBy;
+  if (fixedBy === null) return null;
+  const command = io.command([...(fixedBy === "repair" ? ["session", "repair"] : ["context", "trim"]), "SESSION", ...from]);
+  // Without --session there is no id to give: a placeholder the user fills in, left unquoted so it reads as one.
+  return command.replace(" SESSION ", ` ${session !== undefined ? shellQuote(session) : "<session-id>"} `);
 }
 
 export function addExplain(program: Command): void {
@@ -61,7 +60,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         const text = readErrorText(args[0], options.errorFile, "the error text");
         if (text === undefined) throw new RecoverError("usage", "give the error text, - for stdin, or --error-file <path>");
         const error = classifyProviderError(text);
-        const from = options.errorFile !== undefined ? `--error-file ${JSON.stringify(options.errorFile)}` : "--error -";
+        const from = options.errorFile !== undefined ? ["--error-file", options.errorFile] : ["--error", "-"];
         let located: Located | undefined;
         if (options.session !== undefined) {
           located = await withStore(options, (store) => {
@@ -72,7 +71,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
             return { session: id, messages: position?.message.sourceMessageIds ?? [], ...(part ? { part } : {}), explanation: planForError(error, view).explanation };
           });
         }
-        const fix = fixCommand(error, located?.session, from);
+        const fix = fixCommand(error, located?.session, from, io);
         const { cause } = ERROR_CAUSES[error.kind];
         if (io.json) {
           const doc = {

@@ -6,6 +6,9 @@ import { action } from "../command-kit.js";
 import { SCHEMA_VERSION } from "../json-output.js";
 import { fixedBy } from "../reporters/rule-lookup.js";
 
+/** The listing documents the command itself, not this run of it: no store flags. */
+const recoverCommand = (words: string[] | null) => (words ? ["recover", ...words].join(" ") : null);
+
 
 export function addRules(program: Command): void {
   program
@@ -14,7 +17,7 @@ export function addRules(program: Command): void {
     .addHelpText("after", "\nExamples:\n  recover rules\n  recover rules --json")
     .action(
       action(({ io }) => {
-        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: fixedBy(r) }));
+        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: recoverCommand(fixedBy(r)) }));
         if (io.json) {
           io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, rules: rows })}\n`);
           return ExitCode.ok;

@@ -15,7 +15,7 @@ import type { LoadedSession } from "../../stores/store.js";
 import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import { selectSessions } from "../select-sessions.js";
-import { reportAndWrite, type PlannedSession } from "../write-plans.js";
+import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -91,6 +91,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               const aimed = aimAtError(records, errorText, rules, now);
               if (aimed.note) store.info.notices.push(aimed.note);
               const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
+              if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
               if (errorText !== undefined && !answers(plan, aimed.answering)) {
                 throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);
               }

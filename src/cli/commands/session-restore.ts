@@ -103,7 +103,7 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
             const now = Date.now();
             const undo = runTransaction({ kind: "restore", restoreOf: id, writer, backupRoot: into, stateDir: state, sessions: sessionIds, changes, targets, now });
             report.backup = { id: undo.manifest.id, path: undo.dir };
-            report.undo = restoreCommand(undo.manifest.id, options);
+            report.undo = restoreCommand(undo.manifest.id, io);
             reporter.done(report);
             return ExitCode.ok;
           });

@@ -38,7 +38,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         for (const finding of session.unfixed) {
           const where = findingPlace(finding);
           const severity = finding.severity === "error" ? c.red("error") : c.yellow("warning");
-          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${finding.message}  ${c.dim(`→ ${fixCommand(finding)}`)}\n`);
+          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${finding.message}  ${c.dim(`→ ${fixCommand(finding, io)}`)}\n`);
         }
       }
     },

@@ -37,7 +37,7 @@ function findingLine(f: Finding, io: Io): string {
   const c = io.color;
   const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
   const where = findingPlace(f);
-  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${f.message}  ${c.dim(`→ ${fixCommand(f)}`)}`;
+  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${f.message}  ${c.dim(`→ ${fixCommand(f, io)}`)}`;
 }
 
 /** Where a finding is: a transcript's line (and the block in it), else the record ids. */
@@ -46,6 +46,7 @@ export function findingPlace(f: Finding): string {
   return [f.messageId, f.partId].filter(Boolean).join("/") || (f.path ?? "session");
 }
 
-export function fixCommand(f: Finding): string {
-  return fixedBy(RULE_BY_ID.get(f.rule), f.sessionId) ?? "no automatic fix";
+export function fixCommand(f: Finding, io: Io): string {
+  const words = fixedBy(RULE_BY_ID.get(f.rule), f.sessionId);
+  return words ? io.command(words) : "no automatic fix";
 }

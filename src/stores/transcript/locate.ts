@@ -4,11 +4,12 @@
  * `projects/` itself, one project dir or one `.jsonl`. Without `--store`, `--format` picks the agent's own default:
  * `CLAUDE_CONFIG_DIR`, `~/.claude`, `~/.config/claude`; `~/.openclaw` and the older `~/.clawdbot`, `~/.moltbot`.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, sep } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
+import { whatIsAt } from "../what-is-here.js";
 import type { TranscriptRoot } from "./transcript-store.js";
 
 const CLAUDE_LAYOUT = "projects/*/*.jsonl";
@@ -29,47 +30,28 @@ export function defaultTranscriptRoot(dialect: TranscriptDialect, env: NodeJS.Pr
   return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [OPENCLAW_LAYOUT] })) };
 }
 
-/** The transcripts at `target`, or undefined when it is not a transcript store (opencode's detection goes next). */
-export function transcriptRootAt(target: string, forced: string | undefined): TranscriptRoot | undefined {
-  const wanted = forced === "claude" || forced === "openclaw" ? forced : undefined;
-  const found = detect(target, wanted);
-  if (found && (wanted === undefined || found.dialect === wanted)) return found;
-  if (wanted) {
-    const layout = wanted === "claude" ? "a config dir with projects/, a projects/ dir, a project dir or a .jsonl" : "a state dir with agents/, a sessions/ dir or a .jsonl";
-    const what = found ? `${found.dialect === "claude" ? "Claude Code" : "openclaw"} transcripts` : "no transcript store";
-    throw new RecoverError("not-a-store", `${target} holds ${what}, not ${wanted === "claude" ? "a Claude Code" : "an openclaw"} store (expected ${layout})`);
-  }
-  return undefined;
-}
-
-function detect(target: string, wanted: TranscriptDialect | undefined): TranscriptRoot | undefined {
+/**
+ * The transcripts at `target`, or undefined when it is not a transcript store (opencode's detection goes next).
+ * A forced `--format` has already been checked against what is on disk (what-is-here.ts).
+ */
+export function transcriptRootAt(target: string): TranscriptRoot | undefined {
   const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: storeOf(target, dialect), sources: [{ dir: target, patterns }] });
   if (statSync(target).isFile()) {
-    if (!target.endsWith(".jsonl") && wanted === undefined) return undefined;
-    const dialect = sniff(target);
-    return { dialect, path: storeOf(target, dialect), sources: [], file: target };
+    // Judged by its bytes, not its name: a SQLite file called x.jsonl is still no transcript.
+    const dialect = whatIsAt(target).formats.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
+    return dialect === undefined ? undefined : { dialect, path: storeOf(target, dialect), sources: [], file: target };
   }
   if (existsSync(join(target, "agents"))) return at("openclaw", [OPENCLAW_LAYOUT]);
   if (existsSync(join(target, "projects"))) return at("claude", [CLAUDE_LAYOUT]);
   if (existsSync(join(target, "sessions.json"))) return at("openclaw", ["*.jsonl"]);
-  const direct = readdirSync(target).filter((name) => name.endsWith(".jsonl"));
-  if (direct.length > 0) return at(sniff(join(target, direct[0]!)), ["*.jsonl"]);
-  // `projects/` itself: one folder per project, transcripts inside.
-  if (basename(target) === "projects" || wanted === "claude") return at("claude", ["*/*.jsonl"]);
-  return undefined;
+  const found = whatIsAt(target).formats;
+  const direct = found.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
+  if (direct === undefined) return basename(target) === "projects" ? at("claude", ["*/*.jsonl"]) : undefined;
+  // A folder of transcripts, or `projects/` itself (one folder per project, transcripts inside).
+  const flat = readdirSync(target).some((name) => name.endsWith(".jsonl"));
+  return at(direct, [flat ? "*.jsonl" : "*/*.jsonl"]);
 }
 
-/** pi's transcripts open with a `session` header; Claude Code's never do. */
-function sniff(path: string): TranscriptDialect {
-  const fd = openSync(path, "r");
-  try {
-    const head = Buffer.alloc(512);
-    const n = readSync(fd, head, 0, head.length, 0);
-    return /^\s*\{[^\n]*"type"\s*:\s*"session"/.test(head.subarray(0, n).toString("utf8")) ? "openclaw" : "claude";
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /**
  * The agent's own store a path lies in: the config dir above `projects/` (Claude Code), the state dir above

@@ -1,0 +1,59 @@
+/**
+ * Commands printed for the user to run next (a scan's `→ recover session repair …`, `undo with:`, explain's `fix:`)
+ * must work when pasted: the same program as this one was started as, the same store, format and backup dir the
+ * user gave, every word shell-quoted. Without the store flags, a pasted command acts on the default (live) store
+ * instead of the copy that was scanned.
+ */
+import { realpathSync } from "node:fs";
+import { delimiter, isAbsolute, join, relative } from "node:path";
+
+export interface CommandGlobals {
+  store?: string;
+  format?: string;
+  backupDir?: string;
+}
+
+/** A word as a POSIX shell reads it back unchanged: bare when it is plain, else in single quotes. */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `recover <words…>` as the user would type it, carrying the global options that choose the store. */
+export function commandLine(words: readonly string[], globals: CommandGlobals, program = invokedAs()): string {
+  const flags: string[] = [];
+  if (globals.store !== undefined) flags.push("--store", globals.store);
+  if (globals.format !== undefined) flags.push("--format", globals.format);
+  if (globals.backupDir !== undefined) flags.push("--backup-dir", globals.backupDir);
+  return [program, ...[...words, ...flags].map(shellQuote)].join(" ");
+}
+
+let invoked: string | undefined;
+
+/**
+ * `recover` when that name on PATH is this very program (a global install, `npm link`); otherwise the way to start
+ * this one from the current directory (`node bin/recover` under `npm start`, where `recover` is not on PATH).
+ */
+export function invokedAs(script = process.argv[1], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  if (invoked !== undefined && script === process.argv[1]) return invoked;
+  const name = script === undefined ? "recover" : programName(script, env, cwd);
+  if (script === process.argv[1]) invoked = name;
+  return name;
+}
+
+function programName(script: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  const real = realOrSelf(script);
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir !== "" && realOrSelf(join(dir, "recover")) === real) return "recover";
+  }
+  const near = relative(cwd, script);
+  return `node ${shellQuote(near.startsWith("..") || isAbsolute(near) ? script : near)}`;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
