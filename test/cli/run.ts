@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, expect } from "vitest";
 
-export const BIN = path.resolve("bin/recover");
+/** The built CLI; RECOVER_TEST_BIN runs the same tests against another build (say, the last release's). */
+export const BIN = path.resolve(process.env.RECOVER_TEST_BIN ?? "bin/recover");
 
 export interface RunResult {
   status: number | null;

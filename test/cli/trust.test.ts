@@ -1,0 +1,363 @@
+// The promises of the Trust issue, each checked through the built CLI on real copies of the demo stores:
+// a forced --format never writes a store of another kind, a store of nothing is not green, a printed command
+// works when pasted, and exit codes survive a closed pipe and a Ctrl-C at the prompt.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { RecoverError } from "../../src/errors.js";
+import { openStore } from "../../src/stores/discover.js";
+import { runAsync } from "../battle/run-async.js";
+import { sqliteRows } from "./repair-support.js";
+import {
+  BIN,
+  childEnv,
+  expectOneLineError,
+  expectSameBytes,
+  HAS_SCRIPT,
+  parseJsonDocument,
+  run,
+  runWithClosedStdout,
+  snapshot,
+  tempDir,
+  type RunResult,
+} from "./run.js";
+
+const DEMO = path.resolve("fixtures/demo");
+type Kind = "opencode-sqlite" | "opencode-json" | "claude" | "openclaw";
+const FORMATS: Kind[] = ["opencode-sqlite", "opencode-json", "claude", "openclaw"];
+
+/** A copy of each demo store, and the paths by which --store names it (a data dir, the db file itself, …). */
+function demoCopies(): Record<Kind, { root: string; forms: string[] }> {
+  const dir = tempDir();
+  const copy = (from: string, to: string) => {
+    fs.cpSync(path.join(DEMO, from), path.join(dir, to), { recursive: true });
+    return path.join(dir, to);
+  };
+  const sqlite = copy("opencode", "opencode data");
+  const json = copy("opencode-legacy", "legacy");
+  const claude = copy("claude", "claude");
+  const openclaw = copy("openclaw", "openclaw");
+  const project = path.join(claude, "projects", fs.readdirSync(path.join(claude, "projects"))[0]!);
+  const sessions = path.join(openclaw, "agents", "main", "sessions");
+  return {
+    "opencode-sqlite": { root: sqlite, forms: [sqlite, path.join(sqlite, "opencode.db")] },
+    "opencode-json": { root: json, forms: [json, path.join(json, "storage")] },
+    claude: { root: claude, forms: [claude, project, path.join(project, fs.readdirSync(project).find((f) => f.endsWith(".jsonl"))!)] },
+    openclaw: { root: openclaw, forms: [openclaw, sessions, path.join(sessions, fs.readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!)] },
+  };
+}
+
+/** How a refusal names what is really at the path, per kind of store. */
+const SAYS: Record<Kind, RegExp> = { "opencode-sqlite": /SQLite database|opencode data dir/, "opencode-json": /opencode JSON tree/, claude: /Claude Code/, openclaw: /openclaw/ };
+
+/** Every command that opens a store, read-only or not (context trim and explain need a session id: any will do). */
+const COMMANDS: string[][] = [
+  ["session", "list"],
+  ["session", "scan", "--all"],
+  ["session", "repair", "--all", "--dry-run"],
+  ["session", "repair", "--all", "--yes", "--force"],
+  ["context", "trim", "x", "--yes", "--force"],
+  ["explain", "messages.1: text content blocks must be non-empty", "--session", "x"],
+];
+
+describe("a forced --format that does not match what is on disk is refused, and nothing is written", () => {
+  it("every format × every store kind and every --store form of it: openStore refuses, naming what is there", () => {
+    const stores = demoCopies();
+    let pairs = 0;
+    for (const kind of FORMATS) {
+      for (const store of stores[kind].forms) {
+        for (const format of FORMATS.filter((f) => f !== kind)) {
+          let caught: unknown;
+          try {
+            openStore({ store, format }).close();
+          } catch (error) {
+            caught = error;
+          }
+          expect(caught, `${store} --format ${format}`).toBeInstanceOf(RecoverError);
+          expect((caught as RecoverError).code).toBe("not-a-store");
+          expect((caught as RecoverError).message).toMatch(SAYS[kind]);
+          pairs++;
+        }
+      }
+    }
+    expect(pairs).toBe(10 * 3);
+  });
+
+  it("every command through the built CLI: exit 2, one line saying what is there, not a byte written", { timeout: 120_000 }, async () => {
+    const stores = demoCopies();
+    const env = { XDG_STATE_HOME: tempDir() };
+    const before = new Map(FORMATS.map((k) => [k, snapshot(stores[k].root)]));
+    const planned: { args: string[]; kind: Kind }[] = [];
+    for (const kind of FORMATS) {
+      // The write that used to leave opencode.db at 0 bytes, for every kind × every other format.
+      for (const format of FORMATS.filter((f) => f !== kind)) planned.push({ args: ["session", "repair", "--all", "--yes", "--force", "--store", stores[kind].root, "--format", format], kind });
+    }
+    // Every other command on the issue's own pair (a database forced to claude) and on a transcript store forced to opencode.
+    for (const [kind, format] of [["opencode-sqlite", "claude"], ["claude", "opencode-json"]] as const) {
+      for (const command of COMMANDS) planned.push({ args: [...command, "--store", stores[kind].forms.at(-1)!, "--format", format], kind });
+    }
+    const results: { label: string; result: RunResult; kind: Kind }[] = [];
+    for (let i = 0; i < planned.length; i += 4) {
+      const batch = planned.slice(i, i + 4).map(({ args, kind }) => runAsync(args, { env }).then((result) => ({ label: args.join(" "), result, kind })));
+      results.push(...(await Promise.all(batch)));
+    }
+    for (const { label, result, kind } of results) {
+      expect(result.status, `${label}\n${result.stderr}`).toBe(2);
+      expect(expectOneLineError(result, /--format \S+: .* is (a|an) .*, not an? /), label).toMatch(SAYS[kind]);
+      expect(result.stdout, label).toBe("");
+    }
+    for (const kind of FORMATS) expectSameBytes(before.get(kind)!, snapshot(stores[kind].root));
+  });
+
+  it("the matching format still opens every form of each store, and finds its sessions", () => {
+    const stores = demoCopies();
+    for (const kind of FORMATS) {
+      for (const store of stores[kind].forms) {
+        const opened = openStore({ store, format: kind });
+        expect(opened.info.format).toBe(kind);
+        expect(opened.listSessions().length, store).toBeGreaterThan(0);
+        opened.close();
+      }
+    }
+  });
+
+  it("a SQLite database named .jsonl is no transcript, with or without --format", () => {
+    const dir = tempDir();
+    const fake = path.join(dir, "0b5c7a2e-0000-4000-8000-000000000000.jsonl");
+    fs.copyFileSync(path.join(DEMO, "opencode", "opencode.db"), fake);
+    const before = fs.readFileSync(fake);
+    const forced = run(["session", "repair", "--all", "--yes", "--store", fake, "--format", "claude"], { env: { XDG_STATE_HOME: tempDir() } });
+    expect(forced.status).toBe(2);
+    expectOneLineError(forced, /is a SQLite database, not a Claude Code store/);
+    // Unforced, it is what its bytes say: an opencode database (read-only here).
+    const detected = run(["session", "list", "--json", "--store", fake]);
+    expect(detected.status, detected.stderr).toBe(0);
+    expect((parseJsonDocument(detected.stdout).store as { format: string }).format).toBe("opencode-sqlite");
+    expect(fs.readFileSync(fake).equals(before)).toBe(true);
+  });
+
+  it("restore into a store of another kind is refused before anything is written", () => {
+    const stores = demoCopies();
+    const state = tempDir();
+    const env = { XDG_STATE_HOME: state };
+    const repaired = run(["session", "repair", "--all", "--yes", "--force", "--json", "--store", stores["opencode-sqlite"].root], { env });
+    const backup = (parseJsonDocument(repaired.stdout).backup as { id: string }).id;
+    const before = snapshot(stores.claude.root);
+    const r = run(["session", "restore", backup, "--yes", "--force", "--store", stores.claude.root], { env });
+    expect(r.status).toBe(2);
+    expectOneLineError(r, /backup \S+ was taken from an opencode-sqlite store; .* is claude/);
+    expectSameBytes(before, snapshot(stores.claude.root));
+  });
+});
+
+describe("a store that holds no session of the named format is not-a-store (exit 2), never green", () => {
+  it("an empty folder, with or without --format, for scan (and list and repair)", async () => {
+    const empty = tempDir();
+    const scans = [undefined, ...FORMATS].map((format) => ["session", "scan", "--all", "--store", empty, ...(format ? ["--format", format] : []), "--json"]);
+    const others = [["session", "list", "--format", "claude"], ["session", "repair", "--all", "--yes", "--format", "openclaw"]].map((c) => [...c, "--store", empty, "--json"]);
+    const runs = [...scans, ...others].map((args) => runAsync(args));
+    for (const r of await Promise.all(runs)) {
+      expect(r.status, r.stdout).toBe(2);
+      expect((parseJsonDocument(r.stdout).error as { code: string }).code).toBe("not-a-store");
+    }
+  });
+
+  it("a Claude Code config dir whose projects/ holds no transcript, and an openclaw state dir without sessions", () => {
+    const claude = tempDir();
+    fs.mkdirSync(path.join(claude, "projects", "-home-dana-x"), { recursive: true });
+    const openclaw = tempDir();
+    fs.mkdirSync(path.join(openclaw, "agents", "main", "sessions"), { recursive: true });
+    for (const [store, format, says] of [
+      [claude, "claude", /holds no Claude Code transcripts/],
+      [openclaw, "openclaw", /holds no openclaw transcripts/],
+    ] as const) {
+      for (const forced of [[], ["--format", format]]) {
+        const r = run(["session", "scan", "--all", "--store", store, ...forced]);
+        expect(r.status).toBe(2);
+        expectOneLineError(r, says);
+      }
+    }
+  });
+
+  it("an opencode database without sessions is still a store: it lists none and exits 0", () => {
+    const dir = tempDir();
+    const db = path.join(dir, "opencode.db");
+    fs.copyFileSync(path.join(DEMO, "opencode", "opencode.db"), db);
+    const sqlite = spawnSync("python3", ["-c", `import sqlite3; c = sqlite3.connect(${JSON.stringify(db)}); c.execute("PRAGMA foreign_keys=OFF"); [c.execute(f"DELETE FROM {t}") for t in ("part", "message", "session")]; c.commit()`]);
+    expect(sqlite.status, String(sqlite.stderr)).toBe(0);
+    const r = run(["session", "scan", "--all", "--store", dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/no findings in 0 sessions/);
+  });
+});
+
+describe("a transcript most of whose lines cannot be read is not rewritten without --force", () => {
+  it("a log saved as .jsonl in a project: repair is refused (exit 3, file unchanged); --force repairs it", () => {
+    const claude = path.join(tempDir(), "claude");
+    fs.cpSync(path.join(DEMO, "claude"), claude, { recursive: true });
+    const project = path.join(claude, "projects", fs.readdirSync(path.join(claude, "projects"))[0]!);
+    const healthy = fs.readFileSync(path.join(project, fs.readdirSync(project).find((f) => f.endsWith(".jsonl"))!), "utf8").split("\n");
+    const file = path.join(project, "aaaa1111-2222-3333-4444-555566667777.jsonl");
+    const lines = [...healthy.slice(0, 2), ...Array.from({ length: 10 }, (_, i) => `2026-11-20 12:00:0${i} INFO build step ${i} done`)];
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    const old = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(file, old, old);
+    const before = fs.readFileSync(file);
+    const env = { XDG_STATE_HOME: tempDir() };
+    const refused = run(["session", "repair", "aaaa1111", "--yes", "--store", claude], { env });
+    expect(refused.status).toBe(3);
+    expectOneLineError(refused, /10 of 12 lines cannot be read as records, so this is not a damaged transcript but something else; nothing was changed \(--force rewrites it anyway\)/);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    // A dry run still shows what would happen; --force does it.
+    expect(run(["session", "repair", "aaaa1111", "--dry-run", "--store", claude], { env }).status).toBe(1);
+    const forced = run(["session", "repair", "aaaa1111", "--yes", "--force", "--store", claude], { env });
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(fs.readFileSync(file).equals(before)).toBe(false);
+  });
+});
+
+/** Paste a printed command into a shell, as a user does. */
+function paste(command: string, options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): RunResult {
+  const r = spawnSync("sh", ["-c", command], { encoding: "utf8", cwd: options.cwd, env: childEnv(options.env), input: options.input ?? "", timeout: 25_000 });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("every command recover prints for the user works when pasted, on the store that was scanned", () => {
+  /** A copy in a folder whose name needs quoting, and a different "live" store where opencode would look by default. */
+  function scannedAndLive() {
+    const dir = tempDir();
+    const store = path.join(dir, "dana's copy", "opencode");
+    fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
+    const data = tempDir();
+    fs.cpSync(path.join(DEMO, "opencode"), path.join(data, "opencode"), { recursive: true });
+    const backups = path.join(dir, "my backups");
+    return { store, backups, env: { XDG_STATE_HOME: tempDir(), XDG_DATA_HOME: data }, live: path.join(data, "opencode") };
+  }
+
+  it("scan's → hints and repair's undo with: carry --store, --format and --backup-dir, shell-quoted", () => {
+    const { store, backups, env, live } = scannedAndLive();
+    const liveBefore = snapshot(live);
+    const scan = run(["session", "scan", "--all", "--store", store, "--format", "opencode-sqlite", "--backup-dir", backups], { env });
+    expect(scan.status).toBe(1);
+    const hints = [...scan.stdout.matchAll(/→ (recover session repair \S+ --rule \S+ .*)$/gm)].map((m) => m[1]!);
+    expect(hints.length).toBeGreaterThan(3);
+    for (const hint of hints) expect(hint).toMatch(/ --store '[^']*dana'\\''s copy\/opencode' --format opencode-sqlite --backup-dir '.*my backups'$/);
+    const db = path.join(store, "opencode.db");
+    const storeBefore = sqliteRows(db);
+    const repaired = paste(`${hints[0]} --yes --force`, { env });
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(sqliteRows(db)).not.toEqual(storeBefore);
+    const undo = /^undo with: (.*)$/m.exec(repaired.stdout)?.[1];
+    expect(undo).toMatch(/^recover session restore \S+ --store .* --backup-dir '.*my backups'$/);
+    expect(fs.readdirSync(backups).length).toBe(1);
+    const restored = paste(`${undo} --yes`, { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(sqliteRows(db)).toEqual(storeBefore);
+    // The default (live) store was never touched by any pasted command.
+    expectSameBytes(liveBefore, snapshot(live));
+  });
+
+  it("an unknown id's error names the list command for the same store", () => {
+    const { store, env } = scannedAndLive();
+    const r = run(["session", "scan", "nope", "--store", store], { env });
+    const hint = /run `(.*)` to see them/.exec(expectOneLineError(r, /no session nope in this store/))?.[1];
+    const listed = paste(hint!, { env });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain("ses_e1743f57fffeMI01W2B0cSdrJl");
+  });
+
+  it("explain's fix: repairs the session of the store it was pointed at, reading the error the same way", () => {
+    const { store, env, live } = scannedAndLive();
+    const liveBefore = snapshot(live);
+    const error = "messages.1.content.0: text content blocks must be non-empty";
+    const scan = parseJsonDocument(run(["session", "scan", "--all", "--json", "--store", store], { env }).stdout);
+    const empty = (scan.sessions as { id: string; findings: { rule: string }[] }[]).find((s) => s.findings.some((f) => f.rule === "empty-text-part"))!;
+    const explained = run(["explain", error, "--session", empty.id, "--store", store], { env });
+    const fix = /^fix: +(.*)$/m.exec(explained.stdout)?.[1];
+    expect(fix).toBe(`recover session repair ${empty.id} --error - --store '${store.replace(/'/g, `'\\''`)}'`);
+    const before = sqliteRows(path.join(store, "opencode.db"));
+    const r = paste(`${fix} --yes --force`, { env, input: error });
+    expect([0, 1], r.stderr).toContain(r.status);
+    expect(sqliteRows(path.join(store, "opencode.db"))).not.toEqual(before);
+    expectSameBytes(liveBefore, snapshot(live));
+  });
+
+  it("without recover on PATH (npm start), the hints start with node bin/recover and work from the same folder", () => {
+    const { store, env } = scannedAndLive();
+    const root = path.resolve(".");
+    const noRecover = { ...env, PATH: process.env.PATH ?? "" };
+    const scan = spawnSync(process.execPath, ["bin/recover", "session", "scan", "--all", "--store", store], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });
+    const hint = /→ (node bin\/recover session repair \S+ --rule \S+ --store .*)$/m.exec(scan.stdout)?.[1];
+    expect(hint, scan.stdout.slice(0, 2000)).toBeDefined();
+    const r = spawnSync("sh", ["-c", `${hint} --dry-run`], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/dry run: \d+ changes? in 1 session planned; nothing was written/);
+  });
+
+  it("demo:repair prints the commands it runs, with the store and backup dir, and its undo works when pasted", () => {
+    const r = spawnSync(process.execPath, ["scripts/demo-repair.mjs"], { encoding: "utf8", env: childEnv({ PATH: process.env.PATH }) });
+    expect(r.status, r.stderr).toBe(0);
+    const commands = [...r.stdout.matchAll(/^\$ (node bin\/recover .*)$/gm)].map((m) => m[1]!);
+    expect(commands).toHaveLength(4);
+    for (const c of commands) expect(c).toMatch(/ --store \/\S+\/opencode --backup-dir \/\S+\/backups$/);
+    const undo = /^undo with: (.*)$/m.exec(r.stdout)?.[1];
+    expect(undo).toMatch(/^node bin\/recover session restore \S+ --store \/\S+\/opencode --backup-dir \/\S+\/backups$/);
+    // The demo restored already: pasting its undo again finds the backup and says there is nothing left to do.
+    const again = spawnSync("sh", ["-c", `${undo} --yes --dry-run`], { encoding: "utf8", env: childEnv({ PATH: process.env.PATH }) });
+    expect(again.stderr).not.toMatch(/no backup|no such/);
+    const work = /in (\/\S+); run these/.exec(r.stdout)?.[1];
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it("context trim without an id suggests what it accepts", () => {
+    const { store, env } = scannedAndLive();
+    const r = run(["context", "trim", "--store", store], { env });
+    expect(r.status).toBe(2);
+    const line = expectOneLineError(r, /give a session id or --last$/);
+    expect(line).not.toMatch(/--all/);
+    expect(run(["context", "trim", "--last", "--dry-run", "--store", store], { env }).status).not.toBe(2);
+  });
+});
+
+describe("exit codes that tell the truth", () => {
+  it("a closed pipe (`scan | head -1`) keeps the exit code the scan decides", async () => {
+    const store = path.join(tempDir(), "opencode");
+    fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
+    for (const extra of [[], ["--json"]]) {
+      const unpiped = run(["session", "scan", "--all", "--store", store, ...extra]);
+      const piped = await runWithClosedStdout(["session", "scan", "--all", "--store", store, ...extra]);
+      expect(unpiped.status).toBe(1);
+      expect(piped.status).toBe(1);
+      expect(piped.stderr).not.toMatch(/EPIPE|at \S+ \(/);
+    }
+  });
+
+  it.runIf(HAS_SCRIPT)("Ctrl-C at the confirmation prompt exits 130 and changes nothing", async () => {
+    const store = path.join(tempDir(), "opencode");
+    fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
+    const before = snapshot(store);
+    const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, "session", "repair", "--all", "--force", "--store", store].map((w) => `'${w}'`).join(" ")}`;
+    const { status, output } = await new Promise<{ status: number | null; output: string }>((resolve) => {
+      const child = spawn("script", ["-qec", command, "/dev/null"], { env: childEnv({ XDG_STATE_HOME: tempDir() }) });
+      let text = "";
+      let sent = false;
+      child.stdout.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        if (!sent && /Change .*\?/.test(text)) {
+          sent = true;
+          setTimeout(() => child.stdin.write("\x03"), 300);
+        }
+      });
+      const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ status: code, output: text });
+      });
+    });
+    expect(output).toMatch(/Change \d+ records/);
+    expect(status).toBe(130);
+    expect(output).toMatch(/recover: interrupted; nothing was changed/);
+    expectSameBytes(before, snapshot(store));
+  });
+});
