@@ -2,6 +2,7 @@
 // a forced --format never writes a store of another kind, a store of nothing is not green, a printed command
 // works when pasted, and exit codes survive a closed pipe and a Ctrl-C at the prompt.
 import { spawn, spawnSync } from "node:child_process";
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -184,8 +185,7 @@ describe("a store that holds no session of the named format is not-a-store (exit
     const dir = tempDir();
     const db = path.join(dir, "opencode.db");
     fs.copyFileSync(path.join(DEMO, "opencode", "opencode.db"), db);
-    const sqlite = spawnSync("python3", ["-c", `import sqlite3; c = sqlite3.connect(${JSON.stringify(db)}); c.execute("PRAGMA foreign_keys=OFF"); [c.execute(f"DELETE FROM {t}") for t in ("part", "message", "session")]; c.commit()`]);
-    expect(sqlite.status, String(sqlite.stderr)).toBe(0);
+    emptyDatabase(db);
     const r = run(["session", "scan", "--all", "--store", dir]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/no findings in 0 sessions/);
@@ -217,6 +217,14 @@ describe("a transcript most of whose lines cannot be read is not rewritten witho
   });
 });
 
+/** An opencode database with its tables and no rows (a fresh install). */
+function emptyDatabase(db: string): void {
+  const sqlite = new Database(db);
+  sqlite.pragma("foreign_keys = OFF");
+  for (const table of ["part", "message", "session"]) sqlite.prepare(`DELETE FROM ${table}`).run();
+  sqlite.close();
+}
+
 /** Paste a printed command into a shell, as a user does. */
 function paste(command: string, options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): RunResult {
   const r = spawnSync("sh", ["-c", command], { encoding: "utf8", cwd: options.cwd, env: childEnv(options.env), input: options.input ?? "", timeout: 25_000 });
@@ -229,8 +237,11 @@ describe("every command recover prints for the user works when pasted, on the st
     const dir = tempDir();
     const store = path.join(dir, "dana's copy", "opencode");
     fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
+    // The live store is opencode's own database with none of the copy's sessions: a command that lost --store
+    // and fell back to it finds nothing (or changes the wrong store, which the tests check too).
     const data = tempDir();
     fs.cpSync(path.join(DEMO, "opencode"), path.join(data, "opencode"), { recursive: true });
+    emptyDatabase(path.join(data, "opencode", "opencode.db"));
     const backups = path.join(dir, "my backups");
     return { store, backups, env: { XDG_STATE_HOME: tempDir(), XDG_DATA_HOME: data }, live: path.join(data, "opencode") };
   }
@@ -287,8 +298,9 @@ describe("every command recover prints for the user works when pasted, on the st
     const { store, env } = scannedAndLive();
     const root = path.resolve(".");
     const noRecover = { ...env, PATH: process.env.PATH ?? "" };
-    const scan = spawnSync(process.execPath, ["bin/recover", "session", "scan", "--all", "--store", store], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });
-    const hint = /→ (node bin\/recover session repair \S+ --rule \S+ --store .*)$/m.exec(scan.stdout)?.[1];
+    const bin = path.relative(root, BIN);
+    const scan = spawnSync(process.execPath, [bin, "session", "scan", "--all", "--store", store], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });
+    const hint = new RegExp(`→ (node ${bin.replace(/[.]/g, "\\.")} session repair \\S+ --rule \\S+ --store .*)$`, "m").exec(scan.stdout)?.[1];
     expect(hint, scan.stdout.slice(0, 2000)).toBeDefined();
     const r = spawnSync("sh", ["-c", `${hint} --dry-run`], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });
     expect(r.status, r.stderr).toBe(1);
