@@ -25,12 +25,32 @@ export interface Io {
   color: ChalkInstance;
   out(text: string): void;
   err(text: string): void;
+  /** Something the user should know that is not a finding, on stderr; `-q` leaves it out. */
+  note(text: string): void;
   /** A spinner on stderr, or a no-op where a spinner would be noise (pipes, CI, --json, --quiet). */
   spinner(text: string): { update(text: string): void; stop(): void };
   /** A command for the user to run next (`["session", "restore", id]`), with the store flags given to this one. */
   command(words: readonly string[]): string;
   /** Ask a yes/no question on the terminal (only when `interactive`); a closed terminal or Ctrl-C answers no. */
   confirm(question: string): Promise<boolean>;
+}
+
+/**
+ * --color and --no-color decide; else NO_COLOR turns colour off and FORCE_COLOR (1–3; 0 or "false" means off) on,
+ * as chalk's own conventions have it; else colour only on a terminal.
+ */
+function colorLevel(flag: boolean | undefined, env: NodeJS.ProcessEnv, tty: boolean): 0 | 1 | 2 | 3 {
+  if (flag === true) return forcedLevel(env.FORCE_COLOR) || 1;
+  if (flag === false || "NO_COLOR" in env) return 0;
+  if (env.FORCE_COLOR !== undefined) return forcedLevel(env.FORCE_COLOR);
+  return tty ? 1 : 0;
+}
+
+function forcedLevel(value: string | undefined): 0 | 1 | 2 | 3 {
+  if (value === undefined) return 0;
+  if (value === "" || value === "true") return 1;
+  const n = Number(value);
+  return n === 1 || n === 2 || n === 3 ? n : 0;
 }
 
 let stdoutOpen = true;
@@ -43,8 +63,9 @@ export function stdoutClosed(): void {
 export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
   const json = options.json === true;
   const quiet = options.quiet === true;
-  const colorWanted = options.color !== false && !("NO_COLOR" in env);
-  const color = new Chalk({ level: colorWanted && process.stdout.isTTY === true ? 1 : 0 });
+  const level = colorLevel(options.color, env, process.stdout.isTTY === true);
+  const colorWanted = level > 0 || (options.color !== false && !("NO_COLOR" in env));
+  const color = new Chalk({ level });
   // A spinner is escape codes too (colour, cursor, line clearing): whoever turns colour off gets none.
   const spinnerAllowed = process.stderr.isTTY === true && colorWanted && !json && !quiet && !env.CI;
   return {
@@ -55,6 +76,7 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
     out: (text) => void (stdoutOpen && process.stdout.write(text)),
     err: (text) => void process.stderr.write(text),
     command: (words) => commandLine(words, options),
+    note: (text) => void (quiet || process.stderr.write(`${color.yellow("note:")} ${text}\n`)),
     spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
       // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.

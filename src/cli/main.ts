@@ -26,11 +26,14 @@ export function buildProgram(): Command {
   const program = new Command("recover")
     .description("bring broken AI coding-agent sessions back to life, offline, without losing a byte")
     .version(TOOL_VERSION, "-V, --version")
+    // Every subcommand's --help lists these too: they are accepted everywhere, before or after the subcommand.
+    .configureHelp({ showGlobalOptions: true })
     .option("--store <path>", "opencode data dir, opencode.db file or storage/ folder (default: where opencode keeps it)")
     .addOption(new Option("--format <name>", "force the store format").choices([...STORE_FORMATS]))
     .option("--json", "print exactly one JSON document on stdout; never prompt")
     .option("-q, --quiet", "print only findings and errors")
-    .option("--no-color", "no colour (also NO_COLOR, or when stdout is not a terminal)")
+    .option("--color", "colour even when stdout is not a terminal (also FORCE_COLOR)")
+    .option("--no-color", "no colour (also NO_COLOR; off by default when stdout is not a terminal)")
     .option("-y, --yes", "do not ask for confirmation (mutating commands)")
     .option("--backup-dir <dir>", "where backups go (default $XDG_STATE_HOME/recover/backups)")
     .addHelpText(
@@ -62,7 +65,19 @@ Examples:
   addSessionRepair(session);
   addSessionRestore(session);
   addSessionBackups(session);
-  const battle = program.command("battle").description("read and recover pokeralph battles (.pokeralph/)");
+  const battle = program
+    .command("battle")
+    .description("read and recover pokeralph battles (.pokeralph/)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover battle status                              every battle in this repository, with its failure type
+  recover battle status 002-auth-system --json
+  recover battle rollback 002-auth-system --iteration 2 --dry-run
+  recover battle resume 002-auth-system              the command that continues it, the way its failure allows
+  recover battle fix 002-auth-system --verify        after fixing it by hand: check, then --continue`,
+    );
   addBattleStatus(battle);
   addBattleResume(battle);
   addBattleFix(battle);
@@ -97,10 +112,20 @@ export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   const wantsJson = argv.includes("--json");
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(helpAsFlag(argv));
   } catch (error) {
     process.exitCode = handleCommanderError(error, wantsJson);
   }
+}
+
+/**
+ * `recover help session repair` is `recover session repair --help`: commander's own help command takes one name,
+ * so it would show the help of `session` instead.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  const [node, script, first, ...rest] = argv;
+  if (first !== "help" || rest.length < 2 || rest.some((a) => a.startsWith("-"))) return argv;
+  return [node!, script!, ...rest, "--help"];
 }
 
 function usageMessage(error: CommanderError, command: Command | undefined): string {
@@ -108,8 +133,11 @@ function usageMessage(error: CommanderError, command: Command | undefined): stri
   const subcommands = command?.commands.map((c) => c.name()).join(", ");
   // A group called without a subcommand shows its help as an error ("(outputHelp)"): say what is missing instead.
   if (error.code === "commander.help") return `${path} needs a subcommand: ${subcommands} (see ${path} --help)`;
-  const text = error.message.replace(/^error: /, "");
-  if (error.code === "commander.unknownCommand") return `${text} for ${path} (expected one of: ${subcommands})`;
+  // Commander puts its suggestion on a line of its own ("\n(Did you mean session?)"): one line, as every error is.
+  const [text, suggestion] = error.message.replace(/^error: /, "").split(/\s*\n\(Did you mean ([^)]*)\)/);
+  const hint = suggestion !== undefined ? ` (did you mean ${suggestion})` : "";
+  if (error.code === "commander.unknownCommand") return `${text} for ${path}${hint || ` (expected one of: ${subcommands})`}`;
+  if (hint) return `${text}${hint}`;
   return `${text} (see ${path} --help)`;
 }
 

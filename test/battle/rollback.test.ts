@@ -119,7 +119,7 @@ describe("battle rollback", () => {
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     const doc = parseJsonDocument(result.stdout) as unknown as Doc;
-    expect(Object.keys(doc).slice(0, 8)).toEqual(["schemaVersion", "taskId", "target", "safety", "files", "iterationsRolledBack", "backup", "dryRun"]);
+    expect(Object.keys(doc).slice(0, 8)).toEqual(["schemaVersion", "tool", "taskId", "target", "safety", "files", "iterationsRolledBack", "backup"]);
     expect(doc.target).toEqual({ checkpoint: b.cp[1]!.id, afterIteration: 1, commit: b.cp[1]!.commit });
     expect(doc.iterationsRolledBack).toEqual([2, 3]);
     expect(doc.dryRun).toBe(false);

@@ -138,7 +138,7 @@ describe("recover explain <text>", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(kind === "unknown" ? 1 : 0);
     const doc = parseJsonDocument(r.stdout);
-    expect(Object.keys(doc)).toEqual(["schemaVersion", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause"]);
+    expect(Object.keys(doc)).toEqual(["schemaVersion", "tool", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause"]);
     const c = classifyProviderError(text);
     const fixedBy = ERROR_CAUSES[c.kind].fixedBy;
     expect(doc).toEqual({
@@ -158,6 +158,7 @@ describe("recover explain <text>", () => {
   it("--json, literally, for a context overflow and a wrapped (Vertex) signature error", async () => {
     expect(parseJsonDocument(json.get(TEXTS.context_overflow)!.stdout)).toEqual({
       schemaVersion: 1,
+      tool: { name: "recover", version: PACKAGE_VERSION },
       kind: "context_overflow",
       index: null,
       contentIndex: null,
@@ -282,7 +283,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --
   it("--json: session, records and explanation after the error's own fields", () => {
     expect(json.status).toBe(0);
     const doc = parseJsonDocument(json.stdout);
-    expect(Object.keys(doc)).toEqual(["schemaVersion", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause", "session", "records", "explanation"]);
+    expect(Object.keys(doc)).toEqual(["schemaVersion", "tool", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause", "session", "records", "explanation"]);
     expect(doc).toMatchObject({
       kind: "thinking_signature",
       index: 5,

@@ -6,6 +6,7 @@
  * command is printed (exit 0). With --run: one iteration as pokeralph runs it (run-iteration.ts), or, when a
  * pokeralph server answers for the repository, the battle is handed to it (POST /api/battle/start/<taskId>).
  */
+import { DOCUMENT_HEAD } from "../json-output.js";
 import type { Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { changesSinceCheckpoint, type ManualFixState } from "../../battle/manual-fix.js";
@@ -130,7 +131,7 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
 
         if (!options.continue) {
           if (io.json) {
-            io.out(`${JSON.stringify({ schemaVersion: 1, taskId, ...fixJson(state), ...(verify ? { verification: verify, verified } : {}) })}\n`);
+            io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, taskId, ...fixJson(state), ...(verify ? { verification: verify, verified } : {}) })}\n`);
           } else {
             printFix(io, taskId, state);
             if (verify) printFeedback(io, verify);
@@ -147,7 +148,7 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
         // Continuing after a manual fix is the manual_then_continue strategy whatever the failure's default.
         const failure = assessed.battle.failure;
         const current: Assessed = { ...assessed, choice: { strategy: "manual_then_continue", allowed: assessed.choice.allowed, defaulted: false } };
-        if (failure === null && !io.json) io.err(`note: ${taskId} has no recorded failure; continuing with the manual changes anyway\n`);
+        if (failure === null && !io.json) io.note(`${taskId} has no recorded failure; continuing with the manual changes anyway`);
         if (!io.json) printFix(io, taskId, state);
         if (verify && !io.json) printFeedback(io, verify);
         return proceed(io, { ...options, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) }, current, { manualFix: state, notices: [] });
@@ -244,7 +245,7 @@ async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?
 
 function baseJson(prepared: PreparedResume, extras: ProceedExtras): Record<string, unknown> {
   return {
-    schemaVersion: 1,
+    ...DOCUMENT_HEAD,
     taskId: prepared.taskId,
     strategy: prepared.strategy,
     defaulted: prepared.defaulted,

@@ -12,7 +12,7 @@ import { unifiedDiff } from "../../plan/diff.js";
 import { backupRoot, stateDir } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
-import { SCHEMA_VERSION } from "../json-output.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange } from "../mutation.js";
 import { restoreCommand } from "../write-plans.js";
 
@@ -43,7 +43,7 @@ function stateDiff(file: StateFile, taskId: string): string {
 
 function printPlan(io: Io, plan: RollbackPlan): void {
   const c = io.color;
-  for (const notice of plan.notices) if (!io.quiet) io.err(`${c.yellow("note:")} ${notice}\n`);
+  for (const notice of plan.notices) io.note(notice);
   const t = plan.target;
   io.out(`${c.bold(`rollback ${plan.taskId}`)} to ${t.checkpoint} (${t.afterIteration === 0 ? "before the battle" : `after iteration ${t.afterIteration}`}, ${t.commit.slice(0, 7)}): ${t.description}\n`);
   const f = plan.files;
@@ -74,7 +74,7 @@ function printPlan(io: Io, plan: RollbackPlan): void {
 function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: RollbackFlags & { backupDir?: string }, io: Io) {
   const files = outcome?.files ?? plan.files;
   return {
-    schemaVersion: SCHEMA_VERSION,
+    ...DOCUMENT_HEAD,
     taskId: plan.taskId,
     target: { checkpoint: plan.target.checkpoint, afterIteration: plan.target.afterIteration, commit: plan.target.commit },
     safety: outcome ? { ref: outcome.safety.ref, commit: outcome.safety.commit } : null,
@@ -145,7 +145,7 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
           return ExitCode.ok;
         }
         const c = io.color;
-        for (const notice of outcome.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
+        for (const notice of outcome.notices) io.note(notice);
         io.out(`\n${c.green("✔")} rolled back ${plan.taskId} to ${plan.target.checkpoint}: ${plural(outcome.files.restored.length, "file")} restored, ${plural(outcome.files.deleted.length, "file")} deleted, ${plural(outcome.iterationsRolledBack.length, "iteration")} rolled back\n`);
         io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
         io.out(`undo the files with: ${c.bold(undoCommand(plan, outcome, io))}\n`);

@@ -11,9 +11,8 @@ import { listCheckpoints, type ListedCheckpoint } from "../../checkpoint/list.js
 import { applyPrune, DAY_MS, DEFAULT_RETENTION, planPrune, type RetentionPolicy } from "../../checkpoint/prune.js";
 import { action } from "../command-kit.js";
 import type { Io } from "../io.js";
-import { SCHEMA_VERSION } from "../json-output.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange } from "../mutation.js";
-import { TOOL } from "../version.js";
 
 interface RepoFlag {
   repo?: string;
@@ -41,7 +40,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 function printNotices(io: Io, notices: string[]): void {
   if (io.quiet || io.json) return;
-  for (const notice of notices) io.err(`note: ${notice}\n`);
+  for (const notice of notices) io.note(notice);
 }
 
 function checkpointJson(c: ListedCheckpoint) {
@@ -127,8 +126,7 @@ Exit codes: 0 created, 2 usage error (no .pokeralph/, not a git repository, unkn
         const c = created.checkpoint;
         if (io.json) {
           const doc = {
-            schemaVersion: SCHEMA_VERSION,
-            tool: TOOL,
+            ...DOCUMENT_HEAD,
             taskId: args[0],
             checkpoint: {
               id: c.id,
@@ -177,7 +175,7 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
         const project = findProject(options.repo ?? process.cwd());
         const listing = await listCheckpoints(project, args[0]!);
         if (io.json) {
-          io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, taskId: listing.taskId, checkpoints: listing.checkpoints.map(checkpointJson), notices: listing.notices })}\n`);
+          io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, taskId: listing.taskId, checkpoints: listing.checkpoints.map(checkpointJson), notices: listing.notices })}\n`);
           return ExitCode.ok;
         }
         const recorded = listing.checkpoints.filter((c) => c.source === "recorded").length;
@@ -232,8 +230,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
         }
         if (io.json) {
           const doc = {
-            schemaVersion: SCHEMA_VERSION,
-            tool: TOOL,
+            ...DOCUMENT_HEAD,
             taskId,
             dryRun,
             policy: { maxCheckpoints: policy.maxCheckpoints, maxAgeDays: policy.maxAgeMs / DAY_MS, keepFailed: policy.keepFailed, keepSuccessful: policy.keepSuccessful },
@@ -250,7 +247,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
           for (const c of plan.remove) io.out(`  ${c.id}  iteration ${c.afterIteration}  ${short(c.commit)}  ${utc(c.time)}  ${c.description}\n`);
           if (dryRun) io.out("dry run: nothing was changed; run again without --dry-run to prune\n");
           else if (!io.quiet) io.out("their objects go at the next `git gc`\n");
-          for (const ref of refsLeft) io.err(`note: ${ref} no longer points at the pruned commit (changed by someone else): left as it is\n`);
+          for (const ref of refsLeft) io.note(`${ref} no longer points at the pruned commit (changed by someone else): left as it is`);
         }
         return dryRun && plan.remove.length > 0 ? ExitCode.findings : ExitCode.ok;
       }),

@@ -97,7 +97,17 @@ export function calibrate(loaded: LoadedSession, view: SessionView): { factor: n
 }
 
 export function addContextTrim(program: Command): void {
-  const context = program.command("context").description("fit sessions into the model's context window");
+  const context = program
+    .command("context")
+    .description("fit sessions into the model's context window")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover context trim ses_52f1 --dry-run                    what trim would take off, as diffs
+  pbpaste | recover context trim ses_52f1 --error - --yes    the limit from the provider's "prompt is too long"
+  recover context trim --last --limit 128000`,
+    );
   context
     .command("trim")
     .description("shrink a session over the model's window: truncate, prune, dedupe, drop old turns — all undoable")

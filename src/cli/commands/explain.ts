@@ -15,7 +15,7 @@ import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import type { Io } from "../io.js";
 import { shellQuote } from "../next-command.js";
-import { SCHEMA_VERSION } from "../json-output.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 
 interface ExplainFlags {
   errorFile?: string;
@@ -75,7 +75,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         const { cause } = ERROR_CAUSES[error.kind];
         if (io.json) {
           const doc = {
-            schemaVersion: SCHEMA_VERSION,
+            ...DOCUMENT_HEAD,
             kind: error.kind,
             index: error.index,
             contentIndex: error.contentIndex,

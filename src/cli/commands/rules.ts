@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { ExitCode } from "../../errors.js";
 import { RULES } from "../../rules/index.js";
 import { action } from "../command-kit.js";
-import { SCHEMA_VERSION } from "../json-output.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 import { fixedBy } from "../reporters/rule-lookup.js";
 
 /** The listing documents the command itself, not this run of it: no store flags. */
@@ -19,7 +19,7 @@ export function addRules(program: Command): void {
       action(({ io }) => {
         const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: recoverCommand(fixedBy(r)) }));
         if (io.json) {
-          io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, rules: rows })}\n`);
+          io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, rules: rows })}\n`);
           return ExitCode.ok;
         }
         const width = Math.max(...rows.map((r) => r.id.length));

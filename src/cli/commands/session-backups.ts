@@ -6,9 +6,8 @@ import { listBackups, type Backup } from "../../txn/backup-store.js";
 import { backupRoot } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
-import { SCHEMA_VERSION } from "../json-output.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange } from "../mutation.js";
-import { TOOL } from "../version.js";
 
 interface BackupsFlags {
   prune?: boolean;
@@ -58,7 +57,7 @@ Examples:
         const backups = listBackups(root);
         if (!options.prune) {
           if (options.olderThan !== undefined) throw new RecoverError("usage", "--older-than goes with --prune");
-          if (io.json) io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, root, backups: backups.map(row) })}\n`);
+          if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, root, backups: backups.map(row) })}\n`);
           else printTable(backups, io);
           return ExitCode.ok;
         }
@@ -67,7 +66,7 @@ Examples:
         const old = backups.filter((b) => Date.parse(b.manifest.createdAt) < cutoff && b.manifest.state !== "applying");
         if (old.length > 0) await confirmChange(io, options, `${root}: delete ${old.length} backup${old.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
         for (const b of old) rmSync(b.dir, { recursive: true, force: true });
-        if (io.json) io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, root, pruned: old.map(row) })}\n`);
+        if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, root, pruned: old.map(row) })}\n`);
         else io.out(old.length === 0 ? "nothing to prune\n" : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${old.map((b) => b.manifest.id).join(", ")}\n`);
         return ExitCode.ok;
       }),

@@ -4,7 +4,7 @@ import { ExitCode } from "../../errors.js";
 import type { SessionSummary } from "../../model/opencode-records.js";
 import { action, withStore } from "../command-kit.js";
 import type { Io } from "../io.js";
-import { SCHEMA_VERSION, storeJson } from "../json-output.js";
+import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 
 export function addSessionList(session: Command): void {
   session
@@ -23,9 +23,9 @@ Examples:
           const sessions = store.listSessions();
           if (io.json) {
             const rows = sessions.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));
-            io.out(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, store: storeJson(store.info), sessions: rows })}\n`);
+            io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store.info), sessions: rows })}\n`);
           } else {
-            for (const notice of store.info.notices) io.err(`${io.color.yellow("note:")} ${notice}\n`);
+            for (const notice of store.info.notices) io.note(notice);
             printTable(sessions, io);
           }
           return ExitCode.ok;

@@ -89,7 +89,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
             for (const id of ids) {
               const records = store.loadSession(id, "full");
               const aimed = aimAtError(records, errorText, rules, now);
-              if (aimed.note) store.info.notices.push(aimed.note);
+              if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
               const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
               if (errorText !== undefined && !answers(plan, aimed.answering)) {

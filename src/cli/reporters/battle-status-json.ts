@@ -1,5 +1,5 @@
 /**
- * `battle status --json`: one document. The issue fixes its head (`schemaVersion`, `battles[]` with `taskId`,
+ * `battle status --json`: one document. Its head is fixed: (`schemaVersion`, `tool` as in every document, `battles[]` with `taskId`,
  * `status`, `failure` {type, recoverable, suggestedAction, allowedStrategies} or null, `findings[]` {rule,
  * severity, path, message}); everything else comes after those keys, so a consumer of the fixed shape never sees
  * it move. Paths are relative to the repository root (`repo`).
@@ -7,14 +7,12 @@
 import type { BattleAssessment, RepoAssessment } from "../../battle/assess.js";
 import type { BattleFinding } from "../../battle/findings.js";
 import { allowedStrategies, defaultStrategy, failureSeverity, recoveryActions, type BattleFailure } from "../../battle/recovery-options.js";
-import { SCHEMA_VERSION } from "../json-output.js";
-import { TOOL } from "../version.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 
 export function battleStatusDocument(result: RepoAssessment, totals: { errors: number; warnings: number }): string {
   const doc = {
-    schemaVersion: SCHEMA_VERSION,
+    ...DOCUMENT_HEAD,
     battles: result.battles.map(battleJson),
-    tool: TOOL,
     repo: result.repo.root,
     findings: result.findings.map(findingJson),
     server: result.server,

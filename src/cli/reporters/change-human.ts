@@ -20,7 +20,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
     line.startsWith("+++") || line.startsWith("---") ? c.bold(line) : line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line.startsWith("@@") ? c.cyan(line) : line;
   return {
     plan(report) {
-      for (const notice of report.store.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
+      for (const notice of report.store.notices) io.note(notice);
       for (const session of report.sessions) {
         if (session.changes.length === 0 && session.unfixed.length === 0) continue;
         io.out(`\n${c.bold(session.id)}  ${session.title}\n`);

@@ -4,8 +4,7 @@
  * was written. Diffs are for people: JSON readers have the before-images in the backup.
  */
 import type { Io } from "../io.js";
-import { SCHEMA_VERSION, storeJson } from "../json-output.js";
-import { TOOL } from "../version.js";
+import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 import { changeCount, type ChangeReporter } from "./change-report.js";
 
 export function jsonChangeReporter(io: Io): ChangeReporter {
@@ -13,8 +12,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
     plan() {},
     done(report) {
       const doc = {
-        schemaVersion: SCHEMA_VERSION,
-        tool: TOOL,
+        ...DOCUMENT_HEAD,
         store: storeJson(report.store),
         dryRun: report.dryRun,
         ...(report.restoreOf !== undefined ? { restoreOf: report.restoreOf } : {}),

@@ -14,7 +14,7 @@ export function humanScanReporter(io: Io): ScanReporter {
   return {
     start(store: StoreInfo) {
       if (!io.quiet) io.err(c.dim(`scanning ${store.path} (${store.format})\n`));
-      for (const notice of store.notices) io.err(`${c.yellow("note:")} ${notice}\n`);
+      for (const notice of store.notices) io.note(notice);
     },
     session(result: SessionResult) {
       if (result.findings.length === 0) return;

@@ -5,15 +5,14 @@
 import type { SessionResult } from "../../scan/scan.js";
 import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
-import { SCHEMA_VERSION, storeJson } from "../json-output.js";
-import { TOOL } from "../version.js";
+import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
 
 export function jsonScanReporter(io: Io): ScanReporter {
   let first = true;
   return {
     start(store: StoreInfo) {
-      const head = JSON.stringify({ schemaVersion: SCHEMA_VERSION, tool: TOOL, store: storeJson(store) });
+      const head = JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store) });
       io.out(`${head.slice(0, -1)},"sessions":[`);
     },
     session(result: SessionResult) {
