@@ -34,7 +34,7 @@ export function openStore(options: StoreOptions): SessionStore {
   if (options.store === undefined && (format === "claude" || format === "openclaw")) return new TranscriptStore(defaultTranscriptRoot(format, env));
   const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);
   if (options.store !== undefined && format !== "opencode-sqlite" && format !== "opencode-json") {
-    statOrThrow(target);
+    if (statOrThrow(target).isDirectory()) assertReadableDir(target);
     const transcripts = transcriptRootAt(target, format);
     if (transcripts) return new TranscriptStore(transcripts);
   }
@@ -76,12 +76,7 @@ function openAt(target: string, format: StoreFormat | undefined, discovered: boo
     return new OpencodeSqliteStore(target);
   }
   if (!stat.isDirectory()) throw new RecoverError("not-a-store", `${target} is neither a file nor a directory`);
-  try {
-    // An unreadable folder would otherwise look empty (existsSync says false inside it): say what is wrong.
-    accessSync(target, constants.R_OK | constants.X_OK);
-  } catch (error) {
-    throw fsError(error, target) ?? error;
-  }
+  assertReadableDir(target);
 
   const db = join(target, "opencode.db");
   const storage = findStorageDir(target);
@@ -107,6 +102,15 @@ function findStorageDir(dir: string): string | undefined {
   if (basename(dir) !== "storage" && looksLikeStorage(join(dir, "storage"))) return join(dir, "storage");
   if (looksLikeStorage(dir)) return dir;
   return undefined;
+}
+
+/** An unreadable folder would otherwise look empty (existsSync says false inside it): say what is wrong. */
+function assertReadableDir(dir: string): void {
+  try {
+    accessSync(dir, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    throw fsError(error, dir) ?? error;
+  }
 }
 
 function hasSqliteHeader(path: string): boolean {
