@@ -1,7 +1,8 @@
 /**
  * opencode ≥1.2: `opencode.db` (WAL mode) with tables session, message, part; ids in columns, the rest JSON in
  * `data` (reference opencode.md §3). Scans open it read-only through SQLite itself, which reads the -wal file
- * with the db, so a scan sees exactly what opencode sees.
+ * with the db, so a scan sees exactly what opencode sees (from a private copy when SQLite cannot read it in place:
+ * sqlite-open.ts).
  */
 import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
