@@ -22,6 +22,10 @@ export type ErrorCode =
   | "store-busy"
   | "unsupported-store"
   | "permission-denied"
+  | "no-space"
+  | "read-only-filesystem"
+  | "store-read-only"
+  | "native-module-missing"
   | "session-not-found"
   | "session-ambiguous"
   | "invalid-id"
@@ -32,6 +36,7 @@ export type ErrorCode =
   | "backup-not-found"
   | "backup-unreadable"
   | "backup-unwritable"
+  | "state-unwritable"
   | "restore-conflict"
   | "interrupted-transaction"
   | "not-a-transcript"
@@ -58,11 +63,35 @@ export class RecoverError extends Error {
   }
 }
 
+/** The errno code of a Node fs error (ENOENT, ENOSPC, …), if it is one. */
+export function errnoCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
 /** Node's fs errors carry a code; turn the ones a user causes into RecoverErrors naming the path. */
 export function fsError(error: unknown, path: string): RecoverError | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoCode(error);
   if (code === "ENOENT") return new RecoverError("store-not-found", `no such file or directory: ${path}`);
   if (code === "EACCES" || code === "EPERM") return new RecoverError("permission-denied", `permission denied: ${path}`);
   if (code === "ENOTDIR") return new RecoverError("not-a-store", `not a directory: ${path}`);
+  if (code === "ENOSPC") return new RecoverError("no-space", `no space left on device: ${path}`);
+  if (code === "EDQUOT") return new RecoverError("no-space", `disk quota exceeded: ${path}`);
+  if (code === "EROFS") return new RecoverError("read-only-filesystem", `read-only filesystem: ${path}`);
   return undefined;
+}
+
+/**
+ * A write of recover's own files (a backup, the journal, a lock) failed before anything reached the store: say why
+ * in words, that nothing was changed, and what to do (`advice`, e.g. "pass --backup-dir <dir on another disk>").
+ */
+export function ownWriteError(error: unknown, what: string, advice: string, otherwise: ErrorCode = "backup-unwritable"): RecoverError {
+  const code = errnoCode(error);
+  if (code === "ENOSPC" || code === "EDQUOT") {
+    const why = code === "ENOSPC" ? "no space left on device" : "disk quota exceeded";
+    return new RecoverError("no-space", `${why} while writing ${what}; nothing was changed; free space or ${advice}`);
+  }
+  const why =
+    code === "EROFS" ? "read-only filesystem" : code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? (error as Error)?.message ?? String(error));
+  return new RecoverError(otherwise, `cannot write ${what} (${why}); nothing was changed; ${advice}`);
 }

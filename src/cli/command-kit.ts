@@ -3,7 +3,7 @@
  * or an error into output and an exit code.
  */
 import type { Command } from "commander";
-import { ExitCode, RecoverError } from "../errors.js";
+import { ExitCode, fsError, RecoverError } from "../errors.js";
 import { openStore } from "../stores/discover.js";
 import type { SessionStore } from "../stores/store.js";
 import { createIo, type GlobalOptions, type Io } from "./io.js";
@@ -31,12 +31,22 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" 
   const known =
     error instanceof RecoverError
       ? error
-      : new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`, ExitCode.usage);
+      : environmentError(error) ??
+        new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`, ExitCode.usage);
   if (process.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
   const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));
   else io.err(`recover: ${message}\n`);
   return known.exitCode;
+}
+
+/**
+ * The last net for the machine's own failures (a full disk, a read-only filesystem, a permission) that no caller
+ * put into words: still one line naming the path, not a bug report.
+ */
+function environmentError(error: unknown): RecoverError | undefined {
+  const { path, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return fsError(error, path ?? `(during ${syscall ?? "a file operation"})`);
 }
 
 export async function withStore<T>(options: GlobalOptions, work: (store: SessionStore) => T | Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@
  */
 import { ExitCode, RecoverError } from "../errors.js";
 import type { SessionStore, StoreWriter } from "../stores/store.js";
+import { refuseUnwritableStore, whyUnwritable } from "../stores/writable.js";
 import { hasJournal, recoverJournal } from "../txn/journal.js";
 import { lockStore } from "../txn/lock.js";
 import { backupRoot, stateDir } from "../txn/state-dir.js";
@@ -23,6 +24,11 @@ export interface WriteContext {
 export function settleJournal(store: SessionStore): void {
   const state = stateDir();
   if (!hasJournal(state, store.info.path)) return;
+  const unwritable = whyUnwritable(store.info);
+  if (unwritable) {
+    store.info.notices.push(`an unfinished change of this store is in recover's journal, but ${unwritable}; it will be settled when the store can be written`);
+    return;
+  }
   let lock;
   try {
     lock = lockStore(state, store.info.path);
@@ -47,6 +53,8 @@ export function settleJournal(store: SessionStore): void {
 }
 
 export async function withWriter<T>(store: SessionStore, options: GlobalOptions, work: (context: WriteContext) => Promise<T>): Promise<T> {
+  // Before the lock, the writer, a question or a backup: a store that cannot be written is refused in one sentence.
+  refuseUnwritableStore(store.info);
   const state = stateDir();
   const lock = lockStore(state, store.info.path);
   try {

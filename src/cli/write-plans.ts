@@ -10,6 +10,7 @@ import { changeDiff } from "../plan/diff.js";
 import type { SessionPlan } from "../plan/planner.js";
 import { isTranscript } from "../model/transcript.js";
 import type { LoadedSession, SessionStore } from "../stores/store.js";
+import { refuseUnwritableStore } from "../stores/writable.js";
 import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
 import { repairTargets } from "../txn/targets.js";
 import { runTransaction } from "../txn/transaction.js";
@@ -83,10 +84,12 @@ export async function reportAndWrite(
       })),
   };
   how.extra?.(report);
+  const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
+  // A store that cannot be written gets one sentence, not a plan it cannot carry out (a dry run still shows it).
+  if (toWrite.length > 0 && !options.dryRun) refuseUnwritableStore(store.info);
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
   reporter.plan(report);
   const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
-  const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
   if (toWrite.length === 0 || options.dryRun) {
     reporter.done(report);
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;

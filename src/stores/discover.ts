@@ -32,7 +32,7 @@ export function openStore(options: StoreOptions): SessionStore {
   const env = options.env ?? process.env;
   if (options.store === undefined && (format === "claude" || format === "openclaw")) return holdingSessions(new TranscriptStore(defaultTranscriptRoot(format, env)));
   const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);
-  statOrThrow(target);
+  if (statOrThrow(target).isDirectory()) assertReadableDir(target);
   // A forced format is checked against the bytes on disk before any adapter reads them.
   if (format !== undefined) assertFormatMatches(target, format);
   if (format !== "opencode-sqlite" && format !== "opencode-json") {
@@ -88,12 +88,7 @@ function openAt(target: string, format: StoreFormat | undefined, discovered: boo
     return new OpencodeSqliteStore(target);
   }
   if (!stat.isDirectory()) throw new RecoverError("not-a-store", `${target} is neither a file nor a directory`);
-  try {
-    // An unreadable folder would otherwise look empty (existsSync says false inside it): say what is wrong.
-    accessSync(target, constants.R_OK | constants.X_OK);
-  } catch (error) {
-    throw fsError(error, target) ?? error;
-  }
+  assertReadableDir(target);
 
   const db = join(target, "opencode.db");
   const storage = findStorageDir(target);
@@ -119,4 +114,13 @@ function findStorageDir(dir: string): string | undefined {
   if (basename(dir) !== "storage" && looksLikeStorage(join(dir, "storage"))) return join(dir, "storage");
   if (looksLikeStorage(dir)) return dir;
   return undefined;
+}
+
+/** An unreadable folder would otherwise look empty (existsSync says false inside it): say what is wrong. */
+function assertReadableDir(dir: string): void {
+  try {
+    accessSync(dir, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    throw fsError(error, dir) ?? error;
+  }
 }

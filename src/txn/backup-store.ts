@@ -3,9 +3,9 @@
  * fsynced before the store is touched, and private (0700/0600): backups hold whole transcripts.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ExitCode, RecoverError } from "../errors.js";
+import { ExitCode, ownWriteError, RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, writeFileDurable } from "../fs/durable.js";
 import type { StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
@@ -33,13 +33,8 @@ export function fingerprint(image: StoredImage): string | null {
 }
 
 function ensurePrivateDir(dir: string): void {
-  try {
-    mkdirDurable(dir, PRIVATE_DIR);
-    chmodSync(dir, PRIVATE_DIR);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new RecoverError("backup-unwritable", `cannot create the backup directory ${dir} (${code}); nothing was changed. Choose another with --backup-dir`);
-  }
+  mkdirDurable(dir, PRIVATE_DIR);
+  chmodSync(dir, PRIVATE_DIR);
 }
 
 /** The before-images of a backup, end to end in one file: one fsync for any number of records. */
@@ -47,9 +42,30 @@ export const IMAGES_FILE = "images.bin";
 
 /** Write every before-image, then the manifest, all fsynced: only then may the store be changed. */
 export function writeBackup(root: string, manifest: Manifest, beforeImages: readonly StoredImage[]): Backup {
-  ensurePrivateDir(root);
   const dir = join(root, manifest.id);
-  ensurePrivateDir(dir);
+  try {
+    ensurePrivateDir(root);
+    ensurePrivateDir(dir);
+    writeBackupFiles(dir, manifest, beforeImages);
+    fsyncPath(root);
+  } catch (error) {
+    // A backup that is not whole is no backup, and `session backups` would not even list its folder: remove it.
+    discardBackupDir(dir);
+    throw ownWriteError(error, `the backup to ${root}`, "pass --backup-dir <dir on another disk>");
+  }
+  return { dir, manifest };
+}
+
+/** Remove a backup that never protected anything (it failed half-way, or the store was never touched). */
+export function discardBackupDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    /* under a --backup-dir that is a file there is nothing to remove */
+  }
+}
+
+function writeBackupFiles(dir: string, manifest: Manifest, beforeImages: readonly StoredImage[]): void {
   const chunks: Buffer[] = [];
   let offset = 0;
   manifest.images.forEach((entry, i) => {
@@ -62,8 +78,6 @@ export function writeBackup(root: string, manifest: Manifest, beforeImages: read
   });
   writeFileDurable(join(dir, IMAGES_FILE), Buffer.concat(chunks), PRIVATE_FILE);
   writeManifest(dir, manifest);
-  fsyncPath(root);
-  return { dir, manifest };
 }
 
 export function writeManifest(dir: string, manifest: Manifest): void {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { RecoverError } from "../errors.js";
+import { ownWriteError, RecoverError } from "../errors.js";
 import { mkdirDurable } from "../fs/durable.js";
 
 export function storeKey(storePath: string): string {
@@ -33,14 +33,19 @@ export interface StoreLock {
 
 export function lockStore(state: string, storePath: string): StoreLock {
   const dir = join(state, "locks");
-  mkdirDurable(dir, 0o700);
+  const cannotLock = (error: unknown) => ownWriteError(error, `recover's lock in ${dir}`, "set XDG_STATE_HOME to a folder you can write", "state-unwritable");
+  try {
+    mkdirDurable(dir, 0o700);
+  } catch (error) {
+    throw cannotLock(error);
+  }
   const file = join(dir, `${storeKey(storePath)}.lock`);
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number;
     try {
       fd = openSync(file, "wx", 0o600);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw cannotLock(error);
       let holder: { pid?: number; since?: string } = {};
       try {
         holder = JSON.parse(readFileSync(file, "utf8"));
@@ -53,7 +58,13 @@ export function lockStore(state: string, storePath: string): StoreLock {
       rmSync(file, { force: true });
       continue;
     }
-    writeSync(fd, JSON.stringify({ pid: process.pid, since: new Date().toISOString(), store: storePath }));
+    try {
+      writeSync(fd, JSON.stringify({ pid: process.pid, since: new Date().toISOString(), store: storePath }));
+    } catch (error) {
+      closeSync(fd);
+      rmSync(file, { force: true });
+      throw cannotLock(error);
+    }
     closeSync(fd);
     return { release: () => rmSync(file, { force: true }) };
   }

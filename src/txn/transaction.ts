@@ -4,11 +4,12 @@
  * the new one: SQLite through its own transaction, the JSON tree through the journal (journal.ts undoes a plan a
  * crash cut short). A restore is the same transaction with the backup's before-images as its targets.
  */
-import { RecoverError } from "../errors.js";
+import { fsError, ownWriteError, RecoverError } from "../errors.js";
 import type { ChangeSummary } from "../model/change.js";
 import type { ImageTarget, StoreWriter } from "../stores/store.js";
 import { TOOL } from "../cli/version.js";
-import { fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
+import { refuseUnwritableStore } from "../stores/writable.js";
+import { discardBackupDir, fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
 import { clearJournal, journal, settle } from "./journal.js";
 import type { Manifest } from "./manifest.js";
 
@@ -44,9 +45,17 @@ export function runTransaction(input: TransactionInput): Backup {
       ...(t.before.exists && t.before.mtimeMs !== undefined ? { mtimeMs: t.before.mtimeMs } : {}),
     })),
   };
+  refuseUnwritableStore(writer.info, input.targets);
   const backup = writeBackup(input.backupRoot, manifest, input.targets.map((t) => t.before));
-  journal(input.stateDir, writer.info.path, backup);
-  setState(backup, "applying");
+  try {
+    journal(input.stateDir, writer.info.path, backup);
+    setState(backup, "applying");
+  } catch (error) {
+    // The store is untouched: a backup of a transaction that never started would only be clutter.
+    clearJournal(input.stateDir, writer.info.path);
+    discardBackupDir(backup.dir);
+    throw ownWriteError(error, `recover's journal in ${input.stateDir}`, "set XDG_STATE_HOME to a folder on another disk", "state-unwritable");
+  }
   try {
     writer.apply(input.targets);
   } catch (error) {
@@ -57,7 +66,13 @@ export function runTransaction(input: TransactionInput): Backup {
     clearJournal(input.stateDir, writer.info.path);
     throw error;
   }
-  setState(backup, "done");
+  try {
+    setState(backup, "done");
+  } catch (error) {
+    // The store has its new state; the journal still points here, so the next command marks it done.
+    const why = fsError(error, backup.dir)?.message ?? (error as Error).message;
+    throw new RecoverError("backup-unwritable", `the ${input.kind} was applied, but its backup ${backup.dir} could not be marked done (${why}); the next recover command on this store will finish that`);
+  }
   clearJournal(input.stateDir, writer.info.path);
   return backup;
 }

@@ -13,6 +13,7 @@ import { runAsync, type CliResult } from "../provider/request-support.js";
 import { expectNoStack, expectJsonError, expectOneLineError, parseJsonDocument, tempDir } from "./run.js";
 import { T0, writeStore, type Format } from "./stores.js";
 
+const PACKAGE_VERSION = (JSON.parse(fs.readFileSync("package.json", "utf8")) as { version: string }).version;
 const DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
 
 /** One text per kind, word for word from the reference (formats-and-errors.md §1). */

@@ -121,6 +121,8 @@ function restorePermissions(dir: string): void {
   fs.chmodSync(dir, 0o700);
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
+    // chmod follows a symlink: it would change whatever the link points at, outside the temp dir.
+    if (entry.isSymbolicLink()) continue;
     if (entry.isDirectory()) restorePermissions(p);
     else fs.chmodSync(p, 0o600);
   }

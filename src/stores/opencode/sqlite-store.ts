@@ -1,14 +1,16 @@
 /**
  * opencode ≥1.2: `opencode.db` (WAL mode) with tables session, message, part; ids in columns, the rest JSON in
  * `data` (reference opencode.md §3). Scans open it read-only through SQLite itself, which reads the -wal file
- * with the db, so a scan sees exactly what opencode sees.
+ * with the db, so a scan sees exactly what opencode sees (from a private copy when SQLite cannot read it in place:
+ * sqlite-open.ts).
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
+import { openForReading, type ReadConnection } from "./sqlite-open.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 
@@ -40,15 +42,19 @@ export class OpencodeSqliteStore implements OpencodeStore {
   readonly info: StoreInfo;
   readonly codec: RecordCodec = sqliteCodec;
   private readonly db: Database.Database;
+  private readonly connection: ReadConnection;
   private readonly statements: Record<"session" | "messages" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes", Database.Statement>;
 
   constructor(dbPath: string, notices: string[] = []) {
     this.info = { format: "opencode-sqlite", path: dbPath, notices: [...notices] };
     try {
-      this.db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 5000 });
+      this.connection = openForReading(dbPath);
     } catch (error) {
       throw sqliteError(error, dbPath);
     }
+    this.db = this.connection.db;
+    if (this.connection.notice) this.info.notices.push(this.connection.notice);
+    if (this.connection.copy) this.info.readFrom = this.connection.copy;
     this.guard(() => this.checkSchema());
     this.statements = this.guard(() => ({
       session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
@@ -177,7 +183,7 @@ export class OpencodeSqliteStore implements OpencodeStore {
   }
 
   close(): void {
-    this.db.close();
+    this.connection.close();
   }
 }
 
@@ -221,7 +227,9 @@ export function sqliteError(error: unknown, path: string): Error {
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
     return new RecoverError("store-busy", `${path} is locked by another process (${message}); try again when opencode is idle`, 3);
   }
-  if (code.startsWith("SQLITE_CANTOPEN") || code === "SQLITE_PERM" || code === "SQLITE_READONLY") {
+  // Readers fall back to a copy when the folder cannot be written (sqlite-open.ts): this is a write refused.
+  if (code.startsWith("SQLITE_READONLY")) return new RecoverError("store-read-only", `${path} cannot be written (${message}); nothing was changed`, 3);
+  if (code.startsWith("SQLITE_CANTOPEN") || code === "SQLITE_PERM") {
     return new RecoverError("store-unreadable", `cannot open ${path} (${message}); check that it exists and you may read it and its directory`);
   }
   if (code.startsWith("SQLITE_IOERR")) return new RecoverError("store-unreadable", `cannot read ${path}: ${message}`);

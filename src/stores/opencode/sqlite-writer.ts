@@ -4,11 +4,12 @@
  * in every column. All targets go into one BEGIN IMMEDIATE transaction: SQLite's own journal makes it atomic,
  * and the -wal/-shm files are SQLite's business, never ours.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
 import { processesHolding } from "../openers.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
+import { openDatabase } from "./sqlite-open.js";
 import { sqliteError } from "./sqlite-store.js";
 
 type Cell = { t: "null" } | { t: "integer"; v: string } | { t: "real"; v: number } | { t: "text" | "blob"; v: string };
@@ -33,7 +34,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
 
   constructor(readonly info: StoreInfo) {
     try {
-      this.db = new Database(info.path, { fileMustExist: true, timeout: 5000 });
+      this.db = openDatabase(info.path, { fileMustExist: true, timeout: 5000 });
       // We keep parents and children consistent ourselves (a plan lists every row a delete takes with it), and a
       // restore must be able to put back a part whose message was already gone.
       this.db.pragma("foreign_keys = OFF");
