@@ -144,6 +144,7 @@ describe("recover explain <text>", () => {
     const fixedBy = ERROR_CAUSES[c.kind].fixedBy;
     expect(doc).toEqual({
       schemaVersion: 1,
+      tool: { name: "recover", version: PACKAGE_VERSION },
       kind: c.kind,
       index: c.index,
       contentIndex: c.contentIndex,
