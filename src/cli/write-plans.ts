@@ -65,6 +65,9 @@ export async function reportAndWrite(
         unfixed: plan.remaining,
       })),
   };
+  // Repair leaves a live last turn alone unless --include-live: say which sessions, as scan does.
+  const skipped = how.command === "repair" ? planned.flatMap(({ plan }) => (plan.skipped ? [plan.skipped] : [])) : [];
+  if (skipped.length > 0) report.skipped = skipped;
   how.extra?.(report);
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
   reporter.plan(report);
