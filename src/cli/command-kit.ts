@@ -9,6 +9,7 @@ import type { SessionStore } from "../stores/store.js";
 import { createIo, type GlobalOptions, type Io } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { settleJournal } from "./mutation.js";
+import { safeMessage } from "./safe-text.js";
 
 export type Handler<O> = (context: { args: string[]; options: O & GlobalOptions; io: Io; command: Command }) => number | Promise<number>;
 
@@ -34,7 +35,8 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err">
       : new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`, ExitCode.usage);
   if (process.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
   if (io.json) io.out(errorDocument(known));
-  else io.err(`recover: ${known.message}\n`);
+  // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
+  else io.err(`recover: ${safeMessage(known.message)}\n`);
   return known.exitCode;
 }
 
