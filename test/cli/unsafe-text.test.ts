@@ -1,7 +1,7 @@
 // Text from the store reaches a person's terminal with its control characters escaped and long values shortened:
 // a session title holding `ESC]0;…BEL ESC[2J` must not retitle and clear the terminal. Point 11 of the issue.
 import { describe, expect, it } from "vitest";
-import { buildStore, MINUTE, Transcript, writeJsonStore, writeSqliteStore, type BuiltStore, type Json } from "../support/opencode-fixtures.js";
+import { buildStore, MINUTE, Transcript, writeJsonStore, writeSqliteStore, type BuiltStore, type Json, type SessionSpec } from "../support/opencode-fixtures.js";
 import { expectNoStack, parseJsonDocument, run, tempDir } from "./run.js";
 import { FORMATS, type Format } from "./stores.js";
 
@@ -23,8 +23,8 @@ function hostileStore(format: Format): BuiltStore {
     w.user("Run the whole test suite."),
     w.assistant([w.stepStart(), w.text("Running it."), w.running("bash\u001b[2J", { command: "npm test", description: "Run all tests" })], UNFINISHED),
   ];
-  const sessions = [{ title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start, messages: messages() }];
-  if (format === "opencode-sqlite") sessions.push({ id: HUGE_ID, title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start + MINUTE, messages: messages() } as never);
+  const sessions: SessionSpec[] = [{ title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start, messages: messages() }];
+  if (format === "opencode-sqlite") sessions.push({ id: HUGE_ID, title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start + MINUTE, messages: messages() });
   return buildStore({ seed: 4, sessions });
 }
 
