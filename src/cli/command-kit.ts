@@ -9,6 +9,7 @@ import type { SessionStore } from "../stores/store.js";
 import { createIo, type GlobalOptions, type Io } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { settleJournal } from "./mutation.js";
+import { safeMessage } from "./safe-text.js";
 
 export type Handler<O> = (context: { args: string[]; options: O & GlobalOptions; io: Io; command: Command }) => number | Promise<number>;
 
@@ -36,7 +37,8 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" 
   if (process.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
   const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));
-  else io.err(`recover: ${message}\n`);
+  // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
+  else io.err(`recover: ${safeMessage(message)}\n`);
   return known.exitCode;
 }
 

@@ -6,6 +6,7 @@ import { Chalk, type ChalkInstance } from "chalk";
 import type { Ora } from "ora";
 import { ExitCode, RecoverError } from "../errors.js";
 import { commandLine } from "./next-command.js";
+import { safeMessage } from "./safe-text.js";
 
 export interface GlobalOptions {
   store?: string;
@@ -76,7 +77,8 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
     out: (text) => void (stdoutOpen && process.stdout.write(text)),
     err: (text) => void process.stderr.write(text),
     command: (words) => commandLine(words, options),
-    note: (text) => void (quiet || process.stderr.write(`${color.yellow("note:")} ${text}\n`)),
+    // A note quotes paths and ids from the store: escaped and shortened like every other store text.
+    note: (text) => void (quiet || process.stderr.write(`${color.yellow("note:")} ${safeMessage(text)}\n`)),
     spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
       // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.

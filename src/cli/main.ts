@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ExitCode } from "../errors.js";
 import { STORE_FORMATS } from "../stores/store.js";
 import { reportError } from "./command-kit.js";
+import { safeMessage } from "./safe-text.js";
 import { addRules } from "./commands/rules.js";
 import { addExplain } from "./commands/explain.js";
 import { addContextTrim } from "./commands/context-trim.js";
@@ -154,7 +155,7 @@ function handleCommanderError(error: unknown, json: boolean): number {
     if (error.exitCode === 0) return ExitCode.ok;
     const message = usageMessage(error, (error as CommanderError & { command?: Command }).command);
     if (json) io.out(errorDocument({ code: "usage", message }));
-    else io.err(`recover: ${message}\n`);
+    else io.err(`recover: ${safeMessage(message)}\n`);
     return ExitCode.usage;
   }
   return reportError(error, io);

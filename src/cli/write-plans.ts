@@ -83,6 +83,9 @@ export async function reportAndWrite(
         unfixed: plan.remaining,
       })),
   };
+  // Repair leaves a live last turn alone unless --include-live: say which sessions, as scan does.
+  const skipped = how.command === "repair" ? planned.flatMap(({ plan }) => (plan.skipped ? [plan.skipped] : [])) : [];
+  if (skipped.length > 0) report.skipped = skipped;
   how.extra?.(report);
   const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
   // A store that cannot be written gets one sentence, not a plan it cannot carry out (a dry run still shows it).

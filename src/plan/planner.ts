@@ -12,7 +12,7 @@ import type { SessionRecords, SessionSummary } from "../model/opencode-records.j
 import { isTranscript, type TranscriptRecords } from "../model/transcript.js";
 import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import { checkSession } from "../scan/check.js";
-import { opencodeSessionView, transcriptSessionView } from "../scan/session-view.js";
+import { liveSkip, opencodeSessionView, transcriptSessionView, type LiveSkip } from "../scan/session-view.js";
 import type { LoadedSession, RecordCodec } from "../stores/store.js";
 import type { SessionView } from "../model/session-view.js";
 import { conversationBytes } from "../model/tokens.js";
@@ -46,6 +46,8 @@ export interface SessionPlan {
   remaining: Finding[];
   /** The request after the plan: estimated tokens and UTF-8 bytes. */
   after: { estimatedTokens: number; bytes: number };
+  /** Its last turn is being written, so no rule judged (or fixed) it. */
+  skipped?: LiveSkip;
 }
 
 export function planSession(loaded: LoadedSession, codec: RecordCodec, options: PlanOptions): SessionPlan {
@@ -67,8 +69,10 @@ interface Working {
 function plan(summary: SessionSummary, working: Working, options: PlanOptions): SessionPlan {
   const fixed: Finding[] = [];
   const byId = new Map(options.rules.map((r) => [r.id, r]));
+  let skipped: LiveSkip | undefined;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const view = working.view();
+    if (pass === 0) skipped = liveSkip(view);
     const all = checkSession(view, options.rules, options);
     const findings = options.filter ? all.filter(options.filter) : all;
     const claimed = new Set<string>();
@@ -85,7 +89,7 @@ function plan(summary: SessionSummary, working: Working, options: PlanOptions): 
     if (applied === 0) {
       const { changes, files } = working.outcome();
       assertProviderAccepts(view, changes);
-      return { summary, changes, ...(files ? { files } : {}), fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) } };
+      return { summary, changes, ...(files ? { files } : {}), fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) }, ...(skipped ? { skipped } : {}) };
     }
   }
   throw new RecoverError("fix-failed", `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);

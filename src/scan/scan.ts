@@ -7,11 +7,13 @@ import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import type { SessionStore } from "../stores/store.js";
 import { checkSession } from "./check.js";
 import { scanInParallel, workerCount } from "./parallel-scan.js";
-import { sessionView } from "./session-view.js";
+import { liveSkip, sessionView, type LiveSkip } from "./session-view.js";
 
 export interface SessionResult {
   summary: SessionSummary;
   findings: Finding[];
+  /** Its last turn is being written, so the rules left it alone (plain data: results cross a worker boundary). */
+  skipped?: LiveSkip;
 }
 
 export interface ScanOptions extends RuleOptions {
@@ -22,7 +24,8 @@ export interface ScanOptions extends RuleOptions {
 export function scanSession(store: SessionStore, id: string, options: ScanOptions): SessionResult {
   const records = store.loadSession(id, options.mode ?? "lean");
   const view = sessionView(records, options);
-  return { summary: records.summary, findings: checkSession(view, options.rules, options) };
+  const skipped = liveSkip(view);
+  return { summary: records.summary, findings: checkSession(view, options.rules, options), ...(skipped ? { skipped } : {}) };
 }
 
 export async function* scanSessions(store: SessionStore, ids: readonly string[], options: ScanOptions): AsyncGenerator<SessionResult> {

@@ -32,7 +32,7 @@ export function transcriptSessionView(records: TranscriptRecords, options: ViewO
     estimatedTokens: conversationTokens(history.conversation),
   };
   const last = history.sent.at(-1);
-  if (last?.role === "assistant" && last.line === history.chain.at(-1) && options.now - records.lastActivity < options.liveWindowMs) view.liveTailMessageId = last.line.ref.id;
+  if (last?.role === "assistant" && last.line === history.chain.at(-1) && isRecent(records.lastActivity, options)) view.liveTailMessageId = last.line.ref.id;
   return view;
 }
 
@@ -59,5 +59,24 @@ function liveTail(records: SessionRecords, options: ViewOptions): string | undef
   const last = records.messages.at(-1);
   const info = last?.info;
   if (!last || info?.role !== "assistant" || info.time.completed !== undefined || info.error) return undefined;
-  return options.now - records.lastActivity < options.liveWindowMs ? last.ref.id : undefined;
+  return isRecent(records.lastActivity, options) ? last.ref.id : undefined;
+}
+
+/** Written within the live window. A window of 0 (`--include-live`) makes nothing live, even a clock ahead of ours. */
+function isRecent(lastActivity: number, options: ViewOptions): boolean {
+  return options.liveWindowMs > 0 && options.now - lastActivity < options.liveWindowMs;
+}
+
+/** A session whose last turn was left unjudged because it is being written: scan and repair say so, never silently. */
+export interface LiveSkip {
+  id: string;
+  reason: "live";
+  /** When the session was last written (epoch ms), by its records' own times. */
+  updatedAt: number;
+}
+
+export function liveSkip(view: SessionView): LiveSkip | undefined {
+  if (view.liveTailMessageId === undefined) return undefined;
+  const updatedAt = view.opencode?.lastActivity ?? view.transcript?.records.lastActivity ?? view.summary.updated;
+  return { id: view.summary.id, reason: "live", updatedAt };
 }

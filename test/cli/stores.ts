@@ -35,7 +35,7 @@ export function writeStore(built: BuiltStore, format: Format): { dataDir: string
     return { dataDir, store: dataDir, readPath: db };
   }
   const storage = writeJsonStore(dataDir, built);
-  // The JSON reader takes file mtimes as activity: files written a moment ago would make every last turn "live".
+  // Liveness reads the records' own times; files keep an old mtime too, as a torn record's only clue is its mtime.
   ageFiles(storage, new Date(T0 + 30 * DAY));
   return { dataDir, store: dataDir, readPath: storage };
 }

@@ -14,8 +14,9 @@ import { resolveSessionId } from "../../stores/session-id.js";
 import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import type { Io } from "../io.js";
-import { shellQuote } from "../next-command.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
+import { shellQuote } from "../next-command.js";
+import { safeMessage } from "../safe-text.js";
 
 interface ExplainFlags {
   errorFile?: string;
@@ -91,15 +92,15 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         } else {
           const c = io.color;
           io.out(`${c.bold(error.kind)} (${error.provider})\n`);
-          io.out(`cause: ${error.note ?? cause}\n`);
+          io.out(`cause: ${safeMessage(error.note ?? cause)}\n`);
           if (error.index !== null) io.out(`at:    messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`} of the request\n`);
-          if (error.ids.length > 0) io.out(`ids:   ${error.ids.join(", ")}\n`);
+          if (error.ids.length > 0) io.out(`ids:   ${safeMessage(error.ids.join(", "))}\n`);
           if (error.tokens) io.out(`size:  ${error.tokens.current.toLocaleString("en-US")} tokens > ${error.tokens.max.toLocaleString("en-US")}\n`);
           if (located) {
-            io.out(`in:    session ${located.session}: ${located.messages.length ? `message ${located.messages.join(", ")}` : "no request message at that position"}${located.part ? `, part ${located.part}` : ""}\n`);
-            io.out(`what:  ${located.explanation}\n`);
+            io.out(`in:    ${safeMessage(`session ${located.session}: ${located.messages.length ? `message ${located.messages.join(", ")}` : "no request message at that position"}${located.part ? `, part ${located.part}` : ""}`)}\n`);
+            io.out(`what:  ${safeMessage(located.explanation)}\n`);
           }
-          io.out(fix ? `fix:   ${c.bold(fix)}\n` : "fix:   none offline\n");
+          io.out(fix ? `fix:   ${c.bold(safeMessage(fix))}\n` : "fix:   none offline\n");
         }
         return error.kind === "unknown" ? ExitCode.findings : ExitCode.ok;
       }),

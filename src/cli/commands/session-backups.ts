@@ -8,6 +8,7 @@ import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange } from "../mutation.js";
+import { safeMessage, safeValue } from "../safe-text.js";
 
 interface BackupsFlags {
   prune?: boolean;
@@ -29,7 +30,8 @@ function printTable(backups: Backup[], io: Io): void {
   const head = ["ID", "CREATED (UTC)", "KIND", "STATE", "CHANGES", "SESSIONS"];
   const rows = backups.map((b) => {
     const m = b.manifest;
-    return [m.id, m.createdAt.replace("T", " ").slice(0, 19), m.kind, m.state, String(m.changes.length), m.sessions.join(",")];
+    // A manifest names the sessions a repair changed: ids from the store, printed escaped and shortened.
+    return [safeValue(m.id), safeValue(m.createdAt.replace("T", " ").slice(0, 19)), safeValue(m.kind), safeValue(m.state), String(m.changes.length), safeMessage(m.sessions.join(","))];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
@@ -67,7 +69,7 @@ Examples:
         if (old.length > 0) await confirmChange(io, options, `${root}: delete ${old.length} backup${old.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
         for (const b of old) rmSync(b.dir, { recursive: true, force: true });
         if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, root, pruned: old.map(row) })}\n`);
-        else io.out(old.length === 0 ? "nothing to prune\n" : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${old.map((b) => b.manifest.id).join(", ")}\n`);
+        else io.out(old.length === 0 ? "nothing to prune\n" : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${safeMessage(old.map((b) => b.manifest.id).join(", "))}\n`);
         return ExitCode.ok;
       }),
     );

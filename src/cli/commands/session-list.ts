@@ -5,6 +5,7 @@ import type { SessionSummary } from "../../model/opencode-records.js";
 import { action, withStore } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
+import { safeMessage, safeValue } from "../safe-text.js";
 
 export function addSessionList(session: Command): void {
   session
@@ -44,7 +45,7 @@ function printTable(sessions: SessionSummary[], io: Io): void {
     return;
   }
   const c = io.color;
-  const rows = sessions.map((s) => [s.id, truncate(s.title, 40), iso(s.updated).replace("T", " ").slice(0, 16), String(s.messages), s.directory]);
+  const rows = sessions.map((s) => [safeValue(s.id), safeValue(truncate(s.title, 40)), iso(s.updated).replace("T", " ").slice(0, 16), String(s.messages), safeValue(s.directory)]);
   const head = ["ID", "TITLE", "UPDATED (UTC)", "MSGS", "DIRECTORY"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");

@@ -16,6 +16,7 @@ import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import { selectSessions } from "../select-sessions.js";
 import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
+import { liveWindow } from "./session-scan.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -27,6 +28,7 @@ interface RepairFlags {
   error?: string;
   errorFile?: string;
   resume?: boolean;
+  includeLive?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export function addSessionRepair(session: Command): void {
     .option("--rule <ids>", "only these rules' fixes (comma-separated); unsigned-thinking is fixed only when named")
     .addOption(new Option("--only <ids>", "same as --rule").hideHelp())
     .option("--dry-run", "show the plan and diffs, write nothing; exit 1 when there is something to fix")
+    .option("--include-live", "also judge and fix a last turn written in the last 10 minutes (the 60 s write guard still applies)")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
     .option("--error <text>", "the provider's error text (or - for stdin): also fix exactly what it names")
     .option("--error-file <path>", "read the provider's error text from a file")
@@ -83,14 +86,15 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           const errorText = readErrorText(options.error, options.errorFile);
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
           const now = Date.now();
+          const liveWindowMs = liveWindow(options.includeLive);
           const spinner = io.spinner(`planning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
           const planned: PlannedSession[] = [];
           try {
             for (const id of ids) {
               const records = store.loadSession(id, "full");
-              const aimed = aimAtError(records, errorText, rules, now);
+              const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
               if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
-              const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
+              const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, liveWindowMs, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
               if (errorText !== undefined && !answers(plan, aimed.answering)) {
                 throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);
@@ -129,11 +133,11 @@ interface Aimed {
  * session's last message (a stale error earlier in the session is ignored). A context or size error belongs to
  * `context trim`; an error with no offline repair is explained, and with --error stops the repair.
  */
-function aimAtError(records: LoadedSession, errorText: string | undefined, rules: readonly Rule[], now: number): Aimed {
+function aimAtError(records: LoadedSession, errorText: string | undefined, rules: readonly Rule[], now: number, liveWindowMs: number): Aimed {
   // Most sessions carry no error: look at the records before paying for a view of them (`repair --all`).
   const stored = errorText === undefined && !isTranscript(records) ? storedError({ summary: records.summary, opencode: records }) : undefined;
   if (errorText === undefined && stored === undefined) return { rules, answering: new Set() };
-  const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+  const view = sessionView(records, { now, liveWindowMs });
   const error = classifyProviderError(errorText ?? stored!);
   const plan = planForError(error, view);
   const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";

@@ -10,6 +10,7 @@ import { action, parsePositiveInt, withStore } from "../command-kit.js";
 import { humanScanReporter } from "../reporters/scan-human.js";
 import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
+import { safeMessage } from "../safe-text.js";
 import { selectSessions } from "../select-sessions.js";
 
 interface ScanFlags {
@@ -19,6 +20,7 @@ interface ScanFlags {
   exitZero?: boolean;
   maxOutputChars?: number;
   contextLimit?: number;
+  includeLive?: boolean;
 }
 
 export function selectRules(list: string | undefined): readonly Rule[] {
@@ -27,6 +29,11 @@ export function selectRules(list: string | undefined): readonly Rule[] {
   const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
   return RULES.filter((r) => wanted.includes(r.id));
+}
+
+/** `--include-live`: no window, so no last turn counts as being written and every one is judged. */
+export function liveWindow(includeLive: boolean | undefined): number {
+  return includeLive ? 0 : DEFAULT_RULE_OPTIONS.liveWindowMs;
 }
 
 export function addSessionScan(session: Command): void {
@@ -40,6 +47,7 @@ export function addSessionScan(session: Command): void {
     .option("--exit-zero", "report findings but exit 0")
     .option("--max-output-chars <n>", "oversized-tool-output threshold", parsePositiveInt("--max-output-chars"), DEFAULT_RULE_OPTIONS.maxOutputChars)
     .option("--context-limit <tokens>", "the model's context window for context-overflow", parsePositiveInt("--context-limit"), DEFAULT_RULE_OPTIONS.contextLimit)
+    .option("--include-live", "also judge a last turn written in the last 10 minutes (left alone by default: its agent may be writing it)")
     .addHelpText(
       "after",
       `
@@ -56,17 +64,18 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
         const rules = selectRules(options.rule);
         return withStore(options, async (store) => {
           const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: true });
-          const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io);
+          const now = Date.now();
+          const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
           const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
           const spinner = io.spinner(`scanning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
           reporter.start(store.info);
           try {
             const results = scanSessions(store, ids, {
               rules,
-              now: Date.now(),
+              now,
               maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
               contextLimit: options.contextLimit ?? DEFAULT_RULE_OPTIONS.contextLimit,
-              liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs,
+              liveWindowMs: liveWindow(options.includeLive),
             });
             for await (const result of results) {
               totals.sessions++;
@@ -80,7 +89,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
             spinner.stop();
             if (error instanceof RecoverError && reporter.abort) {
               reporter.abort({ code: error.code, message: error.message });
-              if (!io.json) io.err(`recover: ${error.message}\n`);
+              if (!io.json) io.err(`recover: ${safeMessage(error.message)}\n`);
               return error.exitCode;
             }
             throw error;

@@ -9,10 +9,11 @@ import type { BattleFinding } from "../../battle/findings.js";
 import { allowedStrategies, defaultStrategy, failureSeverity } from "../../battle/recovery-options.js";
 import type { Iteration } from "../../battle/schemas.js";
 import type { Io } from "../io.js";
+import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
 
 export function printBattleStatus(io: Io, result: RepoAssessment, totals: { errors: number; warnings: number }, now: number): void {
   const c = io.color;
-  if (!io.quiet) io.err(c.dim(`battles in ${result.repo.dir}\n`));
+  if (!io.quiet) io.err(c.dim(`battles in ${safeValue(result.repo.dir)}\n`));
   if (result.findings.length > 0) {
     if (!io.quiet) io.out(`\n${c.bold("project")}\n`);
     for (const f of result.findings) io.out(`${io.quiet ? "" : "  "}${findingLine(f, io)}\n`);
@@ -30,7 +31,7 @@ export function printBattleStatus(io: Io, result: RepoAssessment, totals: { erro
   const { errors, warnings } = totals;
   const summary =
     n === 0 && errors + warnings === 0
-      ? c.green(`✔ no battles in ${result.repo.battlesDir} yet`)
+      ? c.green(`✔ no battles in ${safeValue(result.repo.battlesDir)} yet`)
       : errors + warnings === 0
         ? c.green(`✔ ${battles}, no findings`)
         : `${errors > 0 ? c.red("✖") : c.yellow("⚠")} ${battles}: ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`;
@@ -41,10 +42,10 @@ function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: n
   const c = io.color;
   const history = b.battle.history.value;
   const title = result.project.prd.value?.tasks.find((t) => t.id === b.taskId)?.title;
-  const status = b.status ?? "unknown";
+  const status = safeValue(b.status ?? "unknown");
   const shown =
     b.liveness.state === "crashed" ? `${c.red(status)} ${c.red("(crashed)")}` : b.liveness.state === "live" ? `${c.green(status)} ${c.dim("(live)")}` : colourStatus(io, status, b.failure !== null);
-  io.out(`\n${c.bold(b.taskId)}  ${shown}${title ? `  ${title}` : ""}\n`);
+  io.out(`\n${c.bold(safeValue(b.taskId))}  ${shown}${title ? `  ${safeValue(title)}` : ""}\n`);
   if (history) {
     const parts = [`started ${stamp(history.startedAt)}`, `${history.iterations.length} iteration${history.iterations.length === 1 ? "" : "s"}`];
     if (history.completedAt) parts.push(`ended ${stamp(history.completedAt)}`);
@@ -53,9 +54,9 @@ function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: n
       const age = now - Date.parse(progress.lastUpdate);
       parts.push(`progress: iteration ${progress.currentIteration} ${progress.status}, updated ${Number.isFinite(age) ? `${formatAge(age)} ago` : progress.lastUpdate}`);
     }
-    io.out(`  ${c.dim(parts.join(" · "))}\n`);
+    io.out(`  ${c.dim(safeMessage(parts.join(" · ")))}\n`);
     for (const it of history.iterations) printIteration(io, it);
-    if (history.error) io.out(`  ${c.dim("error:")} ${history.error}\n`);
+    if (history.error) io.out(`  ${c.dim("error:")} ${safeMessage(history.error)}\n`);
   }
   if (b.commits.length > 0) {
     io.out(`  ${c.dim("commits:")}\n`);
@@ -65,14 +66,14 @@ function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: n
     const f = b.failure;
     const strategies = allowedStrategies(f).map((s) => (s === defaultStrategy(f) ? `${s} (default)` : s));
     io.out(
-      `  ${c.bold("failure:")} ${f.type} ${c.dim(`(${failureSeverity(f.type)} severity)`)} · ${f.recoverable ? c.green("recoverable") : c.red("not recoverable")} · suggested action: ${f.suggestedAction}\n`,
+      `  ${c.bold("failure:")} ${f.type} ${c.dim(`(${failureSeverity(f.type)} severity)`)} · ${f.recoverable ? c.green("recoverable") : c.red("not recoverable")} · suggested action: ${safeMessage(f.suggestedAction)}\n`,
     );
     // A crash's finding already says all of it; other findings name the failure in a few words.
-    if (!b.findings.some((finding) => finding.message === f.message)) io.out(`    ${f.message}\n`);
+    if (!b.findings.some((finding) => finding.message === f.message)) io.out(`    ${safeMessage(f.message)}\n`);
     if (f.details) for (const line of clip(f.details, 6)) io.out(`    ${c.dim(line)}\n`);
     io.out(`    resume strategies: ${strategies.join(", ")}\n`);
   } else if (b.liveness.state === "live") {
-    io.out(`  ${c.green(b.liveness.detail)}\n`);
+    io.out(`  ${c.green(safeMessage(b.liveness.detail))}\n`);
   }
   for (const f of b.findings) io.out(`  ${findingLine(f, io)}\n`);
 }
@@ -83,12 +84,12 @@ function printIteration(io: Io, it: Iteration): void {
   const mark = ok ? c.green("✓") : it.result === "pending" ? c.dim("…") : c.red("✗");
   const duration = it.endedAt ? ` ${c.dim(formatAge(Date.parse(it.endedAt) - Date.parse(it.startedAt)))}` : "";
   const feedback = Object.entries(it.feedbackResults ?? {})
-    .map(([name, r]) => `${name} ${r.passed ? c.green("✓") : c.red("✗")}`)
+    .map(([name, r]) => `${safeValue(name)} ${r.passed ? c.green("✓") : c.red("✗")}`)
     .join("  ");
-  const commit = it.commitHash ? `  ${c.dim("commit")} ${it.commitHash.slice(0, 8)}` : "";
+  const commit = it.commitHash ? `  ${c.dim("commit")} ${safeValue(it.commitHash.slice(0, 8))}` : "";
   const retry = it.retryCount ? c.dim(` (retry ${it.retryCount})`) : "";
-  io.out(`  #${String(it.number).padEnd(3)}${mark} ${it.result.padEnd(9)}${stamp(it.startedAt)}${duration}${retry}  ${feedback}${commit}\n`);
-  for (const [name, r] of failingLoops(it)) io.out(`        ${c.dim(`${name}:`)} ${telling(r.output)}\n`);
+  io.out(`  #${String(it.number).padEnd(3)}${mark} ${safeValue(it.result).padEnd(9)}${safeValue(stamp(it.startedAt))}${duration}${retry}  ${feedback}${commit}\n`);
+  for (const [name, r] of failingLoops(it)) io.out(`        ${c.dim(`${safeValue(name)}:`)} ${telling(r.output)}\n`);
   if (it.error) io.out(`        ${c.dim("error:")} ${clip(it.error, 1)[0]}\n`);
 }
 
@@ -97,7 +98,7 @@ function commitLine(io: Io, commit: BattleCommit): string {
   const where = commit.iteration !== undefined ? `#${commit.iteration}` : "  ";
   const state = !commit.exists ? c.red("missing") : commit.inHead === false ? c.yellow("not in HEAD") : commit.inHead ? c.green("in HEAD") : c.dim("unchecked");
   const how = commit.source === "recorded" ? "recorded" : "by subject";
-  return `${commit.hash.slice(0, 8)}  ${where.padEnd(4)}${state}  ${c.dim(how)}${commit.subject ? `  ${commit.subject}` : ""}`;
+  return `${safeValue(commit.hash.slice(0, 8))}  ${where.padEnd(4)}${state}  ${c.dim(how)}${commit.subject ? `  ${safeValue(commit.subject)}` : ""}`;
 }
 
 function colourStatus(io: Io, status: string, failed: boolean): string {
@@ -110,7 +111,7 @@ function colourStatus(io: Io, status: string, failed: boolean): string {
 export function findingLine(f: BattleFinding, io: Io): string {
   const c = io.color;
   const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
-  return `${severity} ${c.cyan(f.rule.padEnd(19))} ${c.dim(f.path)}  ${f.message}`;
+  return `${severity} ${c.cyan(f.rule.padEnd(19))} ${c.dim(safeValue(f.path))}  ${safeMessage(f.message)}`;
 }
 
 /** The line of a tool's output that says what failed (an error, a ✗), else its first line. */
@@ -128,7 +129,7 @@ function stamp(iso: string): string {
 /** At most `lines` lines, each at most 160 characters: tool output can be megabytes. */
 function clip(text: string, lines: number): string[] {
   const all = text.trim().split("\n").filter((l) => l.trim() !== "");
-  const kept = all.slice(0, lines).map((l) => (l.length > 160 ? `${l.slice(0, 159)}…` : l));
+  const kept = all.slice(0, lines).map((l) => escapeControls(l.length > 160 ? `${l.slice(0, 159)}…` : l));
   if (all.length > lines) kept.push(`… ${all.length - lines} more line${all.length - lines === 1 ? "" : "s"}`);
   return kept;
 }

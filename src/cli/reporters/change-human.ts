@@ -5,13 +5,16 @@
  */
 import type { Io } from "../io.js";
 import { changeCount, type ChangeReporter } from "./change-report.js";
+import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
+import { liveSkipLine } from "./live-skips.js";
 import { findingPlace, fixCommand } from "./scan-human.js";
 
 const MAX_LINE = 240;
 
+/** A diff line is the record's JSON, which escapes C0 controls but not DEL, C1, separators or bidi: escape those too. */
 function clip(line: string): string {
-  if (line.length <= MAX_LINE) return line;
-  return `${line.slice(0, MAX_LINE)}… [${(line.length - MAX_LINE).toLocaleString("en-US")} more characters]`;
+  if (line.length <= MAX_LINE) return escapeControls(line);
+  return `${escapeControls(line.slice(0, MAX_LINE))}… [${(line.length - MAX_LINE).toLocaleString("en-US")} more characters]`;
 }
 
 export function humanChangeReporter(io: Io): ChangeReporter {
@@ -23,11 +26,11 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       for (const notice of report.store.notices) io.note(notice);
       for (const session of report.sessions) {
         if (session.changes.length === 0 && session.unfixed.length === 0) continue;
-        io.out(`\n${c.bold(session.id)}  ${session.title}\n`);
+        io.out(`\n${c.bold(safeValue(session.id))}  ${safeValue(session.title)}\n`);
         for (const change of session.changes) {
           const s = change.summary;
           const rules = s.rules.length ? c.cyan(` [${s.rules.join(", ")}]`) : "";
-          io.out(`  ${s.op.padEnd(6)} ${s.record} ${s.id}${rules}  ${c.dim(change.reasons.join("; "))}\n`);
+          io.out(`  ${s.op.padEnd(6)} ${s.record} ${safeValue(s.id)}${rules}  ${c.dim(safeMessage(change.reasons.join("; ")))}\n`);
         }
         if (!io.quiet) {
           for (const change of session.changes) {
@@ -38,11 +41,13 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         for (const finding of session.unfixed) {
           const where = findingPlace(finding);
           const severity = finding.severity === "error" ? c.red("error") : c.yellow("warning");
-          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${finding.message}  ${c.dim(`→ ${fixCommand(finding, io)}`)}\n`);
+          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${safeMessage(finding.message)}  ${c.dim(`→ ${fixCommand(finding, io)}`)}\n`);
         }
       }
     },
     done(report) {
+      const live = liveSkipLine(report.skipped ?? [], Date.now());
+      if (live) io.out(`\n${c.yellow("note:")} ${live}\n`);
       if (report.trim) {
         const t = report.trim;
         const n = (x: number) => x.toLocaleString("en-US");
@@ -64,9 +69,9 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         return;
       }
       io.out(`\n${c.green("✔")} ${{ repair: "repaired", restore: "restored", trim: "trimmed" }[report.command]}: ${what}\n`);
-      if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${report.backup.path})\n`);
-      if (report.undo) io.out(`undo with: ${c.bold(report.undo)}\n`);
-      for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(command)}\n`);
+      if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${safeValue(report.backup.path)})\n`);
+      if (report.undo) io.out(`undo with: ${c.bold(safeMessage(report.undo))}\n`);
+      for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(safeMessage(command))}\n`);
     },
   };
 }

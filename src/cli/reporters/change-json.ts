@@ -6,6 +6,7 @@
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 import { changeCount, type ChangeReporter } from "./change-report.js";
+import { liveSkipJson } from "./live-skips.js";
 
 export function jsonChangeReporter(io: Io): ChangeReporter {
   return {
@@ -31,6 +32,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
             message: f.message,
           })),
         })),
+        ...(report.skipped ? { skipped: liveSkipJson(report.skipped) } : {}),
         summary: { sessions: report.sessions.length, changes: changeCount(report), unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length, 0) },
         ...(report.trim ? { tokens: report.trim.tokens, ...(report.trim.bytes ? { bytes: report.trim.bytes } : {}), strategies: report.trim.strategies, stillOver: report.trim.stillOver } : {}),
       };

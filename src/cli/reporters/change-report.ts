@@ -4,6 +4,7 @@
  */
 import type { ChangeSummary } from "../../model/change.js";
 import type { Finding } from "../../rules/rule.js";
+import type { LiveSkip } from "../../scan/session-view.js";
 import type { StoreInfo } from "../../stores/store.js";
 
 export interface ReportedChange {
@@ -32,6 +33,8 @@ export interface ChangeReport {
   undo?: string;
   /** A restore names the backup it put back. */
   restoreOf?: string;
+  /** Sessions whose last turn is being written, so it was neither judged nor fixed (repair without --include-live). */
+  skipped?: LiveSkip[];
   /** `--resume`: the commands that continue each repaired session in its agent. */
   resume?: string[];
   /** context trim: the budget and what each strategy took off. */

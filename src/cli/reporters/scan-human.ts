@@ -7,19 +7,24 @@ import type { SessionResult } from "../../scan/scan.js";
 import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
 import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
+import type { LiveSkip } from "../../scan/session-view.js";
+import { safeMessage, safeValue } from "../safe-text.js";
+import { liveSkipLine } from "./live-skips.js";
 import { fixedBy, RULE_BY_ID } from "./rule-lookup.js";
 
-export function humanScanReporter(io: Io): ScanReporter {
+export function humanScanReporter(io: Io, now: number = Date.now()): ScanReporter {
   const c = io.color;
+  const skipped: LiveSkip[] = [];
   return {
     start(store: StoreInfo) {
-      if (!io.quiet) io.err(c.dim(`scanning ${store.path} (${store.format})\n`));
+      if (!io.quiet) io.err(c.dim(`scanning ${safeValue(store.path)} (${store.format})\n`));
       for (const notice of store.notices) io.note(notice);
     },
     session(result: SessionResult) {
+      if (result.skipped) skipped.push(result.skipped);
       if (result.findings.length === 0) return;
       const s = result.summary;
-      io.out(`\n${c.bold(s.id)}  ${s.title}${s.directory ? c.dim(`  ${s.directory}`) : ""}\n`);
+      io.out(`\n${c.bold(safeValue(s.id))}  ${safeValue(s.title)}${s.directory ? c.dim(`  ${safeValue(s.directory)}`) : ""}\n`);
       for (const finding of result.findings) io.out(`  ${findingLine(finding, io)}\n`);
     },
     end(totals: ScanTotals) {
@@ -28,6 +33,8 @@ export function humanScanReporter(io: Io): ScanReporter {
         findings === 0
           ? c.green(`✔ no findings in ${sessions} session${sessions === 1 ? "" : "s"}`)
           : `${errors > 0 ? c.red("✖") : c.yellow("⚠")} ${findings} finding${findings === 1 ? "" : "s"} (${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}) in ${sessionsWithFindings} of ${sessions} session${sessions === 1 ? "" : "s"}`;
+      const live = liveSkipLine(skipped, now);
+      if (live) io.out(`\n${c.yellow("note:")} ${live}`);
       io.out(`\n${summary}\n`);
     },
   };
@@ -37,16 +44,17 @@ function findingLine(f: Finding, io: Io): string {
   const c = io.color;
   const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
   const where = findingPlace(f);
-  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${f.message}  ${c.dim(`→ ${fixCommand(f, io)}`)}`;
+  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${safeMessage(f.message)}  ${c.dim(`→ ${fixCommand(f, io)}`)}`;
 }
 
-/** Where a finding is: a transcript's line (and the block in it), else the record ids. */
+/** Where a finding is: a transcript's line (and the block in it), else the record ids; ready to print. */
 export function findingPlace(f: Finding): string {
-  if (f.line !== undefined) return `line ${f.line}${f.partId?.includes("#") ? f.partId.slice(f.partId.lastIndexOf("#")) : ""}`;
-  return [f.messageId, f.partId].filter(Boolean).join("/") || (f.path ?? "session");
+  if (f.line !== undefined) return `line ${f.line}${f.partId?.includes("#") ? safeValue(f.partId.slice(f.partId.lastIndexOf("#"))) : ""}`;
+  return [f.messageId, f.partId].filter(Boolean).map((id) => safeValue(id)).join("/") || (f.path !== undefined ? safeValue(f.path) : "session");
 }
 
+/** The command that fixes a finding, ready to print: escaped and shortened, as a session id comes from the store. */
 export function fixCommand(f: Finding, io: Io): string {
   const words = fixedBy(RULE_BY_ID.get(f.rule), f.sessionId);
-  return words ? io.command(words) : "no automatic fix";
+  return words ? safeMessage(io.command(words)) : "no automatic fix";
 }

@@ -1,21 +1,32 @@
 /**
  * `--json` scan output, streamed: one JSON document written session by session, so a store of any size is
- * reported in bounded memory. Shape: schemaVersion, tool, store, sessions[], summary.
+ * reported in bounded memory. Shape: schemaVersion, tool, store, sessions[], skipped[] (only when a
+ * session's live tail was left unjudged), summary.
  */
 import type { SessionResult } from "../../scan/scan.js";
+import type { LiveSkip } from "../../scan/session-view.js";
 import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
+import { liveSkipJson } from "./live-skips.js";
 import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
+
+/** `,"skipped":[{"id","reason":"live","updatedAt"}]` when a session's live tail was left unjudged; nothing otherwise. */
+function skippedJson(skipped: readonly LiveSkip[]): string {
+  if (skipped.length === 0) return "";
+  return `,"skipped":${JSON.stringify(liveSkipJson(skipped))}`;
+}
 
 export function jsonScanReporter(io: Io): ScanReporter {
   let first = true;
+  const skipped: LiveSkip[] = [];
   return {
     start(store: StoreInfo) {
       const head = JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store) });
       io.out(`${head.slice(0, -1)},"sessions":[`);
     },
     session(result: SessionResult) {
+      if (result.skipped) skipped.push(result.skipped);
       const findings = result.findings.map((f) => ({
         rule: f.rule,
         severity: f.severity,
@@ -31,7 +42,7 @@ export function jsonScanReporter(io: Io): ScanReporter {
     },
     end(totals: ScanTotals) {
       const { sessions, findings, errors, warnings } = totals;
-      io.out(`],"summary":${JSON.stringify({ sessions, findings, errors, warnings })}}\n`);
+      io.out(`]${skippedJson(skipped)},"summary":${JSON.stringify({ sessions, findings, errors, warnings })}}\n`);
     },
     abort(error) {
       io.out(`],"error":${JSON.stringify(error)}}\n`);

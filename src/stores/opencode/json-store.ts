@@ -14,6 +14,7 @@ import { assertSafeId } from "../session-id.js";
 import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
 import { jsonTreeCodec } from "./codec.js";
 import { OpencodeJsonWriter } from "./json-writer.js";
+import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 
 interface SessionFile {
@@ -70,6 +71,7 @@ export class OpencodeJsonStore implements OpencodeStore {
     const fallback: SessionSummary = { id, title: "(unreadable session record)", directory: "", created: 0, updated: 0, messages };
     const decoded = decodeJson(this.read(path));
     if (!decoded.ok) {
+      // A torn session file keeps no time of its own: when it was written is the only clue (see untimedActivity).
       const mtime = statSync(path).mtimeMs;
       return { path, summary: { ...fallback, created: mtime, updated: mtime }, problem: decoded.problem };
     }
@@ -138,19 +140,15 @@ export class OpencodeJsonStore implements OpencodeStore {
     const messageDir = join(this.storageDir, "message", id);
     const messages: MessageRecord[] = [];
     const parts: PartRecord[] = [];
-    let lastActivity = sessionFile?.summary.updated ?? 0;
     for (const file of this.list(messageDir).filter((f) => f.endsWith(".json"))) {
       const messageId = file.slice(0, -".json".length);
       const path = join(messageDir, file);
-      const mtime = statSync(path).mtimeMs;
-      lastActivity = Math.max(lastActivity, mtime);
-      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), mtime, keep));
+      // A message whose time cannot be read is ordered by when its file was written: the only clue left.
+      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), statSync(path).mtimeMs, keep));
       const partDir = join(this.storageDir, "part", messageId);
       for (const partFile of this.list(partDir).filter((f) => f.endsWith(".json"))) {
         const partPath = join(partDir, partFile);
         const ref: RecordRef = { kind: "part", id: partFile.slice(0, -".json".length), sessionId: id, messageId, path: partPath };
-        // opencode rewrites a part file on every streamed update: its mtime is when the turn was last alive.
-        lastActivity = Math.max(lastActivity, statSync(partPath).mtimeMs);
         parts.push(partFromBytes(ref, this.read(partPath), keep));
       }
     }
@@ -162,6 +160,7 @@ export class OpencodeJsonStore implements OpencodeStore {
     if (!sessionFile && messages.length === 0 && parts.length === 0) {
       throw new RecoverError("session-not-found", `no session ${id} in ${this.storageDir}`);
     }
+    const lastActivity = recordedActivity(sessionFile?.summary.updated ?? 0, messages, parts, untimedActivity);
     const summary: SessionSummary = sessionFile?.summary ?? {
       id,
       title: "(no session record)",
@@ -184,4 +183,19 @@ export class OpencodeJsonStore implements OpencodeStore {
   }
 
   close(): void {}
+}
+
+/**
+ * A record with no readable time (a torn or invalid file) counts as written when its file was. That mtime may be a
+ * copy's, fresh from `cp`: then the session's unfinished last turn is taken for live and reported as skipped (never
+ * silently; `--include-live` judges it). Ignoring it instead would judge a turn opencode is rewriting this very
+ * moment (it rewrites a part file on every streamed update, not atomically) as a crash. Records that carry their
+ * own times never ask.
+ */
+function untimedActivity(ref: RecordRef): number {
+  try {
+    return ref.path ? statSync(ref.path).mtimeMs : 0;
+  } catch {
+    return 0;
+  }
 }

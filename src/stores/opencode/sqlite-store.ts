@@ -12,6 +12,7 @@ import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../stor
 import { sqliteCodec } from "./codec.js";
 import { openForReading, type ReadConnection } from "./sqlite-open.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
+import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 
 interface SessionRow {
@@ -164,6 +165,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
     // Streamed parts are written after their message: the newest message's parts say when the session last moved.
     const newest = messages.reduce<MessageRecord | undefined>((a, m) => (!a || m.created >= a.created ? m : a), undefined);
     if (newest) lastActivity = Math.max(lastActivity, (this.statements.lastPartUpdate.get(newest.ref.id) as number | null) ?? 0);
+    // The records' own times too, as the JSON tree reads them. The rows' time_updated columns stay: opencode bumps
+    // them on every streamed update (a tool's growing output changes no time field), and a copy of the database
+    // keeps them as they were, unlike a file's mtime. A row with no readable data has its columns and nothing else.
+    lastActivity = recordedActivity(lastActivity, messages, parts, () => 0);
     const summary = row ? toSummary(row) : straySummary(id, messages);
     return assembleSession(summary, sessionRef, messages, parts, lastActivity, { missing: !row });
   }
