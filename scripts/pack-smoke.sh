@@ -82,7 +82,7 @@ phase "npm ci (clone)" ci.log in_dir "$clone" npm ci --prefer-offline --ignore-s
 phase "npm pack (builds dist)" pack.log in_dir "$clone" npm pack --pack-destination "$work/pack"
 
 version="$(node -p 'require(process.argv[1]).version' "$clone/package.json")"
-tarball="$(ls "$work/pack"/*.tgz 2>/dev/null | head -n 1)"
+tarball="$(ls "$work/pack"/*.tgz 2>/dev/null | head -n 1 || true)"
 [[ -n "$tarball" ]] || { fail "npm pack wrote no tarball"; finish; }
 echo "== tarball $(basename "$tarball"), $(du -k "$tarball" | cut -f1) kB"
 contents="$(tar -tzf "$tarball")"
