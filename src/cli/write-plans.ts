@@ -91,14 +91,15 @@ export async function reportAndWrite(
   // A store that cannot be written gets one sentence, not a plan it cannot carry out (a dry run still shows it).
   if (toWrite.length > 0 && !options.dryRun) refuseUnwritableStore(store.info);
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
-  reporter.plan(report);
   const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
   if (toWrite.length === 0 || options.dryRun) {
+    reporter.plan(report);
     reporter.done(report);
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
     return leftErrors ? ExitCode.findings : ExitCode.ok;
   }
   return withWriter(store, options, async ({ writer, state, backupRoot }) => {
+    // Refusals come before the diff: a user should not read a plan that will not be carried out.
     refuseOpenStore(writer, options.force);
     const lastWrite = ({ plan }: PlannedSession) => Math.max(plan.summary.updated, plan.summary.modified ?? 0);
     const recent = toWrite.find((p) => now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p)));
@@ -106,6 +107,7 @@ export async function reportAndWrite(
       const ago = Math.max(0, Math.round((now - lastWrite(recent)) / 1000));
       throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
     }
+    reporter.plan(report);
     const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
     await confirmChange(io, options, `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`);
     writer.checkIntegrity();

@@ -170,7 +170,7 @@ describe("recover checkpoint prune", () => {
     const state = stateDir();
     for (let age = 20; age >= 9; age--) {
       write(dir, "src/index.ts", `// ${age} days ago\n`);
-      // Half a day short of whole days: a whole-day --older-than-days never falls on a checkpoint's age.
+      // Half a day short of whole days: a whole-day --older-than never falls on a checkpoint's age.
       await createCheckpoint(dir, { taskId: TASK, stateDir: state, now: () => new Date(Date.now() - (age - 0.5) * DAY_MS) });
     }
     return { dir, state };
@@ -214,14 +214,16 @@ describe("recover checkpoint prune", () => {
     expect(again.stdout).toMatch(/^nothing to prune: 10 recorded checkpoints of 002-auth-system/);
   });
 
-  it("--older-than-days and --keep change the policy", async () => {
+  it("--older-than (as in session backups --prune; --older-than-days still works) and --keep change the policy", async () => {
     const { dir, state } = await aged();
-    const result = cli(["checkpoint", "prune", TASK, "--keep", "3", "--older-than-days", "15", "--dry-run", "--json", "--repo", dir], { state });
-    expect(result.status).toBe(1);
-    const doc = parseJsonDocument(result.stdout);
-    expect(doc.policy).toMatchObject({ maxCheckpoints: 3, maxAgeDays: 15 });
-    // Ages 16..20 are older than 15 days (and beyond the newest 3).
-    expect((doc.pruned as unknown[]).length).toBe(5);
+    for (const spelling of ["--older-than", "--older-than-days"]) {
+      const result = cli(["checkpoint", "prune", TASK, "--keep", "3", spelling, "15", "--dry-run", "--json", "--repo", dir], { state });
+      expect(result.status).toBe(1);
+      const doc = parseJsonDocument(result.stdout);
+      expect(doc.policy).toMatchObject({ maxCheckpoints: 3, maxAgeDays: 15 });
+      // Ages 16..20 are older than 15 days (and beyond the newest 3).
+      expect((doc.pruned as unknown[]).length).toBe(5);
+    }
     const bad = cli(["checkpoint", "prune", TASK, "--keep", "many", "--repo", dir], { state });
     expect(bad.status).toBe(2);
     expectOneLineError(bad, /--keep takes a whole number/);

@@ -58,15 +58,16 @@ describe("session backups", () => {
 
   const age = (dir: string, id: string, days: number) => editManifest(path.join(dir, id), (m) => (m.createdAt = new Date(Date.now() - days * DAY).toISOString()));
 
-  it("lists every backup, oldest first: id, time, kind, state, changes, sessions", () => {
+  it("lists every backup, oldest first: id, time, kind, state, changes, the store it belongs to, sessions", () => {
     const r = sb.run(["session", "backups"]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]!.split(/\s{2,}/)).toEqual(["ID", "CREATED (UTC)", "KIND", "STATE", "CHANGES", "SESSIONS"]);
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(["ID", "CREATED (UTC)", "KIND", "STATE", "CHANGES", "STORE", "SESSIONS"]);
+    const store = `opencode-sqlite ${fixture.readPath}`;
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
-      [repairId, expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), "repair", "done", "3", fixture.brokenId],
-      [restoreId, expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), "restore", "done", "4", fixture.brokenId],
+      [repairId, expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), "repair", "done", "3", store, fixture.brokenId],
+      [restoreId, expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), "restore", "done", "4", store, fixture.brokenId],
     ]);
   });
 

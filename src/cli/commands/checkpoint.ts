@@ -3,7 +3,7 @@
  * git refs (refs/pokeralph/checkpoints/<taskId>/<n>) and recorded beside the battle in checkpoints.json. The
  * commands are thin: find `.pokeralph/`, call src/checkpoint/, print a table or one JSON document.
  */
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { findProject } from "../../checkpoint/battle-files.js";
 import { createCheckpoint } from "../../checkpoint/create.js";
@@ -22,6 +22,7 @@ interface CreateFlags extends RepoFlag {
 }
 interface PruneFlags extends RepoFlag {
   dryRun?: boolean;
+  olderThan?: number;
   olderThanDays?: number;
   keep?: number;
 }
@@ -194,20 +195,22 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
     .description("drop recorded checkpoints by the recovery spec's retention policy (keep the newest 10, and any younger than 7 days)")
     .argument("<taskId>", "the battle's task id")
     .option("--dry-run", "show what would go, change nothing; exit 1 when something would")
-    .option("--older-than-days <days>", `the age past which checkpoints beyond the newest ones may go (default ${DEFAULT_RETENTION.maxAgeMs / DAY_MS})`, parseCount("--older-than-days"))
+    .option("--older-than <days>", `the age past which checkpoints beyond the newest ones may go (default ${DEFAULT_RETENTION.maxAgeMs / DAY_MS})`, parseCount("--older-than"))
+    // Spelled as in `session backups --prune --older-than`; the old name stays for scripts that use it.
+    .addOption(new Option("--older-than-days <days>", "same as --older-than").hideHelp().argParser(parseCount("--older-than-days")))
     .option("--keep <n>", `how many of the newest checkpoints are always kept (default ${DEFAULT_RETENTION.maxCheckpoints})`, parseCount("--keep"))
     .option("--repo <dir>", "the project (default: the nearest directory with .pokeralph/, from the current one up)")
     .addHelpText(
       "after",
       `
 The policy is the spec's: newest first, the first --keep stay whatever their age; past those, a checkpoint older
-than --older-than-days goes, a younger one stays (failed or successful alike). Inferred checkpoints are your own
+than --older-than goes, a younger one stays (failed or successful alike). Inferred checkpoints are your own
 commits and are never pruned. A pruned checkpoint loses its checkpoints.json entry and its ref; git gc frees the
 space later.
 
 Examples:
   recover checkpoint prune 002-auth-system --dry-run
-  recover checkpoint prune 002-auth-system --older-than-days 3 --yes
+  recover checkpoint prune 002-auth-system --older-than 3 --yes
 
 Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / not confirmed, 2 usage error
 (or no terminal to confirm on: pass --yes).`,
@@ -217,7 +220,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
         const project = findProject(options.repo ?? process.cwd());
         const policy: RetentionPolicy = {
           ...DEFAULT_RETENTION,
-          ...(options.olderThanDays !== undefined ? { maxAgeMs: options.olderThanDays * DAY_MS } : {}),
+          ...((options.olderThan ?? options.olderThanDays) !== undefined ? { maxAgeMs: (options.olderThan ?? options.olderThanDays)! * DAY_MS } : {}),
           ...(options.keep !== undefined ? { maxCheckpoints: options.keep } : {}),
         };
         const plan = await planPrune(project, args[0]!, policy);

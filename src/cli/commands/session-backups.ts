@@ -27,11 +27,11 @@ function printTable(backups: Backup[], io: Io): void {
     io.out("no backups\n");
     return;
   }
-  const head = ["ID", "CREATED (UTC)", "KIND", "STATE", "CHANGES", "SESSIONS"];
+  const head = ["ID", "CREATED (UTC)", "KIND", "STATE", "CHANGES", "STORE", "SESSIONS"];
   const rows = backups.map((b) => {
     const m = b.manifest;
     // A manifest names the sessions a repair changed: ids from the store, printed escaped and shortened.
-    return [safeValue(m.id), safeValue(m.createdAt.replace("T", " ").slice(0, 19)), safeValue(m.kind), safeValue(m.state), String(m.changes.length), safeMessage(m.sessions.join(","))];
+    return [safeValue(m.id), safeValue(m.createdAt.replace("T", " ").slice(0, 19)), safeValue(m.kind), safeValue(m.state), String(m.changes.length), `${m.store.format} ${safeValue(m.store.path)}`, safeMessage(m.sessions.join(","))];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
