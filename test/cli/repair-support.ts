@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { buildStore, type BuiltStore } from "../support/opencode-fixtures.js";
-import { BIN, expectJsonError, expectOneLineError, parseJsonDocument, run, tempDir, type RunOptions, type RunResult } from "./run.js";
+import { BIN, expectJsonError, expectOneLineError, parseJsonDocument, run, tempDir, type RunOptions, type RunResult, childEnv } from "./run.js";
 import { brokenTurnSession, defectStore, writeStore, type DefectStore, type Format } from "./stores.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -305,13 +305,6 @@ export function recentBrokenStore(agoMs: number): { built: BuiltStore; id: strin
 // A terminal that answers
 // ---------------------------------------------------------------------------------------------
 
-function terminalEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", ...extra };
-  delete env.RECOVER_DEBUG;
-  delete env.FORCE_COLOR;
-  return env;
-}
-
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
@@ -321,7 +314,7 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export function runInTerminalAnswering(args: string[], keys: string, options: { env?: Record<string, string> } = {}): Promise<{ status: number | null; output: string; prompted: boolean }> {
   const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
-  const child = spawn("script", ["-qec", command, "/dev/null"], { env: terminalEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("script", ["-qec", command, "/dev/null"], { env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: true });
   return new Promise((resolve, reject) => {
     let output = "";
     let prompted = false;

@@ -359,7 +359,7 @@ describe("session repair (opencode-sqlite only)", () => {
     expect(forced.stdout).toContain("✔ repaired: 3 changes in 1 session");
   });
 
-  describe.skipIf(!HAS_SCRIPT)("at a terminal, anything but yes changes nothing (exit 1)", () => {
+  describe.skipIf(!HAS_SCRIPT)("at a terminal, anything but yes changes nothing (exit 1; Ctrl-C: 130)", () => {
     const fixture = writeDefectStore(format);
     const sb = sandbox();
     let before: Map<string, Buffer>;
@@ -371,12 +371,14 @@ describe("session repair (opencode-sqlite only)", () => {
       ["Enter (the default)", "\r"],
       ["Ctrl-D", "\u0004"],
       ["Ctrl-C", "\u0003"],
-    ])("%s", async (_name, keys) => {
+    ])("%s", async (name, keys) => {
       const r = await runInTerminalAnswering(["session", "repair", fixture.brokenId, "--store", fixture.store], keys, { env: sb.env });
       expect(r.prompted, r.output).toBe(true);
-      expect(r.status, r.output).toBe(1);
+      // Ctrl-C is an interrupt, as a shell reports it (128 + SIGINT), not a "no".
+      const interrupted = name === "Ctrl-C";
+      expect(r.status, r.output).toBe(interrupted ? 130 : 1);
       // The prompt's cursor codes may precede the error on its line.
-      expect(r.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toMatch(/^recover: not confirmed; nothing was changed$/m);
+      expect(r.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toMatch(interrupted ? /^recover: interrupted; nothing was changed$/m : /^recover: not confirmed; nothing was changed$/m);
       expectNoStack(r.output);
       expectStoreBytes(fixture, before);
       expect(fs.existsSync(sb.backups)).toBe(false);

@@ -1,7 +1,7 @@
 // The promises of the Trust issue, each checked through the built CLI on real copies of the demo stores:
 // a forced --format never writes a store of another kind, a store of nothing is not green, a printed command
 // works when pasted, and exit codes survive a closed pipe and a Ctrl-C at the prompt.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { RecoverError } from "../../src/errors.js";
 import { openStore } from "../../src/stores/discover.js";
 import { runAsync } from "../battle/run-async.js";
-import { sqliteRows } from "./repair-support.js";
+import { recentBrokenStore, runInTerminalAnswering, sqliteRows, writeTestStore } from "./repair-support.js";
 import {
   BIN,
   childEnv,
@@ -348,28 +348,78 @@ describe("exit codes that tell the truth", () => {
   it.runIf(HAS_SCRIPT)("Ctrl-C at the confirmation prompt exits 130 and changes nothing", async () => {
     const store = path.join(tempDir(), "opencode");
     fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
-    const before = snapshot(store);
-    const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, "session", "repair", "--all", "--force", "--store", store].map((w) => `'${w}'`).join(" ")}`;
-    const { status, output } = await new Promise<{ status: number | null; output: string }>((resolve) => {
-      const child = spawn("script", ["-qec", command, "/dev/null"], { env: childEnv({ XDG_STATE_HOME: tempDir() }) });
-      let text = "";
-      let sent = false;
-      child.stdout.on("data", (chunk: Buffer) => {
-        text += chunk.toString("utf8");
-        if (!sent && /Change .*\?/.test(text)) {
-          sent = true;
-          setTimeout(() => child.stdin.write("\x03"), 300);
-        }
-      });
-      const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ status: code, output: text });
-      });
-    });
-    expect(output).toMatch(/Change \d+ records/);
-    expect(status).toBe(130);
-    expect(output).toMatch(/recover: interrupted; nothing was changed/);
-    expectSameBytes(before, snapshot(store));
+    const before = sqliteRows(path.join(store, "opencode.db"));
+    const r = await runInTerminalAnswering(["session", "repair", "--all", "--force", "--store", store], "\u0003", { env: { XDG_STATE_HOME: tempDir() } });
+    expect(r.prompted, r.output).toBe(true);
+    expect(r.status).toBe(130);
+    expect(r.output).toMatch(/recover: interrupted; nothing was changed/);
+    expect(sqliteRows(path.join(store, "opencode.db"))).toEqual(before);
+  });
+});
+
+describe("smaller things a user noticed", () => {
+  const demoCopy = () => {
+    const store = path.join(tempDir(), "opencode");
+    fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
+    return store;
+  };
+
+  it("a did-you-mean error is one line, also in --json", () => {
+    const r = run(["sesion", "list"]);
+    expect(r.status).toBe(2);
+    expectOneLineError(r, /^recover: unknown command 'sesion' for recover \(did you mean session\?\)$/);
+    const j = run(["sesion", "list", "--json"]);
+    expect((parseJsonDocument(j.stdout).error as { message: string }).message).toBe("unknown command 'sesion' for recover (did you mean session?)");
+    expectOneLineError(run(["session", "scan", "--al"]), /unknown option '--al' \(did you mean --all\?\)$/);
+  });
+
+  it("recover help session repair shows the help of session repair; every --help lists the global options; battle and context have examples", async () => {
+    const [help, scan, battle, context] = await Promise.all([
+      runAsync(["help", "session", "repair"]),
+      runAsync(["session", "scan", "--help"]),
+      runAsync(["battle", "--help"]),
+      runAsync(["context", "--help"]),
+    ]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: recover session repair /);
+    expect(scan.stdout).toMatch(/Global Options:[\s\S]*--store <path>[\s\S]*--backup-dir <dir>/);
+    for (const r of [battle, context]) expect(r.stdout).toMatch(/Examples:\n {2}recover (battle|context) /);
+  });
+
+  it("FORCE_COLOR and --color turn colour on without a terminal; --no-color and NO_COLOR turn it off", async () => {
+    const store = demoCopy();
+    const scan = ["session", "scan", "--all", "--exit-zero", "--store", store];
+    const [forced, flag, off] = await Promise.all([
+      runAsync(scan, { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }),
+      runAsync([...scan, "--color"]),
+      runAsync([...scan, "--no-color"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }),
+    ]);
+    expect(forced.stdout).toMatch(/\u001b\[31merror/);
+    expect(flag.stdout).toMatch(/\u001b\[31merror/);
+    expect(off.stdout).not.toMatch(/\u001b\[/);
+  });
+
+  it("-q prints no note: lines; without it, a note about one session names it", () => {
+    const store = demoCopy();
+    const loud = run(["session", "repair", "--all", "--dry-run", "--store", store]);
+    expect(loud.stderr).toMatch(/^note: session ses_\S+: the error opencode stored on the last message/m);
+    const quiet = run(["session", "repair", "--all", "--dry-run", "-q", "--store", store]);
+    expect(quiet.status).toBe(1);
+    expect(quiet.stderr).not.toMatch(/note:/);
+  });
+
+  it("an empty id has its own message", () => {
+    const r = run(["session", "scan", "", "--store", demoCopy()]);
+    expect(r.status).toBe(2);
+    expectOneLineError(r, /^recover: empty session id: give an id or a unique prefix of one$/);
+  });
+
+  it("a refusal that comes before writing (a session written seconds ago) is printed before any diff, not after it", () => {
+    const { built, id } = recentBrokenStore(20_000);
+    const fixture = writeTestStore(built, "opencode-sqlite");
+    const r = run(["session", "repair", id, "--yes", "--store", fixture.store], { env: { XDG_STATE_HOME: tempDir() } });
+    expect(r.status).toBe(3);
+    expectOneLineError(r, /was written \d+ s ago/);
+    expect(r.stdout).not.toMatch(/^(\+\+\+|---|@@) /m);
   });
 });
