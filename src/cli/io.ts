@@ -106,8 +106,10 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
         const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false }]);
         return answer.ok === true;
       } catch (error) {
-        // Ctrl-C at the prompt is an interrupt, not a "no": exit 130 as a shell expects after SIGINT.
-        if ((error as Error | undefined)?.name === "ExitPromptError") throw new RecoverError("interrupted", "interrupted; nothing was changed", ExitCode.interrupted);
+        // Ctrl-C at the prompt is an interrupt, not a "no": exit 130 as a shell expects after SIGINT. A closed
+        // terminal (Ctrl-D, end of input) is inquirer's ExitPromptError too, but without SIGINT: that is a "no".
+        const { name, message } = (error ?? {}) as Partial<Error>;
+        if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed", ExitCode.interrupted);
         return false;
       }
     },

@@ -3,7 +3,7 @@
  * itself looks (`OPENCODE_DB`, `$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`). The format is detected
  * from what is there unless `--format` forces one. Claude Code and openclaw transcripts: see transcript/locate.ts.
  */
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { RecoverError, fsError } from "../errors.js";
@@ -13,7 +13,7 @@ import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
 import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";
 import { defaultTranscriptRoot, transcriptRootAt } from "./transcript/locate.js";
 import { TranscriptStore } from "./transcript/transcript-store.js";
-import { assertFormatMatches, hasSqliteHeader } from "./what-is-here.js";
+import { assertFormatMatches, hasSqliteHeader, statOrThrow } from "./what-is-here.js";
 
 export interface StoreOptions {
   store?: string;
@@ -66,16 +66,6 @@ function defaultLocation(env: NodeJS.ProcessEnv): string {
   if (db && db !== ":memory:") return isAbsolute(db) ? db : join(dataDir, db);
   if (existsSync(dataDir)) return dataDir;
   throw new RecoverError("store-not-found", `no opencode store found (looked in ${dataDir}); pass --store <path>`);
-}
-
-function statOrThrow(path: string) {
-  try {
-    return statSync(path);
-  } catch (error) {
-    const known = fsError(error, path);
-    if (known?.code === "store-not-found") throw new RecoverError("store-not-found", `no such store: ${path}`);
-    throw known ?? error;
-  }
 }
 
 function openAt(target: string, format: StoreFormat | undefined, discovered: boolean): SessionStore {

@@ -150,7 +150,8 @@ function readHead(path: string): Buffer {
   }
 }
 
-function statOrThrow(path: string) {
+/** The path's stat, or the one-line error a user should read (no such store, permission denied, …). */
+export function statOrThrow(path: string) {
   try {
     return statSync(path);
   } catch (error) {

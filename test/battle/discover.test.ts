@@ -94,7 +94,9 @@ describe("task ids", () => {
 
   it.each(["../002-auth-system", "002/../../etc", "..", "a\\b", "x\0y", ""])("refuses %j before touching the disk", (id) => {
     const repo = findPokeralph({ cwd: tree(["001-project-setup"]) });
-    inputError(() => resolveTaskId(repo, id), "invalid-id", /invalid task id .*never contain/);
-    inputError(() => battleDir(repo, id), "invalid-id", /invalid task id/);
+    // An empty id gets its own message; the others are told what an id never contains.
+    const said = id === "" ? /^empty task id: give an id/ : /invalid task id .*never contain/;
+    inputError(() => resolveTaskId(repo, id), "invalid-id", said);
+    inputError(() => battleDir(repo, id), "invalid-id", id === "" ? said : /invalid task id/);
   });
 });

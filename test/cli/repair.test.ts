@@ -178,7 +178,8 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("✔ repaired: 3 changes in 1 session");
     const backup = printedBackup(r.stdout);
-    expect(backup.undo).toBe(`recover session restore ${backup.id}`);
+    // The store it was given goes with it, so pasting it restores this store, not the default one.
+    expect(backup.undo).toBe(`recover session restore ${backup.id} --store ${fixture.store}`);
     expect(backup.path).toBe(path.join(sb.backups, backup.id));
 
     // Private: backups hold whole transcripts.
@@ -224,7 +225,7 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     expect(doc.backup!.id).toMatch(BACKUP_ID);
     expect(doc.backup!.path).toBe(path.join(sb.backups, doc.backup!.id));
     expect(fs.existsSync(path.join(doc.backup!.path, "manifest.json"))).toBe(true);
-    expect(doc.undo).toBe(`recover session restore ${doc.backup!.id}`);
+    expect(doc.undo).toBe(`recover session restore ${doc.backup!.id} --store ${fixture.store}`);
     expect(doc.sessions).toHaveLength(1);
     const session = doc.sessions[0]!;
     expect(Object.keys(session)).toEqual(["id", "title", "changes", "unfixed"]);
@@ -331,7 +332,7 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     expect(r.output).toMatch(/Change 3 records in 1 session of .*\?/);
     expect(r.status, r.output).toBe(0);
     expect(r.output).toContain("✔ repaired: 3 changes in 1 session");
-    expect(r.output).toMatch(/^undo with: recover session restore \d{8}T\d{6}Z-[0-9a-f]{6}$/m);
+    expect(r.output).toMatch(/^undo with: recover session restore \d{8}T\d{6}Z-[0-9a-f]{6} --store \S+$/m);
     expect(fs.readdirSync(sb.backups)).toHaveLength(1);
   });
 });

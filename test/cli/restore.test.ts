@@ -155,7 +155,7 @@ describe.each(FORMATS)("session restore (%s)", (format: Format) => {
     expect(r.status).toBe(0);
     const backup = printedBackup(r.stdout);
     expect(backup.path).toBe(path.join(fs.realpathSync(cwd), "my-backups", backup.id));
-    expect(backup.undo).toBe(`recover session restore ${backup.id} --backup-dir "my-backups"`);
+    expect(backup.undo).toBe(`recover session restore ${backup.id} --store ${fixture.store} --backup-dir my-backups`);
     expect(fs.existsSync(sb.backups)).toBe(false);
 
     expectOneLineError(sb.run(["session", "restore", backup.id, "--yes"], { cwd }), new RegExp(`no backup ${backup.id}`));
@@ -164,7 +164,7 @@ describe.each(FORMATS)("session restore (%s)", (format: Format) => {
     expect(restore.status).toBe(0);
     expect(storeState(fixture)).toEqual(original);
     const undo = printedBackup(restore.stdout);
-    expect(undo.undo).toBe(`recover session restore ${undo.id} --backup-dir "my-backups"`);
+    expect(undo.undo).toBe(`recover session restore ${undo.id} --backup-dir my-backups`);
     expect(fs.readdirSync(path.join(cwd, "my-backups")).sort()).toEqual([backup.id, undo.id].sort());
   });
 

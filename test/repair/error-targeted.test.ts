@@ -368,7 +368,7 @@ describe("session repair --error through the CLI", () => {
     const doc = changeDoc(r);
     expect(doc.sessions[0]!.changes.map((c) => [c.op, c.record, c.id, c.rules])).toEqual([["delete", "part", r3.partId, ["provider-error"]]]);
     expect(doc.store.notices).toEqual([
-      "the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes",
+      `session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes`,
     ]);
     expectStoreBytes(store, before);
     noBackups(sb);
@@ -384,10 +384,10 @@ describe("session repair --error through the CLI", () => {
     const before = storeState(store);
     const r = sb.run(["session", "repair", id, "--error-file", file, "--yes", "--resume", "--store", store.store]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stderr).toBe(`note: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`);
+    expect(r.stderr).toBe(`note: session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`);
     expect(r.stdout).toMatch(new RegExp(`^  delete part ${r3.partId} \\[provider-error\\]  removed the thinking the provider rejected`, "m"));
     expect(r.stdout).toContain(`\ncontinue with: opencode run --session ${id} "continue"\n`);
-    expect(r.stdout).toMatch(/^undo with: recover session restore \S+$/m);
+    expect(r.stdout).toMatch(/^undo with: recover session restore \S+ --store \S+$/m);
     // SQLite rows: that part's row is gone, the session row's update time moved, nothing else differs.
     const after = storeState(store);
     const changed = Object.keys(before).filter((k) => before[k] !== after[k]);
@@ -489,7 +489,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode
     const first = sb.run(["session", "repair", id, "--yes", "--store", store.store]);
     expect(first.status, first.stdout + first.stderr).toBe(0);
     expect(first.stderr).toBe(
-      "note: the error opencode stored on the last message (thinking_signature): the thinking block at messages.1.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n",
+      `note: session ${id}: the error opencode stored on the last message (thinking_signature): the thinking block at messages.1.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`,
     );
     expect(first.stdout).toMatch(new RegExp(`^  delete part ${r1.partId} \\[provider-error\\]`, "m"));
     expect(first.stdout).toContain("✔ repaired: 1 change in 1 session");

@@ -575,7 +575,8 @@ describe.each(FORMATS)("the JSON document (%s)", (format) => {
     expect(doc.store).toEqual({ format, path: fs.realpathSync(w.store.readPath), notices: [] });
     expect(doc.dryRun).toBe(false);
     expect(doc.backup).toEqual({ id: expect.stringMatching(BACKUP_ID), path: path.join(fs.realpathSync(w.sb.backups), doc.backup!.id) });
-    expect(doc.undo).toBe(`recover session restore ${doc.backup!.id}`);
+    // Pasted, it restores the store the trim changed: the --store given to trim goes with it.
+    expect(doc.undo).toBe(`recover session restore ${doc.backup!.id} --store ${w.store.store}`);
     const session = doc.sessions[0]!;
     expect(doc.sessions).toHaveLength(1);
     expect(session.id).toBe(w.id);
