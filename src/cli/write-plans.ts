@@ -10,7 +10,6 @@ import { changeDiff } from "../plan/diff.js";
 import type { SessionPlan } from "../plan/planner.js";
 import { isTranscript } from "../model/transcript.js";
 import type { LoadedSession, SessionStore } from "../stores/store.js";
-import { refuseUnwritableStore } from "../stores/writable.js";
 import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
 import { repairTargets } from "../txn/targets.js";
 import { runTransaction } from "../txn/transaction.js";
@@ -88,8 +87,6 @@ export async function reportAndWrite(
   if (skipped.length > 0) report.skipped = skipped;
   how.extra?.(report);
   const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
-  // A store that cannot be written gets one sentence, not a plan it cannot carry out (a dry run still shows it).
-  if (toWrite.length > 0 && !options.dryRun) refuseUnwritableStore(store.info);
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
   const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
   if (toWrite.length === 0 || options.dryRun) {
@@ -99,7 +96,8 @@ export async function reportAndWrite(
     return leftErrors ? ExitCode.findings : ExitCode.ok;
   }
   return withWriter(store, options, async ({ writer, state, backupRoot }) => {
-    // Refusals come before the diff: a user should not read a plan that will not be carried out.
+    // Refusals come before the diff (withWriter's own first: a store that cannot be written): a user should not read
+    // a plan that will not be carried out.
     refuseOpenStore(writer, options.force);
     const lastWrite = ({ plan }: PlannedSession) => Math.max(plan.summary.updated, plan.summary.modified ?? 0);
     const recent = toWrite.find((p) => now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p)));

@@ -13,7 +13,7 @@ import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
 import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";
 import { defaultTranscriptRoot, transcriptRootAt } from "./transcript/locate.js";
 import { TranscriptStore } from "./transcript/transcript-store.js";
-import { assertFormatMatches, hasSqliteHeader, statOrThrow } from "./what-is-here.js";
+import { assertFormatMatches, hasSqliteHeader, statOrThrow, whatIsAt } from "./what-is-here.js";
 
 export interface StoreOptions {
   store?: string;
@@ -33,10 +33,11 @@ export function openStore(options: StoreOptions): SessionStore {
   if (options.store === undefined && (format === "claude" || format === "openclaw")) return holdingSessions(new TranscriptStore(defaultTranscriptRoot(format, env)));
   const target = options.store !== undefined ? resolve(options.store) : defaultLocation(env);
   if (statOrThrow(target).isDirectory()) assertReadableDir(target);
-  // A forced format is checked against the bytes on disk before any adapter reads them.
-  if (format !== undefined) assertFormatMatches(target, format);
+  // What is on disk, read once: a forced format is checked against it before any adapter reads a byte.
+  const here = whatIsAt(target);
+  if (format !== undefined) assertFormatMatches(target, format, here);
   if (format !== "opencode-sqlite" && format !== "opencode-json") {
-    const transcripts = transcriptRootAt(target);
+    const transcripts = transcriptRootAt(target, here);
     if (transcripts) return holdingSessions(new TranscriptStore(transcripts));
   }
   return openAt(target, format, options.store === undefined);

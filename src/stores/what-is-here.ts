@@ -29,9 +29,8 @@ export const FORMAT_NAMES: Record<Exclude<StoreFormat, "pokeralph-battle">, { no
 };
 
 /** Refuse a forced format that does not match what is at `target` (exit 2, one line saying what is there). */
-export function assertFormatMatches(target: string, format: StoreFormat): void {
+export function assertFormatMatches(target: string, format: StoreFormat, found: WhatIsHere = whatIsAt(target)): void {
   if (format === "pokeralph-battle") return;
-  const found = whatIsAt(target);
   if (found.formats.includes(format)) return;
   const { noun, expects } = FORMAT_NAMES[format];
   throw new RecoverError("not-a-store", `--format ${format}: ${target} is ${found.description}, not ${noun} (expected ${expects})`);
@@ -46,7 +45,7 @@ export function whatIsAt(target: string): WhatIsHere {
 
 function fileKind(path: string, size: number): WhatIsHere {
   const head = readHead(path);
-  if (head.length >= 16 && head.subarray(0, 16).toString("latin1") === SQLITE_MAGIC) {
+  if (isSqlite(head)) {
     return { description: "a SQLite database", formats: ["opencode-sqlite"] };
   }
   const jsonl = path.endsWith(".jsonl");
@@ -116,7 +115,7 @@ function holdsProjectFolders(dir: string, entries: string[]): boolean {
 }
 
 /** pi's transcripts open with a `session` header; Claude Code's never do. */
-export function transcriptDialect(head: Buffer): TranscriptDialect {
+function transcriptDialect(head: Buffer): TranscriptDialect {
   return /^[\s\0]*\{[^\n]*"type"\s*:\s*"session"/.test(head.toString("utf8")) ? "openclaw" : "claude";
 }
 
@@ -132,17 +131,21 @@ function firstLineIsJsonObject(head: Buffer): boolean {
   }
 }
 
+/** Every opened database is checked: its 16-byte header, not a transcript's 64 KB head. */
 export function hasSqliteHeader(path: string): boolean {
-  const head = readHead(path);
-  return head.length >= 16 && head.subarray(0, 16).toString("latin1") === SQLITE_MAGIC;
+  return isSqlite(readHead(path, SQLITE_MAGIC.length));
 }
 
-function readHead(path: string): Buffer {
+function isSqlite(head: Buffer): boolean {
+  return head.length >= SQLITE_MAGIC.length && head.subarray(0, SQLITE_MAGIC.length).toString("latin1") === SQLITE_MAGIC;
+}
+
+function readHead(path: string, bytes: number = HEAD_BYTES): Buffer {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
-    const head = Buffer.alloc(HEAD_BYTES);
-    return head.subarray(0, readSync(fd, head, 0, HEAD_BYTES, 0));
+    const head = Buffer.alloc(bytes);
+    return head.subarray(0, readSync(fd, head, 0, bytes, 0));
   } catch (error) {
     throw fsError(error, path) ?? error;
   } finally {

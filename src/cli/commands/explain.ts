@@ -15,7 +15,6 @@ import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { shellQuote } from "../next-command.js";
 import { safeMessage } from "../safe-text.js";
 
 interface ExplainFlags {
@@ -34,9 +33,10 @@ interface Located {
 function fixCommand(error: ClassifiedError, session: string | undefined, from: string[], io: Io): string | null {
   const fixedBy = ERROR_CAUSES[error.kind].fixedBy;
   if (fixedBy === null) return null;
-  const command = io.command([...(fixedBy === "repair" ? ["session", "repair"] : ["context", "trim"]), "SESSION", ...from]);
+  const verb = fixedBy === "repair" ? ["session", "repair"] : ["context", "trim"];
+  if (session !== undefined) return io.command([...verb, session, ...from]);
   // Without --session there is no id to give: a placeholder the user fills in, left unquoted so it reads as one.
-  return command.replace(" SESSION ", ` ${session !== undefined ? shellQuote(session) : "<session-id>"} `);
+  return io.command([...verb, "SESSION-ID", ...from]).replace(" SESSION-ID ", " <session-id> ");
 }
 
 export function addExplain(program: Command): void {

@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { basename, join, sep } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
-import { whatIsAt } from "../what-is-here.js";
+import type { WhatIsHere } from "../what-is-here.js";
 import type { TranscriptRoot } from "./transcript-store.js";
 
 const CLAUDE_LAYOUT = "projects/*/*.jsonl";
@@ -32,24 +32,20 @@ export function defaultTranscriptRoot(dialect: TranscriptDialect, env: NodeJS.Pr
 
 /**
  * The transcripts at `target`, or undefined when it is not a transcript store (opencode's detection goes next).
- * A forced `--format` has already been checked against what is on disk (what-is-here.ts).
+ * `here` is what is on disk there (what-is-here.ts), against which a forced `--format` has already been checked.
  */
-export function transcriptRootAt(target: string): TranscriptRoot | undefined {
+export function transcriptRootAt(target: string, here: WhatIsHere): TranscriptRoot | undefined {
   const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: storeOf(target, dialect), sources: [{ dir: target, patterns }] });
-  if (statSync(target).isFile()) {
-    // Judged by its bytes, not its name: a SQLite file called x.jsonl is still no transcript.
-    const dialect = whatIsAt(target).formats.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
-    return dialect === undefined ? undefined : { dialect, path: storeOf(target, dialect), sources: [], file: target };
-  }
+  // Judged by its bytes, not its name: a SQLite file called x.jsonl is still no transcript.
+  const dialect = here.formats.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
+  if (statSync(target).isFile()) return dialect === undefined ? undefined : { dialect, path: storeOf(target, dialect), sources: [], file: target };
   if (existsSync(join(target, "agents"))) return at("openclaw", [OPENCLAW_LAYOUT]);
   if (existsSync(join(target, "projects"))) return at("claude", [CLAUDE_LAYOUT]);
   if (existsSync(join(target, "sessions.json"))) return at("openclaw", ["*.jsonl"]);
-  const found = whatIsAt(target).formats;
-  const direct = found.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
-  if (direct === undefined) return basename(target) === "projects" ? at("claude", ["*/*.jsonl"]) : undefined;
+  if (dialect === undefined) return basename(target) === "projects" ? at("claude", ["*/*.jsonl"]) : undefined;
   // A folder of transcripts, or `projects/` itself (one folder per project, transcripts inside).
   const flat = readdirSync(target).some((name) => name.endsWith(".jsonl"));
-  return at(direct, [flat ? "*.jsonl" : "*/*.jsonl"]);
+  return at(dialect, [flat ? "*.jsonl" : "*/*.jsonl"]);
 }
 
 
