@@ -5,12 +5,12 @@
  * from it what they may do.
  */
 import { classifyBattle, DEFAULT_ARTEFACT_STALE_MS, DEFAULT_STALE_AFTER_MS, type Liveness } from "./classify.js";
-import { findPokeralph, resolveTaskId, type PokeralphRepo } from "./discover.js";
+import { findPokeralph, resolveTaskId, type PokeralphRepo } from "../stores/pokeralph/discover.js";
 import { battleFindings, projectFindings, type BattleFinding } from "./findings.js";
 import { gitFacts, type GitFacts } from "./git-facts.js";
-import { loadBattles, loadProject, type LoadedBattle, type LoadedProject } from "./load.js";
+import { loadBattles, loadProject, type LoadedBattle, type LoadedProject } from "../stores/pokeralph/load.js";
 import type { BattleFailure } from "./recovery-options.js";
-import { DEFAULT_CONFIG, type BattleStatus, type Config } from "./schemas.js";
+import { DEFAULT_CONFIG, type BattleStatus, type Config } from "../stores/pokeralph/schemas.js";
 import { httpProbe, type ServerAnswer, type ServerProbe } from "./server-probe.js";
 
 export interface AssessOptions {

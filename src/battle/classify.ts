@@ -11,8 +11,8 @@
  * battle that is simply busy.
  */
 import type { ServerAnswer } from "./server-probe.js";
-import type { LoadedBattle } from "./load.js";
-import type { Battle, Iteration, Progress } from "./schemas.js";
+import type { LoadedBattle } from "../stores/pokeralph/load.js";
+import type { Battle, Iteration, Progress } from "../stores/pokeralph/schemas.js";
 import type { BattleFailure } from "./recovery-options.js";
 
 export interface ClassifyContext {

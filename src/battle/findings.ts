@@ -7,10 +7,10 @@
 import type { Severity } from "../rules/rule.js";
 import { formatAge, type Classification } from "./classify.js";
 import type { GitFacts } from "./git-facts.js";
-import type { Artefact, LoadedBattle, LoadedProject } from "./load.js";
-import type { LoadedFile } from "./read-file.js";
+import type { Artefact, LoadedBattle, LoadedProject } from "../stores/pokeralph/load.js";
+import type { LoadedFile } from "../stores/pokeralph/read-file.js";
 import { failureSeverity } from "./recovery-options.js";
-import { TASK_ID_PATTERN } from "./schemas.js";
+import { TASK_ID_PATTERN } from "../stores/pokeralph/schemas.js";
 
 export interface BattleRule {
   id: string;

@@ -5,13 +5,14 @@
  * the fresh iteration (`result: "pending"`, `retryCount: prev + 1`). Running it is run-iteration.ts's job; handing
  * it to a live pokeralph server is `handOffToServer`.
  */
-import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { RecoverError } from "../errors.js";
-import { mkdirDurable, writeFileDurable } from "../fs/durable.js";
+import { writePromptFile as writeBattlePrompt } from "../stores/pokeralph/battle-files.js";
+import { listCheckpoints } from "../checkpoint/list.js";
 import { assessBattles, type BattleAssessment, type RepoAssessment } from "./assess.js";
+import { applyRollback, planRollback, type RollbackMode } from "./rollback.js";
 import { allowedStrategies, defaultStrategy, isAllowedStrategy, RESUME_STRATEGIES, type BattleFailure, type ResumeStrategy } from "./recovery-options.js";
-import type { Battle, Config, Task } from "./schemas.js";
+import type { Battle, Config, Task } from "../stores/pokeralph/schemas.js";
 import { CLAUDE_ARGS, DEFAULT_TIMEOUT_MINUTES, shellQuote, type PreparedIteration } from "./run-iteration.js";
 import { pokeralphBaseUrl, type ServerProbe } from "./server-probe.js";
 
@@ -257,9 +258,7 @@ export function buildResume(assessed: Assessed, options: BuildOptions = {}): Pre
 }
 
 export function writePromptFile(prepared: PreparedResume): void {
-  const dir = join(prepared.promptFile, "..");
-  if (!existsSync(dir)) mkdirDurable(dir);
-  writeFileDurable(prepared.promptFile, new TextEncoder().encode(prepared.prompt));
+  writeBattlePrompt(prepared.promptFile, prepared.prompt);
 }
 
 /** The exact command line, the prompt read from its file. */
@@ -295,43 +294,24 @@ export async function handOffToServer(taskId: string, env: NodeJS.ProcessEnv = p
 // rollback_and_retry
 // ---------------------------------------------------------------------------------------------------------------
 
-/**
- * Roll back the failed iteration with the `battle rollback` module when it exists (loaded at run time so this
- * module does not depend on its shape at compile time); otherwise refuse: rollback comes first.
- */
+/** Roll back the failed iteration (battle rollback's plan and apply), so that the retry starts from its checkpoint. */
 export async function rollbackForRetry(root: string, battle: BattleAssessment, apply: { stateDir: string; backupRoot: string }): Promise<string[]> {
-  const spec = "./rollback.js";
-  let mod: Record<string, unknown> | null = null;
-  try {
-    mod = (await import(spec)) as Record<string, unknown>;
-  } catch {
-    mod = null;
-  }
-  const plan = mod?.planRollback;
-  const applyFn = mod?.applyRollback;
   const failed = battle.failure?.iteration ?? 1;
-  if (typeof plan !== "function" || typeof applyFn !== "function") {
-    throw new RecoverError(
-      "usage",
-      `rollback_and_retry needs the rollback first: run \`recover battle rollback ${battle.taskId} --iteration ${failed}\`, then \`recover battle resume ${battle.taskId} --strategy retry_with_context\``,
-    );
-  }
   const recorded = Math.max(0, ...(battle.battle.history.value?.iterations.map((i) => i.number) ?? []));
   // The failed iteration when it was recorded (undo it and everything after); a crash's in-flight one was not:
   // go back to the last recorded iteration's checkpoint (its leftovers go).
-  const mode = failed <= recorded ? { kind: "iteration", iteration: failed } : recorded > 0 ? { kind: "iteration-after", iteration: recorded } : { kind: "full" };
-  const resolved = mode.kind === "iteration-after" ? await checkpointAfter(root, battle.taskId, recorded) : mode;
-  const planned = (await (plan as (p: string, t: string, m: unknown) => Promise<unknown>)(root, battle.taskId, resolved)) as Record<string, unknown>;
-  const outcome = (await (applyFn as (p: unknown, o: unknown) => Promise<unknown>)(planned, apply)) as Record<string, unknown>;
-  const safety = outcome.safety as { ref?: string } | undefined;
-  const rolled = (outcome.iterationsRolledBack as number[] | undefined) ?? [];
+  const mode: RollbackMode =
+    failed <= recorded ? { kind: "iteration", iteration: failed } : recorded > 0 ? await checkpointAfter(root, battle.taskId, recorded) : { kind: "full" };
+  const planned = await planRollback(root, battle.taskId, mode);
+  const outcome = await applyRollback(planned, apply);
+  const safety = outcome.safety;
+  const rolled = outcome.iterationsRolledBack;
   return [
-    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety?.ref ? `; safety checkpoint ${safety.ref} (undo with recover battle rollback ${battle.taskId} --to-checkpoint ${safety.ref})` : ""}`,
+    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety.ref ? `; safety checkpoint ${safety.ref} (undo with recover battle rollback ${battle.taskId} --to-checkpoint ${safety.ref})` : ""}`,
   ];
 }
 
-async function checkpointAfter(root: string, taskId: string, iteration: number): Promise<unknown> {
-  const { listCheckpoints } = await import("../checkpoint/list.js");
+async function checkpointAfter(root: string, taskId: string, iteration: number): Promise<RollbackMode> {
   const listing = await listCheckpoints(root, taskId);
   const cp = listing.checkpoints.filter((c) => c.afterIteration === iteration && !c.missing).at(-1);
   if (!cp) throw new RecoverError("usage", `no checkpoint after iteration ${iteration} of ${taskId} to roll back to (see recover checkpoint list ${taskId})`);

@@ -9,21 +9,20 @@
  * sidecar, so a rollback is itself undoable with `--to-checkpoint <that ref>`), then the files, then history.json
  * and checkpoints.json in one transaction (backed up like a session repair).
  */
-import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { ExitCode, RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
-import { FileWriter, NEW_FILE_MODE } from "../stores/file-writer.js";
-import { recoverJournal } from "../txn/journal.js";
-import { lockStore, type StoreLock } from "../txn/lock.js";
+import { NEW_FILE_MODE } from "../stores/file-writer.js";
+import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
+import { withStoreTransaction } from "../txn/store-transaction.js";
 import { changesOfTargets } from "../txn/targets.js";
-import { runTransaction } from "../txn/transaction.js";
 import type { Backup } from "../txn/backup-store.js";
-import { assertTaskId, battleId, battlePaths, readHistory, type BattlePaths } from "../checkpoint/battle-files.js";
+import { assertTaskId, battleId, battlePaths, readHistory, readStateText, type BattlePaths } from "../stores/pokeralph/battle-files.js";
 import { checkpointId } from "../checkpoint/create.js";
 import { captureWorktree, changedPaths, commitSnapshot, createRef, openRepo, resolveCommit, restoreTree, type Repo, type RestoreResult } from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
-import { readSidecar, sidecarLockKey, SIDECAR_SCHEMA_VERSION } from "../checkpoint/sidecar.js";
+import { sidecarLockKey } from "../checkpoint/sidecar.js";
+import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../stores/pokeralph/sidecar.js";
 
 export const SAFETY_REFS = "refs/pokeralph/safety";
 
@@ -83,15 +82,6 @@ interface ArchiveEntry extends Json {
   iterations: Json[];
   safetyRef: string;
 }
-
-const readText = (path: string): string | null => {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new RecoverError("store-unreadable", `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-};
 
 const isSafety = (c: Pick<ListedCheckpoint, "ref">) => c.ref?.startsWith(`${SAFETY_REFS}/`) === true;
 
@@ -243,8 +233,8 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
   const current = read.history ? battleId(read.history) : undefined;
   const target = await chooseTarget(repo, listing.checkpoints, mode, lastIteration, current, taskId);
   const files = await restoreTree(repo, target.commit, { hard: options.hard === true, dryRun: true });
-  const historyBefore = readText(paths.history);
-  const sidecarBefore = readText(paths.sidecar);
+  const historyBefore = readStateText(paths.history);
+  const sidecarBefore = readStateText(paths.sidecar);
   const state = nextState(historyBefore, sidecarBefore, taskId, mode, target, { ref: `${SAFETY_REFS}/${taskId}/<taken when applied>`, entry: null }, options.now ?? new Date());
   const rel = (p: string) => relative(repo.root, p).split("\\").join("/");
   return {
@@ -296,13 +286,11 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
   const clock = options.now ?? (() => new Date());
   const { taskId, paths } = plan;
   const notices: string[] = [];
-  const locks: StoreLock[] = [];
-  try {
-    locks.push(lockStore(options.stateDir, sidecarLockKey(paths.sidecar)));
-    locks.push(lockStore(options.stateDir, paths.battle));
-    const writer = new FileWriter({ format: BATTLE_STORE_FORMAT, path: paths.battle, notices: [] });
-    const settled = recoverJournal(options.stateDir, writer);
-    if (settled) notices.push(settled);
+  const store = new BattleFilesStore(paths.battle);
+  const transaction = { stateDir: options.stateDir, backupRoot: options.backupRoot, refuseUnwritable: false, alsoLock: [sidecarLockKey(paths.sidecar)] };
+  return withStoreTransaction(store, async (tx): Promise<RollbackOutcome> => {
+    const { writer } = tx;
+    if (tx.settled) notices.push(tx.settled);
 
     // 1. The safety checkpoint: the tree as it is now, HEAD as its parent, kept alive by a private ref.
     const repo = await openRepo(plan.project);
@@ -314,7 +302,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`, ExitCode.refused);
       ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
     }
-    const historyNow = readText(paths.history);
+    const historyNow = readStateText(paths.history);
     const read = readHistory(paths.history);
     const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
     const safetyId = checkpointId(now);
@@ -336,7 +324,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
     const files = await restoreTree(repo, plan.target.commit, { hard: plan.hard });
 
     // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
-    const sidecarNow = readText(paths.sidecar);
+    const sidecarNow = readStateText(paths.sidecar);
     const state = nextState(historyNow, sidecarNow, taskId, plan.mode, plan.target, { ref, entry }, now);
     const files2: StateFile[] = [
       { ...plan.history, before: historyNow, after: state.historyAfter },
@@ -353,19 +341,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       targets.push({ key, before, after: { exists: true, bytes: Buffer.from(file.after), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE } });
     }
     let backup: Backup | null = null;
-    if (targets.length > 0) {
-      const at = Date.now();
-      backup = runTransaction({
-        kind: "repair",
-        writer,
-        backupRoot: options.backupRoot,
-        stateDir: options.stateDir,
-        sessions: [taskId],
-        changes: changesOfTargets(targets, "battle-rollback"),
-        targets,
-        now: at,
-      });
-    }
+    if (targets.length > 0) backup = tx.commit({ kind: "repair", sessions: [taskId], changes: changesOfTargets(targets, "battle-rollback"), targets });
     return {
       safety: { ref, commit, id: safetyId },
       files,
@@ -376,7 +352,5 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       sidecar: files2[1]!,
       notices,
     };
-  } finally {
-    for (const lock of locks.reverse()) lock.release();
-  }
+  }, transaction);
 }

@@ -15,7 +15,8 @@ import { simpleGit } from "simple-git";
 import { RecoverError } from "../errors.js";
 import { writeBattleState } from "./state-write.js";
 import { createCheckpoint, type CreatedCheckpoint } from "../checkpoint/create.js";
-import type { FeedbackResults } from "./schemas.js";
+import { historyTextIfAny } from "../stores/pokeralph/battle-files.js";
+import type { FeedbackResults } from "../stores/pokeralph/schemas.js";
 
 export const CLAUDE_ARGS = ["--dangerously-skip-permissions", "--print"] as const;
 export const DEFAULT_TIMEOUT_MINUTES = 30;
@@ -259,9 +260,10 @@ async function dirtyFiles(root: string): Promise<string[]> {
  */
 export function recordIteration(path: string, taskId: string, iteration: Record<string, unknown>, success: boolean, dirs: { stateDir?: string } = {}): string {
   let history: Record<string, unknown>;
-  if (existsSync(path)) {
+  const text = historyTextIfAny(path);
+  if (text !== null) {
     try {
-      history = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+      history = JSON.parse(text) as Record<string, unknown>;
     } catch (e) {
       throw new RecoverError("store-corrupt", `${path} is not valid JSON (${(e as Error).message}): the iteration ran but could not be recorded`);
     }

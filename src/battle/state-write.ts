@@ -4,13 +4,12 @@
  */
 import { relative } from "node:path";
 import type { ImageTarget } from "../stores/store.js";
-import { FileWriter, NEW_FILE_MODE } from "../stores/file-writer.js";
-import { recoverJournal } from "../txn/journal.js";
-import { lockStore } from "../txn/lock.js";
-import { backupRoot as defaultBackupRoot, stateDir as defaultStateDir } from "../txn/state-dir.js";
-import { changesOfTargets } from "../txn/targets.js";
-import { runTransaction } from "../txn/transaction.js";
+import { NEW_FILE_MODE } from "../stores/file-writer.js";
+import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
 import type { Backup } from "../txn/backup-store.js";
+import { backupRoot as defaultBackupRoot, stateDir as defaultStateDir } from "../txn/state-dir.js";
+import { withStoreTransaction } from "../txn/store-transaction.js";
+import { changesOfTargets } from "../txn/targets.js";
 
 export interface StateWrite {
   root: string;
@@ -24,30 +23,18 @@ export interface StateWrite {
 }
 
 export function writeBattleState(write: StateWrite): Backup | null {
-  const state = write.stateDir ?? defaultStateDir();
-  const lock = lockStore(state, write.battleDir);
-  try {
-    const writer = new FileWriter({ format: "pokeralph-battle", path: write.battleDir, notices: [] });
-    recoverJournal(state, writer);
+  const stateDir = write.stateDir ?? defaultStateDir();
+  const backupRoot = write.backupRoot ?? defaultBackupRoot(undefined);
+  // The folders the files go into are checked by the transaction itself (a battle folder may not exist yet).
+  return withStoreTransaction(new BattleFilesStore(write.battleDir), (tx) => {
     const targets: ImageTarget[] = [];
     for (const file of write.files) {
       const key = { record: "file" as const, id: relative(write.root, file.path), sessionId: write.taskId, path: file.path };
-      const before = writer.read(key);
+      const before = tx.writer.read(key);
       if (before.exists && before.bytes.toString("utf8") === file.text) continue;
       targets.push({ key, before, after: { exists: true, bytes: Buffer.from(file.text), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE } });
     }
     if (targets.length === 0) return null;
-    return runTransaction({
-      kind: "repair",
-      writer,
-      backupRoot: write.backupRoot ?? defaultBackupRoot(undefined),
-      stateDir: state,
-      sessions: [write.taskId],
-      changes: changesOfTargets(targets, write.rule),
-      targets,
-      now: Date.now(),
-    });
-  } finally {
-    lock.release();
-  }
+    return tx.commit({ kind: "repair", sessions: [write.taskId], changes: changesOfTargets(targets, write.rule), targets });
+  }, { stateDir, backupRoot, refuseUnwritable: false });
 }

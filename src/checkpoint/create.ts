@@ -5,9 +5,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { RecoverError } from "../errors.js";
-import { assertTaskId, battleId, battlePaths, describeCheckpoint, readHistory, taskExists } from "./battle-files.js";
+import { assertTaskId, battleId, battlePaths, describeCheckpoint, readHistory, taskExists } from "../stores/pokeralph/battle-files.js";
 import { captureWorktree, changedPaths, checkpointRefPrefix, commitSnapshot, createRef, listRefs, openRepo, resolveCommit, type Repo } from "./git-snapshot.js";
-import { updateSidecar, type SidecarCheckpoint } from "./sidecar.js";
+import type { SidecarCheckpoint } from "../stores/pokeralph/sidecar.js";
+import { updateSidecar } from "./sidecar.js";
 
 export interface CreateCheckpointOptions {
   taskId: string;
@@ -15,6 +16,8 @@ export interface CreateCheckpointOptions {
   afterIteration?: number;
   /** recover's state dir, where the sidecar lock lives (default $XDG_STATE_HOME/recover). */
   stateDir?: string;
+  /** Where the sidecar's before-image is backed up (default: the state dir's backups/). */
+  backupRoot?: string;
   now?: () => Date;
 }
 
@@ -104,7 +107,7 @@ export async function createCheckpoint(project: string, options: CreateCheckpoin
       }
       return { checkpoint, repo, sidecar: paths.sidecar, nestedRepos: capture.nestedRepos, gitlinks: capture.gitlinks, notices };
     },
-    options.stateDir,
+    { rule: "checkpoint-create", ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}), ...(options.backupRoot !== undefined ? { backupRoot: options.backupRoot } : {}) },
   );
 }
 

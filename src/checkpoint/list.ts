@@ -12,9 +12,9 @@
  * A commit a record names but the repository no longer holds is listed with `missing: true`.
  */
 import { RecoverError } from "../errors.js";
-import { assertTaskId, battleId, battlePaths, describeCheckpoint, feedbackPassed, readHistory, taskExists, type BattleHistory, type FeedbackResults } from "./battle-files.js";
+import { assertTaskId, battleId, battlePaths, describeCheckpoint, feedbackPassed, readHistory, taskExists, type BattleHistory, type FeedbackResults } from "../stores/pokeralph/battle-files.js";
 import { changedPaths, checkpointRefPrefix, commitInfo, commitsWithSubject, headAt, isStatePath, listRefs, openRepo, resolveCommit, type CommitInfo, type Repo } from "./git-snapshot.js";
-import { readSidecar } from "./sidecar.js";
+import { readSidecar } from "../stores/pokeralph/sidecar.js";
 
 export type CheckpointSource = "recorded" | "inferred";
 

@@ -4,7 +4,7 @@
  * never ours to drop. Removing one deletes its sidecar entry and its ref; the objects go at the next `git gc`.
  */
 import { RecoverError } from "../errors.js";
-import { battlePaths, type FeedbackResults } from "./battle-files.js";
+import { battlePaths, type FeedbackResults } from "../stores/pokeralph/battle-files.js";
 import { deleteRef, openRepo } from "./git-snapshot.js";
 import { listCheckpoints, type CheckpointListing, type ListedCheckpoint } from "./list.js";
 import { updateSidecar } from "./sidecar.js";
@@ -80,7 +80,7 @@ export interface PruneResult {
  * Sidecar entries go first, refs second: a crash in between leaves refs without entries, which `list` shows as
  * ref-only checkpoints and the next prune removes, never entries whose commit nothing keeps alive.
  */
-export async function applyPrune(project: string, plan: PrunePlan, stateDir?: string): Promise<PruneResult> {
+export async function applyPrune(project: string, plan: PrunePlan, stateDir?: string, backupRoot?: string): Promise<PruneResult> {
   const { taskId } = plan.listing;
   if (plan.remove.length === 0) return { removed: [], refsLeft: [] };
   const repo = await openRepo(project, "read");
@@ -93,7 +93,7 @@ export async function applyPrune(project: string, plan: PrunePlan, stateDir?: st
       (sidecar) => {
         sidecar.checkpoints = sidecar.checkpoints.filter((c) => !ids.has(c.id));
       },
-      stateDir,
+      { rule: "checkpoint-prune", ...(stateDir !== undefined ? { stateDir } : {}), ...(backupRoot !== undefined ? { backupRoot } : {}) },
     );
   }
   const refsLeft: string[] = [];

@@ -1,99 +1,56 @@
 /**
- * `.pokeralph/battles/<taskId>/checkpoints.json`: the record of the checkpoints recover made for a battle. It is
- * ours, beside pokeralph's history.json and never inside it: pokeralph parses its files with non-strict zod objects
- * and writes back only the keys it knows, so anything we added there would vanish at its next save.
- *
- * Unknown keys are kept (loose objects, and the parsed original is what gets written back), so a later recover
- * (a rollback archiving iterations under `rolledBack`, say) can extend the file without an older one erasing it.
- * Writes are crash-safe (writeFileDurable) and serialised by a lock in recover's state dir, keyed by this path.
+ * Changing a battle's `checkpoints.json` (the sidecar, stores/pokeralph/sidecar.ts): read, change and write under
+ * its lock, as one transaction on the battle folder, like any other change recover makes to a store: the
+ * before-image is backed up first, the write is atomic, and `recover session restore <backup-id>` undoes it.
  */
-import { readFileSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { z } from "zod";
+import { dirname, join, basename, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
 import { ExitCode, RecoverError } from "../errors.js";
-import { mkdirDurable, writeFileDurable } from "../fs/durable.js";
-import { lockStore } from "../txn/lock.js";
-import { stateDir } from "../txn/state-dir.js";
-import { FeedbackResults } from "./battle-files.js";
+import { NEW_FILE_MODE } from "../stores/file-writer.js";
+import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
+import { readSidecar, SIDECAR_SCHEMA_VERSION, sidecarText, type Sidecar } from "../stores/pokeralph/sidecar.js";
+import type { ImageTarget } from "../stores/store.js";
+import { backupsIn, stateDir } from "../txn/state-dir.js";
+import { withStoreTransaction } from "../txn/store-transaction.js";
+import { changesOfTargets } from "../txn/targets.js";
 
-export const SIDECAR_SCHEMA_VERSION = 1;
-
-export const SidecarCheckpoint = z.looseObject({
-  /** `cp-<epochMs>-<random7>`, pokeralph's own checkpoint id format. */
-  id: z.string().min(1),
-  /** 0 = before the battle started; n = after iteration n. */
-  afterIteration: z.number().int().min(0),
-  commit: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full commit hash"),
-  ref: z.string().startsWith("refs/pokeralph/"),
-  time: z.iso.datetime(),
-  description: z.string(),
-  /** What changed since the previous checkpoint of this battle (or since HEAD, for the first). */
-  files: z.array(z.string()),
-  /** The iteration's feedback loop results, as history.json has them. */
-  feedback: FeedbackResults.optional(),
-  battleId: z.string().optional(),
-  /** HEAD when the checkpoint was taken (its parent), and the branch then (null: detached). */
-  parent: z.string().optional(),
-  branch: z.string().nullable().optional(),
-});
-export type SidecarCheckpoint = z.infer<typeof SidecarCheckpoint>;
-
-export const Sidecar = z.looseObject({
-  schemaVersion: z.literal(SIDECAR_SCHEMA_VERSION),
-  taskId: z.string(),
-  checkpoints: z.array(SidecarCheckpoint),
-});
-export type Sidecar = z.infer<typeof Sidecar>;
-
-/** The sidecar, or null when recover never recorded a checkpoint for this battle. A damaged one stops everything. */
-export function readSidecar(path: string): Sidecar | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new RecoverError("store-unreadable", `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new RecoverError("store-corrupt", `${path} is not valid JSON (${(error as Error).message}); fix it or move it away (its checkpoints' refs stay under refs/pokeralph/checkpoints/)`);
-  }
-  const parsed = Sidecar.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RecoverError(
-      "store-corrupt",
-      `${path} is not a checkpoint record (${issue ? `${issue.path.join(".") || "top level"}: ${issue.message}` : "invalid"}); fix it or move it away`,
-    );
-  }
-  // The parsed original, not zod's output: written back, it is exactly what was read plus our change.
-  return json as Sidecar;
-}
-
-export function writeSidecar(path: string, sidecar: Sidecar): void {
-  mkdirDurable(dirname(path));
-  writeFileDurable(path, Buffer.from(`${JSON.stringify(sidecar, null, 2)}\n`));
+export interface SidecarChange {
+  /** Names the change in the backup manifest (`checkpoint-create`, `checkpoint-prune`). */
+  rule: string;
+  stateDir?: string;
+  /** Where the before-image goes; the state dir's `backups/` by default. */
+  backupRoot?: string;
 }
 
 /**
  * Read, change and write the sidecar under its lock, so two recovers cannot interleave and lose an entry. `change`
  * may be async (it takes the snapshot); it returns what the caller wants back, and mutates the sidecar in place.
+ * The write is a transaction on the battle folder: the sidecar's before-image is backed up, so the change can be
+ * undone (`recover session restore <backup-id>`); a sidecar left byte for byte as it was is not written.
  */
-export async function updateSidecar<T>(path: string, taskId: string, change: (sidecar: Sidecar) => Promise<T> | T, state = stateDir()): Promise<T> {
-  const lock = lockStore(state, sidecarLockKey(path));
-  try {
-    const sidecar = readSidecar(path) ?? { schemaVersion: SIDECAR_SCHEMA_VERSION, taskId, checkpoints: [] };
-    if (sidecar.taskId !== taskId) {
-      throw new RecoverError("store-corrupt", `${path} records checkpoints of task ${sidecar.taskId}, not ${taskId}; nothing was changed`, ExitCode.refused);
-    }
-    const result = await change(sidecar);
-    writeSidecar(path, sidecar);
-    return result;
-  } finally {
-    lock.release();
-  }
+export async function updateSidecar<T>(path: string, taskId: string, change: (sidecar: Sidecar) => Promise<T> | T, how: SidecarChange): Promise<T> {
+  const state = how.stateDir ?? stateDir();
+  const options = { stateDir: state, backupRoot: how.backupRoot ?? backupsIn(state), refuseUnwritable: false, alsoLock: [sidecarLockKey(path)] };
+  return withStoreTransaction(
+    new BattleFilesStore(dirname(path)),
+    async (tx) => {
+      const sidecar = readSidecar(path) ?? { schemaVersion: SIDECAR_SCHEMA_VERSION, taskId, checkpoints: [] };
+      if (sidecar.taskId !== taskId) {
+        throw new RecoverError("store-corrupt", `${path} records checkpoints of task ${sidecar.taskId}, not ${taskId}; nothing was changed`, ExitCode.refused);
+      }
+      const result = await change(sidecar);
+      // The record id, as a rollback names it: the path from the project (the folder holding .pokeralph/).
+      const key = { record: "file" as const, id: relative(dirname(dirname(dirname(dirname(path)))), path), sessionId: taskId, path };
+      const before = tx.writer.read(key);
+      const bytes = Buffer.from(sidecarText(sidecar));
+      if (!before.exists || !before.bytes.equals(bytes)) {
+        const targets: ImageTarget[] = [{ key, before, after: { exists: true, bytes, mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE } }];
+        tx.commit({ kind: "repair", sessions: [taskId], changes: changesOfTargets(targets, how.rule), targets });
+      }
+      return result;
+    },
+    options,
+  );
 }
 
 /**

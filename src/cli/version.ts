@@ -1,6 +1,2 @@
-import { readFileSync } from "node:fs";
-
-/** The package's own version, read once from package.json next to dist/. */
-export const TOOL_VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-
-export const TOOL = { name: "recover", version: TOOL_VERSION } as const;
+/** The CLI names the tool's identity here; it lives in model/ so that txn/ (backup manifests) can record it too. */
+export { TOOL, TOOL_VERSION } from "../model/tool.js";

@@ -11,10 +11,10 @@ import type { SessionPlan } from "../plan/planner.js";
 import { isTranscript } from "../model/transcript.js";
 import type { LoadedSession, SessionStore } from "../stores/store.js";
 import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
+import { refuseLiveWriter } from "../txn/store-transaction.js";
 import { repairTargets } from "../txn/targets.js";
-import { runTransaction } from "../txn/transaction.js";
 import type { GlobalOptions, Io } from "./io.js";
-import { confirmChange, refuseOpenStore, withWriter } from "./mutation.js";
+import { confirmChange, withWriter } from "./mutation.js";
 import { humanChangeReporter } from "./reporters/change-human.js";
 import { jsonChangeReporter } from "./reporters/change-json.js";
 import type { ChangeReport, ReportedSession } from "./reporters/change-report.js";
@@ -95,10 +95,11 @@ export async function reportAndWrite(
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
     return leftErrors ? ExitCode.findings : ExitCode.ok;
   }
-  return withWriter(store, options, async ({ writer, state, backupRoot }) => {
+  return withWriter(store, options, async (tx) => {
+    const { writer, stateDir: state } = tx;
     // Refusals come before the diff (withWriter's own first: a store that cannot be written): a user should not read
     // a plan that will not be carried out.
-    refuseOpenStore(writer, options.force);
+    refuseLiveWriter(writer, options.force);
     const lastWrite = ({ plan }: PlannedSession) => Math.max(plan.summary.updated, plan.summary.modified ?? 0);
     const recent = toWrite.find((p) => now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p)));
     if (recent && !options.force) {
@@ -111,7 +112,7 @@ export async function reportAndWrite(
     writer.checkIntegrity();
     const writeTime = Date.now();
     const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes, ...(plan.files ? { files: plan.files } : {}) })), writer, store.codec, writeTime);
-    const backup = runTransaction({ kind: how.command, writer, backupRoot, stateDir: state, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
+    const backup = tx.commit({ kind: how.command, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
     rememberOwnWrites(state, store.info.path, toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })));
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, io);

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { RecoverError, fsError } from "../errors.js";
-import { BattleFilesStore } from "./battle-files-store.js";
+import { BattleFilesStore } from "./pokeralph/battle-store.js";
 import { OpencodeJsonStore } from "./opencode/json-store.js";
 import { OpencodeSqliteStore } from "./opencode/sqlite-store.js";
 import { STORE_FORMATS, type SessionStore, type StoreFormat } from "./store.js";

@@ -10,5 +10,10 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return backupDir !== undefined ? resolve(backupDir) : join(stateDir(env), "backups");
+  return backupDir !== undefined ? resolve(backupDir) : backupsIn(stateDir(env));
+}
+
+/** Backups go under the state dir unless --backup-dir sends them elsewhere. */
+export function backupsIn(state: string): string {
+  return join(state, "backups");
 }

@@ -7,7 +7,7 @@
 import { fsError, ownWriteError, RecoverError } from "../errors.js";
 import type { ChangeSummary } from "../model/change.js";
 import type { ImageTarget, StoreWriter } from "../stores/store.js";
-import { TOOL } from "../cli/version.js";
+import { TOOL } from "../model/tool.js";
 import { refuseUnwritableStore } from "../stores/writable.js";
 import { discardBackupDir, fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
 import { clearJournal, journal, settle } from "./journal.js";

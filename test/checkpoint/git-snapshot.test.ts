@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { captureWorktree, openRepo, TEMP_INDEX_PATTERN } from "../../src/checkpoint/git-snapshot.js";
-import { readSidecar } from "../../src/checkpoint/sidecar.js";
+import { readSidecar } from "../../src/stores/pokeralph/sidecar.js";
 import { RecoverError } from "../../src/errors.js";
 import {
   attempt,

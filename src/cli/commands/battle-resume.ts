@@ -23,7 +23,7 @@ import {
 } from "../../battle/resume.js";
 import { claudeCommand, findExecutable, packageManager, runFeedbackLoops, runIteration, type IterationOutcome } from "../../battle/run-iteration.js";
 import { httpProbe, pokeralphBaseUrl, type ServerAnswer } from "../../battle/server-probe.js";
-import type { FeedbackResults } from "../../battle/schemas.js";
+import type { FeedbackResults } from "../../stores/pokeralph/schemas.js";
 import { backupRoot, stateDir } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";

@@ -1,8 +1,8 @@
 /** `recover session backups`: list the backups repairs and restores made, or prune old ones. */
 import type { Command } from "commander";
-import { rmSync } from "node:fs";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { listBackups, type Backup } from "../../txn/backup-store.js";
+import { deleteBackup, prunableBackups } from "../../txn/prune-backups.js";
 import { backupRoot } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
@@ -14,8 +14,6 @@ interface BackupsFlags {
   prune?: boolean;
   olderThan?: number;
 }
-
-const DAY = 24 * 60 * 60 * 1000;
 
 function row(b: Backup) {
   const m = b.manifest;
@@ -64,10 +62,10 @@ Examples:
           return ExitCode.ok;
         }
         if (options.olderThan === undefined) throw new RecoverError("usage", "--prune needs --older-than <days>");
-        const cutoff = Date.now() - options.olderThan * DAY;
-        const old = backups.filter((b) => Date.parse(b.manifest.createdAt) < cutoff && b.manifest.state !== "applying");
-        if (old.length > 0) await confirmChange(io, options, `${root}: delete ${old.length} backup${old.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
-        for (const b of old) rmSync(b.dir, { recursive: true, force: true });
+        const prunable = prunableBackups(backups, options.olderThan, Date.now());
+        if (prunable.length > 0) await confirmChange(io, options, `${root}: delete ${prunable.length} backup${prunable.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
+        // A backup a transaction took over while the question was asked stays (and is not reported as pruned).
+        const old = prunable.filter((b) => deleteBackup(root, b));
         if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, root, pruned: old.map(row) })}\n`);
         else io.out(old.length === 0 ? "nothing to prune\n" : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${safeMessage(old.map((b) => b.manifest.id).join(", "))}\n`);
         return ExitCode.ok;

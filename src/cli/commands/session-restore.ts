@@ -4,15 +4,13 @@
  * records, when one changed after the repair, unless --force.
  */
 import type { Command } from "commander";
-import { ExitCode, RecoverError } from "../../errors.js";
+import { ExitCode } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
-import { assertSafeId } from "../../stores/session-id.js";
-import { readBackup } from "../../txn/backup-store.js";
+import { commitRestore, planRestore, readRestorable, refuseOtherFormat } from "../../txn/restore.js";
 import { backupRoot } from "../../txn/state-dir.js";
-import { changesOfTargets, restoreTargets } from "../../txn/targets.js";
-import { runTransaction } from "../../txn/transaction.js";
+import { refuseLiveWriter } from "../../txn/store-transaction.js";
 import { action, withStore } from "../command-kit.js";
-import { confirmChange, refuseOpenStore, withWriter } from "../mutation.js";
+import { confirmChange, withWriter } from "../mutation.js";
 import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
 import { humanChangeReporter } from "../reporters/change-human.js";
 import { jsonChangeReporter } from "../reporters/change-json.js";
@@ -48,39 +46,21 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
       action<RestoreFlags>(({ args, options, io }) => {
         const id = args[0]!;
         const root = backupRoot(options.backupDir);
-        const { manifest } = readBackup(root, id);
-        if (options.session !== undefined) {
-          assertSafeId(options.session);
-          if (!manifest.sessions.includes(options.session)) {
-            throw new RecoverError("session-not-found", `backup ${id} holds no records of session ${options.session} (it holds: ${manifest.sessions.join(", ")})`);
-          }
-        }
+        const manifest = readRestorable(root, id, options.session);
         const storeOptions = options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
         return withStore(storeOptions, (store) => {
-          if (store.info.format !== manifest.store.format) {
-            throw new RecoverError("usage", `backup ${id} was taken from an ${manifest.store.format} store; ${store.info.path} is ${store.info.format}`);
-          }
-          return withWriter(store, options, async ({ writer, state, backupRoot: into }) => {
-            // Read again under the lock: settling an interrupted transaction may have changed its state.
-            const backup = readBackup(root, id);
-            const { targets, conflicts } = restoreTargets(backup, writer, options.session);
-            if (conflicts.length > 0 && !options.force) {
-              const names = conflicts.slice(0, 5).map((k) => `${k.record} ${k.id}`).join(", ");
-              throw new RecoverError(
-                "restore-conflict",
-                `${conflicts.length} record${conflicts.length === 1 ? "" : "s"} changed after backup ${id} was taken (${names}${conflicts.length > 5 ? ", …" : ""}); restoring would undo those later changes too. Pass --force to restore anyway (they are backed up first)`,
-                ExitCode.refused,
-              );
-            }
-            const sessionIds = [...new Set(targets.map((t) => t.key.sessionId))];
-            const changes = changesOfTargets(targets, "restore");
+          refuseOtherFormat(manifest, store.info);
+          return withWriter(store, options, async (tx) => {
+            const { writer } = tx;
+            const planned = planRestore(tx, root, id, options);
+            const { targets, changes } = planned;
             const report: ChangeReport = {
               command: "restore",
               store: store.info,
               dryRun: options.dryRun === true,
               backup: null,
               restoreOf: id,
-              sessions: sessionIds.map((sessionId): ReportedSession => ({
+              sessions: planned.sessions.map((sessionId): ReportedSession => ({
                 id: sessionId,
                 title: store.listSessions().find((s) => s.id === sessionId)?.title ?? "",
                 unfixed: [],
@@ -97,11 +77,9 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
               reporter.done(report);
               return options.dryRun && targets.length > 0 ? ExitCode.findings : ExitCode.ok;
             }
-            refuseOpenStore(writer, options.force);
+            refuseLiveWriter(writer, options.force);
             await confirmChange(io, options, `${targets.length} record${targets.length === 1 ? "" : "s"} of ${store.info.path} back to backup ${id}`);
-            writer.checkIntegrity();
-            const now = Date.now();
-            const undo = runTransaction({ kind: "restore", restoreOf: id, writer, backupRoot: into, stateDir: state, sessions: sessionIds, changes, targets, now });
+            const undo = commitRestore(tx, planned);
             report.backup = { id: undo.manifest.id, path: undo.dir };
             report.undo = restoreCommand(undo.manifest.id, io);
             reporter.done(report);

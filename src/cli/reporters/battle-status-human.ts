@@ -7,7 +7,7 @@ import type { BattleAssessment, BattleCommit, RepoAssessment } from "../../battl
 import { failingLoops, formatAge } from "../../battle/classify.js";
 import type { BattleFinding } from "../../battle/findings.js";
 import { allowedStrategies, defaultStrategy, failureSeverity } from "../../battle/recovery-options.js";
-import type { Iteration } from "../../battle/schemas.js";
+import type { Iteration } from "../../stores/pokeralph/schemas.js";
 import type { Io } from "../io.js";
 import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
 

@@ -4,9 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readFile, requireFile } from "../../src/battle/read-file.js";
-import { Battle, Config, IsoDatetime, Prd, Progress } from "../../src/battle/schemas.js";
-import { RecoverError } from "../../src/errors.js";
+import { readFile, requireFile } from "../../../src/stores/pokeralph/read-file.js";
+import { Battle, Config, IsoDatetime, Prd, Progress } from "../../../src/stores/pokeralph/schemas.js";
+import { RecoverError } from "../../../src/errors.js";
 
 const CONFIG = `{
   "maxIterationsPerTask": 8,

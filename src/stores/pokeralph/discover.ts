@@ -6,8 +6,8 @@
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { RecoverError, fsError } from "../errors.js";
-import { assertSafeId } from "../stores/session-id.js";
+import { RecoverError, fsError } from "../../errors.js";
+import { assertSafeId } from "../session-id.js";
 
 export const POKERALPH_DIR = ".pokeralph";
 

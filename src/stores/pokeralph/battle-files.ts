@@ -8,9 +8,10 @@
  * reader once that is ready, without changing the callers (they only see BattleHistory).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { mkdirDurable, writeFileDurable } from "../../fs/durable.js";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { RecoverError } from "../errors.js";
+import { RecoverError } from "../../errors.js";
 
 /** pokeralph's own task id rule; battle folders are named after it, and it is safe in a path and a ref name. */
 export const TASK_ID_PATTERN = /^\d{3}-[a-z0-9-]+$/;
@@ -133,4 +134,29 @@ export function feedbackPassed(feedback: FeedbackResults | undefined): boolean |
   const results = Object.values(feedback ?? {});
   if (results.length === 0) return null;
   return results.every((r) => r.passed);
+}
+
+/** A state file's text (history.json, checkpoints.json), or null when it does not exist; unreadable stops. */
+export function readStateText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new RecoverError("store-unreadable", `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+/** history.json's text as an iteration about to be recorded reads it: null when absent, any read error as it is. */
+export function historyTextIfAny(path: string): string | null {
+  return existsSync(path) ? readFileSync(path, "utf8") : null;
+}
+
+/**
+ * The prompt `battle resume` hands to the agent, written beside the battle's files (recover's own file, which
+ * pokeralph never reads): crash-safe, its folder made if the battle has none yet.
+ */
+export function writePromptFile(path: string, prompt: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirDurable(dir);
+  writeFileDurable(path, new TextEncoder().encode(prompt));
 }

@@ -4,8 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { battleDir, findPokeralph, listBattleIds, resolveTaskId } from "../../src/battle/discover.js";
-import { RecoverError } from "../../src/errors.js";
+import { battleDir, findPokeralph, listBattleIds, resolveTaskId } from "../../../src/stores/pokeralph/discover.js";
+import { RecoverError } from "../../../src/errors.js";
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -8,8 +8,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { relative, sep } from "node:path";
 import type { z } from "zod";
-import { RecoverError } from "../errors.js";
-import { decodeJson } from "../stores/decode-json.js";
+import { RecoverError } from "../../errors.js";
+import { decodeJson } from "../decode-json.js";
 import { describeIssues } from "./schemas.js";
 
 export type FileState = "ok" | "missing" | "unreadable" | "invalid";

@@ -1,0 +1,154 @@
+/**
+ * The write recipe, once, for every command that changes a store (session repair, context trim, session restore,
+ * battle rollback and resume, checkpoint sidecars): refuse a store that cannot be written, take the store lock
+ * (and any lock the caller names first), open a writer, settle a transaction a crash left unfinished, then let the
+ * caller plan; `commit` backs up the before-images, journals, applies and marks the transaction done
+ * (transaction.ts). Settling on read, which every command does before it looks at a store, lives here too.
+ */
+import { ExitCode, RecoverError } from "../errors.js";
+import type { ChangeSummary } from "../model/change.js";
+import type { ImageTarget, StoreInfo, StoreWriter } from "../stores/store.js";
+import { refuseUnwritableStore, whyUnwritable } from "../stores/writable.js";
+import type { Backup } from "./backup-store.js";
+import { hasJournal, recoverJournal } from "./journal.js";
+import { lockStore, type StoreLock } from "./lock.js";
+import type { Manifest } from "./manifest.js";
+import { runTransaction } from "./transaction.js";
+
+/** What a transaction needs of a store: its identity and a writer on it. */
+export interface WritableStore {
+  readonly info: StoreInfo;
+  openWriter(): StoreWriter;
+}
+
+export interface TransactionOptions {
+  stateDir: string;
+  backupRoot: string;
+  /**
+   * Refuse a store that cannot be written before anything else (a command's first sentence). Battle state files
+   * leave it to `commit`, which checks the folders its targets are written into.
+   */
+  refuseUnwritable?: boolean;
+  /** Locks taken before the store's own, in this order (the sidecar's, so no `checkpoint create` interleaves). */
+  alsoLock?: readonly string[];
+}
+
+/** One change of the store: what the backup manifest records, and the targets to apply. */
+export interface WritePlan {
+  kind: Manifest["kind"];
+  sessions: string[];
+  changes: ChangeSummary[];
+  targets: ImageTarget[];
+  /** When the change is made (the backup id's time); now by default. */
+  now?: number;
+  restoreOf?: string;
+}
+
+export interface OpenTransaction {
+  writer: StoreWriter;
+  stateDir: string;
+  backupRoot: string;
+  /** What settling an unfinished transaction did (also pushed to the store's notices), if anything. */
+  settled: string | undefined;
+  /** Back up, journal, apply, mark done: the store has the plan's targets, and the backup undoes them. */
+  commit(plan: WritePlan): Backup;
+}
+
+/**
+ * Run `plan` with the store locked, its journal settled and a writer open; released when `plan` returns (or its
+ * promise settles). Sync in, sync out: a battle's state write needs no promise.
+ */
+export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTransaction) => T, options: TransactionOptions): T {
+  // Before the lock, the writer, a question or a backup: a store that cannot be written is refused in one sentence.
+  if (options.refuseUnwritable !== false) refuseUnwritableStore(store.info);
+  const locks: StoreLock[] = [];
+  let writer: StoreWriter | undefined;
+  const release = () => {
+    try {
+      writer?.close();
+    } finally {
+      for (const lock of locks.reverse()) lock.release();
+    }
+  };
+  let result: T;
+  try {
+    for (const key of options.alsoLock ?? []) locks.push(lockStore(options.stateDir, key));
+    locks.push(lockStore(options.stateDir, store.info.path));
+    writer = store.openWriter();
+    const open = writer;
+    const settled = recoverJournal(options.stateDir, open);
+    if (settled) store.info.notices.push(settled);
+    const tx: OpenTransaction = {
+      writer: open,
+      stateDir: options.stateDir,
+      backupRoot: options.backupRoot,
+      settled,
+      commit: (write) =>
+        runTransaction({
+          kind: write.kind,
+          writer: open,
+          backupRoot: options.backupRoot,
+          stateDir: options.stateDir,
+          sessions: write.sessions,
+          changes: write.changes,
+          targets: write.targets,
+          now: write.now ?? Date.now(),
+          ...(write.restoreOf !== undefined ? { restoreOf: write.restoreOf } : {}),
+        }),
+    };
+    result = plan(tx);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  if (result instanceof Promise) return result.finally(release) as T;
+  release();
+  return result;
+}
+
+/**
+ * Any command on a store first settles a transaction a crash left unfinished (as SQLite rolls back a hot journal
+ * on open), unless another recover holds the store: then it is in flight, not unfinished. The outcome becomes a
+ * notice on the store, which every reporter prints.
+ */
+export function settleOnRead(store: WritableStore, state: string): void {
+  if (!hasJournal(state, store.info.path)) return;
+  const unwritable = whyUnwritable(store.info);
+  if (unwritable) {
+    store.info.notices.push(`an unfinished change of this store is in recover's journal, but ${unwritable}; it will be settled when the store can be written`);
+    return;
+  }
+  let lock;
+  try {
+    lock = lockStore(state, store.info.path);
+  } catch (error) {
+    if (error instanceof RecoverError && error.code === "store-locked") {
+      store.info.notices.push("another recover is changing this store right now; what you see may change when it finishes");
+      return;
+    }
+    throw error;
+  }
+  try {
+    const writer = store.openWriter();
+    try {
+      const outcome = recoverJournal(state, writer);
+      if (outcome) store.info.notices.push(outcome);
+    } finally {
+      writer.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Another process holding the store open (a running opencode) would race our writes. A guard the caller places:
+ * repair refuses before it shows its plan, restore after (its plan is what the user came to read).
+ */
+export function refuseLiveWriter(writer: StoreWriter, force: boolean | undefined): void {
+  if (force) return;
+  const openers = writer.openers();
+  if (openers.length === 0) return;
+  const who = openers.map((o) => `${o.name} (pid ${o.pid})`).join(", ");
+  throw new RecoverError("live-writer", `${who} has ${writer.info.path} open; quit it first (writing under a running agent races its own writes), or pass --force`, ExitCode.refused);
+}
