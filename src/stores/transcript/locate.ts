@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { basename, join, sep } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
-import type { WhatIsHere } from "../what-is-here.js";
+import type { WhatIsHere } from "../adapter.js";
 import type { TranscriptRoot } from "./transcript-store.js";
 
 const CLAUDE_LAYOUT = "projects/*/*.jsonl";
