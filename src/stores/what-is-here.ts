@@ -8,8 +8,6 @@ import { RecoverError } from "../errors.js";
 import type { PathProbe, StoreAdapter, WhatIsHere } from "./adapter.js";
 import { probePath } from "./probe.js";
 
-export type { WhatIsHere } from "./adapter.js";
-
 /** Refuse a forced format that does not match what is at `target` (exit 2, one line saying what is there). */
 export function assertFormatMatches(target: string, adapter: StoreAdapter, found: WhatIsHere): void {
   if (found.formats.includes(adapter.format)) return;
