@@ -6,8 +6,8 @@ import { RecoverError } from "../../errors.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
 import type { StoreAdapter, WhatIsHere } from "../adapter.js";
 import { transcriptKind } from "./detect.js";
-import { defaultTranscriptRoot, transcriptRootAt } from "./locate.js";
-import { TranscriptStore } from "./transcript-store.js";
+import { transcriptRootAt } from "./locate.js";
+import { TranscriptStore, type TranscriptRoot } from "./transcript-store.js";
 
 export interface DialectStore {
   dialect: TranscriptDialect;
@@ -16,6 +16,8 @@ export interface DialectStore {
   noun: string;
   expects: string;
   folderSigns: readonly string[];
+  /** The agent's own store, found from `env` (never process.env); throws store-not-found, saying where it looked. */
+  defaultRoot(env: NodeJS.ProcessEnv): TranscriptRoot;
   resumeCommand(sessionId: string): string | undefined;
 }
 
@@ -49,7 +51,7 @@ export function transcriptAdapter(spec: DialectStore): StoreAdapter {
       if (!store) throw new RecoverError("not-a-store", `${target} holds no ${agent} transcripts`);
       return store;
     },
-    locate: (env) => holdingSessions(new TranscriptStore(defaultTranscriptRoot(dialect, env))),
+    locate: (env) => holdingSessions(new TranscriptStore(spec.defaultRoot(env))),
     resumeCommand: spec.resumeCommand,
     capabilities: { writesBesideStore: false },
   };
