@@ -32,8 +32,9 @@ export function storeAdapter(format: string): StoreAdapter | undefined {
 
 /**
  * Add a store format from outside this list (a test's invented format; a plug-in): it takes part in everything the
- * list does, after the built-in formats. Returns how to take it out again. The registration is this thread's: a scan
- * spread over worker threads (scan/parallel-scan.ts, from 16 sessions on) reopens the store in each by its format, from the built-in list.
+ * list does, after the built-in formats. Returns how to take it out again. The registration is this thread's: a
+ * scan spread over worker threads (scan/parallel-scan.ts, from 16 sessions on) reopens the store in each worker by
+ * its format, from the built-in list.
  */
 export function registerStore(adapter: StoreAdapter): () => void {
   if (storeAdapter(adapter.format)) throw new Error(`store format ${adapter.format} is registered already`);
