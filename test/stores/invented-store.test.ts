@@ -207,7 +207,8 @@ describe("a store format registered only here takes part in everything the regis
     const before = fs.readFileSync(interruptedFile);
     const dry = await recover(["session", "repair", interrupted, "--store", home, "--dry-run", "--json"]);
     expect(dry.code).toBe(1);
-    const report = JSON.parse(dry.stdout) as { store: StoreInfo; dryRun: boolean; sessions: { id: string; changes: { op: string; record: string; rules: string[] }[] }[] };
+    type Change = { op: string; record: string; rules: string[] };
+    const report = JSON.parse(dry.stdout) as { store: StoreInfo; dryRun: boolean; sessions: { id: string; changes: Change[] }[] };
     expect(report.store.format).toBe("toyagent");
     expect(report.dryRun).toBe(true);
     expect(report.sessions.map((s) => s.id)).toEqual([interrupted]);
