@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { ExitCode } from "../errors.js";
-import { STORE_FORMATS } from "../stores/store.js";
+import { storeFormats } from "../stores/registry.js";
 import { reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
 import { addRules } from "./commands/rules.js";
@@ -30,7 +30,7 @@ export function buildProgram(): Command {
     // Every subcommand's --help lists these too: they are accepted everywhere, before or after the subcommand.
     .configureHelp({ showGlobalOptions: true })
     .option("--store <path>", "opencode data dir, opencode.db file or storage/ folder (default: where opencode keeps it)")
-    .addOption(new Option("--format <name>", "force the store format").choices([...STORE_FORMATS]))
+    .addOption(new Option("--format <name>", "force the store format").choices(storeFormats()))
     .option("--json", "print exactly one JSON document on stdout; never prompt")
     .option("-q, --quiet", "print only findings and errors")
     .option("--color", "colour even when stdout is not a terminal (also FORCE_COLOR)")

@@ -9,6 +9,7 @@ import type { RecordRef } from "../model/record.js";
 import { changeDiff } from "../plan/diff.js";
 import type { SessionPlan } from "../plan/planner.js";
 import { isTranscript } from "../model/transcript.js";
+import { storeAdapter } from "../stores/registry.js";
 import type { LoadedSession, SessionStore } from "../stores/store.js";
 import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
 import { refuseLiveWriter } from "../txn/store-transaction.js";
@@ -33,11 +34,9 @@ export interface WriteOptions extends GlobalOptions {
   resume?: boolean;
 }
 
-/** How the agent itself picks a repaired session up again (openclaw resumes a session by its key on the next message). */
+/** How the agent itself picks a repaired session up again (its store adapter knows; openclaw has no command). */
 function resumeCommand(format: string, id: string): string | undefined {
-  if (format === "claude") return `claude --resume ${id}`;
-  if (format === "openclaw") return undefined;
-  return `opencode run --session ${id} "continue"`;
+  return storeAdapter(format)?.resumeCommand(id);
 }
 
 /**

@@ -8,9 +8,11 @@ import type { LoadMode, SessionRecords, SessionSummary } from "../model/opencode
 import type { RecordKey, StoredImage } from "../model/change.js";
 import type { TranscriptRecords } from "../model/transcript.js";
 
-export type StoreFormat = "opencode-sqlite" | "opencode-json" | "claude" | "openclaw" | "pokeralph-battle";
-/** The session stores a user can name with --format; a battle's files are reached through its backups only. */
-export const STORE_FORMATS: readonly StoreFormat[] = ["opencode-sqlite", "opencode-json", "claude", "openclaw"];
+/**
+ * A store's format, as `--format` and a backup's manifest spell it: one per adapter in registry.ts (the session
+ * stores a user can name), plus "pokeralph-battle", a battle's files, reached through its backups only.
+ */
+export type StoreFormat = string;
 
 /** One session as a store loads it: opencode's records, or a transcript's lines. */
 export type LoadedSession = SessionRecords | TranscriptRecords;

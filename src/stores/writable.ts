@@ -3,10 +3,12 @@
  * filesystem (a snapshot, a backup disk mounted ro) or owned by someone else is refused with a sentence, instead of
  * failing half-way with a SQLite or fs message. Scans never ask: they read such stores fine.
  */
-import { accessSync, constants, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { ExitCode, RecoverError, errnoCode } from "../errors.js";
+import { ExitCode, RecoverError } from "../errors.js";
+import { storeAdapter } from "./registry.js";
 import type { ImageTarget, StoreInfo } from "./store.js";
+import { writeBlock } from "./write-block.js";
 
 /** Refuse (exit 3) when the store, or a folder a target file lives in, cannot be written. */
 export function refuseUnwritableStore(info: StoreInfo, targets: readonly ImageTarget[] = []): void {
@@ -16,34 +18,21 @@ export function refuseUnwritableStore(info: StoreInfo, targets: readonly ImageTa
 
 /** Why the store cannot be written, as the start of a sentence; undefined when it can. */
 export function whyUnwritable(info: StoreInfo, targets: readonly ImageTarget[] = []): string | undefined {
-  const paths =
-    info.format === "opencode-sqlite"
-      ? // SQLite writes the db file and creates its -journal (or -wal/-shm) beside it.
-        [info.path, dirname(info.path)]
-      : [info.path, ...targets.flatMap((t) => (t.key.path !== undefined ? [existingAncestor(dirname(t.key.path))] : []))];
+  // A store that also writes beside itself (SQLite: its -journal, or -wal/-shm) needs its folder writable too.
+  const besideStore = storeAdapter(info.format)?.capabilities.writesBesideStore === true;
+  const paths = besideStore
+    ? [info.path, dirname(info.path)]
+    : [info.path, ...targets.flatMap((t) => (t.key.path !== undefined ? [existingAncestor(dirname(t.key.path))] : []))];
   for (const path of new Set(paths)) {
     const block = writeBlock(path);
     if (block === "read-only filesystem") return `${info.path} is on a read-only filesystem`;
     if (block === "permission denied") {
       if (path === info.path) return `${path} cannot be written by this user (permission denied)`;
-      if (info.format === "opencode-sqlite") return `the folder of ${info.path} cannot be written by this user (permission denied; SQLite keeps its journal there)`;
+      if (besideStore) return `the folder of ${info.path} cannot be written by this user (permission denied; SQLite keeps its journal there)`;
       return `${path}, a folder of ${info.path}, cannot be written by this user (permission denied)`;
     }
   }
   return undefined;
-}
-
-/** What stops this user writing `path` (a file, or a folder's entries), if anything. */
-export function writeBlock(path: string): "read-only filesystem" | "permission denied" | undefined {
-  try {
-    accessSync(path, constants.W_OK);
-    return undefined;
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === "EROFS") return "read-only filesystem";
-    if (code === "EACCES" || code === "EPERM") return "permission denied";
-    return undefined;
-  }
 }
 
 /** A file the plan creates may be in a folder that does not exist yet: its nearest existing parent is what gets written. */

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RecoverError, errnoCode } from "../../errors.js";
-import { writeBlock } from "../writable.js";
+import { writeBlock } from "../write-block.js";
 
 export function openDatabase(path: string, options: Database.Options): Database.Database {
   try {

@@ -10,7 +10,7 @@ import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../m
 import { processesHolding } from "../openers.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { openDatabase } from "./sqlite-open.js";
-import { sqliteError } from "./sqlite-store.js";
+import { sqliteError } from "./sqlite-errors.js";
 
 type Cell = { t: "null" } | { t: "integer"; v: string } | { t: "real"; v: number } | { t: "text" | "blob"; v: string };
 interface RowImage {

@@ -1,33 +1,23 @@
 /**
  * Where transcripts are. `--store` may name, for openclaw, the state dir holding `agents/` (`~/.openclaw`), one
  * agent's `sessions/` dir or one `.jsonl`; for Claude Code, the config dir holding `projects/` (`~/.claude`),
- * `projects/` itself, one project dir or one `.jsonl`. Without `--store`, `--format` picks the agent's own default:
- * `CLAUDE_CONFIG_DIR`, `~/.claude`, `~/.config/claude`; `~/.openclaw` and the older `~/.clawdbot`, `~/.moltbot`.
+ * `projects/` itself, one project dir or one `.jsonl`. Without `--store`, each agent's adapter looks in its own
+ * default places (claude-adapter.ts, openclaw-adapter.ts).
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, join, sep } from "node:path";
-import { RecoverError } from "../../errors.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
-import type { WhatIsHere } from "../what-is-here.js";
+import type { WhatIsHere } from "../adapter.js";
 import type { TranscriptRoot } from "./transcript-store.js";
 
-const CLAUDE_LAYOUT = "projects/*/*.jsonl";
-const OPENCLAW_LAYOUT = "agents/*/sessions/*.jsonl";
+export const CLAUDE_LAYOUT = "projects/*/*.jsonl";
+export const OPENCLAW_LAYOUT = "agents/*/sessions/*.jsonl";
 
-export function defaultTranscriptRoot(dialect: TranscriptDialect, env: NodeJS.ProcessEnv): TranscriptRoot {
-  const home = env.HOME || homedir();
-  if (dialect === "claude") {
-    const configured = (env.CLAUDE_CONFIG_DIR ?? "").split(",").map((d) => d.trim()).filter(Boolean);
-    const candidates = configured.length > 0 ? configured : [join(home, ".claude"), join(home, ".config", "claude")];
-    const found = candidates.filter((dir) => existsSync(join(dir, "projects")));
-    if (found.length === 0) throw new RecoverError("store-not-found", `no Claude Code transcripts found (looked for projects/ in ${candidates.join(", ")}); pass --store <path>`);
-    return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [CLAUDE_LAYOUT] })) };
-  }
-  const candidates = [".openclaw", ".clawdbot", ".moltbot"].map((d) => join(home, d));
-  const found = candidates.filter((dir) => existsSync(join(dir, "agents")));
-  if (found.length === 0) throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
-  return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [OPENCLAW_LAYOUT] })) };
+/** The first of `candidates` holding `marker` is the store; every one holding it is read (Claude Code's config dirs). */
+export function rootAmong(dialect: TranscriptDialect, candidates: string[], marker: string, layout: string): TranscriptRoot | undefined {
+  const found = candidates.filter((dir) => existsSync(join(dir, marker)));
+  if (found.length === 0) return undefined;
+  return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [layout] })) };
 }
 
 /**

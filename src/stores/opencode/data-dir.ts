@@ -1,0 +1,81 @@
+/**
+ * opencode's data dir, shared by its two store adapters: where opencode itself looks (`OPENCODE_DB`,
+ * `$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`), and which of its stores a path holds — `opencode.db`
+ * (≥1.2) or the legacy JSON tree (`storage/`), the database first when both are there.
+ */
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, isAbsolute, join } from "node:path";
+import { RecoverError } from "../../errors.js";
+import type { PathProbe } from "../adapter.js";
+import { assertReadableDir, hasSqliteHeader, statOrThrow } from "../probe.js";
+import type { SessionStore } from "../store.js";
+import { OpencodeJsonStore } from "./json-store.js";
+import { OpencodeSqliteStore } from "./sqlite-store.js";
+
+type OpencodeFormat = "opencode-sqlite" | "opencode-json";
+
+/** opencode's own search order (reference opencode.md §3.1, §7). */
+export function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  const dataDir = join(env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share"), "opencode");
+  const db = env.OPENCODE_DB;
+  if (db && db !== ":memory:") return isAbsolute(db) ? db : join(dataDir, db);
+  if (existsSync(dataDir)) return dataDir;
+  throw new RecoverError("store-not-found", `no opencode store found (looked in ${dataDir}); pass --store <path>`);
+}
+
+/** A data dir holding opencode.db. */
+export function holdsDatabase(probe: PathProbe): boolean {
+  return probe.kind === "folder" && probe.entries.includes("opencode.db");
+}
+
+/** (A copy of) a storage/ folder, or a data dir holding one. */
+export function holdsJsonTree(probe: PathProbe): boolean {
+  return probe.kind === "folder" && (isStorageTree(probe.path) || (basename(probe.path) !== "storage" && isStorageTree(join(probe.path, "storage"))));
+}
+
+/**
+ * The opencode store at `target`: `format` when forced, else the database when there is one, else the JSON tree.
+ * Anything else is refused here, with a sentence saying what was looked for (`discovered`: in opencode's data dir).
+ */
+export function openDataDir(target: string, format: OpencodeFormat | undefined, discovered: boolean): SessionStore {
+  const stat = statOrThrow(target);
+  if (stat.isFile()) {
+    if (format === "opencode-json") throw new RecoverError("not-a-store", `${target} is a file; --format opencode-json wants a storage/ folder`);
+    if (!hasSqliteHeader(target)) {
+      throw new RecoverError("not-a-store", `${target} is not a SQLite database${stat.size === 0 ? " (empty file)" : ""}`);
+    }
+    return new OpencodeSqliteStore(target);
+  }
+  if (!stat.isDirectory()) throw new RecoverError("not-a-store", `${target} is neither a file nor a directory`);
+  assertReadableDir(target);
+
+  const db = join(target, "opencode.db");
+  const storage = findStorageDir(target);
+  const hasDb = existsSync(db);
+  if (format === "opencode-json" || (!hasDb && format === undefined && storage)) {
+    if (!storage) throw new RecoverError("not-a-store", `no opencode JSON storage (session/, message/, part/) in ${target}`);
+    return new OpencodeJsonStore(storage);
+  }
+  if (hasDb) {
+    const notices = storage
+      ? [`a legacy JSON tree also exists at ${storage} (opencode ≤1.1 data, frozen since the move to SQLite); read it with --format opencode-json`]
+      : [];
+    if (!hasSqliteHeader(db)) throw new RecoverError("not-a-store", `${db} is not a SQLite database`);
+    return new OpencodeSqliteStore(db, notices);
+  }
+  const where = discovered ? `${target} (opencode's data dir)` : target;
+  throw new RecoverError("not-a-store", `not an opencode store: ${where} holds neither opencode.db nor a storage/ folder`);
+}
+
+/** `<dir>/storage` of a data dir, or the dir itself when it is (a copy of) a storage folder. */
+function findStorageDir(dir: string): string | undefined {
+  if (basename(dir) !== "storage" && isStorageTree(join(dir, "storage"))) return join(dir, "storage");
+  if (isStorageTree(dir)) return dir;
+  return undefined;
+}
+
+/** opencode's JSON tree keeps one folder per record kind. */
+function isStorageTree(dir: string): boolean {
+  return ["session", "message", "part"].some((sub) => existsSync(join(dir, sub)));
+}

@@ -1,0 +1,75 @@
+/**
+ * Which transcript dialect a path holds, judged once for both transcript adapters (Claude Code, openclaw): a
+ * folder holds at most one of them, and the layout that says which (agents/, projects/, a header line) is theirs
+ * to share.
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { PathProbe } from "../adapter.js";
+import type { TranscriptDialect } from "../../model/transcript.js";
+import { readHead } from "../probe.js";
+
+export interface TranscriptKind {
+  /** Both, for an empty .jsonl: either agent may have just created it. */
+  dialects: TranscriptDialect[];
+  description: string;
+}
+
+const AGENT: Record<TranscriptDialect, string> = { claude: "Claude Code", openclaw: "openclaw" };
+
+const judged = new WeakMap<PathProbe, TranscriptKind | undefined>();
+
+export function transcriptKind(probe: PathProbe): TranscriptKind | undefined {
+  if (!judged.has(probe)) judged.set(probe, probe.kind === "file" ? fileKind(probe) : folderKind(probe));
+  return judged.get(probe);
+}
+
+function fileKind(probe: PathProbe): TranscriptKind | undefined {
+  const jsonl = probe.path.endsWith(".jsonl");
+  if (probe.size === 0) return jsonl ? { dialects: ["claude", "openclaw"], description: "an empty file" } : undefined;
+  // A damaged transcript may begin with a NUL run or a torn line; its name still says what it is.
+  if (!jsonl && !firstLineIsJsonObject(probe.head())) return undefined;
+  const dialect = transcriptDialect(probe.head());
+  return { dialects: [dialect], description: `${dialect === "claude" ? "a Claude Code" : "an openclaw"} transcript` };
+}
+
+function folderKind({ path: dir, entries }: PathProbe): TranscriptKind | undefined {
+  if (entries.includes("agents") || entries.includes("sessions.json")) return { dialects: ["openclaw"], description: "an openclaw state or sessions dir" };
+  if (entries.includes("projects")) return { dialects: ["claude"], description: "a Claude Code config dir (projects/)" };
+  const transcript = entries.find((name) => name.endsWith(".jsonl"));
+  if (transcript !== undefined) {
+    const dialect = transcriptDialect(readHead(join(dir, transcript)));
+    return { dialects: [dialect], description: `a folder of ${AGENT[dialect]} transcripts` };
+  }
+  if (holdsProjectFolders(dir, entries)) return { dialects: ["claude"], description: "a Claude Code projects/ dir" };
+  return undefined;
+}
+
+/** Claude Code's `projects/`: one folder per project, transcripts inside (checked in a few folders, not all). */
+function holdsProjectFolders(dir: string, entries: readonly string[]): boolean {
+  for (const name of entries.slice(0, 64)) {
+    try {
+      if (readdirSync(join(dir, name)).some((file) => file.endsWith(".jsonl"))) return true;
+    } catch {
+      // not a folder, or unreadable: not a project
+    }
+  }
+  return false;
+}
+
+/** pi's transcripts open with a `session` header; Claude Code's never do. */
+function transcriptDialect(head: Buffer): TranscriptDialect {
+  return /^[\s\0]*\{[^\n]*"type"\s*:\s*"session"/.test(head.toString("utf8")) ? "openclaw" : "claude";
+}
+
+function firstLineIsJsonObject(head: Buffer): boolean {
+  const text = head.toString("utf8").replace(/^[\s\0]+/, "");
+  const end = text.indexOf("\n");
+  if (!text.startsWith("{") || end < 0) return false;
+  try {
+    const value: unknown = JSON.parse(text.slice(0, end));
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The store adapter of a transcript dialect: Claude Code and openclaw keep the same kind of store (one JSONL file
+ * per session, in folders of their own layout), so their adapters differ only in what this takes.
+ */
+import { RecoverError } from "../../errors.js";
+import type { TranscriptDialect } from "../../model/transcript.js";
+import type { StoreAdapter, WhatIsHere } from "../adapter.js";
+import { transcriptKind } from "./detect.js";
+import { transcriptRootAt } from "./locate.js";
+import { TranscriptStore, type TranscriptRoot } from "./transcript-store.js";
+
+export interface DialectStore {
+  dialect: TranscriptDialect;
+  /** The agent, as sentences name it ("Claude Code"). */
+  agent: string;
+  noun: string;
+  expects: string;
+  folderSigns: readonly string[];
+  /** The agent's own store, found from `env` (never process.env); throws store-not-found, saying where it looked. */
+  defaultRoot(env: NodeJS.ProcessEnv): TranscriptRoot;
+  resumeCommand(sessionId: string): string | undefined;
+}
+
+export function transcriptAdapter(spec: DialectStore): StoreAdapter {
+  const { dialect, agent } = spec;
+  /**
+   * A transcript store is nothing but its transcripts: one with none is not a store (exit 2), so a job pointed at
+   * the wrong folder fails instead of going green on "no findings in 0 sessions". (An opencode database or JSON
+   * tree is recognised by its own structure and may legitimately hold no session yet.)
+   */
+  const holdingSessions = (store: TranscriptStore): TranscriptStore => {
+    if (store.listSessionIds().length > 0) return store;
+    throw new RecoverError("not-a-store", `${store.info.part ?? store.info.path} holds no ${agent} transcripts`);
+  };
+  const at = (target: string, here: WhatIsHere): TranscriptStore | undefined => {
+    const root = transcriptRootAt(target, here);
+    return root?.dialect === dialect ? holdingSessions(new TranscriptStore(root)) : undefined;
+  };
+  return {
+    format: dialect,
+    noun: spec.noun,
+    expects: spec.expects,
+    signs: { file: "a JSONL transcript", folder: [...spec.folderSigns, ".jsonl"] },
+    detect: (probe) => {
+      const kind = transcriptKind(probe);
+      return kind?.dialects.includes(dialect) ? kind.description : undefined;
+    },
+    claim: at,
+    open: ({ target, here }) => {
+      const store = at(target, here);
+      if (!store) throw new RecoverError("not-a-store", `${target} holds no ${agent} transcripts`);
+      return store;
+    },
+    locate: (env) => holdingSessions(new TranscriptStore(spec.defaultRoot(env))),
+    resumeCommand: spec.resumeCommand,
+    capabilities: { writesBesideStore: false },
+  };
+}

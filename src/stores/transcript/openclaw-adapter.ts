@@ -1,0 +1,24 @@
+/** openclaw's transcripts: `<state>/agents/<agent>/sessions/<sessionId>.jsonl`, indexed by `sessions.json`. */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { RecoverError } from "../../errors.js";
+import { transcriptAdapter } from "./family.js";
+import { OPENCLAW_LAYOUT, rootAmong } from "./locate.js";
+
+export const openclawStore = transcriptAdapter({
+  dialect: "openclaw",
+  agent: "openclaw",
+  noun: "an openclaw store",
+  expects: "a state dir with agents/, a sessions/ dir or a .jsonl",
+  folderSigns: ["agents/"],
+  /** `~/.openclaw`, and the state dirs of its older names, `~/.clawdbot` and `~/.moltbot`, when present. */
+  defaultRoot(env) {
+    const home = env.HOME || homedir();
+    const candidates = [".openclaw", ".clawdbot", ".moltbot"].map((d) => join(home, d));
+    const root = rootAmong("openclaw", candidates, "agents", OPENCLAW_LAYOUT);
+    if (root) return root;
+    throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
+  },
+  // openclaw resumes a session by its key on the next message: there is no command to print.
+  resumeCommand: () => undefined,
+});

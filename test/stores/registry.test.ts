@@ -1,0 +1,40 @@
+// The registry of store formats (src/stores/registry.ts): its order is the --format order and the order in which
+// what-is-here names what a folder holds; each built-in adapter's resume command and capabilities; registering.
+import { describe, expect, it } from "vitest";
+import type { StoreAdapter } from "../../src/stores/adapter.js";
+import { registerStore, storeAdapter, storeAdapters, storeFormats } from "../../src/stores/registry.js";
+
+describe("the store registry", () => {
+  it("lists the built-in formats, the default (opencode's) first", () => {
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw"]);
+    expect(storeAdapters()[0]?.format).toBe("opencode-sqlite");
+    expect(storeAdapter("pokeralph-battle")).toBeUndefined();
+  });
+
+  it("each adapter knows how its agent resumes a session (openclaw: by its key, no command)", () => {
+    const resume = Object.fromEntries(storeAdapters().map((a) => [a.format, a.resumeCommand("s1")]));
+    expect(resume).toEqual({
+      "opencode-sqlite": 'opencode run --session s1 "continue"',
+      "opencode-json": 'opencode run --session s1 "continue"',
+      claude: "claude --resume s1",
+      openclaw: undefined,
+    });
+  });
+
+  it("only SQLite writes beside its store (its -journal, -wal, -shm)", () => {
+    expect(storeAdapters().filter((a) => a.capabilities.writesBesideStore).map((a) => a.format)).toEqual(["opencode-sqlite"]);
+  });
+
+  it("takes a registration after the built-ins, refuses a format twice, and lets it go again", () => {
+    const extra: StoreAdapter = { ...storeAdapter("claude")!, format: "extra" };
+    const unregister = registerStore(extra);
+    try {
+      expect(storeFormats().at(-1)).toBe("extra");
+      expect(storeAdapter("extra")).toBe(extra);
+      expect(() => registerStore(extra)).toThrow(/store format extra is registered already/);
+    } finally {
+      unregister();
+    }
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw"]);
+  });
+});
