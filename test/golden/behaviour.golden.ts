@@ -24,7 +24,7 @@ function normalise(text: string, work: string): string {
 }
 
 function record(name: string, args: string[], work: string, cwd = ROOT): void {
-  const env = { ...process.env, NO_COLOR: "1", CI: "1", XDG_STATE_HOME: path.join(work, "state") };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", XDG_STATE_HOME: path.join(work, "state") };
   delete env.FORCE_COLOR;
   const result = spawnSync(process.execPath, [path.join(ROOT, "bin/recover"), ...args], { encoding: "utf8", env, cwd });
   const text = `$ recover ${args.join(" ")}\nexit ${result.status}\n--- stdout\n${result.stdout}--- stderr\n${result.stderr}`;
