@@ -1,15 +1,23 @@
 /**
- * A session being fixed in memory. Edits replace records by re-encoding the stored object with the store's own
+ * An opencode session being fixed in memory (the planner's working copy of it, model/fixing.ts's SessionDraft). Edits replace records by re-encoding the stored object with the store's own
  * codec and rebuilding the record from those bytes, so each planning pass sees exactly what the store will read
  * after the write. What differs from the loaded session at the end is the plan.
  */
-import type { RecordChange, RecordKey } from "../model/change.js";
-import type { MessageRecord, PartRecord, SessionRecords } from "../model/opencode-records.js";
-import type { RecordRef } from "../model/record.js";
-import { unwrappedIdTime } from "../stores/opencode/ids.js";
-import { assembleSession, messageFromBytes, partFromBytes } from "../stores/opencode/record-builder.js";
-import type { RecordCodec } from "../stores/store.js";
-import type { Edit, Json, StoredRecord } from "./fix-context.js";
+import { RecoverError } from "../../errors.js";
+import { keyOf, type RecordChange, type RecordKey } from "../../model/change.js";
+import type { Edit, Json } from "../../model/edit.js";
+import type { SessionDraft } from "../../model/fixing.js";
+import { MessageInfo, validatePart } from "../../model/opencode.js";
+import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
+import type { RecordRef } from "../../model/record.js";
+import type { RuleOptions } from "../../model/rule-options.js";
+import type { SessionView } from "../../model/session-view.js";
+import type { RecordCodec } from "../store.js";
+import { OpencodeFixContext } from "./fixing.js";
+import { unwrappedIdTime } from "./ids.js";
+import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
+
+type StoredRecord = MessageRecord | PartRecord;
 
 interface Entry {
   key: RecordKey;
@@ -25,23 +33,29 @@ interface Entry {
 
 const lossy = new TextDecoder("utf-8", { fatal: false });
 
-export function keyOf(ref: RecordRef): RecordKey {
-  const key: RecordKey = { record: ref.kind === "message" ? "message" : ref.kind === "session" ? "session" : "part", id: ref.id, sessionId: ref.sessionId };
-  if (ref.messageId !== undefined) key.messageId = ref.messageId;
-  if (ref.path !== undefined) key.path = ref.path;
-  return key;
-}
-
 const entryId = (kind: string, id: string) => `${kind}:${id}`;
 
 /** The records an edit claims in a planning pass: its own, and (unless its fix reads nothing else) its message. */
-export function editTargets(edit: Edit, ownRecordOnly = false): string[] {
-  if (edit.op === "insert") return [entryId("part", edit.id), entryId("message", edit.message.ref.id)];
+function editTargets(edit: Edit, ownRecordOnly: boolean): string[] {
+  if (edit.op === "insert") return [entryId("part", edit.id), entryId("message", inserting(edit).ref.id)];
   const ref = edit.target.ref;
   return ref.messageId !== undefined && !ownRecordOnly ? [entryId(ref.kind, ref.id), entryId("message", ref.messageId)] : [entryId(ref.kind, ref.id)];
 }
 
-export class WorkingSession {
+/** The message an opencode insert adds its part to. */
+function inserting(edit: Edit & { op: "insert" }): MessageRecord {
+  if (!edit.into) throw new Error("an opencode part is inserted into a message");
+  return edit.into;
+}
+
+/** Edits name opencode's own records (a fix context of this store made them). */
+function ownRecord(record: Edit & { op: "update" | "delete" }): StoredRecord {
+  const target = record.target;
+  if (target.ref.kind === "line") throw new Error("an opencode edit names a transcript line");
+  return target as StoredRecord;
+}
+
+export class WorkingSession implements SessionDraft {
   private readonly entries = new Map<string, Entry>();
   /** Inserted parts in the order they were made. */
   private readonly inserted: string[] = [];
@@ -79,16 +93,16 @@ export class WorkingSession {
     for (const edit of edits) {
       let entry: Entry;
       if (edit.op === "insert") {
-        const messageId = edit.message.ref.id;
+        const messageId = inserting(edit).ref.id;
         const ref: RecordRef = { kind: "part", id: edit.id, sessionId: this.loaded.summary.id, messageId };
         const path = this.codec.partPath(messageId, edit.id);
         if (path !== undefined) ref.path = path;
         entry = { key: keyOf(ref), ref, rules: [], reasons: [] };
         this.entries.set(entryId("part", edit.id), entry);
         this.inserted.push(edit.id);
-        entry.value = this.codec.stored({ id: edit.id, sessionId: ref.sessionId, messageId }, edit.data);
+        entry.value = this.codec.stored({ id: edit.id, sessionId: ref.sessionId, messageId }, edit.value);
       } else {
-        entry = this.entryFor(edit.target);
+        entry = this.entryFor(ownRecord(edit));
         entry.value = edit.op === "delete" ? null : edit.value;
       }
       entry.rebuilt = entry.value ? this.rebuild(entry, entry.value) : undefined;
@@ -137,6 +151,20 @@ export class WorkingSession {
     return records;
   }
 
+  context(view: SessionView, options: RuleOptions): OpencodeFixContext {
+    return new OpencodeFixContext(view.opencode ?? this.records(), view, options.now, this.codec, options);
+  }
+
+  claims(edit: Edit, ownRecordOnly: boolean): string[] {
+    return editTargets(edit, ownRecordOnly);
+  }
+
+  outcome(): { changes: RecordChange[] } {
+    const changes = this.changes();
+    assertValid(changes);
+    return { changes };
+  }
+
   /** Every record that ends up different from the loaded one, in session order (deleted ones where they were). */
   changes(): RecordChange[] {
     const messageIndex = new Map(this.loaded.messages.map((m, i) => [m.ref.id, i]));
@@ -174,4 +202,20 @@ function describeBefore(original: StoredRecord): Pick<RecordChange, "before" | "
   if (original.original) described.before = original.original;
   else if (original.raw) described.beforeText = lossy.decode(original.raw);
   return described;
+}
+
+/** A fix that writes a record its own schema rejects is a bug: stop before anything is written. */
+function assertValid(changes: readonly RecordChange[]): void {
+  for (const change of changes) {
+    if (!change.after) continue;
+    const result = change.key.record === "message" ? MessageInfo.safeParse(change.after) : validatePart(change.after);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new RecoverError(
+        "fix-failed",
+        `a fix (${change.rules.join(", ")}) would write an invalid ${change.key.record} ${change.key.id} (${issue?.path.join(".") || "record"}: ${issue?.message}); nothing was changed (please report this)`,
+        1,
+      );
+    }
+  }
 }

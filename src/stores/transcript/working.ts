@@ -4,11 +4,14 @@
  * keep their exact bytes. What differs from the loaded file at the end is the plan: line changes to show, and the
  * one file image the writer puts in place.
  */
-import type { RecordChange, RecordKey } from "../model/change.js";
-import type { TranscriptLine, TranscriptRecords } from "../model/transcript.js";
-import { lineRecord, recordsOf } from "../stores/transcript/assemble.js";
-import type { Json } from "./fix-context.js";
-import type { LineEdit } from "./transcript-fix-context.js";
+import type { FileImage, RecordChange, RecordKey } from "../../model/change.js";
+import type { Edit, Json } from "../../model/edit.js";
+import type { SessionDraft } from "../../model/fixing.js";
+import type { RuleOptions } from "../../model/rule-options.js";
+import type { SessionView } from "../../model/session-view.js";
+import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
+import { lineRecord, recordsOf } from "./assemble.js";
+import { TranscriptFixContext } from "./fixing.js";
 
 interface Entry {
   id: string;
@@ -19,15 +22,15 @@ interface Entry {
   reasons: string[];
 }
 
-export interface FileImage {
-  key: RecordKey;
-  before: Buffer;
-  after: Buffer;
-}
-
 const lossy = new TextDecoder("utf-8", { fatal: false });
 
-export class WorkingTranscript {
+/** The line a new transcript record follows (a fix context of this store names it). */
+function anchorOf(edit: Edit & { op: "insert" }): TranscriptLine {
+  if (!edit.after) throw new Error("a new transcript line follows a line");
+  return edit.after;
+}
+
+export class WorkingTranscript implements SessionDraft {
   private readonly order: Entry[];
   private readonly byId = new Map<string, Entry>();
 
@@ -36,17 +39,23 @@ export class WorkingTranscript {
     for (const entry of this.order) this.byId.set(entry.id, entry);
   }
 
-  /** The ids an edit claims in a planning pass: one fix per line per pass. */
-  static claims(edit: LineEdit): string[] {
-    return edit.op === "insert" ? [edit.after.ref.id, edit.id] : [edit.target.ref.id];
+  context(view: SessionView, options: RuleOptions): TranscriptFixContext {
+    if (!view.transcript) throw new Error("a transcript's view holds its history");
+    return new TranscriptFixContext(view.transcript, view, options.now, options);
   }
 
-  apply(edits: readonly LineEdit[], rule: string): void {
+  /** The ids an edit claims in a planning pass: one fix per line per pass. */
+  claims(edit: Edit): string[] {
+    return edit.op === "insert" ? [anchorOf(edit).ref.id, edit.id] : [edit.target.ref.id];
+  }
+
+  apply(edits: readonly Edit[], rule: string): void {
     for (const edit of edits) {
       let entry: Entry;
       if (edit.op === "insert") {
-        const anchor = this.byId.get(edit.after.ref.id);
-        if (!anchor) throw new Error(`no line ${edit.after.ref.id} to insert after`);
+        const after = anchorOf(edit);
+        const anchor = this.byId.get(after.ref.id);
+        if (!anchor) throw new Error(`no line ${after.ref.id} to insert after`);
         entry = { id: edit.id, values: [edit.value], rules: [], reasons: [] };
         this.order.splice(this.order.indexOf(anchor) + 1, 0, entry);
         this.byId.set(entry.id, entry);
@@ -54,7 +63,7 @@ export class WorkingTranscript {
         const found = this.byId.get(edit.target.ref.id);
         if (!found) throw new Error(`no line ${edit.target.ref.id}`);
         entry = found;
-        entry.values = edit.op === "delete" ? null : edit.op === "split" ? edit.values : [edit.value];
+        entry.values = edit.op === "delete" ? null : [...(edit.preceding ?? []), edit.value];
       }
       if (!entry.rules.includes(rule)) entry.rules.push(rule);
       entry.reasons.push(edit.reason);
@@ -107,7 +116,7 @@ export class WorkingTranscript {
   }
 
   /** Every line that ends up different, in file order, and the file image when anything changed. */
-  result(): { changes: RecordChange[]; files: FileImage[] } {
+  outcome(): { changes: RecordChange[]; files: FileImage[] } {
     const changes: RecordChange[] = [];
     for (const entry of this.order) {
       const change = this.changeOf(entry);
