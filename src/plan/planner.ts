@@ -8,7 +8,7 @@
 import { RecoverError } from "../errors.js";
 import type { FileImage, RecordChange } from "../model/change.js";
 import type { FixContext } from "../model/fix-context.js";
-import type { LoadedRecords, StoreFixing } from "../model/fixing.js";
+import type { LoadedRecords, RecordFamily, StoreFixing } from "../model/fixing.js";
 import type { SessionSummary } from "../model/opencode-records.js";
 import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import { checkSession } from "../scan/check.js";
@@ -19,6 +19,7 @@ import { anthropicRequest } from "../provider/anthropic-request.js";
 import type { ProviderErrorKind } from "../provider/classify-error.js";
 import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
 import { ERROR_RULE_ID } from "./error-fixes.js";
+import { WorkingCopy } from "./working-copy.js";
 
 /** Enough for one fix per message of a badly damaged message; a plan still moving after this is a bug. */
 const MAX_PASSES = 64;
@@ -50,19 +51,20 @@ export interface SessionPlan {
  * copy the fixes are applied to, and the fix context the rules' fixes read.
  */
 export function planSession(loaded: LoadedRecords, fixing: StoreFixing, options: PlanOptions): SessionPlan {
-  return plan(loaded.summary, fixing.draft(loaded), options);
+  const family = fixing.family(loaded);
+  return plan(loaded.summary, family, new WorkingCopy(family), options);
 }
 
 /**
  * ESLint's multipass loop: every fix whose records no other fix of this pass claimed is applied, then the next pass
  * judges the result anew.
  */
-function plan(summary: SessionSummary, draft: ReturnType<StoreFixing["draft"]>, options: PlanOptions): SessionPlan {
+function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCopy, options: PlanOptions): SessionPlan {
   const fixed: Finding[] = [];
   const byId = new Map(options.rules.map((r) => [r.id, r]));
   let skipped: LiveSkip | undefined;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const view = sessionView(draft.records(), options);
+    const view = sessionView(working.records(), options);
     if (pass === 0) skipped = liveSkip(view);
     const all = checkSession(view, options.rules, options);
     const findings = options.filter ? all.filter(options.filter) : all;
@@ -72,18 +74,18 @@ function plan(summary: SessionSummary, draft: ReturnType<StoreFixing["draft"]>, 
     for (const finding of findings) {
       const rule = byId.get(finding.rule);
       if (!rule?.fix) continue;
-      context ??= draft.context(view, options);
+      context ??= family.context(view, options);
       const edits = rule.fix(finding, context);
       if (edits.length === 0) continue;
-      const claims = edits.flatMap((edit) => draft.claims(edit, rule.independentFixes === true));
+      const claims = edits.flatMap((edit) => family.claims(edit, rule.independentFixes === true));
       if (claims.some((t) => claimed.has(t))) continue;
       for (const t of claims) claimed.add(t);
-      draft.apply(edits, rule.id);
+      working.apply(edits, rule.id);
       fixed.push(finding);
       applied++;
     }
     if (applied === 0) {
-      const { changes, files } = draft.outcome();
+      const { changes, files } = working.outcome();
       assertProviderAccepts(view, changes);
       return { summary, changes, ...(files ? { files } : {}), fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) }, ...(skipped ? { skipped } : {}) };
     }
