@@ -9,7 +9,7 @@ import { scanSession } from "../../src/scan/scan.js";
 import { readBackup } from "../../src/txn/backup-store.js";
 import { incompleteMessage } from "../../src/rules/incomplete-message.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
-import { opencodeSessionView } from "../../src/scan/session-view.js";
+import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import { MINUTE, SECOND, replaceWithBytes, truncateAfter, type Json } from "../support/opencode-fixtures.js";
 import { ABORTED, dropSessionRecord, hasText, messageWhere, messageWithText, partWhere, pendingTool, sessionOf, storeOf, textPart, UNFINISHED } from "../rules/harness.js";
 import {
