@@ -4,6 +4,7 @@
  * applied, and reversed. The zod schemas are the single source of these types: the manifest is read back with them.
  */
 import { z } from "zod";
+import type { RecordRef } from "./record.js";
 
 /** `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the rest are opencode's records. */
 export const RecordKind = z.enum(["session", "message", "part", "file", "line"]);
@@ -56,6 +57,21 @@ export interface RecordChange {
   rules: string[];
   /** Why, one line per fix. */
   reasons: string[];
+}
+
+/** A whole file's image before and after a plan (a transcript: what the writer puts in place). */
+export interface FileImage {
+  key: RecordKey;
+  before: Buffer;
+  after: Buffer;
+}
+
+/** The key a change names a message, part or session record by. */
+export function keyOf(ref: RecordRef): RecordKey {
+  const key: RecordKey = { record: ref.kind === "message" ? "message" : ref.kind === "session" ? "session" : "part", id: ref.id, sessionId: ref.sessionId };
+  if (ref.messageId !== undefined) key.messageId = ref.messageId;
+  if (ref.path !== undefined) key.path = ref.path;
+  return key;
 }
 
 export function summariseChange(change: RecordChange): ChangeSummary {

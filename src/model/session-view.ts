@@ -46,3 +46,14 @@ export interface SessionView {
   /** Estimated tokens of what would be sent (see model/tokens.ts). */
   estimatedTokens: number;
 }
+
+/** What building a view needs from the rule options: the time and the live window. */
+export interface ViewOptions {
+  now: number;
+  liveWindowMs: number;
+}
+
+/** Written within the live window. A window of 0 (`--include-live`) makes nothing live, even a clock ahead of ours. */
+export function isRecent(lastActivity: number, options: ViewOptions): boolean {
+  return options.liveWindowMs > 0 && options.now - lastActivity < options.liveWindowMs;
+}

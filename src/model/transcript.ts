@@ -81,3 +81,13 @@ export function parseBlockId(id: string | undefined): { lineId: string; index: n
   const index = Number(id.slice(hash + 1));
   return Number.isInteger(index) && index >= 0 ? { lineId: id.slice(0, hash), index } : undefined;
 }
+
+/** The content array of a message line (Claude Code and pi both keep it at `message.content`). */
+export function contentOf(value: Record<string, unknown> | undefined): unknown {
+  const message = value?.message;
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+  const m = message as Record<string, unknown>;
+  // pi's toolResult: the message is the block.
+  if (m.role === "toolResult") return undefined;
+  return m.content;
+}

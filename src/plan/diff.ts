@@ -4,7 +4,7 @@
  */
 import { createTwoFilesPatch } from "diff";
 import type { RecordChange, RecordKey } from "../model/change.js";
-import { payloadText } from "../stores/payload-text.js";
+import { payloadText } from "../model/payload-text.js";
 
 
 const pretty = (value: Record<string, unknown> | undefined) => (value ? `${JSON.stringify(value, null, 2)}\n` : "");

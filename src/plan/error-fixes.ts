@@ -18,11 +18,10 @@ import { toolCallInterrupted } from "../rules/tool-call-interrupted.js";
 import { trailingThinking } from "../rules/trailing-thinking.js";
 import { orphanToolResult } from "../rules/orphan-tool-result.js";
 import { toolResultMissing } from "../rules/tool-result-missing.js";
-import { atBlock, findingBlock } from "../rules/helpers.js";
-import type { Edit, FixContext } from "./fix-context.js";
-import type { LineEdit, TranscriptFixContext } from "./transcript-fix-context.js";
+import { atBlock } from "../rules/helpers.js";
+import type { Edit } from "../model/edit.js";
+import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
-import { removeReasoning } from "./fixes.js";
 
 export const ERROR_RULE_ID = "provider-error";
 
@@ -53,13 +52,13 @@ function partIdsOf(blocks: readonly RequestBlock[]): string[] {
 }
 
 /** A rule that reports the given parts while `pending(part, view)` holds, and fixes each with `fix`. */
-function targetRule(description: string, partIds: string[], pending: (part: PartRecord, view: SessionView) => boolean, why: string, fix: (part: PartRecord, context: FixContext, finding: Finding) => Edit[]): Rule {
+function targetRule(description: string, partIds: string[], pending: (part: PartRecord, view: SessionView) => boolean, why: string, fix: (part: PartRecord, context: RecordFixContext, finding: Finding) => Edit[]): Rule {
   const wanted = new Set(partIds);
   return {
     id: ERROR_RULE_ID,
     severity: "error",
     description,
-    fix: "repair",
+    fixedBy: "repair",
     check(view) {
       const reports: Report[] = [];
       for (const { part, message } of allParts(view)) {
@@ -67,7 +66,8 @@ function targetRule(description: string, partIds: string[], pending: (part: Part
       }
       return reports;
     },
-    repair(finding, context) {
+    fix(finding, context) {
+      if (context.kind !== "records") return [];
       const part = context.part(finding.partId);
       return part ? fix(part, context, finding) : [];
     },
@@ -104,7 +104,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       const parts = partsByCall(ids);
       const open = (p: PartRecord) => ["pending", "running"].includes(toolStatus(p));
       return {
-        rule: targetRule("tool calls the provider found without results", parts, open, why, (part, context, finding) => toolCallInterrupted.repair!(finding, context)),
+        rule: targetRule("tool calls the provider found without results", parts, open, why, (part, context, finding) => toolCallInterrupted.fix!(finding, context)),
         explanation: `tool call${ids.length === 1 ? "" : "s"} ${ids.join(", ")}${at} went out without a result: ${parts.length ? "closed as interrupted, as opencode does on abort" : "no such call is open in the store"}`,
       };
     }
@@ -121,7 +121,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       // Judged on each pass's view: once the later call has a fresh id, it is no longer a duplicate.
       const duplicated = (p: PartRecord, now: SessionView) => allParts(now).find(({ part }) => part.part?.type === "tool" && callIdOf(part) === callIdOf(p))?.part.ref.id !== p.ref.id;
       return {
-        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (part, context, finding) => duplicateToolCallId.repair!(finding, context)),
+        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (part, context, finding) => duplicateToolCallId.fix!(finding, context)),
         explanation: `a tool call id${at} is used twice: the later call gets a fresh id`,
       };
     }
@@ -129,7 +129,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
     case "thinking_modified": {
       const parts = partIdsOf(namedBlocks.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"));
       return {
-        rule: targetRule("thinking the provider rejected", parts, () => true, why, (part, context) => removeReasoning(part, context, `removed the thinking the provider rejected (${error.kind === "thinking_signature" ? "invalid signature" : "modified"}); never edited or made up`)),
+        rule: targetRule("thinking the provider rejected", parts, () => true, why, (part, context) => context.removeReasoning(part, `removed the thinking the provider rejected (${error.kind === "thinking_signature" ? "invalid signature" : "modified"}); never edited or made up`)),
         explanation: `the thinking block${at} ${error.kind === "thinking_signature" ? "carries a signature the provider no longer accepts" : "differs from what the model sent"}: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes`,
       };
     }
@@ -210,17 +210,18 @@ function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds:
 }
 
 /** Reports the named blocks while they are still sent, and fixes each with `fix`. */
-function transcriptBlocksRule(description: string, blockIds: Set<string>, why: string, fix: (context: TranscriptFixContext, line: TranscriptLine, index: number) => LineEdit[]): Rule {
+function transcriptBlocksRule(description: string, blockIds: Set<string>, why: string, fix: (context: LineFixContext, line: TranscriptLine, index: number) => Edit[]): Rule {
   return {
     id: ERROR_RULE_ID,
     severity: "error",
     description,
-    fix: "repair",
+    fixedBy: "repair",
     check(view) {
       return (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => blockIds.has(b.source.id)).map((b) => atBlock(b, why)));
     },
-    repairTranscript(finding, context) {
-      const at = findingBlock(finding, context);
+    fix(finding, context) {
+      if (context.kind !== "lines") return [];
+      const at = context.block(finding);
       return at ? fix(context, at.line, at.index) : [];
     },
   };
@@ -238,11 +239,12 @@ function finalTurnRule(messageIds: string[], why: string): Rule {
     id: ERROR_RULE_ID,
     severity: "error",
     description: "the latest tool-use turn lacks the thinking the API requires",
-    fix: "repair",
+    fixedBy: "repair",
     check(view) {
       return (view.opencode?.messages ?? []).filter((m) => wanted.has(m.ref.id) && m.info?.role === "assistant").map((m) => ({ messageId: m.ref.id, message: why }));
     },
-    repair(finding, context) {
+    fix(finding, context) {
+      if (context.kind !== "records") return [];
       const message = context.message(finding.messageId);
       return message ? context.deleteMessage(message, "took out the latest tool-use turn, which has no thinking of its own while thinking is on (kept in the backup); the model redoes the step") : [];
     },

@@ -6,24 +6,20 @@
  * leaves its finding behind, and every record it writes must pass its own schema.
  */
 import { RecoverError } from "../errors.js";
-import type { RecordChange } from "../model/change.js";
-import { MessageInfo, validatePart } from "../model/opencode.js";
-import type { SessionRecords, SessionSummary } from "../model/opencode-records.js";
-import { isTranscript, type TranscriptRecords } from "../model/transcript.js";
+import type { FileImage, RecordChange } from "../model/change.js";
+import type { FixContext } from "../model/fix-context.js";
+import type { LoadedRecords, RecordFamily, StoreFixing } from "../model/fixing.js";
+import type { SessionSummary } from "../model/opencode-records.js";
 import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
 import { checkSession } from "../scan/check.js";
-import { liveSkip, opencodeSessionView, transcriptSessionView, type LiveSkip } from "../scan/session-view.js";
-import type { LoadedSession, RecordCodec } from "../stores/store.js";
+import { liveSkip, sessionView, type LiveSkip } from "../scan/session-view.js";
 import type { SessionView } from "../model/session-view.js";
 import { conversationBytes } from "../model/tokens.js";
 import { anthropicRequest } from "../provider/anthropic-request.js";
 import type { ProviderErrorKind } from "../provider/classify-error.js";
 import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
 import { ERROR_RULE_ID } from "./error-fixes.js";
-import { FixContext } from "./fix-context.js";
-import { TranscriptFixContext } from "./transcript-fix-context.js";
-import { editTargets, WorkingSession } from "./working-session.js";
-import { WorkingTranscript, type FileImage } from "./working-transcript.js";
+import { WorkingCopy } from "./working-copy.js";
 
 /** Enough for one fix per message of a badly damaged message; a plan still moving after this is a bug. */
 const MAX_PASSES = 64;
@@ -50,39 +46,41 @@ export interface SessionPlan {
   skipped?: LiveSkip;
 }
 
-export function planSession(loaded: LoadedSession, codec: RecordCodec, options: PlanOptions): SessionPlan {
-  return isTranscript(loaded) ? planTranscript(loaded, options) : planRecords(loaded, codec, options);
-}
-
-/** One store family's side of planning: its view, its fixes as claims, and what the difference comes to. */
-interface Working {
-  view(): SessionView;
-  /** The edits that fix `finding` in this pass, with the records they claim; undefined when there is none. */
-  fix(rule: Rule, finding: Finding, view: SessionView): { apply(): void; claims: string[] } | undefined;
-  outcome(): Pick<SessionPlan, "changes" | "files">;
+/**
+ * Plan the fixes for one loaded session. `fixing` is the store's side (scan/fixing.ts's storeFixing): the working
+ * copy the fixes are applied to, and the fix context the rules' fixes read.
+ */
+export function planSession(loaded: LoadedRecords, fixing: StoreFixing, options: PlanOptions): SessionPlan {
+  const family = fixing.family(loaded);
+  return plan(loaded.summary, family, new WorkingCopy(family), options);
 }
 
 /**
- * The pass loop both families share: every fix whose records no other fix of this pass claimed is applied, then
- * the next pass judges the result anew.
+ * ESLint's multipass loop: every fix whose records no other fix of this pass claimed is applied, then the next pass
+ * judges the result anew.
  */
-function plan(summary: SessionSummary, working: Working, options: PlanOptions): SessionPlan {
+function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCopy, options: PlanOptions): SessionPlan {
   const fixed: Finding[] = [];
   const byId = new Map(options.rules.map((r) => [r.id, r]));
   let skipped: LiveSkip | undefined;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const view = working.view();
+    const view = sessionView(working.records(), options);
     if (pass === 0) skipped = liveSkip(view);
     const all = checkSession(view, options.rules, options);
     const findings = options.filter ? all.filter(options.filter) : all;
     const claimed = new Set<string>();
+    let context: FixContext | undefined;
     let applied = 0;
     for (const finding of findings) {
       const rule = byId.get(finding.rule);
-      const fix = rule ? working.fix(rule, finding, view) : undefined;
-      if (!fix || fix.claims.some((t) => claimed.has(t))) continue;
-      for (const t of fix.claims) claimed.add(t);
-      fix.apply();
+      if (!rule?.fix) continue;
+      context ??= family.context(view, options);
+      const edits = rule.fix(finding, context);
+      if (edits.length === 0) continue;
+      const claims = edits.flatMap((edit) => family.claims(edit, rule.independentFixes === true));
+      if (claims.some((t) => claimed.has(t))) continue;
+      for (const t of claims) claimed.add(t);
+      working.apply(edits, rule.id);
       fixed.push(finding);
       applied++;
     }
@@ -93,60 +91,6 @@ function plan(summary: SessionSummary, working: Working, options: PlanOptions): 
     }
   }
   throw new RecoverError("fix-failed", `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);
-}
-
-function planRecords(loaded: SessionRecords, codec: RecordCodec, options: PlanOptions): SessionPlan {
-  const working = new WorkingSession(loaded, codec);
-  let records = loaded;
-  let context: FixContext | undefined;
-  return plan(
-    loaded.summary,
-    {
-      view() {
-        records = working.records();
-        context = undefined;
-        return opencodeSessionView(records, options);
-      },
-      fix(rule, finding, view) {
-        if (!rule.repair) return undefined;
-        context ??= new FixContext(records, view, options.now, codec, options);
-        const edits = rule.repair(finding, context);
-        if (edits.length === 0) return undefined;
-        return { claims: edits.flatMap((edit) => editTargets(edit, rule.independentFixes === true)), apply: () => working.apply(edits, rule.id) };
-      },
-      outcome() {
-        const changes = working.changes();
-        assertValid(changes);
-        return { changes };
-      },
-    },
-    options,
-  );
-}
-
-function planTranscript(loaded: TranscriptRecords, options: PlanOptions): SessionPlan {
-  const working = new WorkingTranscript(loaded);
-  let context: TranscriptFixContext | undefined;
-  return plan(
-    loaded.summary,
-    {
-      view() {
-        context = undefined;
-        return transcriptSessionView(working.records(), options);
-      },
-      fix(rule, finding, view) {
-        if (!rule.repairTranscript || !view.transcript) return undefined;
-        context ??= new TranscriptFixContext(view.transcript, view, options.now, options);
-        const edits = rule.repairTranscript(finding, context);
-        if (edits.length === 0) return undefined;
-        return { claims: edits.flatMap((edit) => WorkingTranscript.claims(edit)), apply: () => working.apply(edits, rule.id) };
-      },
-      outcome() {
-        return working.result();
-      },
-    },
-    options,
-  );
 }
 
 /** Which rules' fixes answer each kind of provider violation: a plan that claims one must leave none behind. */
@@ -182,22 +126,6 @@ function assertProviderAccepts(view: SessionView, changes: readonly RecordChange
     const culprit = touched.find((id) => id !== undefined && [...(rulesOn.get(id) ?? [])].some((r) => claimed.includes(r)));
     if (culprit !== undefined) {
       throw new RecoverError("fix-failed", `the repaired session would still be rejected (${violation.text}) in ${culprit}, which the plan claims to fix; nothing was changed (please report this)`, 1);
-    }
-  }
-}
-
-/** A fix that writes a record its own schema rejects is a bug: stop before anything is written. */
-function assertValid(changes: readonly RecordChange[]): void {
-  for (const change of changes) {
-    if (!change.after) continue;
-    const result = change.key.record === "message" ? MessageInfo.safeParse(change.after) : validatePart(change.after);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new RecoverError(
-        "fix-failed",
-        `a fix (${change.rules.join(", ")}) would write an invalid ${change.key.record} ${change.key.id} (${issue?.path.join(".") || "record"}: ${issue?.message}); nothing was changed (please report this)`,
-        1,
-      );
     }
   }
 }

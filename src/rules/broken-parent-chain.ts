@@ -10,7 +10,7 @@ export const brokenParentChain: Rule = {
   id: "broken-parent-chain",
   severity: "error",
   description: "transcript line whose parent link names no line of the file: the resumed history stops there",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const history = view.transcript;
     const broken = history?.brokenAt;
@@ -19,7 +19,8 @@ export const brokenParentChain: Rule = {
     const lost = history.records.lines.filter((l) => l.ref.line < broken.ref.line && (l.role === "message" || l.role === "structure")).length;
     return [atLine(broken, `${field} ${String(broken.parent)} is in no line of this file: resuming stops here and drops ${lost} earlier message line${lost === 1 ? "" : "s"}`)];
   },
-  repairTranscript(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "lines") return [];
     const line = context.line(finding.messageId);
     if (!line) return [];
     const lines = context.history.records.lines;

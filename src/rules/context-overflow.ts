@@ -5,7 +5,7 @@ export const contextOverflow: Rule = {
   id: "context-overflow",
   severity: "warning",
   description: "estimated tokens of what would be sent exceed the model's window (default 200,000, --context-limit)",
-  fix: "trim",
+  fixedBy: "trim",
   check(view, options) {
     if (view.estimatedTokens <= options.contextLimit) return [];
     const measured = lastPromptTokens(view);

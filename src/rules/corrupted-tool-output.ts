@@ -1,12 +1,12 @@
 import { at, atLine } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { cleanCorruptedRecord, cleanStrings } from "../plan/fixes.js";
+import { cleanStrings } from "../model/clean-strings.js";
 
 export const corruptedToolOutput: Rule = {
   id: "corrupted-tool-output",
   severity: "error",
   description: "NUL bytes, lone surrogates or invalid UTF-8 inside a tool output or text",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const reports: Report[] = [];
     for (const line of view.transcript?.chain ?? []) {
@@ -21,16 +21,19 @@ export const corruptedToolOutput: Rule = {
     }
     return reports;
   },
-  /** The line as read (invalid UTF-8 already dropped at byte level), its strings cleaned of NULs and broken surrogates. */
-  repairTranscript(finding, context) {
-    const line = context.line(finding.messageId);
-    if (!line?.corruption) return [];
-    return context.update(line, `stripped ${line.corruption.kind === "invalid-utf8" ? "invalid UTF-8 sequences" : "NUL characters and broken surrogates"} (the original bytes are in the backup)`, (value) => cleanStrings(value));
-  },
-  repair(finding, context) {
+  /** A transcript line as read (invalid UTF-8 already dropped at byte level), its strings cleaned of NULs and broken surrogates. */
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const line = context.line(finding.messageId);
+      if (!line?.corruption) return [];
+      return context.update(line, stripped(line.corruption.kind), (value) => cleanStrings(value));
+    }
     const part = context.part(finding.partId);
     if (!part) return [];
-    const invalidUtf8 = part.content.corruption?.kind === "invalid-utf8";
-    return cleanCorruptedRecord(part, context, `stripped ${invalidUtf8 ? "invalid UTF-8 sequences" : "NUL characters and broken surrogates"} (the original bytes are in the backup)`);
+    return context.stripCorruption(part, stripped(part.content.corruption?.kind));
   },
 };
+
+function stripped(kind: string | undefined): string {
+  return `stripped ${kind === "invalid-utf8" ? "invalid UTF-8 sequences" : "NUL characters and broken surrogates"} (the original bytes are in the backup)`;
+}

@@ -1,14 +1,13 @@
-import { at, atBlock, findingBlock, messages, parts } from "./helpers.js";
+import { at, atBlock, messages, parts } from "./helpers.js";
 import { parseBlockId } from "../model/transcript.js";
-import type { Json } from "../plan/fix-context.js";
+import type { Json } from "../model/edit.js";
 import type { Report, Rule } from "./rule.js";
-import { freshCallId } from "../plan/fixes.js";
 
 export const duplicateToolCallId: Rule = {
   id: "duplicate-tool-call-id",
   severity: "error",
   description: "the same callID twice in one session (`tool_use ids must be unique`)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const first = new Map<string, string>();
     const reports: Report[] = [];
@@ -31,15 +30,22 @@ export const duplicateToolCallId: Rule = {
     }
     return reports;
   },
-  /** The later call and the result that answers it (the first one after it) take the fresh id together. */
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
+  /** A transcript: the later call and the result that answers it (the first one after it) take the fresh id together. */
+  fix(finding, context) {
+    if (context.kind === "records") {
+      const part = context.part(finding.partId);
+      if (!part) return [];
+      return context.update(part, "gave the later call a fresh id (call ids are not signed; providers only need them unique)", (value) => {
+        value.callID = context.freshCallId(typeof value.callID === "string" ? value.callID : undefined);
+      });
+    }
+    const at = context.block(finding);
     if (!at) return [];
     const history = context.history;
     const position = history.sent.findIndex((s) => s.line === at.line);
     const call = history.sent[position]?.blocks.find((b) => b.source.id === finding.partId);
     if (call?.type !== "tool_use") return [];
-    const fresh = freshCallId(call.id);
+    const fresh = context.freshCallId(call.id);
     const reason = "gave the later call and its result a fresh id (call ids are not signed; providers only need them unique)";
     const edits = context.update(at.line, reason, (value) => {
       const block = ((value.message as Json).content as Json[])[at.index]!;
@@ -59,12 +65,5 @@ export const duplicateToolCallId: Rule = {
       break;
     }
     return edits;
-  },
-  repair(finding, context) {
-    const part = context.part(finding.partId);
-    if (!part) return [];
-    return context.update(part, "gave the later call a fresh id (call ids are not signed; providers only need them unique)", (value) => {
-      value.callID = freshCallId(typeof value.callID === "string" ? value.callID : undefined);
-    });
   },
 };

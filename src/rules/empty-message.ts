@@ -11,7 +11,7 @@ export const emptyMessage: Rule = {
   id: "empty-message",
   severity: "error",
   description: "message with nothing the provider would receive (e.g. only step-start/step-finish)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     return messages(view)
       .filter((m) => {
@@ -25,7 +25,8 @@ export const emptyMessage: Rule = {
         return at(m, `${m.info!.role} message has no content the provider would receive (${kinds.length ? `only ${kinds.join(", ")}` : "no parts"})`);
       });
   },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     const message = context.message(finding.messageId);
     return message ? context.insertPlaceholder(message, "gave the empty message opencode's placeholder text") : [];
   },

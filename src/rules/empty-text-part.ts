@@ -1,13 +1,13 @@
-import { atBlock, findingBlock, isExempt, isSendable, parts } from "./helpers.js";
-import { OPENCLAW_BLANK_USER_TEXT } from "../stores/transcript/openclaw.js";
-import type { Report, Rule } from "./rule.js";
-import { INTERRUPTED_PLACEHOLDER } from "../plan/fix-context.js";
+import { atBlock, isExempt, isSendable, parts } from "./helpers.js";
+import type { Edit } from "../model/edit.js";
+import type { RecordFixContext } from "../model/fix-context.js";
+import type { Finding, Report, Rule } from "./rule.js";
 
 export const emptyTextPart: Rule = {
   id: "empty-text-part",
   severity: "error",
   description: "text part that is empty or whitespace only (provider: `text content blocks must be non-empty`)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
@@ -25,23 +25,24 @@ export const emptyTextPart: Rule = {
     }
     return reports;
   },
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
+  fix(finding, context) {
+    if (context.kind === "records") return fixPart(finding, context);
+    const at = context.block(finding);
     if (!at) return [];
     const { line, index } = at;
     const sent = context.history.sent.find((s) => s.line === line);
     const keepsContent = sent?.blocks.some((b, i) => i !== index && b.type !== "thinking" && !(b.type === "text" && b.blank));
     if (keepsContent) return context.dropBlock(line, index, "removed the empty text block; the message keeps its other content");
     const message = line.value?.message as { role?: unknown } | undefined;
-    if (context.dialect.name === "openclaw" && message?.role === "user") {
-      return context.update(line, "the blank prompt becomes openclaw's own `(continue)`", (value) => {
-        const m = value.message as { content: unknown };
-        m.content = typeof m.content === "string" ? OPENCLAW_BLANK_USER_TEXT : [{ type: "text", text: OPENCLAW_BLANK_USER_TEXT }];
-      });
-    }
+    // An agent that fills a blank prompt itself (openclaw's `(continue)`) has it filled the same way.
+    const filled = message?.role === "user" ? context.fillBlankPrompt(line) : [];
+    if (filled.length > 0) return filled;
     return context.deleteLine(line, "removed the line that sends nothing but an empty text (kept in the backup)");
   },
-  repair(finding, context) {
+};
+
+/** opencode: the empty part goes, or becomes the agent's placeholder when the message has nothing else to say. */
+function fixPart(finding: Finding, context: RecordFixContext): Edit[] {
     const part = context.part(finding.partId);
     const message = part ? context.owner(part) : undefined;
     if (!part || !message?.info) return [];
@@ -51,8 +52,7 @@ export const emptyTextPart: Rule = {
     );
     if (keepsContent) return context.delete(part, "removed the empty text part; the message keeps its other content");
     return context.update(part, "the message has nothing else to say: the empty text becomes opencode's placeholder", (value) => {
-      value.text = INTERRUPTED_PLACEHOLDER;
+      value.text = context.placeholderText;
       value.synthetic = true;
     });
-  },
-};
+}

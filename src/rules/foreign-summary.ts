@@ -9,7 +9,7 @@ export const foreignSummary: Rule = {
   id: "foreign-summary",
   severity: "warning",
   description: "Claude Code summary whose leafUuid names no line of this file (a summary of another session)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const history = view.transcript;
     if (history?.records.dialect !== "claude") return [];
@@ -20,7 +20,8 @@ export const foreignSummary: Rule = {
     }
     return reports;
   },
-  repairTranscript(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "lines") return [];
     const line = context.line(finding.messageId);
     return line ? context.deleteLine(line, "dropped the summary of another session (kept in the backup)") : [];
   },

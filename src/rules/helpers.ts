@@ -5,8 +5,7 @@ import { EXPANDED_FILE_MIMES, type Part } from "../model/opencode.js";
 import type { RecordRef } from "../model/record.js";
 import type { SessionView } from "../model/session-view.js";
 import type { Report } from "./rule.js";
-import { parseBlockId, type TranscriptLine } from "../model/transcript.js";
-import type { TranscriptFixContext } from "../plan/transcript-fix-context.js";
+import type { TranscriptLine } from "../model/transcript.js";
 
 export function messages(view: SessionView): MessageRecord[] {
   return view.opencode?.messages ?? [];
@@ -98,11 +97,4 @@ export function recordsWithProblem(view: SessionView, kind: "unreadable" | "sche
 /** Where a transcript line is, as a finding names it (the line's record id, its file and line number). */
 export function atLine(line: TranscriptLine, message: string): Report {
   return { messageId: line.ref.id, ...(line.ref.path ? { path: line.ref.path } : {}), line: line.ref.line, message };
-}
-
-/** The transcript line and block a finding names (`partId` is `<line id>#<block index>`). */
-export function findingBlock(finding: Pick<Report, "messageId" | "partId">, context: TranscriptFixContext): { line: TranscriptLine; index: number } | undefined {
-  const at = parseBlockId(finding.partId);
-  const line = context.line(at?.lineId ?? finding.messageId);
-  return line && at ? { line, index: at.index } : undefined;
 }

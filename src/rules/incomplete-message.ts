@@ -1,18 +1,19 @@
 import { at, isLiveTail, messages } from "./helpers.js";
 import type { Rule } from "./rule.js";
-import { isObject } from "../plan/fix-context.js";
+import { isObject } from "../model/edit.js";
 
 export const incompleteMessage: Rule = {
   id: "incomplete-message",
   severity: "warning",
   description: "assistant message without time.completed and without error that is not the live tail",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     return messages(view)
       .filter((m) => m.info?.role === "assistant" && m.info.time.completed === undefined && !m.info.error && !isLiveTail(view, m.ref.id))
       .map((m) => at(m, "assistant message never finished (no time.completed, no error): the agent stopped mid-turn"));
   },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     const message = context.message(finding.messageId);
     if (!message) return [];
     return context.update(message, "completed the turn as aborted, as opencode does when a turn is cancelled", (value) => {

@@ -5,7 +5,7 @@ export const orphanPart: Rule = {
   id: "orphan-part",
   severity: "warning",
   description: "part whose message does not exist (or message whose session does not exist)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const session = view.opencode;
     if (!session) return [];
@@ -15,7 +15,8 @@ export const orphanPart: Rule = {
     }
     return reports;
   },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     const part = context.part(finding.partId);
     if (part) return context.delete(part, "moved the orphaned part into the backup");
     const message = context.message(finding.messageId);

@@ -1,4 +1,4 @@
-import { atBlock, findingBlock, isExempt } from "./helpers.js";
+import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 /**
@@ -10,7 +10,7 @@ export const orphanToolResult: Rule = {
   id: "orphan-tool-result",
   severity: "error",
   description: "transcript tool result with no matching tool call before it (`unexpected tool_use_id found in tool_result blocks`)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const history = view.transcript;
     if (!history) return [];
@@ -41,8 +41,9 @@ export const orphanToolResult: Rule = {
     }
     return reports;
   },
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
+  fix(finding, context) {
+    if (context.kind !== "lines") return [];
+    const at = context.block(finding);
     return at ? context.dropBlock(at.line, at.index, "dropped the tool result that answers no call (kept in the backup)") : [];
   },
 };

@@ -6,7 +6,7 @@ export const oversizedToolOutput: Rule = {
   id: "oversized-tool-output",
   severity: "warning",
   description: "one tool output above a threshold (default 50,000 chars, --max-output-chars)",
-  fix: "trim",
+  fixedBy: "trim",
   check(view, options) {
     const reports: Report[] = [];
     for (const { blocks } of view.transcript?.sent ?? []) {

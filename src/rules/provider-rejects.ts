@@ -12,7 +12,7 @@ export const providerRejects: Rule = {
   id: "provider-rejects",
   severity: "error",
   description: "the request the agent would send breaks a rule of the Anthropic Messages API that no specific rule covers",
-  fix: "none",
+  fixedBy: "none",
   check(view, _options, earlier) {
     const request = anthropicRequest(view.conversation);
     const reports: Report[] = [];

@@ -1,13 +1,12 @@
-import { atBlock, findingBlock, isExempt } from "./helpers.js";
+import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { removeReasoning } from "../plan/fixes.js";
 
 /** Judged per request message (steps split, same-role messages merged), as the API judges it. */
 export const thinkingBlockOrder: Rule = {
   id: "thinking-block-order",
   severity: "error",
   description: "reasoning present but not the first block of its assistant message",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
@@ -22,12 +21,12 @@ export const thinkingBlockOrder: Rule = {
     }
     return reports;
   },
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
-    return at ? context.removeThinking(at.line, at.index, "removed reasoning that came after other content (never moved or rewritten)") : [];
-  },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const at = context.block(finding);
+      return at ? context.removeThinking(at.line, at.index, "removed reasoning that came after other content (never moved or rewritten)") : [];
+    }
     const part = context.part(finding.partId);
-    return part ? removeReasoning(part, context, "removed reasoning that came after other content (thinking from earlier turns is optional for the API; never moved or rewritten)") : [];
+    return part ? context.removeReasoning(part, "removed reasoning that came after other content (thinking from earlier turns is optional for the API; never moved or rewritten)") : [];
   },
 };

@@ -1,12 +1,12 @@
 import { at, isLiveTail, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { isObject } from "../plan/fix-context.js";
+import { isObject } from "../model/edit.js";
 
 export const toolCallInterrupted: Rule = {
   id: "tool-call-interrupted",
   severity: "error",
   description: "tool part left pending/running in an assistant turn that is over (crashed or aborted)",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const reports: Report[] = [];
     for (const message of messages(view)) {
@@ -22,7 +22,8 @@ export const toolCallInterrupted: Rule = {
     return reports;
   },
   /** What opencode's processor writes for a call still open when a turn is aborted (reference opencode.md §2). */
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     const part = context.part(finding.partId);
     if (!part) return [];
     return context.update(part, "closed the interrupted call the way opencode does on abort", (value) => {

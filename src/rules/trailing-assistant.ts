@@ -13,7 +13,7 @@ export const trailingAssistant: Rule = {
   id: "trailing-assistant",
   severity: "warning",
   description: "openclaw history that ends on an unfinished assistant turn (error, aborted, max tokens)",
-  fix: "repair",
+  fixedBy: "repair",
   repairOnRequest: true,
   check(view) {
     const history = view.transcript;
@@ -23,7 +23,8 @@ export const trailingAssistant: Rule = {
     if (last?.role !== "assistant" || last.line !== history.chain.at(-1) || !UNFINISHED.has(String(message?.stopReason))) return [];
     return [atLine(last.line, `the history ends on an assistant turn that stopped with "${String(message!.stopReason)}"`)];
   },
-  repairTranscript(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "lines") return [];
     const line = context.line(finding.messageId);
     return line ? context.deleteLine(line, "removed the unfinished trailing assistant turn, as openclaw's own repair does (kept in the backup)") : [];
   },

@@ -1,11 +1,11 @@
-import { atBlock, findingBlock, isExempt, isThinkingOnly, messages } from "./helpers.js";
+import { atBlock, isExempt, isThinkingOnly, messages } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
 export const trailingThinking: Rule = {
   id: "trailing-thinking",
   severity: "error",
   description: "assistant message whose last sendable block is reasoning",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     const thinkingOnly = new Set(messages(view).filter(isThinkingOnly).map((m) => m.ref.id));
     const reports: Report[] = [];
@@ -19,11 +19,11 @@ export const trailingThinking: Rule = {
     return reports;
   },
   /** A transcript keeps no placeholder convention of its own: the trailing reasoning (unfinished thought) goes. */
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
-    return at ? context.removeThinking(at.line, at.index, "removed the reasoning the reply ended on") : [];
-  },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const at = context.block(finding);
+      return at ? context.removeThinking(at.line, at.index, "removed the reasoning the reply ended on") : [];
+    }
     const part = context.part(finding.partId);
     const message = part ? context.owner(part) : undefined;
     if (!part || !message) return [];

@@ -1,31 +1,33 @@
 import type { TranscriptLine } from "../model/transcript.js";
 import { atLine, recordsWithProblem } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { salvageMessage, salvagePart } from "../plan/fixes.js";
 
 export const unreadableRecord: Rule = {
   id: "unreadable-record",
   severity: "error",
   description: "a record (message, part, transcript line) whose stored JSON does not parse, is truncated, or is not valid UTF-8",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     if (view.transcript) return transcriptLines(view.transcript.records.lines);
     return recordsWithProblem(view, "unreadable").map(({ report, label, detail }) => ({ ...report, message: `${label} record: ${detail}` }));
   },
-  /** What parses is kept (a concatenation split apart, a record after a NUL run); the rest goes. The backup keeps every byte. */
-  repairTranscript(finding, context) {
-    const line = context.line(finding.messageId);
-    if (!line?.problem) return [];
-    const salvage = line.salvage ?? [];
-    const kept = salvage.length === 0 ? "nothing in it parses" : `kept the ${salvage.length === 1 ? "record" : `${salvage.length} records`} that parse`;
-    return [{ op: "split", target: line, values: salvage.map((v) => structuredClone(v)), reason: `${line.problem.detail}: ${kept}, dropped the rest (the original bytes are in the backup)` }];
-  },
-  /** A session record (JSON tree) is left alone: sessions are opencode's index, rebuilding one is not a repair. */
-  repair(finding, context) {
+  /**
+   * A transcript line: what parses is kept (a concatenation split apart, a record after a NUL run); the rest goes.
+   * A session record (JSON tree) is left alone: sessions are opencode's index, rebuilding one is not a repair. The
+   * backup keeps every byte.
+   */
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const line = context.line(finding.messageId);
+      if (!line?.problem) return [];
+      const salvage = line.salvage ?? [];
+      const kept = salvage.length === 0 ? "nothing in it parses" : `kept the ${salvage.length === 1 ? "record" : `${salvage.length} records`} that parse`;
+      return context.split(line, salvage.map((v) => structuredClone(v)), `${line.problem.detail}: ${kept}, dropped the rest (the original bytes are in the backup)`);
+    }
     const part = context.part(finding.partId);
-    if (part) return salvagePart(part, context);
+    if (part) return context.salvagePart(part);
     const message = finding.partId === undefined ? context.message(finding.messageId) : undefined;
-    return message ? salvageMessage(message, context) : [];
+    return message ? context.salvageMessage(message) : [];
   },
 };
 

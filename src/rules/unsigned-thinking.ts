@@ -1,13 +1,12 @@
 import { hasThinkingSignature } from "../model/opencode.js";
-import { at, atBlock, findingBlock, isAnthropicModel, isExempt, messages, parts } from "./helpers.js";
+import { at, atBlock, isAnthropicModel, isExempt, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { removeReasoning } from "../plan/fixes.js";
 
 export const unsignedThinking: Rule = {
   id: "unsigned-thinking",
   severity: "warning",
   description: "reasoning from an Anthropic model without a signature in its metadata",
-  fix: "repair",
+  fixedBy: "repair",
   check(view) {
     // Only reasoning that is sent back matters: opencode skips errored turns and history before a compaction.
     const sent = new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));
@@ -32,13 +31,13 @@ export const unsignedThinking: Rule = {
     return reports;
   },
   repairOnRequest: true,
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
-    return at ? context.removeThinking(at.line, at.index, "removed thinking without a signature (a signature cannot be made up)") : [];
-  },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const at = context.block(finding);
+      return at ? context.removeThinking(at.line, at.index, "removed thinking without a signature (a signature cannot be made up)") : [];
+    }
     const part = context.part(finding.partId);
-    return part ? removeReasoning(part, context, "removed reasoning without a signature (a signature cannot be made up)") : [];
+    return part ? context.removeReasoning(part, "removed reasoning without a signature (a signature cannot be made up)") : [];
   },
 };
 

@@ -9,7 +9,7 @@ export function checkSession(view: SessionView, rules: readonly Rule[], options:
   const findings: Finding[] = [];
   for (const rule of rules) {
     for (const report of rule.check(view, options, findings)) {
-      findings.push({ rule: rule.id, sessionId: view.summary.id, fixable: rule.fix !== "none", ...report, severity: report.severity ?? rule.severity });
+      findings.push({ rule: rule.id, sessionId: view.summary.id, fixable: rule.fixedBy !== "none", ...report, severity: report.severity ?? rule.severity });
     }
   }
   // Most sessions have no finding or one: only build the position index when there is something to order.

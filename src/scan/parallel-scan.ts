@@ -9,7 +9,7 @@ import { Worker } from "node:worker_threads";
 import { RecoverError, type ErrorCode, type ExitCode } from "../errors.js";
 import type { RuleOptions } from "../rules/rule.js";
 import type { StoreFormat } from "../stores/store.js";
-import type { SessionResult } from "./scan.js";
+import type { SessionResult } from "./session-result.js";
 
 export interface WorkerSetup {
   store: { path: string; format: StoreFormat };

@@ -2,19 +2,15 @@
  * Scan sessions one at a time, so memory stays bounded by the largest session, never the store. Many sessions
  * are spread over worker threads (parallel-scan.ts); the results and their order are the same.
  */
-import type { LoadMode, SessionSummary } from "../model/opencode-records.js";
-import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
+import type { LoadMode } from "../model/opencode-records.js";
+import type { Rule, RuleOptions } from "../rules/rule.js";
 import type { SessionStore } from "../stores/store.js";
 import { checkSession } from "./check.js";
 import { scanInParallel, workerCount } from "./parallel-scan.js";
-import { liveSkip, sessionView, type LiveSkip } from "./session-view.js";
+import type { SessionResult } from "./session-result.js";
+import { liveSkip, sessionView } from "./session-view.js";
 
-export interface SessionResult {
-  summary: SessionSummary;
-  findings: Finding[];
-  /** Its last turn is being written, so the rules left it alone (plain data: results cross a worker boundary). */
-  skipped?: LiveSkip;
-}
+export type { SessionResult } from "./session-result.js";
 
 export interface ScanOptions extends RuleOptions {
   rules: readonly Rule[];

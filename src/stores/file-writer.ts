@@ -10,7 +10,7 @@ import { RecoverError, fsError } from "../errors.js";
 import { mkdirDurable, unlinkDurable, writeFileDurable } from "../fs/durable.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "./store.js";
-import { payloadText } from "./payload-text.js";
+import { payloadText } from "../model/payload-text.js";
 
 export const NEW_FILE_MODE = 0o644;
 

@@ -4,11 +4,9 @@
  */
 import { isAbsolute, join, relative } from "node:path";
 import { RecoverError } from "../errors.js";
-import { ABSENT, summariseChange, type ChangeSummary, type RecordChange, type RecordKey } from "../model/change.js";
+import { ABSENT, keyOf, summariseChange, type ChangeSummary, type FileImage, type RecordChange, type RecordKey } from "../model/change.js";
 import type { RecordRef } from "../model/record.js";
 import type { ImageTarget, RecordCodec, StoreWriter } from "../stores/store.js";
-import { keyOf } from "../plan/working-session.js";
-import type { FileImage } from "../plan/working-transcript.js";
 import { beforeImage, fingerprint, modeOf, type Backup } from "./backup-store.js";
 
 export interface PlannedSession {

@@ -6,7 +6,7 @@ import type { LoadMode, SessionRecords } from "../../src/model/opencode-records.
 import type { SessionView } from "../../src/model/session-view.js";
 import { anthropicRequest, type AnthropicRequest, type RequestBlock, type RequestMessage } from "../../src/provider/anthropic-request.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
-import { opencodeSessionView } from "../../src/scan/session-view.js";
+import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import type { BuiltPart, BuiltStore } from "../support/opencode-fixtures.js";
 import { BIN, childEnv as cliEnv } from "../cli/run.js";
 import { HOUR, lastWrite, withStore, type Format } from "../rules/harness.js";

@@ -2,14 +2,14 @@
 // nothing else changed, that a rescan is clean and a re-plan empty, and that restore gives back every byte.
 import { afterAll, describe, expect, it } from "vitest";
 import { repairRules } from "../../src/cli/commands/session-repair.js";
-import { CORRUPTED_OUTPUT_PLACEHOLDER, FixContext, INTERRUPTED_PLACEHOLDER } from "../../src/plan/fix-context.js";
+import { CORRUPTED_OUTPUT_PLACEHOLDER, INTERRUPTED_PLACEHOLDER, OpencodeFixContext } from "../../src/stores/opencode/fixing.js";
 import { selectSessions } from "../../src/cli/select-sessions.js";
 import { RULES } from "../../src/rules/index.js";
 import { scanSession } from "../../src/scan/scan.js";
 import { readBackup } from "../../src/txn/backup-store.js";
 import { incompleteMessage } from "../../src/rules/incomplete-message.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
-import { opencodeSessionView } from "../../src/scan/session-view.js";
+import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import { MINUTE, SECOND, replaceWithBytes, truncateAfter, type Json } from "../support/opencode-fixtures.js";
 import { ABORTED, dropSessionRecord, hasText, messageWhere, messageWithText, partWhere, pendingTool, sessionOf, storeOf, textPart, UNFINISHED } from "../rules/harness.js";
 import {
@@ -148,13 +148,14 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const fx = setup(format, built);
     const edits = withOpen(fx, (store) => {
       const records = store.loadSession(fx.sessionId, "full");
-      const context = new FixContext(records, opencodeSessionView(records, { ...DEFAULT_RULE_OPTIONS, now: fx.now }), fx.now, store.codec);
-      return incompleteMessage.repair!({ rule: "incomplete-message", severity: "warning", sessionId: fx.sessionId, fixable: true, messageId: id, message: "" }, context);
+      const options = { ...DEFAULT_RULE_OPTIONS, now: fx.now };
+      const context = new OpencodeFixContext(records, opencodeSessionView(records, options), fx.now, store.codec, options);
+      return incompleteMessage.fix!({ rule: "incomplete-message", severity: "warning", sessionId: fx.sessionId, fixable: true, messageId: id, message: "" }, context);
     });
     expect(edits).toHaveLength(1);
     const edit = edits[0]!;
     if (edit.op !== "update") throw new Error(`expected an update, got ${edit.op}`);
-    const before = edit.target.original!;
+    const before = (edit.target as { original?: Json }).original!;
     expect(edit.value).toEqual({ ...before, time: { ...(before.time as Json), completed: fx.now } });
     expect(edit.value.error).toEqual(ABORTED.error);
   });

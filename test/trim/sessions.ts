@@ -12,7 +12,7 @@ import { anthropicRequest } from "../../src/provider/anthropic-request.js";
 import { validateAnthropic, type Violation } from "../../src/provider/validate-anthropic.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { requestBytes } from "../../src/rules/trim/budget.js";
-import { opencodeSessionView } from "../../src/scan/session-view.js";
+import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import { openStore } from "../../src/stores/discover.js";
 import { isOpencodeStore } from "../../src/stores/store.js";
 import { BIN, parseJsonDocument, type RunResult } from "../cli/run.js";

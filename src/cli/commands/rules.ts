@@ -17,7 +17,7 @@ export function addRules(program: Command): void {
     .addHelpText("after", "\nExamples:\n  recover rules\n  recover rules --json")
     .action(
       action(({ io }) => {
-        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fix !== "none", fixedBy: recoverCommand(fixedBy(r)) }));
+        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fixedBy !== "none", fixedBy: recoverCommand(fixedBy(r)) }));
         if (io.json) {
           io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, rules: rows })}\n`);
           return ExitCode.ok;

@@ -5,6 +5,7 @@
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { planForError, storedError } from "../../plan/error-fixes.js";
+import { storeFixing } from "../../scan/fixing.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
@@ -36,11 +37,11 @@ interface RepairFlags {
  * findings are reported as left for `context trim`. With --rule: exactly those, each of which must be repairable.
  */
 export function repairRules(list: string | undefined): readonly Rule[] {
-  if (list === undefined) return RULES.filter((r) => ((r.repair || r.repairTranscript) && !r.repairOnRequest) || r.fix === "trim");
+  if (list === undefined) return RULES.filter((r) => (r.fix && !r.repairOnRequest) || r.fixedBy === "trim");
   const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
-  const trim = RULES.filter((r) => wanted.includes(r.id) && r.fix === "trim").map((r) => r.id);
+  const trim = RULES.filter((r) => wanted.includes(r.id) && r.fixedBy === "trim").map((r) => r.id);
   if (trim.length > 0) throw new RecoverError("usage", `${trim.join(", ")} ${trim.length === 1 ? "is" : "are"} fixed by \`recover context trim\`, not by repair`);
   return RULES.filter((r) => wanted.includes(r.id));
 }
@@ -94,7 +95,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               const records = store.loadSession(id, "full");
               const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
               if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
-              const plan = planSession(records, store.codec, { ...DEFAULT_RULE_OPTIONS, liveWindowMs, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
+              const plan = planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, liveWindowMs, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
               if (errorText !== undefined && !answers(plan, aimed.answering)) {
                 throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);

@@ -6,8 +6,8 @@ import type { Block } from "../../model/conversation.js";
 import type { MessageRecord } from "../../model/opencode-records.js";
 import type { SessionView } from "../../model/session-view.js";
 import { CHARS_PER_TOKEN, blockTokens, conversationBytes } from "../../model/tokens.js";
-import type { Edit, FixContext } from "../../plan/fix-context.js";
-import { isObject } from "../../plan/fix-context.js";
+import { isObject, type Edit } from "../../model/edit.js";
+import type { RecordFixContext } from "../../model/fix-context.js";
 import type { Finding, Report, RuleOptions, TrimOptions } from "../rule.js";
 import { transcriptTurns } from "./transcript-outputs.js";
 
@@ -127,7 +127,7 @@ export function trimPass(strategy: string, view: SessionView, options: RuleOptio
 }
 
 /** opencode's own way to stop sending an output: mark it compacted; the output itself stays on disk. */
-export function markCompacted(finding: Finding, context: FixContext, reason: string): Edit[] {
+export function markCompacted(finding: Finding, context: RecordFixContext, reason: string): Edit[] {
   const part = context.part(finding.partId);
   if (!part) return [];
   return context.update(part, reason, (value) => {

@@ -1,5 +1,5 @@
 import { readableParts } from "../../model/opencode-records.js";
-import { isObject } from "../../plan/fix-context.js";
+import { isObject } from "../../model/edit.js";
 import { at } from "../helpers.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, clearedSaves, markCompacted, trimPass, type Candidate } from "./budget.js";
@@ -21,7 +21,7 @@ export const dedupeOutputs: Rule = {
   id: "dedupe-outputs",
   severity: "warning",
   description: "context trim: older outputs of a tool called again with the same input are cleared (kept on disk)",
-  fix: "trim",
+  fixedBy: "trim",
   independentFixes: true,
   check(view, options, earlier) {
     const pass = trimPass("dedupe", view, options, earlier);
@@ -45,7 +45,8 @@ export const dedupeOutputs: Rule = {
     const older = calls.filter((c) => newest.get(c.key) !== c.partId).map((c) => c.candidate);
     return asFarAsNeeded(older, pass.deficit, pass.trim.calibration);
   },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     return markCompacted(finding, context, "cleared an output a later identical call repeats (marked compacted; it stays on disk)");
   },
 };

@@ -1,6 +1,6 @@
 import { readableParts } from "../../model/opencode-records.js";
-import { at, atBlock, findingBlock, plural } from "../helpers.js";
-import { contentOf } from "../../plan/transcript-fix-context.js";
+import { contentOf } from "../../model/transcript.js";
+import { at, atBlock, plural } from "../helpers.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, trimPass, type Candidate } from "./budget.js";
 
@@ -14,7 +14,7 @@ export const dropImages: Rule = {
   id: "drop-images",
   severity: "warning",
   description: "context trim, byte budget: the largest attached images give way to a short note (kept in the backup)",
-  fix: "trim",
+  fixedBy: "trim",
   independentFixes: true,
   check(view, options, earlier) {
     const pass = trimPass(this.id, view, options, earlier);
@@ -41,15 +41,15 @@ export const dropImages: Rule = {
     return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
   },
   /** The image block of the prompt gives way to a text block in the same place (the prompt keeps its other content). */
-  repairTranscript(finding, context) {
-    const at = findingBlock(finding, context);
-    if (!at) return [];
-    return context.update(at.line, "replaced the image with a note to fit the request size limit (the image is in the backup)", (value) => {
-      const content = contentOf(value);
-      if (Array.isArray(content)) content[at.index] = { type: "text", text: PLACEHOLDER };
-    });
-  },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const at = context.block(finding);
+      if (!at) return [];
+      return context.update(at.line, "replaced the image with a note to fit the request size limit (the image is in the backup)", (value) => {
+        const content = contentOf(value);
+        if (Array.isArray(content)) content[at.index] = { type: "text", text: PLACEHOLDER };
+      });
+    }
     const part = context.part(finding.partId);
     if (!part) return [];
     return context.replace(part, { type: "text", text: PLACEHOLDER, synthetic: true }, "replaced the image with a note to fit the request size limit (the image is in the backup)");

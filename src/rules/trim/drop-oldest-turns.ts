@@ -12,7 +12,7 @@ export const dropOldestTurns: Rule = {
   id: "drop-oldest-turns",
   severity: "warning",
   description: "context trim: whole oldest turns are taken out (kept in the backup), never the first or the last ones",
-  fix: "trim",
+  fixedBy: "trim",
   check(view, options, earlier) {
     const pass = trimPass(this.id, view, options, earlier);
     if (!pass) return [];
@@ -36,7 +36,8 @@ export const dropOldestTurns: Rule = {
     }
     return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
   },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     const first = context.message(finding.messageId);
     if (!first) return [];
     const all = context.session.messages;

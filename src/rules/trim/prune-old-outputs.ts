@@ -19,7 +19,7 @@ export const pruneOldOutputs: Rule = {
   id: "prune-old-outputs",
   severity: "warning",
   description: "context trim: old tool outputs marked compacted, as opencode's own prune does (the output stays on disk)",
-  fix: "trim",
+  fixedBy: "trim",
   independentFixes: true,
   check(view, options, earlier) {
     const pass = trimPass(this.id, view, options, earlier, 2);
@@ -55,10 +55,8 @@ export const pruneOldOutputs: Rule = {
     return asFarAsNeeded(candidates.reverse(), pass.deficit, pass.trim.calibration);
   },
   /** Claude Code clears old results with this same text (its microcompaction); the result stays in the backup. */
-  repairTranscript(finding, context) {
-    return rewriteOutput(finding, context, "cleared the old tool result, as Claude Code's own microcompaction does (the result is in the backup)", () => CLEARED);
-  },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind === "lines") return rewriteOutput(finding, context, "cleared the old tool result, as Claude Code's own microcompaction does (the result is in the backup)", () => CLEARED);
     return markCompacted(finding, context, "marked the old output compacted, as opencode's prune does: it is sent as a placeholder and stays on disk");
   },
 };

@@ -1,5 +1,5 @@
 import { readableParts } from "../../model/opencode-records.js";
-import { isObject } from "../../plan/fix-context.js";
+import { isObject } from "../../model/edit.js";
 import { at } from "../helpers.js";
 import type { Rule } from "../rule.js";
 import { asFarAsNeeded, tokensOf, trimPass, turns, type Candidate } from "./budget.js";
@@ -12,7 +12,7 @@ export const purgeErrors: Rule = {
   id: "purge-errors",
   severity: "warning",
   description: "context trim: inputs of errored tool calls older than 4 turns are emptied",
-  fix: "trim",
+  fixedBy: "trim",
   independentFixes: true,
   check(view, options, earlier) {
     const pass = trimPass(this.id, view, options, earlier, PURGE_AFTER_TURNS);
@@ -34,7 +34,8 @@ export const purgeErrors: Rule = {
     }
     return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
   },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind !== "records") return [];
     const part = context.part(finding.partId);
     if (!part) return [];
     return context.update(part, "emptied the input of an old failed call (the input is in the backup)", (value) => {

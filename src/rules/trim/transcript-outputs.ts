@@ -6,10 +6,8 @@
 import type { ToolResultBlock } from "../../model/conversation.js";
 import type { TranscriptHistory } from "../../model/session-view.js";
 import type { TranscriptLine } from "../../model/transcript.js";
-import type { Json } from "../../plan/fix-context.js";
-import { isObject } from "../../plan/fix-context.js";
-import type { LineEdit, TranscriptFixContext } from "../../plan/transcript-fix-context.js";
-import { findingBlock } from "../helpers.js";
+import { isObject, type Edit, type Json } from "../../model/edit.js";
+import type { LineFixContext } from "../../model/fix-context.js";
 import type { Finding } from "../rule.js";
 
 export interface SentOutput {
@@ -39,8 +37,8 @@ export function sentOutputs(history: TranscriptHistory, keep: ReadonlySet<string
 }
 
 /** A fix that gives the named result new text. */
-export function rewriteOutput(finding: Finding, context: TranscriptFixContext, reason: string, rewrite: (text: string) => string): LineEdit[] {
-  const at = findingBlock(finding, context);
+export function rewriteOutput(finding: Finding, context: LineFixContext, reason: string, rewrite: (text: string) => string): Edit[] {
+  const at = context.block(finding);
   if (!at) return [];
   return context.update(at.line, reason, (value) => {
     const message = value.message as Json;

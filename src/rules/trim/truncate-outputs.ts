@@ -1,5 +1,5 @@
 import { readableParts } from "../../model/opencode-records.js";
-import { isObject } from "../../plan/fix-context.js";
+import { isObject } from "../../model/edit.js";
 import { at, atBlock, plural } from "../helpers.js";
 import { rewriteOutput, sentOutputs } from "./transcript-outputs.js";
 import type { Rule } from "../rule.js";
@@ -30,7 +30,7 @@ export const truncateOutputs: Rule = {
   id: "truncate-outputs",
   severity: "warning",
   description: "context trim: tool outputs over --max-output-chars keep a head and a tail around a marker",
-  fix: "trim",
+  fixedBy: "trim",
   independentFixes: true,
   check(view, options, earlier) {
     const pass = trimPass(this.id, view, options, earlier);
@@ -61,12 +61,12 @@ export const truncateOutputs: Rule = {
     candidates.sort((a, b) => (trim.maxBytes !== undefined ? b.saves.bytes - a.saves.bytes : b.saves.tokens - a.saves.tokens));
     return asFarAsNeeded(candidates, pass.deficit, trim.calibration);
   },
-  repairTranscript(finding, context) {
-    const max = context.options.trim?.maxOutputChars;
-    if (max === undefined) return [];
-    return rewriteOutput(finding, context, `kept the first and last characters of the tool result, ${max.toLocaleString("en-US")} in all (the whole result is in the backup)`, (text) => truncated(text, max));
-  },
-  repair(finding, context) {
+  fix(finding, context) {
+    if (context.kind === "lines") {
+      const max = context.options.trim?.maxOutputChars;
+      if (max === undefined) return [];
+      return rewriteOutput(finding, context, `kept the first and last characters of the tool result, ${max.toLocaleString("en-US")} in all (the whole result is in the backup)`, (text) => truncated(text, max));
+    }
     const part = context.part(finding.partId);
     const max = context.options.trim?.maxOutputChars;
     if (!part || max === undefined) return [];

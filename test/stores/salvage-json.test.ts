@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { salvageJsonObject } from "../../src/plan/salvage-json.js";
+import { salvageJsonObject } from "../../src/stores/opencode/salvage-json.js";
 
 const SUITE_OUTPUT = " ✓ test/config.test.ts (5 tests) 6ms\n ✓ test/invoices.test.ts (12 tests) 41ms\n\n Test Files  2 passed (2)\n";
 

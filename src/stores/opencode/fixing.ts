@@ -1,41 +1,34 @@
 /**
- * What a rule's fix sees and produces. A fix reads full records (original objects and bytes) and returns edits:
- * data, never writes. The planner applies them in memory, re-runs the rules, and only the final difference
- * between the loaded and the fixed session becomes the plan.
+ * opencode's fix context: how a rule's intent becomes edits of opencode's message and part records. The agent's own
+ * conventions live here: its placeholder text, the ids it mints for parts, how a turn is taken out as a whole.
  */
-import type { MessageRecord, PartRecord, SessionRecords } from "../model/opencode-records.js";
-import type { SessionView } from "../model/session-view.js";
-import { idAfter } from "../stores/opencode/ids.js";
-import type { RecordCodec } from "../stores/store.js";
-import { DEFAULT_RULE_OPTIONS, type RuleOptions } from "../rules/rule.js";
+import type { Edit, Json } from "../../model/edit.js";
+import type { RecordFixContext } from "../../model/fix-context.js";
+import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
+import type { RuleOptions } from "../../model/rule-options.js";
+import type { SessionView } from "../../model/session-view.js";
+import type { RecordCodec } from "../store.js";
+import { freshCallId } from "./call-id.js";
+import { idAfter } from "./ids.js";
+import { INTERRUPTED_PLACEHOLDER } from "./placeholders.js";
+import { cleanCorruptedRecord, salvageMessage, salvagePart } from "./salvage.js";
 
-export type Json = Record<string, unknown>;
-export type StoredRecord = MessageRecord | PartRecord;
+type StoredRecord = MessageRecord | PartRecord;
 
-export type Edit =
-  | { op: "update"; target: StoredRecord; value: Json; reason: string }
-  | { op: "delete"; target: StoredRecord; reason: string }
-  | { op: "insert"; message: MessageRecord; id: string; data: Json; reason: string };
+export { CORRUPTED_OUTPUT_PLACEHOLDER, INTERRUPTED_PLACEHOLDER } from "./placeholders.js";
 
-/** The text opencode's own recovery tools put where content was lost (oh-my-opencode's placeholder). */
-export const INTERRUPTED_PLACEHOLDER = "[user interrupted]";
-/** What replaces tool output that could not be recovered. */
-export const CORRUPTED_OUTPUT_PLACEHOLDER = "[Tool output corrupted - original truncated]";
-
-export const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
-
-export class FixContext {
+export class OpencodeFixContext implements RecordFixContext {
+  readonly kind = "records";
+  readonly placeholderText = INTERRUPTED_PLACEHOLDER;
   private readonly messagesById = new Map<string, MessageRecord>();
   private readonly partsById = new Map<string, PartRecord>();
 
   constructor(
     readonly session: SessionRecords,
     readonly view: SessionView,
-    /** Epoch ms written into the records a fix closes (time.end, time.completed). */
     readonly now: number,
     private readonly codec: RecordCodec,
-    /** The options the rules ran with (a trim fix reads its budget here). */
-    readonly options: RuleOptions = { ...DEFAULT_RULE_OPTIONS, now },
+    readonly options: RuleOptions,
   ) {
     for (const message of session.messages) {
       this.messagesById.set(message.ref.id, message);
@@ -52,12 +45,10 @@ export class FixContext {
     return id === undefined ? undefined : this.partsById.get(id);
   }
 
-  /** The message a part belongs to. */
   owner(part: PartRecord): MessageRecord | undefined {
     return this.message(part.ref.messageId);
   }
 
-  /** An update built on a copy of the stored object: the loaded record itself is never mutated. */
   update(target: StoredRecord, reason: string, mutate: (value: Json) => void): Edit[] {
     if (!target.original) return [];
     const value = structuredClone(target.original);
@@ -65,7 +56,6 @@ export class FixContext {
     return [{ op: "update", target, value, reason }];
   }
 
-  /** Replace a record's whole content (e.g. salvaged from damaged bytes); the ids go where this store keeps them. */
   replace(target: StoredRecord, data: Json, reason: string): Edit[] {
     const ref = target.ref;
     const ids = { id: ref.id, sessionId: ref.sessionId, ...(ref.kind === "part" && ref.messageId !== undefined ? { messageId: ref.messageId } : {}) };
@@ -76,22 +66,20 @@ export class FixContext {
     return [{ op: "delete", target, reason }];
   }
 
-  /** A message and every part it holds (SQLite would cascade them; the plan lists each one). */
+  /** SQLite would cascade the parts; the plan lists each one. */
   deleteMessage(message: MessageRecord, reason: string): Edit[] {
     return [...message.parts.map((part): Edit => ({ op: "delete", target: part, reason })), { op: "delete", target: message, reason }];
   }
 
-  /** A new part placed right after `after` (or at the end of the message), with an id that sorts there. */
   insertPart(message: MessageRecord, data: Json, reason: string, after?: PartRecord): Edit[] {
     const parts = message.parts;
     const index = after ? parts.indexOf(after) : parts.length - 1;
     const previous = index >= 0 ? parts[index]?.ref.id : undefined;
     const next = parts[index + 1]?.ref.id;
     const id = idAfter("prt", previous, next, message.created);
-    return [{ op: "insert", message, id, data, reason }];
+    return [{ op: "insert", into: message, id, value: data, reason }];
   }
 
-  /** opencode's synthetic text part, as its recovery tools insert it where content was lost. */
   insertPlaceholder(message: MessageRecord, reason: string, after?: PartRecord): Edit[] {
     const data = { type: "text", text: INTERRUPTED_PLACEHOLDER, synthetic: true, time: { start: this.now, end: this.now } };
     return this.insertPart(message, data, reason, after);
@@ -116,5 +104,32 @@ export class FixContext {
     }
     if (!holdsTools || !turn.includes(messageId)) return undefined;
     return [...new Set(turn)].map((id) => this.message(id)).filter((m): m is MessageRecord => m !== undefined);
+  }
+
+  /** In the latest tool-use turn a reasoning part may not go alone: that turn is taken out whole, the model redoes the step. */
+  removeReasoning(part: PartRecord, reason: string): Edit[] {
+    const owner = this.owner(part);
+    const turn = owner ? this.latestToolTurn(owner.ref.id) : undefined;
+    if (turn) {
+      const why = `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn is taken out (kept in the backup) and the model redoes the step`;
+      return turn.flatMap((message) => this.deleteMessage(message, why));
+    }
+    return this.delete(part, `${reason} (kept verbatim in the backup)`);
+  }
+
+  stripCorruption(part: PartRecord, reason: string): Edit[] {
+    return cleanCorruptedRecord(part, this, reason);
+  }
+
+  salvagePart(part: PartRecord): Edit[] {
+    return salvagePart(part, this);
+  }
+
+  salvageMessage(message: MessageRecord): Edit[] {
+    return salvageMessage(message, this);
+  }
+
+  freshCallId(old: string | undefined): string {
+    return freshCallId(old);
   }
 }

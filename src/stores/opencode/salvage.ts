@@ -1,43 +1,16 @@
 /**
- * Fixes more than one rule shares. Each follows what the agent itself writes in that situation, and none
- * invents provider-signed content: reasoning is kept verbatim or removed whole (the backup keeps it).
+ * Salvage of damaged opencode records: what a torn write or bad bytes left is kept as far as it is a valid record,
+ * following what the agent itself writes in that situation. Nothing provider-signed is invented.
  */
-import type { MessageInfo } from "../model/opencode.js";
-import { MessageInfo as MessageSchema, validatePart } from "../model/opencode.js";
-import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
-import { dropInvalidUtf8 } from "../stores/decode-json.js";
-import { randomBase62 } from "../stores/opencode/ids.js";
-import { CORRUPTED_OUTPUT_PLACEHOLDER, isObject, type Edit, type FixContext, type Json } from "./fix-context.js";
+import { cleanStrings } from "../../model/clean-strings.js";
+import { isObject, type Edit, type Json } from "../../model/edit.js";
+import type { RecordFixContext } from "../../model/fix-context.js";
+import type { MessageInfo } from "../../model/opencode.js";
+import { MessageInfo as MessageSchema, validatePart } from "../../model/opencode.js";
+import type { MessageRecord, PartRecord } from "../../model/opencode-records.js";
+import { dropInvalidUtf8 } from "../decode-json.js";
+import { CORRUPTED_OUTPUT_PLACEHOLDER } from "./placeholders.js";
 import { salvageJsonObject } from "./salvage-json.js";
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * Drop a reasoning part. In the latest tool-use turn that is not allowed on its own (see
- * FixContext.latestToolTurn): that turn is taken out whole and the model redoes the step.
- */
-export function removeReasoning(part: PartRecord, context: FixContext, reason: string): Edit[] {
-  const owner = context.owner(part);
-  const turn = owner ? context.latestToolTurn(owner.ref.id) : undefined;
-  if (turn) {
-    const why = `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn is taken out (kept in the backup) and the model redoes the step`;
-    return turn.flatMap((message) => context.deleteMessage(message, why));
-  }
-  return context.delete(part, `${reason} (kept verbatim in the backup)`);
-}
-
-/** Strip NUL characters and lone surrogates from every string (invalid UTF-8 is dropped at the byte level: storedText). */
-export function cleanStrings(value: unknown): unknown {
-  if (typeof value === "string") {
-    const s = value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
-    return s.isWellFormed() ? s : s.replace(LONE_SURROGATE, "");
-  }
-  if (Array.isArray(value)) return value.map((v) => cleanStrings(v));
-  if (isObject(value)) {
-    for (const key of Object.keys(value)) value[key] = cleanStrings(value[key]);
-  }
-  return value;
-}
 
 /** A record's stored text without its invalid UTF-8 sequences (a lossy decode would turn them into U+FFFD). */
 export function storedText(raw: Buffer): string {
@@ -45,7 +18,7 @@ export function storedText(raw: Buffer): string {
 }
 
 /** A parsed record whose strings held NULs, broken surrogates or invalid UTF-8, cleaned of them and nothing else. */
-export function cleanCorruptedRecord(record: PartRecord, context: FixContext, reason: string): Edit[] {
+export function cleanCorruptedRecord(record: PartRecord, context: RecordFixContext, reason: string): Edit[] {
   if (record.content.corruption?.kind !== "invalid-utf8" || !record.raw) return context.update(record, reason, (value) => cleanStrings(value));
   let value: unknown;
   try {
@@ -56,13 +29,6 @@ export function cleanCorruptedRecord(record: PartRecord, context: FixContext, re
   return isObject(value) ? [{ op: "update", target: record, value: cleanStrings(value) as Json, reason }] : [];
 }
 
-/** A new call id in the same family as `old` (ids are not signed; providers only need them unique). */
-export function freshCallId(old: string | undefined): string {
-  if (old === undefined || old.startsWith("toolu_")) return `toolu_01${randomBase62(22)}`;
-  if (old.startsWith("call_")) return `call_${randomBase62(24)}`;
-  return `${old}_${randomBase62(8)}`;
-}
-
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /**
@@ -70,7 +36,7 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
  * closed as an interrupted call (the partial output goes where opencode keeps partial output, metadata.output,
  * which it sends for interrupted calls). Nothing recoverable: the part leaves the session (bytes in the backup).
  */
-export function salvagePart(part: PartRecord, context: FixContext): Edit[] {
+export function salvagePart(part: PartRecord, context: RecordFixContext): Edit[] {
   const salvaged = part.raw ? salvageJsonObject(storedText(part.raw)) : undefined;
   if (!salvaged) return context.delete(part, "unreadable part with nothing recoverable: removed (its bytes are in the backup)");
   const value = cleanStrings(salvaged.value) as Json;
@@ -99,7 +65,7 @@ export function salvagePart(part: PartRecord, context: FixContext): Edit[] {
  * Salvage an unreadable message record. Its parts hold the content; the message itself is metadata, so what a torn
  * write lost is taken from the nearest messages of the session (model, agent, paths) rather than losing the turn.
  */
-export function salvageMessage(message: MessageRecord, context: FixContext): Edit[] {
+export function salvageMessage(message: MessageRecord, context: RecordFixContext): Edit[] {
   const salvaged = message.raw ? salvageJsonObject(storedText(message.raw)) : undefined;
   const found = salvaged ? (cleanStrings(salvaged.value) as Json) : {};
   if (MessageSchema.safeParse(found).success) return context.replace(message, found, `salvaged the message record (${salvaged!.how})`);
@@ -118,7 +84,7 @@ function validFields(found: Json): Json {
   return kept;
 }
 
-function rebuiltMessage(message: MessageRecord, found: Json, context: FixContext): Json {
+function rebuiltMessage(message: MessageRecord, found: Json, context: RecordFixContext): Json {
   const all = context.session.messages;
   const index = all.indexOf(message);
   const near = [...all.slice(0, Math.max(index, 0)).reverse(), ...all.slice(index + 1)].map((m) => m.info).filter((i): i is MessageInfo => i !== undefined);

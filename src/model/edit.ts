@@ -1,0 +1,28 @@
+/**
+ * The one edit vocabulary of a fix: insert, update or delete a record. A record is a record whatever store holds it
+ * (an opencode message or part, a transcript line); edits are data, never writes. The planner applies them to its
+ * working copy, re-runs the rules, and only the final difference between the loaded and the fixed session becomes
+ * the plan (model/change.ts).
+ */
+import type { MessageRecord, PartRecord } from "./opencode-records.js";
+import type { TranscriptLine } from "./transcript.js";
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Any stored record a fix may name. */
+export type StoredRecord = MessageRecord | PartRecord | TranscriptLine;
+
+export type Edit =
+  /**
+   * A new record with its id. `into`: the message a new part joins (its place follows from its id); `after`: the
+   * record it follows in file order (a transcript line).
+   */
+  | { op: "insert"; id: string; value: Json; reason: string; into?: MessageRecord; after?: TranscriptLine }
+  /**
+   * The record's new stored object. `preceding`: a damaged record held several (a concatenation split apart); these
+   * are written before `value`, in its place.
+   */
+  | { op: "update"; target: StoredRecord; value: Json; reason: string; preceding?: Json[] }
+  | { op: "delete"; target: StoredRecord; reason: string };

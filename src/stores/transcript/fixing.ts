@@ -1,0 +1,264 @@
+/**
+ * A JSONL transcript's fix context: how a rule's intent becomes line edits. The tree stays whole whatever a fix
+ * does: a deleted line's children are relinked to its parent, a line inserted into the chain takes over its anchor's
+ * children, and a summary that named a deleted leaf names its parent instead. What each agent writes in a situation
+ * (an interrupted call's result, a blank prompt, its ids) is its dialect's, in AGENT_FIXES below.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Edit, Json } from "../../model/edit.js";
+import type { LineFixContext } from "../../model/fix-context.js";
+import type { RuleOptions } from "../../model/rule-options.js";
+import type { SessionView, TranscriptHistory } from "../../model/session-view.js";
+import { contentOf, parseBlockId, type TranscriptDialect, type TranscriptLine } from "../../model/transcript.js";
+import { freshCallId } from "../opencode/call-id.js";
+import { DIALECTS } from "./assemble.js";
+import { CLAUDE_INTERRUPTED_RESULT } from "./claude.js";
+import type { Dialect } from "./dialect.js";
+import { OPENCLAW_BLANK_USER_TEXT, OPENCLAW_MISSING_RESULT } from "./openclaw.js";
+
+export class TranscriptFixContext implements LineFixContext {
+  readonly kind = "lines";
+  readonly dialect: Dialect;
+  private readonly children = new Map<string, TranscriptLine[]>();
+  private readonly summariesOf = new Map<string, TranscriptLine[]>();
+
+  constructor(
+    readonly history: TranscriptHistory,
+    readonly view: SessionView,
+    readonly now: number,
+    readonly options: RuleOptions,
+  ) {
+    this.dialect = DIALECTS[history.records.dialect];
+    for (const line of history.records.lines) {
+      if (typeof line.parent === "string") push(this.children, line.parent, line);
+      const leaf = line.value?.type === "summary" ? line.value.leafUuid : undefined;
+      if (typeof leaf === "string") push(this.summariesOf, leaf, line);
+    }
+  }
+
+  line(id: string | undefined): TranscriptLine | undefined {
+    return id === undefined ? undefined : this.history.byId.get(id);
+  }
+
+  block(finding: { messageId?: string; partId?: string }): { line: TranscriptLine; index: number } | undefined {
+    const at = parseBlockId(finding.partId);
+    const line = this.line(at?.lineId ?? finding.messageId);
+    return line && at ? { line, index: at.index } : undefined;
+  }
+
+  childrenOf(line: TranscriptLine): TranscriptLine[] {
+    return line.uuid === undefined ? [] : (this.children.get(line.uuid) ?? []);
+  }
+
+  update(target: TranscriptLine, reason: string, mutate: (value: Json) => void): Edit[] {
+    if (!target.value) return [];
+    const value = structuredClone(target.value);
+    mutate(value);
+    return [{ op: "update", target, value, reason }];
+  }
+
+  relink(target: TranscriptLine, parent: string | null, reason: string): Edit[] {
+    const field = this.dialect.parentField;
+    return this.update(target, reason, (value) => {
+      value[field] = parent;
+    });
+  }
+
+  deleteLine(target: TranscriptLine, reason: string): Edit[] {
+    return this.deleteLines([target], reason);
+  }
+
+  /** A surviving child of a deleted line, and a summary naming one, move to the nearest ancestor that survives. */
+  deleteLines(targets: readonly TranscriptLine[], reason: string): Edit[] {
+    const gone = new Set(targets);
+    const survivor = (line: TranscriptLine): string | null => {
+      let parent = line.parent ?? null;
+      for (let guard = 0; parent !== null && guard < 10_000; guard++) {
+        const next = this.history.byUuid.get(parent);
+        if (!next || !gone.has(next)) return parent;
+        parent = next.parent ?? null;
+      }
+      return parent;
+    };
+    const edits: Edit[] = targets.map((target): Edit => ({ op: "delete", target, reason }));
+    for (const target of targets) {
+      const parent = survivor(target);
+      for (const child of this.childrenOf(target)) {
+        if (!gone.has(child)) edits.push(...this.relink(child, parent, `${reason}: relinked to the deleted line's parent`));
+      }
+      if (target.uuid === undefined || parent === null) continue;
+      for (const summary of this.summariesOf.get(target.uuid) ?? []) {
+        if (!gone.has(summary)) edits.push(...this.update(summary, `${reason}: the summary names the deleted line's parent`, (value) => (value.leafUuid = parent)));
+      }
+    }
+    return edits;
+  }
+
+  /** The recovered records take the line's place; its links are not followed (the line never parsed as one record). */
+  split(target: TranscriptLine, values: Json[], reason: string): Edit[] {
+    const last = values.at(-1);
+    if (!last) return [{ op: "delete", target, reason }];
+    return [{ op: "update", target, value: last, reason, ...(values.length > 1 ? { preceding: values.slice(0, -1) } : {}) }];
+  }
+
+  /**
+   * In the latest tool-use turn the API forbids changing the thinking (and wants the turn to open with it while
+   * thinking is on), so that turn goes whole, with the results that answer it: the model redoes the step. Elsewhere
+   * the block alone goes. Thinking is never edited or made up.
+   */
+  removeThinking(target: TranscriptLine, index: number, reason: string): Edit[] {
+    const turn = this.latestToolTurn(target);
+    if (!turn) return this.dropBlock(target, index, `${reason} (kept verbatim in the backup)`);
+    return this.deleteLines(turn, `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn and its results are taken out (kept in the backup) and the model redoes the step`);
+  }
+
+  /** The lines of the last assistant message when it holds tool calls and `line` is one of them, with its results' lines. */
+  private latestToolTurn(line: TranscriptLine): TranscriptLine[] | undefined {
+    const messages = this.history.conversation.messages;
+    let i = messages.length - 1;
+    while (i >= 0 && messages[i]!.role === "user" && messages[i]!.blocks.every((b) => b.type === "tool_result")) i--;
+    const last = messages[i];
+    if (last?.role !== "assistant" || !last.blocks.some((b) => b.type === "tool_use") || !last.sourceMessageIds.includes(line.ref.id)) return undefined;
+    const ids = messages.slice(i).flatMap((m) => m.sourceMessageIds);
+    return ids.map((id) => this.line(id)).filter((l): l is TranscriptLine => l !== undefined);
+  }
+
+  insertAfter(anchor: TranscriptLine, value: Json, reason: string): Edit[] {
+    const id = value[this.dialect.idField];
+    if (typeof id !== "string") throw new Error("an inserted transcript record needs its id");
+    value[this.dialect.parentField] = anchor.uuid ?? null;
+    const edits: Edit[] = [{ op: "insert", after: anchor, id, value, reason }];
+    for (const child of this.childrenOf(anchor)) edits.push(...this.relink(child, id, `${reason}: follows the inserted line`));
+    return edits;
+  }
+
+  freshId(): string {
+    return AGENT_FIXES[this.dialect.name].freshId(this.history);
+  }
+
+  freshCallId(old: string | undefined): string {
+    return freshCallId(old);
+  }
+
+  /** A pi toolResult line is one block, so it goes whole. */
+  dropBlock(target: TranscriptLine, index: number, reason: string): Edit[] {
+    const content = contentOf(target.value);
+    if (!Array.isArray(content) || content.length <= 1) return this.deleteLine(target, reason);
+    return this.update(target, reason, (value) => {
+      const copy = contentOf(value) as unknown[];
+      copy.splice(index, 1);
+    });
+  }
+
+  closeInterruptedCall(line: TranscriptLine, index: number): Edit[] {
+    const message = line.value?.message as Json | undefined;
+    const call = (Array.isArray(message?.content) ? message.content[index] : undefined) as Json | undefined;
+    if (!line.value || !call) return [];
+    return AGENT_FIXES[this.dialect.name].closeInterruptedCall(this, line, index, call);
+  }
+
+  fillBlankPrompt(line: TranscriptLine): Edit[] {
+    return AGENT_FIXES[this.dialect.name].fillBlankPrompt?.(this, line) ?? [];
+  }
+
+  /**
+   * Where a result belongs: after the last line of the call's response (Claude Code writes one line per block) and
+   * after the results already written for it, so the new line joins the chain where the agent would have put it.
+   */
+  resultAnchor(line: TranscriptLine): TranscriptLine {
+    const chain = this.history.chain;
+    let i = chain.indexOf(line);
+    const response = this.dialect.responseId(line);
+    while (i + 1 < chain.length) {
+      const next = chain[i + 1]!;
+      const sameResponse = response !== undefined && this.dialect.responseId(next) === response;
+      if (!sameResponse && !isResultLine(next)) break;
+      i++;
+    }
+    return chain[i] ?? line;
+  }
+}
+
+/** What each agent writes itself in the situations a fix meets. */
+interface AgentFixes {
+  freshId(history: TranscriptHistory): string;
+  closeInterruptedCall(context: TranscriptFixContext, line: TranscriptLine, index: number, call: Json): Edit[];
+  fillBlankPrompt?(context: TranscriptFixContext, line: TranscriptLine): Edit[];
+}
+
+const AGENT_FIXES: Record<TranscriptDialect, AgentFixes> = {
+  claude: {
+    freshId: () => randomUUID(),
+    closeInterruptedCall: (context, line, _index, call) =>
+      context.insertAfter(context.resultAnchor(line), claudeResult(line, call, context), "gave the interrupted call the error result Claude Code writes when a tool use is interrupted"),
+  },
+  openclaw: {
+    /** pi: 8 hex digits, unique in the file. */
+    freshId(history) {
+      for (;;) {
+        const id = randomBytes(4).toString("hex");
+        if (!history.byUuid.has(id)) return id;
+      }
+    },
+    closeInterruptedCall(context, line, index, call) {
+      const stop = (line.value!.message as Json | undefined)?.stopReason;
+      // openclaw #4597: an aborted or failed turn may hold a half-streamed call; a made-up result for it is rejected.
+      if (stop === "error" || stop === "aborted") return context.dropBlock(line, index, `dropped the ${String(call.name)} call of a turn that ended with "${stop}" (it may be half-streamed; openclaw drops these too)`);
+      return context.insertAfter(context.resultAnchor(line), openclawResult(line, call, context), "gave the interrupted call the error result openclaw itself inserts");
+    },
+    fillBlankPrompt(context, line) {
+      return context.update(line, "the blank prompt becomes openclaw's own `(continue)`", (value) => {
+        const m = value.message as { content: unknown };
+        m.content = typeof m.content === "string" ? OPENCLAW_BLANK_USER_TEXT : [{ type: "text", text: OPENCLAW_BLANK_USER_TEXT }];
+      });
+    },
+  },
+};
+
+function isResultLine(line: TranscriptLine): boolean {
+  const message = line.value?.message as Json | undefined;
+  if (message?.role === "toolResult") return true;
+  return line.value?.type === "user" && Array.isArray(message?.content) && message.content.length > 0 && message.content.every((b) => (b as Json)?.type === "tool_result");
+}
+
+/** Envelope fields a Claude Code line repeats on every record of a session. */
+const CLAUDE_ENVELOPE = ["isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "slug", "entrypoint", "agentId"];
+
+function claudeResult(callLine: TranscriptLine, call: Json, context: TranscriptFixContext): Json {
+  const source = callLine.value!;
+  const record: Json = { parentUuid: null };
+  for (const key of CLAUDE_ENVELOPE) if (source[key] !== undefined) record[key] = source[key];
+  record.type = "user";
+  record.message = { role: "user", content: [{ type: "tool_result", content: CLAUDE_INTERRUPTED_RESULT, is_error: true, tool_use_id: call.id }] };
+  record.uuid = context.freshId();
+  // The call's own time: a later stamp could make this line look like the newest leaf to tools that pick by time.
+  record.timestamp = source.timestamp;
+  record.toolUseResult = `Error: ${CLAUDE_INTERRUPTED_RESULT}`;
+  record.sourceToolAssistantUUID = callLine.uuid;
+  return record;
+}
+
+function openclawResult(callLine: TranscriptLine, call: Json, context: TranscriptFixContext): Json {
+  const source = callLine.value!;
+  const message = source.message as Json;
+  return {
+    type: "message",
+    id: context.freshId(),
+    parentId: null,
+    timestamp: source.timestamp,
+    message: {
+      role: "toolResult",
+      toolCallId: call.id,
+      toolName: typeof call.name === "string" && call.name.trim() !== "" ? call.name : "unknown",
+      content: [{ type: "text", text: OPENCLAW_MISSING_RESULT }],
+      isError: true,
+      timestamp: message.timestamp,
+    },
+  };
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,21 @@
+/** A transcript's view of a session for the rules: its active history and the conversation built from it. */
+import { isRecent, type SessionView, type ViewOptions } from "../../model/session-view.js";
+import { conversationTokens } from "../../model/tokens.js";
+import type { TranscriptRecords } from "../../model/transcript.js";
+import { transcriptHistory } from "./history.js";
+
+/** Its live tail is the last chain line when it is an assistant message and the file was written within the live window (a tool is running right now). */
+export function transcriptSessionView(records: TranscriptRecords, options: ViewOptions): SessionView {
+  const history = transcriptHistory(records);
+  const damagedMessageIds = new Set(history.chain.filter((l) => l.problem).map((l) => l.ref.id));
+  const view: SessionView = {
+    summary: records.summary,
+    conversation: history.conversation,
+    transcript: history,
+    damagedMessageIds,
+    estimatedTokens: conversationTokens(history.conversation),
+  };
+  const last = history.sent.at(-1);
+  if (last?.role === "assistant" && last.line === history.chain.at(-1) && isRecent(records.lastActivity, options)) view.liveTailMessageId = last.line.ref.id;
+  return view;
+}
