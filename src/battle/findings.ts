@@ -4,7 +4,7 @@
  * is (a crash, a failure, a commit its history depends on, a file pokeralph would reject); warnings are worth
  * knowing but leave the battle usable. Pure: built from what load, classify and git-facts gathered.
  */
-import type { Severity } from "../rules/rule.js";
+import type { Severity } from "../model/finding.js";
 import { formatAge, type Classification } from "./classify.js";
 import type { GitFacts } from "./git-facts.js";
 import type { Artefact, LoadedBattle, LoadedProject } from "../stores/pokeralph/load.js";

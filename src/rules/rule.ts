@@ -9,27 +9,8 @@ import type { SessionView } from "../model/session-view.js";
 
 export { DEFAULT_RULE_OPTIONS, type RuleOptions, type TrimOptions } from "../model/rule-options.js";
 
-export type Severity = "error" | "warning";
-
-/** What a rule reports; the engine adds rule id, severity, session id and fixability. */
-export interface Report {
-  message: string;
-  /** A finding milder than the rule's usual one (a line kept verbatim that recover does not know). */
-  severity?: Severity;
-  /** Trim rules: what fixing this finding takes off the request (estimated tokens, and UTF-8 bytes). */
-  saves?: { tokens: number; bytes: number };
-  messageId?: string;
-  partId?: string;
-  path?: string;
-  line?: number;
-}
-
-export interface Finding extends Report {
-  rule: string;
-  severity: Severity;
-  sessionId: string;
-  fixable: boolean;
-}
+export type { Finding, Report, Severity } from "../model/finding.js";
+import type { Finding, Report, Severity } from "../model/finding.js";
 
 export interface Rule {
   id: string;

@@ -1,0 +1,22 @@
+/** What a rule reports about a session, and the finding the engine makes of it (rule id, severity, session). */
+export type Severity = "error" | "warning";
+
+/** What a rule reports; the engine adds rule id, severity, session id and fixability. */
+export interface Report {
+  message: string;
+  /** A finding milder than the rule's usual one (a line kept verbatim that recover does not know). */
+  severity?: Severity;
+  /** Trim rules: what fixing this finding takes off the request (estimated tokens, and UTF-8 bytes). */
+  saves?: { tokens: number; bytes: number };
+  messageId?: string;
+  partId?: string;
+  path?: string;
+  line?: number;
+}
+
+export interface Finding extends Report {
+  rule: string;
+  severity: Severity;
+  sessionId: string;
+  fixable: boolean;
+}
