@@ -62,7 +62,7 @@ function parseFormat(format: string | undefined): StoreFormat | undefined {
 
 /** opencode's own search order (reference opencode.md §3.1, §7). */
 function defaultLocation(env: NodeJS.ProcessEnv): string {
-  const dataDir = join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "opencode");
+  const dataDir = join(env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share"), "opencode");
   const db = env.OPENCODE_DB;
   if (db && db !== ":memory:") return isAbsolute(db) ? db : join(dataDir, db);
   if (existsSync(dataDir)) return dataDir;
