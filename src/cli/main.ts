@@ -5,7 +5,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ExitCode } from "../errors.js";
 import { STORE_FORMATS } from "../stores/store.js";
-import { reportError } from "./command-kit.js";
+import { bindRun, reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
 import { addRules } from "./commands/rules.js";
 import { addExplain } from "./commands/explain.js";
@@ -19,11 +19,11 @@ import { addCheckpoint } from "./commands/checkpoint.js";
 import { addBattleStatus } from "./commands/battle-status.js";
 import { addBattleFix, addBattleResume } from "./commands/battle-resume.js";
 import { addBattleRollback } from "./commands/battle-rollback.js";
-import { createIo, stdoutClosed } from "./io.js";
+import { createIo, type CliContext, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
 
-export function buildProgram(): Command {
+export function buildProgram(run: RunState): Command {
   const program = new Command("recover")
     .description("bring broken AI coding-agent sessions back to life, offline, without losing a byte")
     .version(TOOL_VERSION, "-V, --version")
@@ -91,7 +91,16 @@ Examples:
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which
     // command failed so the message can name it and its subcommands.
-    command.configureOutput({ writeErr: () => {} });
+    // Help and version go to this run's stdout, wrapped to its terminal's width, as commander would do for process's.
+    command.configureOutput({
+      writeOut: (text) => void (run.stdoutOpen && run.context.stdout.write(text)),
+      writeErr: () => {},
+      // Commander's own default: undefined (not a terminal) means its 80 columns.
+      getOutHelpWidth: () => (run.context.isTTY.stdout ? run.context.columns : undefined) as number,
+      getErrHelpWidth: () => undefined as unknown as number,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    });
     command.exitOverride((error) => {
       throw Object.assign(error, { command });
     });
@@ -103,19 +112,32 @@ function allSubcommands(command: Command): Command[] {
   return command.commands.flatMap((c) => [c, ...allSubcommands(c)]);
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * One run of the CLI: `argv` as node gives it (node, script, words…), everything else from `context`. Returns the
+ * exit code; nothing here or below touches `process` (bin/recover does, for the real one).
+ */
+export async function main(argv: string[], context: CliContext): Promise<number> {
+  const run: RunState = { context, script: context.script ?? argv[1], stdoutOpen: true };
   // A reader that stops early (`| head`) closes the pipe: that is not an error. Output stops, the run does not:
   // the exit code is still the one the run decides (`scan | head -1` fails when the scan finds errors).
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") return stdoutClosed();
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") {
+      run.stdoutOpen = false;
+      return;
+    }
     throw error;
-  });
-  const program = buildProgram();
+  };
+  context.stdout.on?.("error", onStdoutError);
+  const program = buildProgram(run);
+  const bound = bindRun(program, run);
   const wantsJson = argv.includes("--json");
   try {
     await program.parseAsync(helpAsFlag(argv));
+    return bound.exitCode();
   } catch (error) {
-    process.exitCode = handleCommanderError(error, wantsJson);
+    return handleCommanderError(error, wantsJson, run);
+  } finally {
+    context.stdout.off?.("error", onStdoutError);
   }
 }
 
@@ -148,8 +170,8 @@ function commandPath(command: Command): string {
   return names.join(" ");
 }
 
-function handleCommanderError(error: unknown, json: boolean): number {
-  const io = createIo({ json });
+function handleCommanderError(error: unknown, json: boolean, run: RunState): number {
+  const io = createIo({ json }, run);
   if (error instanceof CommanderError) {
     // Help and version asked for succeed; everything else commander rejects is a usage error (its own exit is 1).
     if (error.exitCode === 0) return ExitCode.ok;

@@ -21,8 +21,8 @@ export interface WriteContext {
  * on open), unless another recover holds the store: then it is in flight, not unfinished. The outcome becomes a
  * notice on the store, which every reporter prints.
  */
-export function settleJournal(store: SessionStore): void {
-  const state = stateDir();
+export function settleJournal(store: SessionStore, env: NodeJS.ProcessEnv): void {
+  const state = stateDir(env);
   if (!hasJournal(state, store.info.path)) return;
   const unwritable = whyUnwritable(store.info);
   if (unwritable) {
@@ -52,17 +52,17 @@ export function settleJournal(store: SessionStore): void {
   }
 }
 
-export async function withWriter<T>(store: SessionStore, options: GlobalOptions, work: (context: WriteContext) => Promise<T>): Promise<T> {
+export async function withWriter<T>(store: SessionStore, options: GlobalOptions, env: NodeJS.ProcessEnv, work: (context: WriteContext) => Promise<T>): Promise<T> {
   // Before the lock, the writer, a question or a backup: a store that cannot be written is refused in one sentence.
   refuseUnwritableStore(store.info);
-  const state = stateDir();
+  const state = stateDir(env);
   const lock = lockStore(state, store.info.path);
   try {
     const writer = store.openWriter();
     try {
       const outcome = recoverJournal(state, writer);
       if (outcome) store.info.notices.push(outcome);
-      return await work({ writer, state, backupRoot: backupRoot(options.backupDir) });
+      return await work({ writer, state, backupRoot: backupRoot(options.backupDir, env) });
     } finally {
       writer.close();
     }

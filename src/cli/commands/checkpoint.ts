@@ -3,6 +3,7 @@
  * git refs (refs/pokeralph/checkpoints/<taskId>/<n>) and recorded beside the battle in checkpoints.json. The
  * commands are thin: find `.pokeralph/`, call src/checkpoint/, print a table or one JSON document.
  */
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { findProject } from "../../checkpoint/battle-files.js";
@@ -122,7 +123,7 @@ Exit codes: 0 created, 2 usage error (no .pokeralph/, not a git repository, unkn
     )
     .action(
       action<CreateFlags>(async ({ args, options, io }) => {
-        const project = findProject(options.repo ?? process.cwd());
+        const project = findProject(resolve(io.cwd, options.repo ?? "."));
         const created = await createCheckpoint(project, { taskId: args[0]!, ...(options.iteration !== undefined ? { afterIteration: options.iteration } : {}) });
         const c = created.checkpoint;
         if (io.json) {
@@ -173,7 +174,7 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
     )
     .action(
       action<RepoFlag>(async ({ args, options, io }) => {
-        const project = findProject(options.repo ?? process.cwd());
+        const project = findProject(resolve(io.cwd, options.repo ?? "."));
         const listing = await listCheckpoints(project, args[0]!);
         if (io.json) {
           io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, taskId: listing.taskId, checkpoints: listing.checkpoints.map(checkpointJson), notices: listing.notices })}\n`);
@@ -217,7 +218,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
     )
     .action(
       action<PruneFlags>(async ({ args, options, io }) => {
-        const project = findProject(options.repo ?? process.cwd());
+        const project = findProject(resolve(io.cwd, options.repo ?? "."));
         const policy: RetentionPolicy = {
           ...DEFAULT_RETENTION,
           ...((options.olderThan ?? options.olderThanDays) !== undefined ? { maxAgeMs: (options.olderThan ?? options.olderThanDays)! * DAY_MS } : {}),

@@ -55,7 +55,7 @@ Examples:
     )
     .action(
       action<BackupsFlags>(async ({ options, io }) => {
-        const root = backupRoot(options.backupDir);
+        const root = backupRoot(options.backupDir, io.env);
         const backups = listBackups(root);
         if (!options.prune) {
           if (options.olderThan !== undefined) throw new RecoverError("usage", "--older-than goes with --prune");

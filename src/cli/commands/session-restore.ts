@@ -47,7 +47,7 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
     .action(
       action<RestoreFlags>(({ args, options, io }) => {
         const id = args[0]!;
-        const root = backupRoot(options.backupDir);
+        const root = backupRoot(options.backupDir, io.env);
         const { manifest } = readBackup(root, id);
         if (options.session !== undefined) {
           assertSafeId(options.session);
@@ -56,11 +56,11 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
           }
         }
         const storeOptions = options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
-        return withStore(storeOptions, (store) => {
+        return withStore(storeOptions, io, (store) => {
           if (store.info.format !== manifest.store.format) {
             throw new RecoverError("usage", `backup ${id} was taken from an ${manifest.store.format} store; ${store.info.path} is ${store.info.format}`);
           }
-          return withWriter(store, options, async ({ writer, state, backupRoot: into }) => {
+          return withWriter(store, options, io.env, async ({ writer, state, backupRoot: into }) => {
             // Read again under the lock: settling an interrupted transaction may have changed its state.
             const backup = readBackup(root, id);
             const { targets, conflicts } = restoreTargets(backup, writer, options.session);
