@@ -2,6 +2,7 @@
  * What every command that changes a store shares: the store lock, settling a transaction a crash left unfinished,
  * the live-writer guard, and the confirmation rules (a person at a terminal is asked; anyone else must say --yes).
  */
+import { resolve } from "node:path";
 import { ExitCode, RecoverError } from "../errors.js";
 import type { SessionStore, StoreWriter } from "../stores/store.js";
 import { refuseUnwritableStore, whyUnwritable } from "../stores/writable.js";
@@ -52,23 +53,28 @@ export function settleJournal(store: SessionStore, env: NodeJS.ProcessEnv): void
   }
 }
 
-export async function withWriter<T>(store: SessionStore, options: GlobalOptions, env: NodeJS.ProcessEnv, work: (context: WriteContext) => Promise<T>): Promise<T> {
+export async function withWriter<T>(store: SessionStore, options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (context: WriteContext) => Promise<T>): Promise<T> {
   // Before the lock, the writer, a question or a backup: a store that cannot be written is refused in one sentence.
   refuseUnwritableStore(store.info);
-  const state = stateDir(env);
+  const state = stateDir(io.env);
   const lock = lockStore(state, store.info.path);
   try {
     const writer = store.openWriter();
     try {
       const outcome = recoverJournal(state, writer);
       if (outcome) store.info.notices.push(outcome);
-      return await work({ writer, state, backupRoot: backupRoot(options.backupDir, env) });
+      return await work({ writer, state, backupRoot: runBackupRoot(options, io) });
     } finally {
       writer.close();
     }
   } finally {
     lock.release();
   }
+}
+
+/** Where backups go for this run: --backup-dir (relative to the run's cwd), else under the state dir. */
+export function runBackupRoot(options: GlobalOptions, io: Pick<Io, "env" | "cwd">): string {
+  return backupRoot(options.backupDir !== undefined ? resolve(io.cwd, options.backupDir) : undefined, io.env);
 }
 
 /** Another process holding the store open (a running opencode) would race our writes. */

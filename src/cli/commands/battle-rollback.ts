@@ -9,11 +9,11 @@ import { assessBattles } from "../../battle/assess.js";
 import { applyRollback, hasChanges, planRollback, type RollbackMode, type RollbackOutcome, type RollbackPlan, type StateFile } from "../../battle/rollback.js";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
-import { backupRoot, stateDir } from "../../txn/state-dir.js";
+import { stateDir } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { confirmChange } from "../mutation.js";
+import { confirmChange, runBackupRoot } from "../mutation.js";
 import { restoreCommand } from "../write-plans.js";
 
 interface RollbackFlags {
@@ -139,7 +139,7 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
         }
         const what = `${plan.taskId}: ${plural(plan.files.restored.length, "file")} restored${plan.hard ? `, ${plural(plan.files.deleted.length, "file")} deleted` : ""}, ${plural(plan.iterationsRolledBack.length, "iteration")} rolled back`;
         await confirmChange(io, options, what);
-        const outcome = await applyRollback(plan, { stateDir: stateDir(io.env), backupRoot: backupRoot(options.backupDir, io.env) });
+        const outcome = await applyRollback(plan, { stateDir: stateDir(io.env), backupRoot: runBackupRoot(options, io) });
         if (io.json) {
           io.out(`${JSON.stringify(document(plan, outcome, options, io))}\n`);
           return ExitCode.ok;

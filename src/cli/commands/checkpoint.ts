@@ -10,10 +10,11 @@ import { findProject } from "../../checkpoint/battle-files.js";
 import { createCheckpoint } from "../../checkpoint/create.js";
 import { listCheckpoints, type ListedCheckpoint } from "../../checkpoint/list.js";
 import { applyPrune, DAY_MS, DEFAULT_RETENTION, planPrune, type RetentionPolicy } from "../../checkpoint/prune.js";
+import { stateDir } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { confirmChange } from "../mutation.js";
+import { confirmChange, runBackupRoot } from "../mutation.js";
 
 interface RepoFlag {
   repo?: string;
@@ -124,7 +125,7 @@ Exit codes: 0 created, 2 usage error (no .pokeralph/, not a git repository, unkn
     .action(
       action<CreateFlags>(async ({ args, options, io }) => {
         const project = findProject(resolve(io.cwd, options.repo ?? "."));
-        const created = await createCheckpoint(project, { taskId: args[0]!, ...(options.iteration !== undefined ? { afterIteration: options.iteration } : {}) });
+        const created = await createCheckpoint(project, { taskId: args[0]!, stateDir: stateDir(io.env), ...(options.iteration !== undefined ? { afterIteration: options.iteration } : {}) });
         const c = created.checkpoint;
         if (io.json) {
           const doc = {
@@ -230,7 +231,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
         let refsLeft: string[] = [];
         if (!dryRun && plan.remove.length > 0) {
           await confirmChange(io, options, `the checkpoints of ${taskId}: drop ${plural(plan.remove.length, "checkpoint")} (entries in checkpoints.json and their refs)`);
-          refsLeft = (await applyPrune(project, plan)).refsLeft;
+          refsLeft = (await applyPrune(project, plan, stateDir(io.env))).refsLeft;
         }
         if (io.json) {
           const doc = {

@@ -8,11 +8,10 @@ import { ExitCode, RecoverError } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
 import { assertSafeId } from "../../stores/session-id.js";
 import { readBackup } from "../../txn/backup-store.js";
-import { backupRoot } from "../../txn/state-dir.js";
 import { changesOfTargets, restoreTargets } from "../../txn/targets.js";
 import { runTransaction } from "../../txn/transaction.js";
 import { action, withStore } from "../command-kit.js";
-import { confirmChange, refuseOpenStore, withWriter } from "../mutation.js";
+import { confirmChange, refuseOpenStore, runBackupRoot, withWriter } from "../mutation.js";
 import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
 import { humanChangeReporter } from "../reporters/change-human.js";
 import { jsonChangeReporter } from "../reporters/change-json.js";
@@ -47,7 +46,7 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
     .action(
       action<RestoreFlags>(({ args, options, io }) => {
         const id = args[0]!;
-        const root = backupRoot(options.backupDir, io.env);
+        const root = runBackupRoot(options, io);
         const { manifest } = readBackup(root, id);
         if (options.session !== undefined) {
           assertSafeId(options.session);
@@ -60,7 +59,7 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
           if (store.info.format !== manifest.store.format) {
             throw new RecoverError("usage", `backup ${id} was taken from an ${manifest.store.format} store; ${store.info.path} is ${store.info.format}`);
           }
-          return withWriter(store, options, io.env, async ({ writer, state, backupRoot: into }) => {
+          return withWriter(store, options, io, async ({ writer, state, backupRoot: into }) => {
             // Read again under the lock: settling an interrupted transaction may have changed its state.
             const backup = readBackup(root, id);
             const { targets, conflicts } = restoreTargets(backup, writer, options.session);
