@@ -3,8 +3,14 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // CLI tests spawn the built binary and build real SQLite stores: give them room on a 2-core CI machine.
+    // Most CLI tests call main() in-process; some spawn the built binary; all build real SQLite stores: give them
+    // room on a 2-core CI machine.
     testTimeout: 30_000,
+    // Both cores: vitest's default leaves one idle (available cores - 1). Forks, not threads: the crash trials and
+    // the store tests use child processes and native SQLite, which run best in a process of their own.
+    pool: "forks",
+    maxWorkers: 2,
+    minWorkers: 1,
     hookTimeout: 30_000,
     // Unhandled errors still fail the run, through this reporter, except vitest's own worker RPC timeout (see it).
     reporters: ["default", "./test/support/unhandled-errors.ts"],

@@ -2,39 +2,69 @@
  * What every command shares: the global options, one way to open the store, and one place that turns a result
  * or an error into output and an exit code.
  */
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ExitCode, fsError, RecoverError } from "../errors.js";
 import { openStore } from "../stores/discover.js";
 import type { SessionStore } from "../stores/store.js";
-import { createIo, type GlobalOptions, type Io } from "./io.js";
+import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { settleJournal } from "./mutation.js";
 import { safeMessage } from "./safe-text.js";
 
 export type Handler<O> = (context: { args: string[]; options: O & GlobalOptions; io: Io; command: Command }) => number | Promise<number>;
 
+/** One parse of one program: the run it serves, and the exit code its action decided. */
+interface ProgramRun {
+  run: RunState;
+  exitCode: number;
+}
+
+// Keyed by the program object each main() call builds: two calls (tests in one process) never see each other's.
+const runs = new WeakMap<Command, ProgramRun>();
+
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
+/** Tie a freshly built program to the run it serves; its actions find their context and exit code here. */
+export function bindRun(program: Command, run: RunState): { exitCode(): number } {
+  const state: ProgramRun = { run, exitCode: 0 };
+  runs.set(program, state);
+  return { exitCode: () => state.exitCode };
+}
+
+function runOf(command: Command): ProgramRun {
+  const state = runs.get(rootOf(command));
+  if (!state) throw new Error("a command ran outside main(): no run bound to its program");
+  return state;
+}
+
 /** Wrap a command handler: globals merged in, errors printed as one line (or one JSON document), exit code set. */
 export function action<O>(handler: Handler<O>) {
   return async (...received: unknown[]): Promise<void> => {
     const command = received.at(-1) as Command;
+    const state = runOf(command);
     const options = command.optsWithGlobals() as O & GlobalOptions;
-    const io = createIo(options);
+    const io = createIo(options, state.run);
     const args = received.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
     try {
-      process.exitCode = await handler({ args, options, io, command });
+      state.exitCode = await handler({ args, options, io, command });
     } catch (error) {
-      process.exitCode = reportError(error, io);
+      state.exitCode = reportError(error, io);
     }
   };
 }
 
-export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" | "command">): number {
+export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" | "command" | "env">): number {
   const known =
     error instanceof RecoverError
       ? error
       : environmentError(error) ??
         new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`, ExitCode.usage);
-  if (process.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
+  if (io.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
   const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));
   // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
@@ -51,10 +81,14 @@ function environmentError(error: unknown): RecoverError | undefined {
   return fsError(error, path ?? `(during ${syscall ?? "a file operation"})`);
 }
 
-export async function withStore<T>(options: GlobalOptions, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
-  const store = openStore({ ...(options.store !== undefined ? { store: options.store } : {}), ...(options.format !== undefined ? { format: options.format } : {}) });
+export async function withStore<T>(options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
+  const store = openStore({
+    ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
+    ...(options.format !== undefined ? { format: options.format } : {}),
+    env: io.env,
+  });
   try {
-    settleJournal(store);
+    settleJournal(store, io.env);
     return await work(store);
   } finally {
     store.close();

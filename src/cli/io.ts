@@ -1,12 +1,47 @@
 /**
  * The only place that knows about TTYs, colour, spinners and where output goes. Commands receive an Io and never
- * touch process.stdout/stderr themselves, so tests and pipes see exactly what a user would.
+ * touch process.stdout/stderr themselves, so tests and pipes see exactly what a user would. Everything comes from
+ * the CliContext the caller of main() gave (bin/recover gives the real process's): nothing here reads `process`.
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import type { Ora } from "ora";
 import { ExitCode, RecoverError } from "../errors.js";
-import { commandLine } from "./next-command.js";
+import { commandLine, invokedAs } from "./next-command.js";
 import { safeMessage } from "./safe-text.js";
+
+/** A stream main() writes to: the process's own, or a test's capture. */
+export interface OutputStream {
+  write(text: string): unknown;
+  on?(event: "error", listener: (error: NodeJS.ErrnoException) => void): unknown;
+  off?(event: "error", listener: (error: NodeJS.ErrnoException) => void): unknown;
+}
+
+/** Everything a run of the CLI gets from the outside world; bin/recover builds it from `process`. */
+export interface CliContext {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  /** Where a prompt reads its answer (only read when stdin and stdout are terminals). */
+  stdin?: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+  /** Relative paths given on the command line resolve against this. */
+  cwd: string;
+  isTTY: { stdin: boolean; stdout: boolean; stderr: boolean };
+  /** The terminal's width when stdout is one (help text wraps to it). */
+  columns?: number;
+  /** How the program was started (argv[1]): the commands printed for the user start the same way. */
+  script?: string;
+}
+
+/** One run's state: its context, and whether the reader of stdout is still there. */
+export interface RunState {
+  context: CliContext;
+  /** How the program was started: context.script, else argv[1]. */
+  script: string | undefined;
+  /** False once the reader of stdout went away (EPIPE): nothing more is written there; the run goes on. */
+  stdoutOpen: boolean;
+  /** The program name for printed commands, worked out once per run. */
+  program?: string;
+}
 
 export interface GlobalOptions {
   store?: string;
@@ -34,6 +69,10 @@ export interface Io {
   command(words: readonly string[]): string;
   /** Ask a yes/no question on the terminal (only when `interactive`); a closed terminal or Ctrl-C answers no. */
   confirm(question: string): Promise<boolean>;
+  /** The environment of this run (never process.env directly). */
+  env: NodeJS.ProcessEnv;
+  /** The working directory of this run: relative paths resolve against it. */
+  cwd: string;
 }
 
 /**
@@ -54,38 +93,35 @@ function forcedLevel(value: string | undefined): 0 | 1 | 2 | 3 {
   return n === 1 || n === 2 || n === 3 ? n : 0;
 }
 
-let stdoutOpen = true;
-
-/** The reader of stdout went away (EPIPE): nothing more is written there; the run goes on to its exit code. */
-export function stdoutClosed(): void {
-  stdoutOpen = false;
-}
-
-export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
+export function createIo(options: GlobalOptions, run: RunState): Io {
+  const { context } = run;
+  const { env, stdout, stderr, isTTY } = context;
   const json = options.json === true;
   const quiet = options.quiet === true;
-  const level = colorLevel(options.color, env, process.stdout.isTTY === true);
+  const level = colorLevel(options.color, env, isTTY.stdout);
   const colorWanted = level > 0 || (options.color !== false && !("NO_COLOR" in env));
   const color = new Chalk({ level });
   // A spinner is escape codes too (colour, cursor, line clearing): whoever turns colour off gets none.
-  const spinnerAllowed = process.stderr.isTTY === true && colorWanted && !json && !quiet && !env.CI;
+  const spinnerAllowed = isTTY.stderr && colorWanted && !json && !quiet && !env.CI;
   return {
     json,
     quiet,
-    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true && !json,
+    interactive: isTTY.stdin && isTTY.stdout && !json,
     color,
-    out: (text) => void (stdoutOpen && process.stdout.write(text)),
-    err: (text) => void process.stderr.write(text),
-    command: (words) => commandLine(words, options),
+    env,
+    cwd: context.cwd,
+    out: (text) => void (run.stdoutOpen && stdout.write(text)),
+    err: (text) => void stderr.write(text),
+    command: (words) => commandLine(words, options, (run.program ??= invokedAs(run.script, env, context.cwd))),
     // A note quotes paths and ids from the store: escaped and shortened like every other store text.
-    note: (text) => void (quiet || process.stderr.write(`${color.yellow("note:")} ${safeMessage(text)}\n`)),
+    note: (text) => void (quiet || stderr.write(`${color.yellow("note:")} ${safeMessage(text)}\n`)),
     spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
       // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.
       let spinner: Ora | undefined;
       let stopped = false;
       void import("ora").then(({ default: ora }) => {
-        if (!stopped) spinner = ora({ text, stream: process.stderr }).start();
+        if (!stopped) spinner = ora({ text, stream: stderr as NodeJS.WritableStream }).start();
       });
       return {
         update: (t) => {
@@ -101,7 +137,7 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
     async confirm(question) {
       // inquirer is loaded only when a person is asked something; the prompt goes to stderr, beside the diffs.
       const { createPromptModule } = await import("inquirer");
-      const prompt = createPromptModule({ output: process.stderr });
+      const prompt = createPromptModule({ output: stderr as NodeJS.WritableStream, ...(context.stdin ? { input: context.stdin } : {}) });
       try {
         const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false }]);
         return answer.ok === true;

@@ -5,25 +5,86 @@
 import { Command, CommanderError, Option } from "commander";
 import { ExitCode } from "../errors.js";
 import { storeFormats } from "../stores/registry.js";
-import { reportError } from "./command-kit.js";
+import { bindRun, reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
-import { addRules } from "./commands/rules.js";
-import { addExplain } from "./commands/explain.js";
-import { addContextTrim } from "./commands/context-trim.js";
-import { addSessionList } from "./commands/session-list.js";
-import { addSessionScan } from "./commands/session-scan.js";
-import { addSessionRepair } from "./commands/session-repair.js";
-import { addSessionRestore } from "./commands/session-restore.js";
-import { addSessionBackups } from "./commands/session-backups.js";
-import { addCheckpoint } from "./commands/checkpoint.js";
-import { addBattleStatus } from "./commands/battle-status.js";
-import { addBattleFix, addBattleResume } from "./commands/battle-resume.js";
-import { addBattleRollback } from "./commands/battle-rollback.js";
-import { createIo, stdoutClosed } from "./io.js";
+import { createIo, type CliContext, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
 
-export function buildProgram(): Command {
+/** The top-level commands, in the order help lists them. */
+const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint"] as const;
+type TopCommand = (typeof TOP_COMMANDS)[number];
+
+/** What adds one top-level command's subtree to its parent (the group, or the program for a single command). */
+type AddCommands = (parent: Command) => void;
+
+/**
+ * Each top-level command's modules, imported only when that command runs: `session scan` never loads the battle
+ * and checkpoint code (simple-git) or anything it does not use. Static specifiers, so tools still see every edge.
+ */
+const LOADERS: Record<TopCommand, () => Promise<AddCommands>> = {
+  session: async () => {
+    const [list, scan, repair, restore, backups] = await Promise.all([
+      import("./commands/session-list.js"),
+      import("./commands/session-scan.js"),
+      import("./commands/session-repair.js"),
+      import("./commands/session-restore.js"),
+      import("./commands/session-backups.js"),
+    ]);
+    return (session) => {
+      list.addSessionList(session);
+      scan.addSessionScan(session);
+      repair.addSessionRepair(session);
+      restore.addSessionRestore(session);
+      backups.addSessionBackups(session);
+    };
+  },
+  battle: async () => {
+    const [status, resume, rollback] = await Promise.all([
+      import("./commands/battle-status.js"),
+      import("./commands/battle-resume.js"),
+      import("./commands/battle-rollback.js"),
+    ]);
+    return (battle) => {
+      status.addBattleStatus(battle);
+      resume.addBattleResume(battle);
+      resume.addBattleFix(battle);
+      rollback.addBattleRollback(battle);
+    };
+  },
+  rules: async () => (await import("./commands/rules.js")).addRules,
+  explain: async () => (await import("./commands/explain.js")).addExplain,
+  context: async () => (await import("./commands/context-trim.js")).addContextTrim,
+  checkpoint: async () => (await import("./commands/checkpoint.js")).addCheckpoint,
+};
+
+/** Global options that take a value: their value is not the command word (`--store session scan`). */
+const VALUE_OPTIONS = new Set(["--store", "--format", "--backup-dir"]);
+
+/**
+ * The top-level command this argv runs, when it names one; anything else (help, version, an unknown word, no
+ * command) needs the whole tree, for help text, suggestions and "expected one of".
+ */
+function commandWord(argv: readonly string[]): TopCommand | undefined {
+  const words = argv.slice(2);
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (VALUE_OPTIONS.has(word)) i++;
+    else if (!word.startsWith("-")) return (TOP_COMMANDS as readonly string[]).includes(word) ? (word as TopCommand) : undefined;
+    else if (word === "--help" || word === "-h" || word === "--version" || word === "-V") return undefined;
+  }
+  return undefined;
+}
+
+/** The command tree for this argv: the top-level command it runs, or all of them. */
+async function loadCommands(argv: readonly string[]): Promise<Partial<Record<TopCommand, AddCommands>>> {
+  const wanted = commandWord(argv);
+  const names = wanted !== undefined ? [wanted] : [...TOP_COMMANDS];
+  const adders = await Promise.all(names.map((name) => LOADERS[name]()));
+  return Object.fromEntries(names.map((name, i) => [name, adders[i]!]));
+}
+
+export function buildProgram(run: RunState, commands: Partial<Record<TopCommand, AddCommands>>): Command {
   const program = new Command("recover")
     .description("bring broken AI coding-agent sessions back to life, offline, without losing a byte")
     .version(TOOL_VERSION, "-V, --version")
@@ -48,50 +109,26 @@ Examples:
 Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage or input error, 3 refused for safety.`,
     );
 
-  const session = program
-    .command("session")
-    .description("find, scan and repair agent sessions")
-    .addHelpText(
-      "after",
-      `
-Examples:
-  recover session list
-  recover session scan --all --json
-  recover session scan ses_52f1 --rule tool-call-interrupted
-  recover session repair ses_52f1 --dry-run
-  recover session restore <backup-id>`,
-    );
-  addSessionList(session);
-  addSessionScan(session);
-  addSessionRepair(session);
-  addSessionRestore(session);
-  addSessionBackups(session);
-  const battle = program
-    .command("battle")
-    .description("read and recover pokeralph battles (.pokeralph/)")
-    .addHelpText(
-      "after",
-      `
-Examples:
-  recover battle status                              every battle in this repository, with its failure type
-  recover battle status 002-auth-system --json
-  recover battle rollback 002-auth-system --iteration 2 --dry-run
-  recover battle resume 002-auth-system              the command that continues it, the way its failure allows
-  recover battle fix 002-auth-system --verify        after fixing it by hand: check, then --continue`,
-    );
-  addBattleStatus(battle);
-  addBattleResume(battle);
-  addBattleFix(battle);
-  addBattleRollback(battle);
-  addRules(program);
-  addExplain(program);
-  addContextTrim(program);
-  addCheckpoint(program);
+  if (commands.session) addGroup(program, "session", commands.session);
+  if (commands.battle) addGroup(program, "battle", commands.battle);
+  commands.rules?.(program);
+  commands.explain?.(program);
+  commands.context?.(program);
+  commands.checkpoint?.(program);
 
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which
     // command failed so the message can name it and its subcommands.
-    command.configureOutput({ writeErr: () => {} });
+    // Help and version go to this run's stdout, wrapped to its terminal's width, as commander would do for process's.
+    command.configureOutput({
+      writeOut: (text) => void (run.stdoutOpen && run.context.stdout.write(text)),
+      writeErr: () => {},
+      // Commander's own default: undefined (not a terminal) means its 80 columns.
+      getOutHelpWidth: () => (run.context.isTTY.stdout ? run.context.columns : undefined) as number,
+      getErrHelpWidth: () => undefined as unknown as number,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    });
     command.exitOverride((error) => {
       throw Object.assign(error, { command });
     });
@@ -99,23 +136,65 @@ Examples:
   return program;
 }
 
+/** The two command groups: what `recover <group> --help` says about them; their subcommands come from LOADERS. */
+const GROUPS = {
+  session: {
+    description: "find, scan and repair agent sessions",
+    examples: `
+Examples:
+  recover session list
+  recover session scan --all --json
+  recover session scan ses_52f1 --rule tool-call-interrupted
+  recover session repair ses_52f1 --dry-run
+  recover session restore <backup-id>`,
+  },
+  battle: {
+    description: "read and recover pokeralph battles (.pokeralph/)",
+    examples: `
+Examples:
+  recover battle status                              every battle in this repository, with its failure type
+  recover battle status 002-auth-system --json
+  recover battle rollback 002-auth-system --iteration 2 --dry-run
+  recover battle resume 002-auth-system              the command that continues it, the way its failure allows
+  recover battle fix 002-auth-system --verify        after fixing it by hand: check, then --continue`,
+  },
+} as const;
+
+function addGroup(program: Command, name: keyof typeof GROUPS, addCommands: AddCommands): void {
+  const group = program.command(name).description(GROUPS[name].description).addHelpText("after", GROUPS[name].examples);
+  addCommands(group);
+}
+
 function allSubcommands(command: Command): Command[] {
   return command.commands.flatMap((c) => [c, ...allSubcommands(c)]);
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * One run of the CLI: `argv` as node gives it (node, script, words…), everything else from `context`. Returns the
+ * exit code; nothing here or below touches `process` (bin/recover does, for the real one).
+ */
+export async function main(argv: string[], context: CliContext): Promise<number> {
+  const run: RunState = { context, script: context.script ?? argv[1], stdoutOpen: true };
   // A reader that stops early (`| head`) closes the pipe: that is not an error. Output stops, the run does not:
   // the exit code is still the one the run decides (`scan | head -1` fails when the scan finds errors).
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") return stdoutClosed();
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") {
+      run.stdoutOpen = false;
+      return;
+    }
     throw error;
-  });
-  const program = buildProgram();
+  };
+  context.stdout.on?.("error", onStdoutError);
+  const program = buildProgram(run, await loadCommands(helpAsFlag(argv)));
+  const bound = bindRun(program, run);
   const wantsJson = argv.includes("--json");
   try {
     await program.parseAsync(helpAsFlag(argv));
+    return bound.exitCode();
   } catch (error) {
-    process.exitCode = handleCommanderError(error, wantsJson);
+    return handleCommanderError(error, wantsJson, run);
+  } finally {
+    context.stdout.off?.("error", onStdoutError);
   }
 }
 
@@ -148,8 +227,8 @@ function commandPath(command: Command): string {
   return names.join(" ");
 }
 
-function handleCommanderError(error: unknown, json: boolean): number {
-  const io = createIo({ json });
+function handleCommanderError(error: unknown, json: boolean, run: RunState): number {
+  const io = createIo({ json }, run);
   if (error instanceof CommanderError) {
     // Help and version asked for succeed; everything else commander rejects is a usage error (its own exit is 1).
     if (error.exitCode === 0) return ExitCode.ok;

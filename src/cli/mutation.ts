@@ -3,6 +3,7 @@
  * the environment and --backup-dir), and the confirmation rules (a person at a terminal is asked; anyone else
  * must say --yes).
  */
+import { resolve } from "node:path";
 import { ExitCode, RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
 import { backupRoot, stateDir } from "../txn/state-dir.js";
@@ -10,13 +11,18 @@ import { settleOnRead, withStoreTransaction, type OpenTransaction } from "../txn
 import type { GlobalOptions, Io } from "./io.js";
 
 /** Any command on a store first settles a transaction a crash left unfinished (see settleOnRead). */
-export function settleJournal(store: SessionStore): void {
-  settleOnRead(store, stateDir());
+export function settleJournal(store: SessionStore, env: NodeJS.ProcessEnv): void {
+  settleOnRead(store, stateDir(env));
 }
 
 /** The store locked, its journal settled, a writer open: `work` plans and commits (txn/store-transaction.ts). */
-export function withWriter<T>(store: SessionStore, options: GlobalOptions, work: (tx: OpenTransaction) => Promise<T>): Promise<T> {
-  return withStoreTransaction(store, work, { stateDir: stateDir(), backupRoot: backupRoot(options.backupDir) });
+export function withWriter<T>(store: SessionStore, options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (tx: OpenTransaction) => Promise<T>): Promise<T> {
+  return withStoreTransaction(store, work, { stateDir: stateDir(io.env), backupRoot: runBackupRoot(options, io) });
+}
+
+/** Where backups go for this run: --backup-dir (relative to the run's cwd), else under the state dir. */
+export function runBackupRoot(options: GlobalOptions, io: Pick<Io, "env" | "cwd">): string {
+  return backupRoot(options.backupDir !== undefined ? resolve(io.cwd, options.backupDir) : undefined, io.env);
 }
 
 /** A person at a terminal is asked; a script must have said --yes; --json never prompts. */

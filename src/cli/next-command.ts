@@ -20,7 +20,7 @@ export function shellQuote(word: string): string {
 }
 
 /** `recover <words…>` as the user would type it, carrying the global options that choose the store. */
-export function commandLine(words: readonly string[], globals: CommandGlobals, program = invokedAs()): string {
+export function commandLine(words: readonly string[], globals: CommandGlobals, program: string): string {
   const flags: string[] = [];
   if (globals.store !== undefined) flags.push("--store", globals.store);
   if (globals.format !== undefined) flags.push("--format", globals.format);
@@ -28,17 +28,12 @@ export function commandLine(words: readonly string[], globals: CommandGlobals, p
   return [program, ...[...words, ...flags].map(shellQuote)].join(" ");
 }
 
-let invoked: string | undefined;
-
 /**
  * `recover` when that name on PATH is this very program (a global install, `npm link`); otherwise the way to start
  * this one from the current directory (`node bin/recover` under `npm start`, where `recover` is not on PATH).
  */
-export function invokedAs(script = process.argv[1], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  if (invoked !== undefined && script === process.argv[1]) return invoked;
-  const name = script === undefined ? "recover" : programName(script, env, cwd);
-  if (script === process.argv[1]) invoked = name;
-  return name;
+export function invokedAs(script: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  return script === undefined ? "recover" : programName(script, env, cwd);
 }
 
 function programName(script: string, env: NodeJS.ProcessEnv, cwd: string): string {

@@ -94,7 +94,7 @@ export async function reportAndWrite(
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
     return leftErrors ? ExitCode.findings : ExitCode.ok;
   }
-  return withWriter(store, options, async (tx) => {
+  return withWriter(store, options, io, async (tx) => {
     const { writer, stateDir: state } = tx;
     // Refusals come before the diff (withWriter's own first: a store that cannot be written): a user should not read
     // a plan that will not be carried out.

@@ -15,6 +15,8 @@ export type { SessionResult } from "./session-result.js";
 export interface ScanOptions extends RuleOptions {
   rules: readonly Rule[];
   mode?: LoadMode;
+  /** The caller's environment (RECOVER_SCAN_THREADS); the CLI passes its run's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function scanSession(store: SessionStore, id: string, options: ScanOptions): SessionResult {
@@ -25,9 +27,9 @@ export function scanSession(store: SessionStore, id: string, options: ScanOption
 }
 
 export async function* scanSessions(store: SessionStore, ids: readonly string[], options: ScanOptions): AsyncGenerator<SessionResult> {
-  const threads = options.mode === "full" ? 0 : workerCount(ids.length);
+  const threads = options.mode === "full" ? 0 : workerCount(ids.length, options.env);
   if (threads > 1) {
-    const { rules, mode: _mode, ...ruleOptions } = options;
+    const { rules, mode: _mode, env: _env, ...ruleOptions } = options;
     // Each thread opens what the user named (a part of a store reads only that part).
     const setup = { store: { path: store.info.readFrom ?? store.info.part ?? store.info.path, format: store.info.format }, ruleIds: rules.map((r) => r.id), options: ruleOptions };
     yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));

@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "recover");
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "recover");
 }
 
 export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv = process.env): string {

@@ -15,8 +15,8 @@ afterAll(() => fixtures.forEach(removeFixture));
 
 const ENV = { RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`, PORT: undefined, CLAUDE_PATH: undefined, XDG_STATE_HOME: tmp("recover-state-") };
 
-function fix(args: string[], cwd: string) {
-  return runAsync(["battle", "fix", ...args], { cwd, env: ENV });
+async function fix(args: string[], cwd: string) {
+  return await runAsync(["battle", "fix", ...args], { cwd, env: ENV });
 }
 
 /** A failed battle, checkpointed as it is, then fixed by hand: one file edited, one created, one deleted. */

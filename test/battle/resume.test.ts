@@ -8,7 +8,7 @@ import { simpleGit } from "simple-git";
 import { parseJsonDocument } from "../cli/run.js";
 import { crashedBattle, createPokeralphRepo, failedFeedbackBattle, removeFixture, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
 import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
-import { runAsync } from "./run-async.js";
+import { runAsync, runProcessAsync } from "./run-async.js";
 import { fakeClaude, feedbackScripts, tmp } from "./resume-support.js";
 
 const fixtures: PokeralphFixture[] = [];
@@ -22,8 +22,8 @@ async function repo(): Promise<PokeralphFixture> {
 
 const NO_SERVER = { RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`, PORT: undefined, CLAUDE_PATH: undefined, XDG_STATE_HOME: tmp("recover-state-") };
 
-function resume(args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
-  return runAsync(["battle", "resume", ...args], { cwd, env: { ...NO_SERVER, ...env } });
+async function resume(args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
+  return await runAsync(["battle", "resume", ...args], { cwd, env: { ...NO_SERVER, ...env } });
 }
 
 interface ResumeDoc {
@@ -126,7 +126,9 @@ describe("battle resume --run", () => {
     feedbackScripts(fx, { test: true, lint: true });
     const claude = fakeClaude("ok");
     const headBefore = (await simpleGit({ baseDir: fx.root }).revparse(["HEAD"])).trim();
-    const r = await resume([b.taskId, "--run", "--yes", "--claude", claude, "--instructions", "Use a bundled font.", "--json"], fx.root);
+    // A real process (the smoke run of `battle resume --run`): the iteration's history backup goes where the
+    // process's own XDG_STATE_HOME says, which the battle layer still reads from the environment.
+    const r = await runProcessAsync(["battle", "resume", b.taskId, "--run", "--yes", "--claude", claude, "--instructions", "Use a bundled font.", "--json"], { cwd: fx.root, env: NO_SERVER });
     expect(r.status, r.stderr).toBe(0);
     const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
     expect(doc.action).toBe("ran");

@@ -84,7 +84,7 @@ async function battle(options: { finalStatus?: string } = {}): Promise<Battle> {
   return { dir, env, state, cp, at };
 }
 
-const rollback = (b: Battle, args: string[], env: Record<string, string | undefined> = {}) => run(["battle", "rollback", TASK, ...args], { cwd: b.dir, env: { ...b.env, ...env } });
+const rollback = async (b: Battle, args: string[], env: Record<string, string | undefined> = {}) => await run(["battle", "rollback", TASK, ...args], { cwd: b.dir, env: { ...b.env, ...env } });
 const history = (dir: string) => JSON.parse(fs.readFileSync(battleFile(dir, "history.json"), "utf8")) as { status: string; iterations: { number: number }[]; error?: string; completedAt?: string };
 const sidecar = (dir: string) =>
   JSON.parse(fs.readFileSync(battleFile(dir, "checkpoints.json"), "utf8")) as {
@@ -115,7 +115,7 @@ describe("battle rollback", () => {
     const original = project(b.dir);
     const originalWorktree = worktreeBytes(b.dir);
 
-    const result = rollback(b, ["--iteration", "2", "--yes", "--json"]);
+    const result = await rollback(b, ["--iteration", "2", "--yes", "--json"]);
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     const doc = parseJsonDocument(result.stdout) as unknown as Doc;
@@ -161,10 +161,10 @@ describe("battle rollback", () => {
     expect(manifest.images.map((i) => i.key.id).sort()).toEqual([`.pokeralph/battles/${TASK}/checkpoints.json`, `.pokeralph/battles/${TASK}/history.json`]);
 
     // The safety checkpoint is listed, and going back to it returns the original tree byte for byte.
-    const list = run(["checkpoint", "list", TASK, "--json"], { cwd: b.dir, env: b.env });
+    const list = await run(["checkpoint", "list", TASK, "--json"], { cwd: b.dir, env: b.env });
     const listed = (parseJsonDocument(list.stdout) as { checkpoints: { id: string; ref?: string }[] }).checkpoints.find((c) => c.ref === doc.safety!.ref);
     expect(listed).toBeDefined();
-    const back = rollback(b, ["--to-checkpoint", listed!.id, "--hard", "--yes", "--json"]);
+    const back = await rollback(b, ["--to-checkpoint", listed!.id, "--hard", "--yes", "--json"]);
     expect(back.status).toBe(0);
     expect(project(b.dir)).toEqual(original);
     expect(worktreeBytes(b.dir).size).toBe(originalWorktree.size);
@@ -178,9 +178,9 @@ describe("battle rollback", () => {
     const historyFile = path.join(b.dir, ".pokeralph/battles", TASK, "history.json");
     const sidecarFile = path.join(b.dir, ".pokeralph/battles", TASK, "checkpoints.json");
     const before = { history: fs.readFileSync(historyFile), sidecar: fs.readFileSync(sidecarFile) };
-    const doc = parseJsonDocument(rollback(b, ["--iteration", "2", "--yes", "--json"]).stdout) as unknown as Doc;
+    const doc = parseJsonDocument((await rollback(b, ["--iteration", "2", "--yes", "--json"])).stdout) as unknown as Doc;
     expect(history(b.dir).iterations.map((i) => i.number)).toEqual([1]);
-    const restored = run(["session", "restore", doc.backup!.id, "--yes", "--json"], { cwd: b.dir, env: b.env });
+    const restored = await run(["session", "restore", doc.backup!.id, "--yes", "--json"], { cwd: b.dir, env: b.env });
     expect(restored.stderr).toBe("");
     expect(restored.status).toBe(0);
     expect(fs.readFileSync(historyFile).equals(before.history)).toBe(true);
@@ -189,7 +189,7 @@ describe("battle rollback", () => {
 
   it("prints the plan, the safety ref, the undo command and the backup id", async () => {
     const b = await battle();
-    const result = rollback(b, ["--iteration", "3", "--yes"]);
+    const result = await rollback(b, ["--iteration", "3", "--yes"]);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("files restored from the checkpoint");
     expect(result.stdout).toContain("iterations rolled back: 3");
@@ -203,7 +203,7 @@ describe("battle rollback", () => {
     const b = await battle();
     const before = await observe(b.dir);
     const ignoredBefore = new Map([...worktreeBytes(b.dir)].filter(([f]) => isIgnored(f) || isNested(f)));
-    const result = rollback(b, ["--iteration", "2", "--hard", "--yes", "--json"]);
+    const result = await rollback(b, ["--iteration", "2", "--hard", "--yes", "--json"]);
     expect(result.status).toBe(0);
     const doc = parseJsonDocument(result.stdout) as unknown as Doc;
     expect(doc.files.deleted.sort()).toEqual(["src/auth/refresh.ts", "src/feature/deep/flag.ts", "src/scratch.ts"]);
@@ -222,11 +222,11 @@ describe("battle rollback", () => {
     const before = worktreeBytes(b.dir);
     const refs = await gitIn(b.dir).raw(["for-each-ref"]);
     const obs = await observe(b.dir);
-    const result = rollback(b, ["--iteration", "2", "--dry-run"]);
+    const result = await rollback(b, ["--iteration", "2", "--dry-run"]);
     expect(result.status).toBe(1);
     expect(result.stdout).toContain("dry run");
     expect(result.stdout).toContain("src/auth/refresh.ts");
-    const json = rollback(b, ["--full", "--hard", "--dry-run", "--json"]);
+    const json = await rollback(b, ["--full", "--hard", "--dry-run", "--json"]);
     expect(json.status).toBe(1);
     const doc = parseJsonDocument(json.stdout) as unknown as Doc;
     expect(doc.dryRun).toBe(true);
@@ -241,7 +241,7 @@ describe("battle rollback", () => {
 
   it("--full goes back to before the battle: no iterations, status pending, error and completedAt dropped", async () => {
     const b = await battle();
-    const result = rollback(b, ["--full", "--yes", "--json"]);
+    const result = await rollback(b, ["--full", "--yes", "--json"]);
     expect(result.status).toBe(0);
     const doc = parseJsonDocument(result.stdout) as unknown as Doc;
     expect(doc.target).toEqual({ checkpoint: b.cp[0]!.id, afterIteration: 0, commit: b.cp[0]!.commit });
@@ -259,7 +259,7 @@ describe("battle rollback", () => {
     const b = await battle();
     const before = worktreeBytes(b.dir);
     const refs = await gitIn(b.dir).raw(["for-each-ref"]);
-    const result = rollback(b, ["--iteration", "2"]);
+    const result = await rollback(b, ["--iteration", "2"]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/without --yes/);
     expect(worktreeBytes(b.dir)).toEqual(before);
@@ -286,9 +286,9 @@ describe("battle rollback", () => {
 
   it("usage errors: no mode, two modes, an iteration the battle does not have", async () => {
     const b = await battle();
-    expect(rollback(b, ["--yes"]).status).toBe(2);
-    expect(rollback(b, ["--full", "--iteration", "2", "--yes"]).status).toBe(2);
-    const tooFar = rollback(b, ["--iteration", "4", "--yes"]);
+    expect((await rollback(b, ["--yes"])).status).toBe(2);
+    expect((await rollback(b, ["--full", "--iteration", "2", "--yes"])).status).toBe(2);
+    const tooFar = await rollback(b, ["--iteration", "4", "--yes"]);
     expect(tooFar.status).toBe(2);
     expect(tooFar.stderr).toMatch(/1\.\.3/);
   });

@@ -1,9 +1,14 @@
-// The built CLI in a child process, without blocking this one: a test's fake pokeralph server (in this process)
-// must be able to answer the CLI's probe while it runs. Same environment rules as test/cli/run.ts.
+// The built CLI without blocking this process: a test's fake pokeralph server (in this process) must be able to
+// answer the CLI's probe while it runs. main() is async, so the in-process run of test/cli/run.ts does exactly that;
+// runProcessAsync is the same as a child process, for what an in-process run cannot show.
 import { spawn } from "node:child_process";
-import { BIN, childEnv, type RunOptions, type RunResult } from "../cli/run.js";
+import { BIN, childEnv, run, type RunOptions, type RunResult } from "../cli/run.js";
 
 export function runAsync(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return run(args, options);
+}
+
+export function runProcessAsync(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const env = childEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });

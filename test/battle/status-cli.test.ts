@@ -32,8 +32,8 @@ async function repo(): Promise<PokeralphFixture> {
 // Never the developer's own pokeralph on 3456: every run points the probe at a port nothing listens on.
 const NO_SERVER = { RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`, PORT: undefined };
 
-function status(args: string[], cwd: string, env: Record<string, string | undefined> = NO_SERVER) {
-  return runAsync(["battle", "status", ...args], { cwd, env });
+async function status(args: string[], cwd: string, env: Record<string, string | undefined> = NO_SERVER) {
+  return await runAsync(["battle", "status", ...args], { cwd, env });
 }
 
 interface Finding {

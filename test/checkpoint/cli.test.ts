@@ -8,8 +8,8 @@ import { DAY_MS } from "../../src/checkpoint/prune.js";
 import { expectJsonError, expectNoAnsi, expectNoStack, expectOneLineError, parseJsonDocument, run, type RunOptions } from "../cli/run.js";
 import { battleFile, commitAt, feedback, gitIn, makeProject, observe, stateDir, TASK, tempDir, write, writeHistory, writePokeralph } from "../support/git-repo.js";
 
-function cli(args: string[], options: RunOptions & { state?: string } = {}) {
-  return run(args, { cwd: options.cwd, env: { XDG_STATE_HOME: options.state ?? stateDir(), ...options.env } });
+async function cli(args: string[], options: RunOptions & { state?: string } = {}) {
+  return await run(args, { cwd: options.cwd, env: { XDG_STATE_HOME: options.state ?? stateDir(), ...options.env } });
 }
 
 const HEX40 = /^[0-9a-f]{40}$/;
@@ -35,7 +35,7 @@ describe("recover checkpoint create", () => {
   it("creates the checkpoint after the last iteration, from a subdirectory (finds .pokeralph/ upward)", async () => {
     const { dir } = await battleProject();
     const before = await observe(dir);
-    const result = cli(["checkpoint", "create", TASK], { cwd: path.join(dir, "src/auth") });
+    const result = await cli(["checkpoint", "create", TASK], { cwd: path.join(dir, "src/auth") });
     expect(result.status).toBe(0);
     expectNoStack(result.stderr);
     expect(result.stdout).toMatch(new RegExp(`^created checkpoint cp-\\d+-[0-9a-z]{7} \\(After iteration 3 \\(typecheck failed\\)\\): [0-9a-f]{7} in refs/pokeralph/checkpoints/${TASK}/3\\n`));
@@ -47,7 +47,7 @@ describe("recover checkpoint create", () => {
 
   it("--json: one document with the checkpoint; --repo from anywhere; --iteration picks the iteration", async () => {
     const { dir } = await battleProject();
-    const result = cli(["checkpoint", "create", TASK, "--iteration", "0", "--repo", dir, "--json"], { cwd: tempDir() });
+    const result = await cli(["checkpoint", "create", TASK, "--iteration", "0", "--repo", dir, "--json"], { cwd: tempDir() });
     expect(result.status).toBe(0);
     expectNoAnsi(result.stdout);
     const doc = parseJsonDocument(result.stdout);
@@ -74,7 +74,7 @@ describe("recover checkpoint create", () => {
       [["checkpoint", "create", TASK, "--iteration", "two", "--repo", dir], undefined, /--iteration takes a whole number/],
     ];
     for (const [args, cwd, pattern] of cases) {
-      const result = cli(args, cwd ? { cwd } : {});
+      const result = await cli(args, cwd ? { cwd } : {});
       expect(result.status, args.join(" ")).toBe(2);
       expectOneLineError(result, pattern);
     }
@@ -85,16 +85,16 @@ describe("recover checkpoint create", () => {
   it("not a git repository: exit 2; mid-merge: exit 3 (and a JSON error document with --json); nothing changed", async () => {
     const plain = tempDir();
     writePokeralph(plain);
-    const notGit = cli(["checkpoint", "create", TASK, "--repo", plain]);
+    const notGit = await cli(["checkpoint", "create", TASK, "--repo", plain]);
     expect(notGit.status).toBe(2);
     expectOneLineError(notGit, /is not in a git repository/);
 
     const { dir } = await battleProject();
     fs.writeFileSync(path.join(dir, ".git/MERGE_HEAD"), `${(await gitIn(dir).raw(["rev-parse", "HEAD"])).trim()}\n`);
-    const human = cli(["checkpoint", "create", TASK, "--repo", dir]);
+    const human = await cli(["checkpoint", "create", TASK, "--repo", dir]);
     expect(human.status).toBe(3);
     expectOneLineError(human, /a merge is in progress: finish it \(git commit\) or abort it \(git merge --abort\); nothing was changed/);
-    const json = cli(["checkpoint", "create", TASK, "--repo", dir, "--json"]);
+    const json = await cli(["checkpoint", "create", TASK, "--repo", dir, "--json"]);
     expect(json.status).toBe(3);
     expectJsonError(json, "store-busy");
     expect(fs.existsSync(battleFile(dir, "checkpoints.json"))).toBe(false);
@@ -106,8 +106,8 @@ describe("recover checkpoint list", () => {
   it("--json: schemaVersion, taskId, checkpoints with id, afterIteration, 40-hex commit, source, time, description, files, feedback", async () => {
     const b = await battleProject();
     const state = stateDir();
-    expect(cli(["checkpoint", "create", TASK, "--repo", b.dir], { state }).status).toBe(0);
-    const result = cli(["checkpoint", "list", TASK, "--repo", b.dir, "--json"], { state });
+    expect((await cli(["checkpoint", "create", TASK, "--repo", b.dir], { state })).status).toBe(0);
+    const result = await cli(["checkpoint", "list", TASK, "--repo", b.dir, "--json"], { state });
     expect(result.status).toBe(0);
     const doc = parseJsonDocument(result.stdout);
     expect(Object.keys(doc)[0]).toBe("schemaVersion");
@@ -136,7 +136,7 @@ describe("recover checkpoint list", () => {
     const history = JSON.parse(fs.readFileSync(battleFile(b.dir, "history.json"), "utf8"));
     history.iterations[1].commitHash = "9f2c41d7a0b6e3c58d1f04a2b7e9c6d3a1f08e52";
     fs.writeFileSync(battleFile(b.dir, "history.json"), JSON.stringify(history));
-    const result = cli(["checkpoint", "list", TASK], { cwd: b.dir });
+    const result = await cli(["checkpoint", "list", TASK], { cwd: b.dir });
     expect(result.status).toBe(0);
     expectNoAnsi(result.stdout);
     const lines = result.stdout.split("\n");
@@ -146,7 +146,7 @@ describe("recover checkpoint list", () => {
     expect(result.stdout).toMatch(/inferred-2\s+2\s+9f2c41d\s+.*\[MISSING: the repository no longer holds this commit\]/);
     expect(result.stderr).toMatch(/^note: iteration 3 left no commit/m);
 
-    const json = parseJsonDocument(cli(["checkpoint", "list", TASK, "--json"], { cwd: b.dir }).stdout);
+    const json = parseJsonDocument((await cli(["checkpoint", "list", TASK, "--json"], { cwd: b.dir })).stdout);
     const missing = (json.checkpoints as Record<string, unknown>[]).filter((c) => c.missing === true);
     expect(missing).toEqual([expect.objectContaining({ afterIteration: 2, commit: "9f2c41d7a0b6e3c58d1f04a2b7e9c6d3a1f08e52", source: "inferred" })]);
   });
@@ -154,10 +154,10 @@ describe("recover checkpoint list", () => {
   it("a failed feedback loop shows ✗; an unknown task exits 2", async () => {
     const b = await battleProject();
     const state = stateDir();
-    cli(["checkpoint", "create", TASK, "--repo", b.dir], { state });
-    const result = cli(["checkpoint", "list", TASK, "--repo", b.dir], { state });
+    await cli(["checkpoint", "create", TASK, "--repo", b.dir], { state });
+    const result = await cli(["checkpoint", "list", TASK, "--repo", b.dir], { state });
     expect(result.stdout).toMatch(/cp-\d+-[0-9a-z]{7}\s+3\s+[0-9a-f]{7}\s+\S+ \S+\s+✗\s+recorded\s+1\s+After iteration 3 \(typecheck failed\)\n\s+src\/auth\/expiry\.ts/);
-    const unknown = cli(["checkpoint", "list", "004-reports", "--repo", b.dir, "--json"], { state });
+    const unknown = await cli(["checkpoint", "list", "004-reports", "--repo", b.dir, "--json"], { state });
     expect(unknown.status).toBe(2);
     expectJsonError(unknown, "invalid-id");
   });
@@ -181,15 +181,15 @@ describe("recover checkpoint prune", () => {
     const sidecar = fs.readFileSync(battleFile(dir, "checkpoints.json"));
     const refs = await gitIn(dir).raw(["for-each-ref", "refs/pokeralph/"]);
 
-    const dry = cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir], { state });
+    const dry = await cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir], { state });
     expect(dry.status).toBe(1);
     expect(dry.stdout).toMatch(/^would prune 2 of 12 recorded checkpoints of 002-auth-system:\n/);
     expect(dry.stdout).toMatch(/dry run: nothing was changed/);
-    const dryJson = parseJsonDocument(cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir, "--json"], { state }).stdout);
+    const dryJson = parseJsonDocument((await cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir, "--json"], { state })).stdout);
     expect(dryJson).toMatchObject({ schemaVersion: 1, taskId: TASK, dryRun: true, policy: { maxCheckpoints: 10, maxAgeDays: 7, keepFailed: true, keepSuccessful: true }, kept: 10 });
     expect((dryJson.pruned as unknown[]).length).toBe(2);
 
-    const refused = cli(["checkpoint", "prune", TASK, "--repo", dir], { state });
+    const refused = await cli(["checkpoint", "prune", TASK, "--repo", dir], { state });
     expect(refused.status).toBe(2);
     expectOneLineError(refused, /refusing to change the checkpoints of 002-auth-system: drop 2 checkpoints .* without --yes/);
 
@@ -199,7 +199,7 @@ describe("recover checkpoint prune", () => {
 
   it("--yes prunes (exit 0), --json reports it; then nothing is left to prune (exit 0 even dry)", async () => {
     const { dir, state } = await aged();
-    const result = cli(["checkpoint", "prune", TASK, "--yes", "--json", "--repo", dir], { state });
+    const result = await cli(["checkpoint", "prune", TASK, "--yes", "--json", "--repo", dir], { state });
     expect(result.status).toBe(0);
     const doc = parseJsonDocument(result.stdout);
     expect(doc).toMatchObject({ dryRun: false, kept: 10, refsLeft: [] });
@@ -209,7 +209,7 @@ describe("recover checkpoint prune", () => {
     expect(refs).toHaveLength(10);
     expect(JSON.parse(fs.readFileSync(battleFile(dir, "checkpoints.json"), "utf8")).checkpoints).toHaveLength(10);
 
-    const again = cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir], { state });
+    const again = await cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir], { state });
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(/^nothing to prune: 10 recorded checkpoints of 002-auth-system/);
   });
@@ -217,14 +217,14 @@ describe("recover checkpoint prune", () => {
   it("--older-than (as in session backups --prune; --older-than-days still works) and --keep change the policy", async () => {
     const { dir, state } = await aged();
     for (const spelling of ["--older-than", "--older-than-days"]) {
-      const result = cli(["checkpoint", "prune", TASK, "--keep", "3", spelling, "15", "--dry-run", "--json", "--repo", dir], { state });
+      const result = await cli(["checkpoint", "prune", TASK, "--keep", "3", spelling, "15", "--dry-run", "--json", "--repo", dir], { state });
       expect(result.status).toBe(1);
       const doc = parseJsonDocument(result.stdout);
       expect(doc.policy).toMatchObject({ maxCheckpoints: 3, maxAgeDays: 15 });
       // Ages 16..20 are older than 15 days (and beyond the newest 3).
       expect((doc.pruned as unknown[]).length).toBe(5);
     }
-    const bad = cli(["checkpoint", "prune", TASK, "--keep", "many", "--repo", dir], { state });
+    const bad = await cli(["checkpoint", "prune", TASK, "--keep", "many", "--repo", dir], { state });
     expect(bad.status).toBe(2);
     expectOneLineError(bad, /--keep takes a whole number/);
   });

@@ -34,7 +34,7 @@ describe("checkpoint sidecar writes are backed up and undoable", () => {
     expect(second.manifest.changes[0]!.op).toBe("update");
     expect(JSON.parse(fs.readFileSync(sidecar, "utf8")).checkpoints).toHaveLength(2);
 
-    const restored = run(["session", "restore", second.manifest.id, "--yes"], { env: { XDG_STATE_HOME: home } });
+    const restored = await run(["session", "restore", second.manifest.id, "--yes"], { env: { XDG_STATE_HOME: home } });
     expect(restored.status, restored.stderr).toBe(0);
     expect(fs.readFileSync(sidecar).equals(first)).toBe(true);
   });

@@ -39,12 +39,12 @@ describe("session backups", () => {
   let repairId: string;
   let restoreId: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     sb = sandbox();
-    const repair = sb.run(["session", "repair", fixture.brokenId, "--yes", "--json", "--store", fixture.store]);
+    const repair = await sb.run(["session", "repair", fixture.brokenId, "--yes", "--json", "--store", fixture.store]);
     expect(repair.status).toBe(0);
     repairId = changeDoc(repair).backup!.id;
-    const restore = sb.run(["session", "restore", repairId, "--yes", "--json"]);
+    const restore = await sb.run(["session", "restore", repairId, "--yes", "--json"]);
     expect(restore.status).toBe(0);
     restoreId = changeDoc(restore).backup!.id;
   });
@@ -58,8 +58,8 @@ describe("session backups", () => {
 
   const age = (dir: string, id: string, days: number) => editManifest(path.join(dir, id), (m) => (m.createdAt = new Date(Date.now() - days * DAY).toISOString()));
 
-  it("lists every backup, oldest first: id, time, kind, state, changes, the store it belongs to, sessions", () => {
-    const r = sb.run(["session", "backups"]);
+  it("lists every backup, oldest first: id, time, kind, state, changes, the store it belongs to, sessions", async () => {
+    const r = await sb.run(["session", "backups"]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
@@ -71,8 +71,8 @@ describe("session backups", () => {
     ]);
   });
 
-  it("--json: one document, root and one row per backup", () => {
-    const r = sb.run(["session", "backups", "--json"]);
+  it("--json: one document, root and one row per backup", async () => {
+    const r = await sb.run(["session", "backups", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const doc = parseJsonDocument(r.stdout) as unknown as ListDoc;
@@ -96,17 +96,17 @@ describe("session backups", () => {
     expect(restore).toMatchObject({ id: restoreId, kind: "restore", state: "done", changes: 4, restoreOf: repairId });
   });
 
-  it("no backups yet: says so, exit 0; --backup-dir lists that folder", () => {
+  it("no backups yet: says so, exit 0; --backup-dir lists that folder", async () => {
     const empty = sandbox();
-    const r = empty.run(["session", "backups"]);
+    const r = await empty.run(["session", "backups"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("no backups\n");
-    expect(parseJsonDocument(empty.run(["session", "backups", "--json"]).stdout)).toMatchObject({ root: empty.backups, backups: [] });
+    expect(parseJsonDocument((await empty.run(["session", "backups", "--json"])).stdout)).toMatchObject({ root: empty.backups, backups: [] });
     // Listing does not create anything.
     expect(fs.existsSync(empty.stateHome) && fs.readdirSync(empty.stateHome)).toEqual([]);
 
     const dir = copyOfBackups();
-    const doc = parseJsonDocument(empty.run(["session", "backups", "--json", "--backup-dir", dir]).stdout) as unknown as ListDoc;
+    const doc = parseJsonDocument((await empty.run(["session", "backups", "--json", "--backup-dir", dir])).stdout) as unknown as ListDoc;
     expect(doc.root).toBe(dir);
     expect(doc.backups.map((b) => [b.id, b.path])).toEqual([
       [repairId, path.join(dir, repairId)],
@@ -114,21 +114,21 @@ describe("session backups", () => {
     ]);
   });
 
-  it("a damaged or foreign folder among the backups is left out of the list", () => {
+  it("a damaged or foreign folder among the backups is left out of the list", async () => {
     const dir = copyOfBackups();
     fs.cpSync(path.join(dir, repairId), path.join(dir, "20990101T000000Z-000001"), { recursive: true });
     fs.writeFileSync(path.join(dir, "20990101T000000Z-000001", "manifest.json"), "{ torn");
     fs.mkdirSync(path.join(dir, "not-a-backup"));
     fs.writeFileSync(path.join(dir, "README.txt"), "my notes\n");
-    const r = sb.run(["session", "backups", "--json", "--backup-dir", dir]);
+    const r = await sb.run(["session", "backups", "--json", "--backup-dir", dir]);
     expect(r.status).toBe(0);
     expect((parseJsonDocument(r.stdout) as unknown as ListDoc).backups.map((b) => b.id)).toEqual([repairId, restoreId]);
   });
 
-  it("--prune --older-than 1 --yes deletes only the backups older than a day", () => {
+  it("--prune --older-than 1 --yes deletes only the backups older than a day", async () => {
     const dir = copyOfBackups();
     age(dir, repairId, 3);
-    const r = sb.run(["session", "backups", "--prune", "--older-than", "1", "--yes", "--backup-dir", dir]);
+    const r = await sb.run(["session", "backups", "--prune", "--older-than", "1", "--yes", "--backup-dir", dir]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`pruned 1 backup: ${repairId}\n`);
@@ -136,12 +136,12 @@ describe("session backups", () => {
 
     // Three days is not older than five; the fresh one is not older than one.
     age(dir, restoreId, 3);
-    const none = sb.run(["session", "backups", "--prune", "--older-than", "5", "--yes", "--backup-dir", dir]);
+    const none = await sb.run(["session", "backups", "--prune", "--older-than", "5", "--yes", "--backup-dir", dir]);
     expect(none.status).toBe(0);
     expect(none.stdout).toBe("nothing to prune\n");
     expect(fs.readdirSync(dir)).toEqual([restoreId]);
 
-    const json = sb.run(["session", "backups", "--prune", "--older-than", "2", "--yes", "--json", "--backup-dir", dir]);
+    const json = await sb.run(["session", "backups", "--prune", "--older-than", "2", "--yes", "--json", "--backup-dir", dir]);
     expect(json.status).toBe(0);
     const doc = parseJsonDocument(json.stdout) as unknown as PruneDoc;
     expect(Object.keys(doc)).toEqual(["schemaVersion", "tool", "root", "pruned"]);
@@ -150,28 +150,28 @@ describe("session backups", () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
-  it("never prunes a backup still being applied", () => {
+  it("never prunes a backup still being applied", async () => {
     const dir = copyOfBackups();
     age(dir, repairId, 10);
     editManifest(path.join(dir, repairId), (m) => (m.state = "applying"));
-    const r = sb.run(["session", "backups", "--prune", "--older-than", "1", "--yes", "--backup-dir", dir]);
+    const r = await sb.run(["session", "backups", "--prune", "--older-than", "1", "--yes", "--backup-dir", dir]);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("nothing to prune\n");
     expect(fs.readdirSync(dir).sort()).toEqual([repairId, restoreId].sort());
   });
 
-  it("--prune without --yes and without a terminal: exit 2, nothing deleted", () => {
+  it("--prune without --yes and without a terminal: exit 2, nothing deleted", async () => {
     const dir = copyOfBackups();
     age(dir, repairId, 3);
-    expectFailure(sb, ["session", "backups", "--prune", "--older-than", "1", "--backup-dir", dir], 2, "needs-confirmation", /refusing to change .*: delete 1 backup older than 1 days without --yes/);
+    await expectFailure(sb, ["session", "backups", "--prune", "--older-than", "1", "--backup-dir", dir], 2, "needs-confirmation", /refusing to change .*: delete 1 backup older than 1 days without --yes/);
     expect(fs.readdirSync(dir).sort()).toEqual([repairId, restoreId].sort());
   });
 
-  it("--prune needs --older-than, --older-than needs --prune, and takes a positive whole number", () => {
-    expectFailure(sb, ["session", "backups", "--prune", "--yes"], 2, "usage", /--prune needs --older-than <days>/);
-    expectFailure(sb, ["session", "backups", "--older-than", "1"], 2, "usage", /--older-than goes with --prune/);
+  it("--prune needs --older-than, --older-than needs --prune, and takes a positive whole number", async () => {
+    await expectFailure(sb, ["session", "backups", "--prune", "--yes"], 2, "usage", /--prune needs --older-than <days>/);
+    await expectFailure(sb, ["session", "backups", "--older-than", "1"], 2, "usage", /--older-than goes with --prune/);
     for (const bad of ["0", "-1", "1.5", "abc"]) {
-      const r = sb.run(["session", "backups", "--prune", "--older-than", bad, "--yes"]);
+      const r = await sb.run(["session", "backups", "--prune", "--older-than", bad, "--yes"]);
       expect(r.status).toBe(2);
       expectOneLineError(r, /--older-than takes a positive whole number/);
     }

@@ -13,16 +13,16 @@ const isRoot = process.getuid?.() === 0;
  * Runs `session list` and `session scan --all`, human and --json, against a bad store: every run exits 2 with one
  * line on stderr (or one JSON error document) and leaves the input's bytes as they were.
  */
-function expectRejected(
+async function expectRejected(
   store: string,
   opts: { code: string; pattern: RegExp; watch?: string | null; extra?: string[]; oneLine?: boolean },
-): string {
+): Promise<string> {
   const watch = opts.watch === undefined ? store : opts.watch;
   const before = watch !== null && fs.existsSync(watch) ? snapshot(watch) : undefined;
   let line = "";
   for (const command of [["session", "list"], ["session", "scan", "--all"]]) {
     const args = [...command, "--store", store, ...(opts.extra ?? [])];
-    const r = run(args);
+    const r = await run(args);
     expect(r.status, `${args.join(" ")}: ${r.stderr}`).toBe(2);
     expect(r.stdout).toBe("");
     if (opts.oneLine === false) {
@@ -33,7 +33,7 @@ function expectRejected(
     } else {
       line = expectOneLineError(r, opts.pattern);
     }
-    const json = run([...args, "--json"]);
+    const json = await run([...args, "--json"]);
     expect(json.status).toBe(2);
     expect(expectJsonError(json, opts.code).message).toMatch(opts.pattern);
   }
@@ -64,42 +64,42 @@ function corruptPages(file: string, tables = ["session", "message", "part"]): vo
 }
 
 describe("bad input: one line on stderr, exit 2, input unchanged", () => {
-  it("no such store path", () => {
+  it("no such store path", async () => {
     const missing = path.join(tempDir(), "does-not-exist");
-    expectRejected(missing, { code: "store-not-found", pattern: /no such store: .*does-not-exist/ });
+    await expectRejected(missing, { code: "store-not-found", pattern: /no such store: .*does-not-exist/ });
   });
 
-  it("a directory that is not a store", () => {
+  it("a directory that is not a store", async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, "notes.txt"), "nothing to see\n");
     fs.mkdirSync(path.join(dir, "log"));
-    expectRejected(dir, { code: "not-a-store", pattern: /not an opencode store/ });
+    await expectRejected(dir, { code: "not-a-store", pattern: /not an opencode store/ });
   });
 
-  it("a file of random bytes", () => {
+  it("a file of random bytes", async () => {
     const file = path.join(tempDir(), "opencode.db");
     fs.writeFileSync(file, randomBytes(8192));
-    expectRejected(file, { code: "not-a-store", pattern: /not a SQLite database/ });
+    await expectRejected(file, { code: "not-a-store", pattern: /not a SQLite database/ });
   });
 
-  it("an empty file", () => {
+  it("an empty file", async () => {
     const file = path.join(tempDir(), "opencode.db");
     fs.writeFileSync(file, "");
-    expectRejected(file, { code: "not-a-store", pattern: /not a SQLite database.*empty/ });
+    await expectRejected(file, { code: "not-a-store", pattern: /not a SQLite database.*empty/ });
   });
 
-  it("a data dir whose opencode.db is random bytes", () => {
+  it("a data dir whose opencode.db is random bytes", async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, "opencode.db"), randomBytes(4096));
-    expectRejected(dir, { code: "not-a-store", pattern: /not a SQLite database/ });
+    await expectRejected(dir, { code: "not-a-store", pattern: /not a SQLite database/ });
   });
 
-  it("a SQLite database without opencode's tables", () => {
+  it("a SQLite database without opencode's tables", async () => {
     const file = path.join(tempDir(), "notes.db");
     const db = new Database(file);
     db.exec("CREATE TABLE note (id integer PRIMARY KEY, body text); INSERT INTO note (body) VALUES ('hello');");
     db.close();
-    expectRejected(file, { code: "not-a-store", pattern: /SQLite database but not an opencode store/ });
+    await expectRejected(file, { code: "not-a-store", pattern: /SQLite database but not an opencode store/ });
   });
 
   function corruptedStore(tables?: string[]): { store: string; readPath: string } {
@@ -109,14 +109,14 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
     return { store, readPath };
   }
 
-  it("damage found mid-scan (part table only) still ends in one JSON document and exit 2", () => {
+  it("damage found mid-scan (part table only) still ends in one JSON document and exit 2", async () => {
     const { store, readPath } = corruptedStore(["part"]);
     const before = snapshot(readPath);
-    const json = run(["session", "scan", "--all", "--json", "--store", store]);
+    const json = await run(["session", "scan", "--all", "--json", "--store", store]);
     expect(json.status).toBe(2);
     const error = expectJsonError(json, "store-corrupt");
     expect(error.message).toMatch(/sqlite3 .*\.recover/);
-    const human = run(["session", "scan", "--all", "--store", store]);
+    const human = await run(["session", "scan", "--all", "--store", store]);
     expect(human.status).toBe(2);
     expectNoStack(human.stderr);
     expect(human.stderr).toMatch(/^recover: .*damaged/m);
@@ -124,43 +124,43 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
     expectSameBytes(before, snapshot(readPath));
   });
 
-  it("a corrupted opencode.db names the damage and suggests sqlite3 .recover", () => {
+  it("a corrupted opencode.db names the damage and suggests sqlite3 .recover", async () => {
     const { store, readPath } = corruptedStore();
     // Only opencode.db is watched: SQLite may create the -wal/-shm companions of a WAL database to read it.
     // One line is checked in the next test; here the content.
-    const text = expectRejected(store, { code: "store-corrupt", pattern: /damaged|corrupt|malformed/i, watch: readPath, oneLine: false });
+    const text = await expectRejected(store, { code: "store-corrupt", pattern: /damaged|corrupt|malformed/i, watch: readPath, oneLine: false });
     expect(text).toContain(readPath);
     expect(text).toMatch(/sqlite3 .*\.recover/);
     // The same through the file itself.
-    expectRejected(readPath, { code: "store-corrupt", pattern: /sqlite3 .*\.recover/, watch: readPath, oneLine: false });
+    await expectRejected(readPath, { code: "store-corrupt", pattern: /sqlite3 .*\.recover/, watch: readPath, oneLine: false });
   });
 
   // BUG (src/stores/opencode/sqlite-store.ts, describeDamage): the rows of PRAGMA quick_check carry newlines
   // ("*** in database main ***\nTree 8 page 8 cell 28: Offset … out of range …"), and they are joined into the
   // message as they are, so the "one line" error is four lines on stderr.
-  it("a corrupted opencode.db is reported on one line", () => {
+  it("a corrupted opencode.db is reported on one line", async () => {
     const { store, readPath } = corruptedStore();
-    expectRejected(store, { code: "store-corrupt", pattern: /damaged.*sqlite3 .*\.recover/, watch: readPath });
+    await expectRejected(store, { code: "store-corrupt", pattern: /damaged.*sqlite3 .*\.recover/, watch: readPath });
   });
 
-  it("an OpenCode 2 database (session_v2, session_message, no part table) is refused clearly", () => {
+  it("an OpenCode 2 database (session_v2, session_message, no part table) is refused clearly", async () => {
     const { store, readPath } = writeStore(healthyStore(1), "opencode-sqlite");
     addOpencode2Tables(readPath, { dropV1: true });
-    expectRejected(store, { code: "unsupported-store", pattern: /OpenCode 2/, watch: readPath });
+    await expectRejected(store, { code: "unsupported-store", pattern: /OpenCode 2/, watch: readPath });
   });
 
-  it("--format opencode-json on a database file", () => {
+  it("--format opencode-json on a database file", async () => {
     const { readPath } = writeStore(healthyStore(1), "opencode-sqlite");
-    expectRejected(readPath, { code: "not-a-store", pattern: /opencode-json/, extra: ["--format", "opencode-json"], watch: readPath });
+    await expectRejected(readPath, { code: "not-a-store", pattern: /opencode-json/, extra: ["--format", "opencode-json"], watch: readPath });
   });
 
-  it.skipIf(isRoot)("a store file without read permission", () => {
+  it.skipIf(isRoot)("a store file without read permission", async () => {
     const { store, readPath } = writeStore(healthyStore(1), "opencode-sqlite");
     const before = snapshot(store);
     fs.chmodSync(readPath, 0o000);
     try {
-      expectRejected(store, { code: "permission-denied", pattern: /permission denied/i, watch: null });
-      expectRejected(readPath, { code: "permission-denied", pattern: /permission denied/i, watch: null });
+      await expectRejected(store, { code: "permission-denied", pattern: /permission denied/i, watch: null });
+      await expectRejected(readPath, { code: "permission-denied", pattern: /permission denied/i, watch: null });
     } finally {
       fs.chmodSync(readPath, 0o644);
     }
@@ -170,12 +170,12 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
   // BUG (src/stores/discover.ts, openAt): existsSync() answers false when the data dir cannot be searched, so a
   // chmod 000 data dir is reported as "not an opencode store: … holds neither opencode.db nor a storage/ folder"
   // (code not-a-store) instead of permission denied. Checked by hand as uid 65534; skipped as root.
-  it.skipIf(isRoot).fails("a data dir without permissions", () => {
+  it.skipIf(isRoot).fails("a data dir without permissions", async () => {
     const { store } = writeStore(healthyStore(1), "opencode-sqlite");
     const before = snapshot(store);
     fs.chmodSync(store, 0o000);
     try {
-      expectRejected(store, { code: "permission-denied", pattern: /permission denied/i, watch: null });
+      await expectRejected(store, { code: "permission-denied", pattern: /permission denied/i, watch: null });
     } finally {
       fs.chmodSync(store, 0o755);
     }
@@ -184,12 +184,12 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
 });
 
 describe("stores with something beside them", () => {
-  it("a database with OpenCode 2 tables beside the V1 tables scans fine and says so in store.notices", () => {
+  it("a database with OpenCode 2 tables beside the V1 tables scans fine and says so in store.notices", async () => {
     const built = healthyStore(2);
     const { store, readPath } = writeStore(built, "opencode-sqlite");
     addOpencode2Tables(readPath);
     const before = snapshot(readPath);
-    const r = run(["session", "scan", "--all", "--json", "--store", store]);
+    const r = await run(["session", "scan", "--all", "--json", "--store", store]);
     expectNoStack(r.stderr);
     expect(r.status).toBe(0);
     const doc = parseJsonDocument(r.stdout);
@@ -198,20 +198,20 @@ describe("stores with something beside them", () => {
     expect((doc.sessions as { id: string }[]).map((s) => s.id).sort()).toEqual(built.sessions.map((s) => s.id).sort());
     expect(doc.summary).toMatchObject({ sessions: 2, findings: 0 });
     // session list says it too: in store.notices with --json, as a note on stderr without.
-    expect((parseJsonDocument(run(["session", "list", "--json", "--store", store]).stdout).store as { notices: string[] }).notices).toEqual(notices);
-    const human = run(["session", "list", "--store", store]);
+    expect((parseJsonDocument((await run(["session", "list", "--json", "--store", store])).stdout).store as { notices: string[] }).notices).toEqual(notices);
+    const human = await run(["session", "list", "--store", store]);
     expect(human.status).toBe(0);
     expect(human.stderr).toMatch(/OpenCode 2|session_v2/);
     expectSameBytes(before, snapshot(readPath));
   });
 
-  it("a data dir with opencode.db and a legacy storage/ tree reads the db and mentions the tree", () => {
+  it("a data dir with opencode.db and a legacy storage/ tree reads the db and mentions the tree", async () => {
     const inDb = buildStore({ seed: 31, sessions: [healthySession({ start: T0 + 10 * DAY, title: "From the database" })] });
     const inTree = buildStore({ seed: 32, sessions: [healthySession({ start: T0, title: "From the legacy tree" })] });
     const { dataDir, readPath: db } = writeStore(inDb, "opencode-sqlite");
     const storage = writeJsonStore(dataDir, inTree);
 
-    const r = run(["session", "list", "--json", "--store", dataDir]);
+    const r = await run(["session", "list", "--json", "--store", dataDir]);
     expect(r.status).toBe(0);
     const doc = parseJsonDocument(r.stdout);
     expect(doc.store).toMatchObject({ format: "opencode-sqlite", path: db });
@@ -219,16 +219,16 @@ describe("stores with something beside them", () => {
     const notices = (doc.store as { notices: string[] }).notices;
     expect(notices.some((n) => n.includes(storage))).toBe(true);
 
-    const scan = run(["session", "scan", "--all", "--store", dataDir]);
+    const scan = await run(["session", "scan", "--all", "--store", dataDir]);
     expect(scan.status).toBe(0);
     expect(scan.stderr).toContain(storage);
 
-    const tree = run(["session", "list", "--json", "--format", "opencode-json", "--store", dataDir]);
+    const tree = await run(["session", "list", "--json", "--format", "opencode-json", "--store", dataDir]);
     expect(tree.status).toBe(0);
     const treeDoc = parseJsonDocument(tree.stdout);
     expect(treeDoc.store).toMatchObject({ format: "opencode-json", path: storage });
     expect((treeDoc.sessions as { title: string }[]).map((s) => s.title)).toEqual(["From the legacy tree"]);
-    const treeScan = run(["session", "scan", "--all", "--json", "--format", "opencode-json", "--store", dataDir]);
+    const treeScan = await run(["session", "scan", "--all", "--json", "--format", "opencode-json", "--store", dataDir]);
     expect(treeScan.status).toBe(0);
     expect((parseJsonDocument(treeScan.stdout).sessions as { id: string }[]).map((s) => s.id)).toEqual([inTree.sessions[0]!.id]);
   });

@@ -20,73 +20,73 @@ function listed(stdout: string): { store: { format: string; path: string }; titl
 }
 
 describe("the default store location (no --store)", () => {
-  it("$XDG_DATA_HOME/opencode/opencode.db is found", () => {
+  it("$XDG_DATA_HOME/opencode/opencode.db is found", async () => {
     const xdg = tempDir();
     const db = writeSqliteStore(path.join(xdg, "opencode"), storeWith("In XDG_DATA_HOME", 1));
-    const r = run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg }) });
+    const r = await run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg }) });
     expect(r.status, r.stderr).toBe(0);
     expect(listed(r.stdout)).toEqual({ store: expect.objectContaining({ format: "opencode-sqlite", path: db }), titles: ["In XDG_DATA_HOME"] });
-    const scan = run(["session", "scan", "--all", "--json"], { env: env({ XDG_DATA_HOME: xdg }) });
+    const scan = await run(["session", "scan", "--all", "--json"], { env: env({ XDG_DATA_HOME: xdg }) });
     expect(scan.status).toBe(0);
     expect(parseJsonDocument(scan.stdout).summary).toMatchObject({ sessions: 1, findings: 0 });
   });
 
-  it("a legacy JSON tree in $XDG_DATA_HOME/opencode/storage is found too", () => {
+  it("a legacy JSON tree in $XDG_DATA_HOME/opencode/storage is found too", async () => {
     const xdg = tempDir();
     const storage = writeJsonStore(path.join(xdg, "opencode"), storeWith("Legacy tree", 2));
-    const r = run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg }) });
+    const r = await run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg }) });
     expect(r.status, r.stderr).toBe(0);
     expect(listed(r.stdout)).toEqual({ store: expect.objectContaining({ format: "opencode-json", path: storage }), titles: ["Legacy tree"] });
   });
 
-  it("without XDG_DATA_HOME, ~/.local/share/opencode is used", () => {
+  it("without XDG_DATA_HOME, ~/.local/share/opencode is used", async () => {
     const home = tempDir();
     const db = writeSqliteStore(path.join(home, ".local", "share", "opencode"), storeWith("In HOME", 3));
-    const r = run(["session", "list", "--json"], { env: env({ HOME: home }) });
+    const r = await run(["session", "list", "--json"], { env: env({ HOME: home }) });
     expect(r.status, r.stderr).toBe(0);
     expect(listed(r.stdout)).toEqual({ store: expect.objectContaining({ path: db }), titles: ["In HOME"] });
   });
 
-  it("OPENCODE_DB=<absolute path> is honoured, over the XDG data dir", () => {
+  it("OPENCODE_DB=<absolute path> is honoured, over the XDG data dir", async () => {
     const xdg = tempDir();
     writeSqliteStore(path.join(xdg, "opencode"), storeWith("In XDG_DATA_HOME", 1));
     const elsewhere = writeSqliteStore(path.join(tempDir(), "elsewhere"), storeWith("Named by OPENCODE_DB", 4));
-    const r = run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg, OPENCODE_DB: elsewhere }) });
+    const r = await run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg, OPENCODE_DB: elsewhere }) });
     expect(r.status, r.stderr).toBe(0);
     expect(listed(r.stdout)).toEqual({ store: expect.objectContaining({ format: "opencode-sqlite", path: elsewhere }), titles: ["Named by OPENCODE_DB"] });
     // --store still wins over both.
     const explicit = writeSqliteStore(path.join(tempDir(), "explicit"), storeWith("Named by --store", 5));
-    const r2 = run(["session", "list", "--json", "--store", explicit], { env: env({ XDG_DATA_HOME: xdg, OPENCODE_DB: elsewhere }) });
+    const r2 = await run(["session", "list", "--json", "--store", explicit], { env: env({ XDG_DATA_HOME: xdg, OPENCODE_DB: elsewhere }) });
     expect(listed(r2.stdout).titles).toEqual(["Named by --store"]);
   });
 
-  it("OPENCODE_DB=<name> is taken relative to the data dir", () => {
+  it("OPENCODE_DB=<name> is taken relative to the data dir", async () => {
     const xdg = tempDir();
     const dataDir = path.join(xdg, "opencode");
     const db = writeSqliteStore(dataDir, storeWith("Channel db", 6));
     const renamed = path.join(dataDir, "opencode-local.db");
     fs.renameSync(db, renamed);
-    const r = run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg, OPENCODE_DB: "opencode-local.db" }) });
+    const r = await run(["session", "list", "--json"], { env: env({ XDG_DATA_HOME: xdg, OPENCODE_DB: "opencode-local.db" }) });
     expect(r.status, r.stderr).toBe(0);
     expect(listed(r.stdout)).toEqual({ store: expect.objectContaining({ path: renamed }), titles: ["Channel db"] });
   });
 
-  it('with neither, exit 2 "no opencode store found"', () => {
+  it('with neither, exit 2 "no opencode store found"', async () => {
     const vars = env({ XDG_DATA_HOME: tempDir() });
     for (const command of [["session", "list"], ["session", "scan", "--all"]]) {
-      const r = run(command, { env: vars });
+      const r = await run(command, { env: vars });
       expect(r.status).toBe(2);
       expect(r.stdout).toBe("");
       expectOneLineError(r, /no opencode store found/);
-      const json = run([...command, "--json"], { env: vars });
+      const json = await run([...command, "--json"], { env: vars });
       expect(json.status).toBe(2);
       expect(expectJsonError(json, "store-not-found").message).toMatch(/no opencode store found/);
     }
   });
 
-  it("OPENCODE_DB naming a missing file exits 2 naming it", () => {
+  it("OPENCODE_DB naming a missing file exits 2 naming it", async () => {
     const missing = path.join(tempDir(), "gone.db");
-    const r = run(["session", "list"], { env: env({ XDG_DATA_HOME: tempDir(), OPENCODE_DB: missing }) });
+    const r = await run(["session", "list"], { env: env({ XDG_DATA_HOME: tempDir(), OPENCODE_DB: missing }) });
     expect(r.status).toBe(2);
     expectOneLineError(r, new RegExp(missing.replace(/[/.]/g, "\\$&")));
   });

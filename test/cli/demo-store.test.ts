@@ -23,8 +23,8 @@ describe.each([
   const store = join(tempDir(), "store");
   cpSync(source, store, { recursive: true });
 
-  it("reports exactly the planted defects, session by session", () => {
-    const r = run(["session", "scan", "--all", "--json", "--store", store]);
+  it("reports exactly the planted defects, session by session", async () => {
+    const r = await run(["session", "scan", "--all", "--json", "--store", store]);
     expect(r.status).toBe(1);
     const document = parseJsonDocument(r.stdout) as { store: { format: string }; sessions: { id: string; findings: { rule: string; messageId?: string; partId?: string }[] }[] };
     expect(document.store.format).toBe(format);

@@ -54,14 +54,14 @@ function env(state: string, extra: Record<string, string> = {}) {
 }
 
 describe.skipIf(!IS_ROOT)(`a full disk under --backup-dir (${NEEDS_ROOT})`, () => {
-  it("repair: one line naming the disk and --backup-dir, exit 2, the store untouched, no backup folder left", () => {
+  it("repair: one line naming the disk and --backup-dir, exit 2, the store untouched, no backup folder left", async () => {
     // 16 KiB: the backup folder fits, images.bin (about 25 KiB of before-images) does not.
     const disk = tinyDisk("16k");
     const backups = path.join(disk, "backups");
     const db = demoCopy();
     const state = tempDir();
     for (const json of [false, true]) {
-      const r = run(["session", "repair", "--all", "--yes", "--store", db, "--backup-dir", backups, ...(json ? ["--json"] : [])], env(state));
+      const r = await run(["session", "repair", "--all", "--yes", "--store", db, "--backup-dir", backups, ...(json ? ["--json"] : [])], env(state));
       expect(r.status, r.stderr).toBe(2);
       // The plan was shown (its notes on stderr) before the disk filled up: the error is the one `recover:` line, last.
       const message = json ? expectJsonError(r, "no-space").message : lastLineError(r, /^recover: no space left on device while writing the backup to /);
@@ -74,7 +74,7 @@ describe.skipIf(!IS_ROOT)(`a full disk under --backup-dir (${NEEDS_ROOT})`, () =
       const journal = path.join(state, "recover", "journal");
       expect(fs.existsSync(journal) ? fs.readdirSync(journal) : []).toEqual([]);
     }
-    const listed = run(["session", "backups", "--backup-dir", backups], env(state));
+    const listed = await run(["session", "backups", "--backup-dir", backups], env(state));
     expect(listed.status).toBe(0);
     expect(listed.stdout).toMatch(/no backups/);
   });
@@ -84,7 +84,7 @@ describe.skipIf(!IS_ROOT)(`a store on a read-only filesystem (${NEEDS_ROOT})`, (
   const SESSION = "ses_f7e2e487fffeyD9zPBDK4Hxc8R";
   const WAL_TITLE = "Renamed in the WAL only";
 
-  it("a WAL opencode.db without its -shm is scanned (the -wal read too), with a notice; repair is refused with exit 3", () => {
+  it("a WAL opencode.db without its -shm is scanned (the -wal read too), with a notice; repair is refused with exit 3", async () => {
     const source = tempDir();
     walStore(source, SESSION, WAL_TITLE);
     const view = readOnlyView(source);
@@ -95,14 +95,14 @@ describe.skipIf(!IS_ROOT)(`a store on a read-only filesystem (${NEEDS_ROOT})`, (
     const tmp = tempDir();
     const opts = env(state, { TMPDIR: tmp });
 
-    const list = run(["session", "list", "--json", "--store", db], opts);
+    const list = await run(["session", "list", "--json", "--store", db], opts);
     expect(list.status, list.stderr).toBe(0);
     const listed = parseJsonDocument(list.stdout) as { sessions: { id: string; title: string }[]; store: { notices: string[] } };
     expect(listed.sessions.find((s) => s.id === SESSION)?.title).toBe(WAL_TITLE);
     expect(listed.store.notices.join("\n")).toMatch(/cannot be written \(read-only filesystem\).*private copy/);
 
     for (const store of [db, view]) {
-      const scan = run(["session", "scan", "--all", "--store", store], opts);
+      const scan = await run(["session", "scan", "--all", "--store", store], opts);
       expectNoStack(scan.stderr);
       expect(scan.status, scan.stderr).toBe(1);
       expect(scan.stdout).toMatch(/tool-call-interrupted/);
@@ -111,7 +111,7 @@ describe.skipIf(!IS_ROOT)(`a store on a read-only filesystem (${NEEDS_ROOT})`, (
 
     const backups = path.join(tempDir(), "backups");
     for (const json of [false, true]) {
-      const r = run(["session", "repair", "--all", "--yes", "--store", db, "--backup-dir", backups, ...(json ? ["--json"] : [])], opts);
+      const r = await run(["session", "repair", "--all", "--yes", "--store", db, "--backup-dir", backups, ...(json ? ["--json"] : [])], opts);
       expect(r.status, r.stderr).toBe(3);
       const message = json ? expectJsonError(r, "store-read-only").message : expectOneLineError(r);
       expect(message).toBe(`${json ? "" : "recover: "}${db} is on a read-only filesystem: nothing was changed`);
@@ -125,7 +125,7 @@ describe.skipIf(!IS_ROOT)(`a store on a read-only filesystem (${NEEDS_ROOT})`, (
     ["opencode JSON tree", "fixtures/demo/opencode-legacy/storage"],
     ["Claude Code transcripts", "fixtures/demo/claude"],
     ["openclaw transcripts", "fixtures/demo/openclaw"],
-  ])("%s: scanned as usual; repair refused with exit 3 and a sentence", (_name, fixture) => {
+  ])("%s: scanned as usual; repair refused with exit 3 and a sentence", async (_name, fixture) => {
     const source = tempDir();
     const copy = path.join(source, path.basename(fixture));
     fs.cpSync(path.resolve(fixture), copy, { recursive: true, preserveTimestamps: true });
@@ -134,12 +134,12 @@ describe.skipIf(!IS_ROOT)(`a store on a read-only filesystem (${NEEDS_ROOT})`, (
     const before = snapshot(view);
     const state = tempDir();
 
-    const scan = run(["session", "scan", "--all", "--store", store], env(state));
+    const scan = await run(["session", "scan", "--all", "--store", store], env(state));
     expectNoStack(scan.stderr);
     expect(scan.status, scan.stderr).toBe(1);
 
     const backups = path.join(tempDir(), "backups");
-    const r = run(["session", "repair", "--all", "--yes", "--store", store, "--backup-dir", backups], env(state));
+    const r = await run(["session", "repair", "--all", "--yes", "--store", store, "--backup-dir", backups], env(state));
     expect(r.status, r.stderr).toBe(3);
     expectOneLineError(r, /^recover: \S+ is on a read-only filesystem: nothing was changed$/);
     expect(fs.existsSync(backups)).toBe(false);

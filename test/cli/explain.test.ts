@@ -181,7 +181,7 @@ describe("recover explain <text>", () => {
 // ---------------------------------------------------------------------------------------------
 describe("recover explain: where the text comes from, and usage errors", () => {
   it("- reads the text from stdin (backticks and all), the same as the argument", async () => {
-    const [fromStdin, fromArg] = await Promise.all([runAsync(["explain", "-"], { input: `${TEXTS.orphan_tool_use}\n` }), runAsync(["explain", TEXTS.orphan_tool_use])]);
+    const [fromStdin, fromArg] = await Promise.all([await runAsync(["explain", "-"], { input: `${TEXTS.orphan_tool_use}\n` }), await runAsync(["explain", TEXTS.orphan_tool_use])]);
     expect(fromStdin.status).toBe(0);
     expect(fromStdin.stdout).toBe(fromArg.stdout);
   });
@@ -189,7 +189,7 @@ describe("recover explain: where the text comes from, and usage errors", () => {
   it("--error-file reads a file, and the fix names that file", async () => {
     const file = path.join(tempDir(), "my error.txt");
     fs.writeFileSync(file, `${TEXTS.thinking_signature}\n`);
-    const [r, j] = await Promise.all([runAsync(["explain", "--error-file", file]), runAsync(["explain", "--error-file", file, "--json"])]);
+    const [r, j] = await Promise.all([await runAsync(["explain", "--error-file", file]), await runAsync(["explain", "--error-file", file, "--json"])]);
     expect(r.status).toBe(0);
     expect(outLines(r).at(-1)).toBe(`fix:   recover session repair <session-id> --error-file '${file}'`);
     expect(parseJsonDocument(j.stdout).fix).toBe(`recover session repair <session-id> --error-file '${file}'`);
@@ -199,12 +199,12 @@ describe("recover explain: where the text comes from, and usage errors", () => {
     const file = path.join(tempDir(), "e.txt");
     fs.writeFileSync(file, TEXTS.trailing_thinking);
     const [none, noneJson, blank, blankStdin, missing, both] = await Promise.all([
-      runAsync(["explain"]),
-      runAsync(["explain", "--json"]),
-      runAsync(["explain", "   "]),
-      runAsync(["explain", "-"], { input: "\n\n" }),
-      runAsync(["explain", "--error-file", path.join(tempDir(), "absent.txt")]),
-      runAsync(["explain", TEXTS.trailing_thinking, "--error-file", file]),
+      await runAsync(["explain"]),
+      await runAsync(["explain", "--json"]),
+      await runAsync(["explain", "   "]),
+      await runAsync(["explain", "-"], { input: "\n\n" }),
+      await runAsync(["explain", "--error-file", path.join(tempDir(), "absent.txt")]),
+      await runAsync(["explain", TEXTS.trailing_thinking, "--error-file", file]),
     ]);
     for (const r of [none, blank, blankStdin, missing, both]) {
       expect(r.status, r.stderr).toBe(2);
@@ -259,10 +259,10 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --
   let noBlock: CliResult;
   beforeAll(async () => {
     [human, json, byPrefix, noBlock] = await Promise.all([
-      runAsync(["explain", "-", "--store", store, "--session", id], { input: sig }),
-      runAsync(["explain", "-", "--store", store, "--session", id, "--json"], { input: sig }),
-      runAsync(["explain", sig, "--store", store, "--session", id.slice(0, 12)]),
-      runAsync(["explain", "messages.40: The final block in an assistant message cannot be `thinking`.", "--store", store, "--session", id, "--json"]),
+      await runAsync(["explain", "-", "--store", store, "--session", id], { input: sig }),
+      await runAsync(["explain", "-", "--store", store, "--session", id, "--json"], { input: sig }),
+      await runAsync(["explain", sig, "--store", store, "--session", id.slice(0, 12)]),
+      await runAsync(["explain", "messages.40: The final block in an assistant message cannot be `thinking`.", "--store", store, "--session", id, "--json"]),
     ]);
   });
 

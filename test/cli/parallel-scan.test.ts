@@ -14,11 +14,11 @@ function manySessions() {
 
 describe.each(FORMATS)("scanning on several threads (%s)", (format) => {
   const { store } = writeStore(manySessions(), format);
-  const scan = (threads: string) => run(["session", "scan", "--all", "--json", "--store", store], { env: { RECOVER_SCAN_THREADS: threads } });
+  const scan = async (threads: string) => await run(["session", "scan", "--all", "--json", "--store", store], { env: { RECOVER_SCAN_THREADS: threads } });
 
-  it("gives byte-identical output and exit code to a scan on one thread", () => {
-    const single = scan("1");
-    const parallel = scan("3");
+  it("gives byte-identical output and exit code to a scan on one thread", async () => {
+    const single = await scan("1");
+    const parallel = await scan("3");
     expectNoStack(parallel.stderr);
     expect(single.status).toBe(1);
     expect(parallel.status).toBe(single.status);

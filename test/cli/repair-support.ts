@@ -23,7 +23,7 @@ export interface Sandbox {
   /** $XDG_STATE_HOME/recover/backups */
   backups: string;
   env: Record<string, string>;
-  run(args: string[], options?: RunOptions): RunResult;
+  run(args: string[], options?: RunOptions): Promise<RunResult>;
 }
 
 export function sandbox(): Sandbox {
@@ -34,7 +34,7 @@ export function sandbox(): Sandbox {
     state: path.join(stateHome, "recover"),
     backups: path.join(stateHome, "recover", "backups"),
     env,
-    run: (args, options = {}) => run(args, { ...options, env: { ...env, ...options.env } }),
+    run: async (args, options = {}) => await run(args, { ...options, env: { ...env, ...options.env } }),
   };
 }
 
@@ -184,11 +184,11 @@ export function printedBackup(stdout: string): { id: string; path: string; undo:
 }
 
 /** A failure: one line on stderr without --json, one error document with it; same exit code. */
-export function expectFailure(sandboxed: Sandbox, args: string[], status: number, code: string, pattern: RegExp): string {
-  const human = sandboxed.run(args);
+export async function expectFailure(sandboxed: Sandbox, args: string[], status: number, code: string, pattern: RegExp): Promise<string> {
+  const human = await sandboxed.run(args);
   expect(human.status, `${args.join(" ")}\n${human.stdout}${human.stderr}`).toBe(status);
   const line = expectOneLineError(human, pattern);
-  const json = sandboxed.run([...args, "--json"]);
+  const json = await sandboxed.run([...args, "--json"]);
   expect(json.status, `${args.join(" ")} --json\n${json.stdout}${json.stderr}`).toBe(status);
   expect(json.stderr).toBe("");
   expect(expectJsonError(json, code).message).toMatch(pattern);

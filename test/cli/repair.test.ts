@@ -52,8 +52,8 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
     expect(fs.existsSync(sb.backups)).toBe(false);
   });
 
-  it("--dry-run shows every change as a unified diff, writes nothing and exits 1", () => {
-    const r = sb.run(["session", "repair", fixture.brokenId, "--dry-run", "--store", fixture.store]);
+  it("--dry-run shows every change as a unified diff, writes nothing and exits 1", async () => {
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--dry-run", "--store", fixture.store]);
     expectNoStack(r.stderr);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(1);
@@ -85,8 +85,8 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
     expect(r.stdout).not.toMatch(/undo with|^backup /m);
   });
 
-  it("--dry-run --json: the plan as one document, dryRun true, backup null", () => {
-    const r = sb.run(["session", "repair", fixture.brokenId, "--dry-run", "--json", "--store", fixture.store]);
+  it("--dry-run --json: the plan as one document, dryRun true, backup null", async () => {
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--dry-run", "--json", "--store", fixture.store]);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("");
     const doc = changeDoc(r);
@@ -102,34 +102,34 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
     expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0 });
   });
 
-  it("a healthy session: nothing to repair, exit 0, with or without --dry-run, and no question asked", () => {
+  it("a healthy session: nothing to repair, exit 0, with or without --dry-run, and no question asked", async () => {
     for (const extra of [["--dry-run"], []]) {
-      const r = sb.run(["session", "repair", fixture.healthyId, ...extra, "--store", fixture.store]);
+      const r = await sb.run(["session", "repair", fixture.healthyId, ...extra, "--store", fixture.store]);
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
       expect(r.stdout.trim()).toBe("✔ nothing to repair");
     }
   });
 
-  it("without a terminal and without --yes: refuses on one line, exit 2, after showing the plan", () => {
-    const r = sb.run(["session", "repair", fixture.brokenId, "--store", fixture.store]);
+  it("without a terminal and without --yes: refuses on one line, exit 2, after showing the plan", async () => {
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--store", fixture.store]);
     expect(r.status).toBe(2);
     expectOneLineError(r, /refusing to change 3 records in 1 session of .* without --yes/);
     expect(r.stdout).toContain(`update part ${records.runningPartId} [tool-call-interrupted]`);
-    const json = sb.run(["session", "repair", fixture.brokenId, "--json", "--store", fixture.store]);
+    const json = await sb.run(["session", "repair", fixture.brokenId, "--json", "--store", fixture.store]);
     expect(json.status).toBe(2);
     expect(json.stderr).toBe("");
     expect(expectJsonError(json, "needs-confirmation").message).toMatch(/without --yes/);
   });
 
-  it("--last, --all and an id prefix choose the sessions", () => {
-    const last = changeDoc(sb.run(["session", "repair", "--last", "--dry-run", "--json", "--store", fixture.store]));
+  it("--last, --all and an id prefix choose the sessions", async () => {
+    const last = changeDoc(await sb.run(["session", "repair", "--last", "--dry-run", "--json", "--store", fixture.store]));
     expect(last.sessions.map((s) => s.id)).toEqual([fixture.warningsId]);
     expect(last.sessions[0]!.changes.map((c) => [c.op, c.record, c.rules])).toEqual([["update", "message", ["incomplete-message"]]]);
     // The oversized output is left for context trim.
     expect(last.sessions[0]!.unfixed.map((f) => [f.rule, f.severity])).toEqual([["oversized-tool-output", "warning"]]);
 
-    const all = sb.run(["session", "repair", "--all", "--dry-run", "--json", "--store", fixture.store]);
+    const all = await sb.run(["session", "repair", "--all", "--dry-run", "--json", "--store", fixture.store]);
     expect(all.status).toBe(1);
     const doc = changeDoc(all);
     // The healthy session has nothing to report and is not listed.
@@ -139,41 +139,41 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
     const ids = fixture.built.sessions.map((s) => s.id);
     const prefix = uniquePrefix(fixture.brokenId, ids);
     expect(prefix.length).toBeLessThan(fixture.brokenId.length);
-    const byPrefix = changeDoc(sb.run(["session", "repair", prefix, "--dry-run", "--json", "--store", fixture.store]));
+    const byPrefix = changeDoc(await sb.run(["session", "repair", prefix, "--dry-run", "--json", "--store", fixture.store]));
     expect(byPrefix.sessions.map((s) => s.id)).toEqual([fixture.brokenId]);
   });
 
-  it("--rule (and its alias --only) limits the repair to those rules", () => {
+  it("--rule (and its alias --only) limits the repair to those rules", async () => {
     for (const flag of ["--rule", "--only"]) {
-      const r = sb.run(["session", "repair", fixture.brokenId, flag, "tool-call-interrupted", "--dry-run", "--json", "--store", fixture.store]);
+      const r = await sb.run(["session", "repair", fixture.brokenId, flag, "tool-call-interrupted", "--dry-run", "--json", "--store", fixture.store]);
       expect(r.status).toBe(1);
       const doc = changeDoc(r);
       expect(doc.sessions[0]!.changes.map((c) => [c.id, c.rules])).toEqual([[records.runningPartId, ["tool-call-interrupted"]]]);
     }
   });
 
-  it("usage errors exit 2 with one line (or one JSON error)", () => {
+  it("usage errors exit 2 with one line (or one JSON error)", async () => {
     const repair = (...args: string[]) => ["session", "repair", ...args, "--store", fixture.store];
-    expectFailure(sb, repair(fixture.brokenId, "--rule", "oversized-tool-output", "--yes"), 2, "usage", /oversized-tool-output is fixed by `recover context trim`/);
-    expectFailure(sb, repair(fixture.brokenId, "--rule", "no-such-rule", "--yes"), 2, "usage", /unknown rule no-such-rule/);
-    expectOneLineError(sb.run(repair(fixture.brokenId, "--rule", "empty-text-part", "--only", "empty-text-part", "--yes")), /--rule or --only/);
-    expectFailure(sb, repair("ses_doesnotexist", "--yes"), 2, "session-not-found", /no session ses_doesnotexist/);
+    await expectFailure(sb, repair(fixture.brokenId, "--rule", "oversized-tool-output", "--yes"), 2, "usage", /oversized-tool-output is fixed by `recover context trim`/);
+    await expectFailure(sb, repair(fixture.brokenId, "--rule", "no-such-rule", "--yes"), 2, "usage", /unknown rule no-such-rule/);
+    expectOneLineError(await sb.run(repair(fixture.brokenId, "--rule", "empty-text-part", "--only", "empty-text-part", "--yes")), /--rule or --only/);
+    await expectFailure(sb, repair("ses_doesnotexist", "--yes"), 2, "session-not-found", /no session ses_doesnotexist/);
     for (const bad of [`${fixture.brokenId}/../x`, ".."]) {
-      const r = sb.run(repair(bad, "--yes"));
+      const r = await sb.run(repair(bad, "--yes"));
       expect(r.status).toBe(2);
       expectOneLineError(r, /invalid session id/);
     }
-    const none = sb.run(repair("--yes"));
+    const none = await sb.run(repair("--yes"));
     expect(none.status).toBe(2);
     expectOneLineError(none, /give a session id, --last or --all/);
   });
 });
 
 describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
-  it("repairs, backs up privately, prints the undo command; a second run has nothing to do; scan is clean", () => {
+  it("repairs, backs up privately, prints the undo command; a second run has nothing to do; scan is clean", async () => {
     const fixture = writeDefectStore(format);
     const sb = sandbox();
-    const r = sb.run(["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store]);
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("✔ repaired: 3 changes in 1 session");
@@ -197,22 +197,22 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     expect(fs.readdirSync(path.join(sb.state, "locks"))).toEqual([]);
     expect(fs.readdirSync(path.join(sb.state, "journal"))).toEqual([]);
 
-    const again = sb.run(["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store]);
+    const again = await sb.run(["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store]);
     expect(again.status).toBe(0);
     expect(again.stdout.trim()).toBe("✔ nothing to repair");
     expect(fs.readdirSync(sb.backups)).toEqual([backup.id]);
 
-    const scan = sb.run(["session", "scan", fixture.brokenId, "--json", "--store", fixture.store]);
+    const scan = await sb.run(["session", "scan", fixture.brokenId, "--json", "--store", fixture.store]);
     expect(scan.status).toBe(0);
     const doc = parseJsonDocument(scan.stdout) as unknown as ScanDoc;
     expect(doc.sessions[0]!.findings.map((f) => f.rule)).toEqual([]);
   });
 
-  it("--json --yes: one document with the backup and the undo command", () => {
+  it("--json --yes: one document with the backup and the undo command", async () => {
     const fixture = writeDefectStore(format);
     const records = brokenRecords(fixture.built, fixture.brokenId);
     const sb = sandbox();
-    const r = sb.run(["session", "repair", fixture.brokenId, "--json", "--yes", "--store", fixture.store]);
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--json", "--yes", "--store", fixture.store]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const doc = changeDoc(r);
@@ -243,11 +243,11 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0 });
   });
 
-  it("--all --yes repairs every session and reports what is left for context trim", () => {
+  it("--all --yes repairs every session and reports what is left for context trim", async () => {
     const fixture = writeDefectStore(format);
     const sb = sandbox();
     const before = storeState(fixture);
-    const r = sb.run(["session", "repair", "--all", "--yes", "--json", "--store", fixture.store]);
+    const r = await sb.run(["session", "repair", "--all", "--yes", "--json", "--store", fixture.store]);
     // Only a warning is left: exit 0.
     expect(r.status).toBe(0);
     const doc = changeDoc(r);
@@ -261,51 +261,51 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     }
   });
 
-  it("--rule tool-call-interrupted fixes that defect only; scan still finds the others", () => {
+  it("--rule tool-call-interrupted fixes that defect only; scan still finds the others", async () => {
     const fixture = writeDefectStore(format);
     const records = brokenRecords(fixture.built, fixture.brokenId);
     const sb = sandbox();
-    const r = sb.run(["session", "repair", fixture.brokenId, "--rule", "tool-call-interrupted", "--yes", "--json", "--store", fixture.store]);
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--rule", "tool-call-interrupted", "--yes", "--json", "--store", fixture.store]);
     expect(r.status).toBe(0);
     expect(changeDoc(r).sessions[0]!.changes.map((c) => c.id)).toEqual([records.runningPartId]);
-    const scan = sb.run(["session", "scan", fixture.brokenId, "--json", "--store", fixture.store]);
+    const scan = await sb.run(["session", "scan", fixture.brokenId, "--json", "--store", fixture.store]);
     expect(scan.status).toBe(1);
     const doc = parseJsonDocument(scan.stdout) as unknown as ScanDoc;
     expect(doc.sessions[0]!.findings.map((f) => f.rule).sort()).toEqual(REPAIRED_RULES.filter((rule) => rule !== "tool-call-interrupted"));
   });
 
-  it("a session written seconds ago is refused (exit 3) unless --force", () => {
+  it("a session written seconds ago is refused (exit 3) unless --force", async () => {
     const { built, id } = recentBrokenStore(20_000);
     const store = writeTestStore(built, format);
     const sb = sandbox();
     const before = storeBytes(store);
-    const line = expectFailure(sb, ["session", "repair", id, "--yes", "--store", store.store], 3, "live-writer", new RegExp(`session ${id} was written \\d+ s ago.*--force`));
+    const line = await expectFailure(sb, ["session", "repair", id, "--yes", "--store", store.store], 3, "live-writer", new RegExp(`session ${id} was written \\d+ s ago.*--force`));
     const ago = Number(/written (\d+) s ago/.exec(line)![1]);
     expect(ago).toBeGreaterThanOrEqual(15);
     expect(ago).toBeLessThan(60);
     expectStoreBytes(store, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
 
-    const forced = sb.run(["session", "repair", id, "--yes", "--force", "--json", "--store", store.store]);
+    const forced = await sb.run(["session", "repair", id, "--yes", "--force", "--json", "--store", store.store]);
     expect(forced.status).toBe(0);
     expect(changeDoc(forced).summary.changes).toBe(3);
   });
 
-  it("another recover holding the store lock: exit 3; a lock whose owner is dead is taken over", () => {
+  it("another recover holding the store lock: exit 3; a lock whose owner is dead is taken over", async () => {
     const fixture = writeDefectStore(format);
     const sb = sandbox();
     const before = storeBytes(fixture);
     // This test process is alive for sure: it stands in for another recover.
     const lock = writeLock(sb.state, fixture.readPath, process.pid);
-    expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 3, "store-locked", new RegExp(`another recover \\(pid ${process.pid}\\b.*is changing`));
+    await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 3, "store-locked", new RegExp(`another recover \\(pid ${process.pid}\\b.*is changing`));
     expectStoreBytes(fixture, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
     expect(JSON.parse(fs.readFileSync(lock, "utf8")).pid).toBe(process.pid);
     // A dry run writes nothing and takes no lock.
-    expect(sb.run(["session", "repair", fixture.brokenId, "--dry-run", "--store", fixture.store]).status).toBe(1);
+    expect((await sb.run(["session", "repair", fixture.brokenId, "--dry-run", "--store", fixture.store])).status).toBe(1);
 
     writeLock(sb.state, fixture.readPath, deadPid());
-    const r = sb.run(["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store]);
+    const r = await sb.run(["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("✔ repaired: 3 changes in 1 session");
@@ -314,12 +314,12 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
 
   // A repair moves the session's update time like any write; the 60-second guard must not take recover's own
   // write for a running agent, or following scan's advice right after a partial repair would be refused.
-  it("a second repair right after a partial one is not taken for a running agent", () => {
+  it("a second repair right after a partial one is not taken for a running agent", async () => {
     const fixture = writeDefectStore(format);
     const sb = sandbox();
-    const first = sb.run(["session", "repair", fixture.brokenId, "--rule", "tool-call-interrupted", "--yes", "--store", fixture.store]);
+    const first = await sb.run(["session", "repair", fixture.brokenId, "--rule", "tool-call-interrupted", "--yes", "--store", fixture.store]);
     expect(first.status).toBe(0);
-    const second = sb.run(["session", "repair", fixture.brokenId, "--rule", "empty-text-part", "--yes", "--store", fixture.store]);
+    const second = await sb.run(["session", "repair", fixture.brokenId, "--rule", "empty-text-part", "--yes", "--store", fixture.store]);
     expect(second.stderr).toBe("");
     expect(second.status).toBe(0);
   });
@@ -350,11 +350,11 @@ describe("session repair (opencode-sqlite only)", () => {
     const sb = sandbox();
     const before = storeBytes(fixture);
     holder = await holdOpen(fixture.readPath);
-    expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 3, "live-writer", new RegExp(`\\(pid ${holder.pid}\\) has .*opencode\\.db open.*--force`));
+    await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 3, "live-writer", new RegExp(`\\(pid ${holder.pid}\\) has .*opencode\\.db open.*--force`));
     expectStoreBytes(fixture, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
 
-    const forced = sb.run(["session", "repair", fixture.brokenId, "--yes", "--force", "--store", fixture.store]);
+    const forced = await sb.run(["session", "repair", fixture.brokenId, "--yes", "--force", "--store", fixture.store]);
     expect(forced.stderr).toBe("");
     expect(forced.status).toBe(0);
     expect(forced.stdout).toContain("✔ repaired: 3 changes in 1 session");
@@ -387,36 +387,36 @@ describe("session repair (opencode-sqlite only)", () => {
   });
 
   // A --backup-dir that is a file (or lies under one) is the user's input: a one-line error naming it, exit 2.
-  it("--backup-dir naming a file: an error that names it, not an internal error", () => {
+  it("--backup-dir naming a file: an error that names it, not an internal error", async () => {
     const fixture = writeDefectStore(format);
     const sb = sandbox();
     const before = storeBytes(fixture);
     const file = path.join(tempDir(), "backups");
     fs.writeFileSync(file, "not a folder\n");
     try {
-      expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--backup-dir", file, "--store", fixture.store], 2, "backup-unwritable", new RegExp(file));
+      await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--backup-dir", file, "--store", fixture.store], 2, "backup-unwritable", new RegExp(file));
     } finally {
       expectStoreBytes(fixture, before);
     }
   });
 
-  it("a damaged opencode.db: exit 2 on one line, nothing written, no backup", () => {
+  it("a damaged opencode.db: exit 2 on one line, nothing written, no backup", async () => {
     // Damage the part table: the plan cannot even be read.
     const torn = writeDefectStore(format);
     corruptPages(torn.readPath, ["part"]);
     const sb = sandbox();
     const before = storeBytes(torn);
-    expectFailure(sb, ["session", "repair", torn.brokenId, "--yes", "--store", torn.store], 2, "store-corrupt", /damaged.*sqlite3 .*\.recover/);
+    await expectFailure(sb, ["session", "repair", torn.brokenId, "--yes", "--store", torn.store], 2, "store-corrupt", /damaged.*sqlite3 .*\.recover/);
     expectStoreBytes(torn, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
   });
 
-  it("damage only PRAGMA quick_check sees (a table repair never reads): refused before writing", () => {
+  it("damage only PRAGMA quick_check sees (a table repair never reads): refused before writing", async () => {
     const fixture = writeDefectStore(format);
     corruptPages(fixture.readPath, ["project"]);
     const sb = sandbox();
     const before = storeBytes(fixture);
-    expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 2, "store-corrupt", /damaged.*nothing was changed/);
+    await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 2, "store-corrupt", /damaged.*nothing was changed/);
     expectStoreBytes(fixture, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
   });

@@ -1,9 +1,12 @@
-// Runs the built CLI the way a user does: a separate node process on bin/recover, stdout/stderr captured.
-// Build first: `npx tsc -p .` (bin/recover imports dist/cli/main.js).
+// Runs the built CLI: `run()` calls its main() in this process with captured stdout/stderr (the environment, cwd and
+// argv a spawned one would get); `runProcess()` and the helpers below start a real node process on bin/recover,
+// for what needs one (signals, a terminal, a closed pipe, crash trials, one smoke run per command and store).
+// Build first: `npm run build` (both import dist/cli/main.js).
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, expect } from "vitest";
 
 /** The built CLI; RECOVER_TEST_BIN runs the same tests against another build (say, the last release's). */
@@ -48,7 +51,35 @@ export function childEnv(extra: RunOptions["env"] = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-export function run(args: string[], options: RunOptions = {}): RunResult {
+interface CliModule {
+  main(argv: string[], context: import("../../src/cli/io.js").CliContext): Promise<number>;
+}
+
+let cli: Promise<CliModule> | undefined;
+const loadCli = (): Promise<CliModule> => (cli ??= import(pathToFileURL(path.resolve("dist/cli/main.js")).href) as Promise<CliModule>);
+
+/**
+ * The CLI in this process: main() of the build, stdout and stderr captured as strings, no terminal, the environment
+ * childEnv() gives a spawned CLI and argv as node would give it (so printed commands start with `recover`). With
+ * RECOVER_TEST_BIN set (another build) every run is a real process on that bin instead.
+ */
+export async function run(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  if (process.env.RECOVER_TEST_BIN !== undefined) return runProcess(args, options);
+  const { main } = await loadCli();
+  let stdout = "";
+  let stderr = "";
+  const status = await main([process.execPath, BIN, ...args], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: childEnv(options.env),
+    cwd: path.resolve(options.cwd ?? process.cwd()),
+    isTTY: { stdin: false, stdout: false, stderr: false },
+  });
+  return { status, signal: null, stdout, stderr };
+}
+
+/** The CLI as a separate node process on bin/recover, the way a user starts it. */
+export function runProcess(args: string[], options: RunOptions = {}): RunResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
     env: childEnv(options.env),

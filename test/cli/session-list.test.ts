@@ -25,8 +25,8 @@ describe.each(FORMATS)("session list (%s)", (format) => {
       };
     });
 
-  it("--json prints one document with the store and every session, newest update first", () => {
-    const r = run(["session", "list", "--json", "--store", store]);
+  it("--json prints one document with the store and every session, newest update first", async () => {
+    const r = await run(["session", "list", "--json", "--store", store]);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe("");
     const doc = parseJsonDocument(r.stdout);
@@ -42,8 +42,8 @@ describe.each(FORMATS)("session list (%s)", (format) => {
     expect(sessions.map((s) => s.id)).not.toEqual([...sessions.map((s) => String(s.id))].sort());
   });
 
-  it("prints a table: a header, then one row per session in the same order", () => {
-    const r = run(["session", "list", "--store", store]);
+  it("prints a table: a header, then one row per session in the same order", async () => {
+    const r = await run(["session", "list", "--store", store]);
     expect(r.status).toBe(0);
     expectNoStack(r.stderr);
     expectNoAnsi(r.stdout + r.stderr);
@@ -60,20 +60,20 @@ describe.each(FORMATS)("session list (%s)", (format) => {
     });
   });
 
-  it("accepts the store file or folder itself (opencode.db / storage/)", () => {
-    const r = run(["session", "list", "--json", "--store", readPath]);
+  it("accepts the store file or folder itself (opencode.db / storage/)", async () => {
+    const r = await run(["session", "list", "--json", "--store", readPath]);
     expect(r.status).toBe(0);
     const doc = parseJsonDocument(r.stdout);
     expect(doc.store).toMatchObject({ format, path: readPath });
     expect((doc.sessions as { id: string }[]).map((s) => s.id)).toEqual(fixture.byUpdatedDesc);
   });
 
-  it.runIf(format === "opencode-sqlite")("a store without sessions lists none and exits 0", () => {
+  it.runIf(format === "opencode-sqlite")("a store without sessions lists none and exits 0", async () => {
     const { store: empty } = writeStore(buildStore({ sessions: [] }), format);
-    const r = run(["session", "list", "--json", "--store", empty]);
+    const r = await run(["session", "list", "--json", "--store", empty]);
     expect(r.status, r.stderr).toBe(0);
     expect(parseJsonDocument(r.stdout).sessions).toEqual([]);
-    const human = run(["session", "list", "--store", empty]);
+    const human = await run(["session", "list", "--store", empty]);
     expect(human.status).toBe(0);
     expect(human.stdout).toBe("no sessions\n");
   });

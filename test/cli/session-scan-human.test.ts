@@ -21,8 +21,8 @@ describe.each(FORMATS)("session scan, human output (%s)", (format: Format) => {
     ({ store, readPath } = writeStore(fixture.built, format));
   });
 
-  it("groups findings by session, one line per finding with where it is and the command that fixes it", () => {
-    const r = run(["session", "scan", "--all", "--store", store]);
+  it("groups findings by session, one line per finding with where it is and the command that fixes it", async () => {
+    const r = await run(["session", "scan", "--all", "--store", store]);
     expect(r.status).toBe(1);
     expectNoStack(r.stderr);
     const found = groups(r.stdout);
@@ -52,8 +52,8 @@ describe.each(FORMATS)("session scan, human output (%s)", (format: Format) => {
     }
   });
 
-  it("names the message and part of each finding", () => {
-    const r = run(["session", "scan", "--all", "--store", store]);
+  it("names the message and part of each finding", async () => {
+    const r = await run(["session", "scan", "--all", "--store", store]);
     const broken = fixture.built.sessions.find((s) => s.id === fixture.brokenId)!;
     const assistant = broken.messages[1]!;
     const line = (rule: string) => r.stdout.split("\n").find((l) => l.includes(` ${rule} `))!;
@@ -68,21 +68,21 @@ describe.each(FORMATS)("session scan, human output (%s)", (format: Format) => {
     expect(line("incomplete-message")).toContain(unfinished.id);
   });
 
-  it("ends with a summary line counting findings, errors, warnings and sessions", () => {
-    const r = run(["session", "scan", "--all", "--store", store]);
+  it("ends with a summary line counting findings, errors, warnings and sessions", async () => {
+    const r = await run(["session", "scan", "--all", "--store", store]);
     const last = r.stdout.trimEnd().split("\n").at(-1)!;
     expect(last).toMatch(/5 findings \(3 errors, 2 warnings\) in 2 of 3 sessions$/);
     // What is scanned is said on stderr, so stdout stays the report.
     expect(r.stderr).toContain(readPath);
   });
 
-  it("prints no ANSI escapes with NO_COLOR, with --no-color, or when stdout is not a terminal", () => {
+  it("prints no ANSI escapes with NO_COLOR, with --no-color, or when stdout is not a terminal", async () => {
     for (const [args, env] of [
       [[], { NO_COLOR: "1" }],
       [["--no-color"], { NO_COLOR: undefined }],
       [[], { NO_COLOR: undefined, CI: undefined }],
     ] as const) {
-      const r = run(["session", "scan", "--all", ...args, "--store", store], { env });
+      const r = await run(["session", "scan", "--all", ...args, "--store", store], { env });
       expect(r.status).toBe(1);
       expect(r.stdout).toContain("tool-call-interrupted");
       expectNoAnsi(r.stdout);
@@ -91,8 +91,8 @@ describe.each(FORMATS)("session scan, human output (%s)", (format: Format) => {
     }
   });
 
-  it("a healthy store: no finding lines, a clean summary, exit 0", () => {
-    const r = run(["session", "scan", "--all", "--store", writeStore(healthyStore(2), format).store]);
+  it("a healthy store: no finding lines, a clean summary, exit 0", async () => {
+    const r = await run(["session", "scan", "--all", "--store", writeStore(healthyStore(2), format).store]);
     expect(r.status).toBe(0);
     expectNoStack(r.stderr);
     expect(r.stdout.trim()).toMatch(/^\S* ?no findings in 2 sessions$/);

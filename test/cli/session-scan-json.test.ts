@@ -79,8 +79,8 @@ describe.each(FORMATS)("session scan --all --json (%s)", (format: Format) => {
     ({ store, readPath } = writeStore(fixture.built, format));
   });
 
-  it("reports every planted defect in one document and exits 1", () => {
-    const r = run(["session", "scan", "--all", "--json", "--store", store]);
+  it("reports every planted defect in one document and exits 1", async () => {
+    const r = await run(["session", "scan", "--all", "--json", "--store", store]);
     expectNoStack(r.stderr);
     expect(r.status).toBe(1);
     const doc = scanDoc(r.stdout);
@@ -94,8 +94,8 @@ describe.each(FORMATS)("session scan --all --json (%s)", (format: Format) => {
     expect(doc.sessions.find((s) => s.id === fixture.brokenId)!.title).toBe("Run the migrations");
   });
 
-  it("points each finding at the record that holds the defect", () => {
-    const doc = scanDoc(run(["session", "scan", "--all", "--json", "--store", store]).stdout);
+  it("points each finding at the record that holds the defect", async () => {
+    const doc = scanDoc((await run(["session", "scan", "--all", "--json", "--store", store])).stdout);
     const broken = fixture.built.sessions.find((s) => s.id === fixture.brokenId)!;
     const assistant = broken.messages[1]!;
     const partWith = (pred: (d: Record<string, unknown>) => boolean) => assistant.parts.find((p) => p.data && pred(p.data))!;
@@ -119,30 +119,30 @@ describe.each(FORMATS)("session scan --all --json (%s)", (format: Format) => {
     expect(w.find((f) => f.rule === "oversized-tool-output")).toMatchObject({ severity: "warning", partId: bigOutput.id, fixable: true });
   });
 
-  it("--exit-zero reports the same findings and exits 0", () => {
-    const r = run(["session", "scan", "--all", "--json", "--exit-zero", "--store", store]);
+  it("--exit-zero reports the same findings and exits 0", async () => {
+    const r = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", store]);
     expect(r.status).toBe(0);
     expect(scanDoc(r.stdout).summary).toEqual({ sessions: 3, findings: 5, errors: 3, warnings: 2 });
   });
 
-  it("without ids or --all scans every session too", () => {
-    const r = run(["session", "scan", "--json", "--store", store]);
+  it("without ids or --all scans every session too", async () => {
+    const r = await run(["session", "scan", "--json", "--store", store]);
     expect(r.status).toBe(1);
     expect(scanDoc(r.stdout).summary.sessions).toBe(3);
   });
 
-  it("exits 0 when only warnings exist", () => {
+  it("exits 0 when only warnings exist", async () => {
     const built = warningsOnlyStore();
-    const r = run(["session", "scan", "--all", "--json", "--store", writeStore(built, format).store]);
+    const r = await run(["session", "scan", "--all", "--json", "--store", writeStore(built, format).store]);
     expect(r.status).toBe(0);
     const doc = scanDoc(r.stdout);
     expect(doc.summary).toEqual({ sessions: 2, findings: 2, errors: 0, warnings: 2 });
     expect(rulesOf(doc, built.sessions[1]!.id)).toEqual(WARNING_RULES);
   });
 
-  it("exits 0 on a healthy store, every session with findings: []", () => {
+  it("exits 0 on a healthy store, every session with findings: []", async () => {
     const built = healthyStore(3);
-    const r = run(["session", "scan", "--all", "--json", "--store", writeStore(built, format).store]);
+    const r = await run(["session", "scan", "--all", "--json", "--store", writeStore(built, format).store]);
     expectNoStack(r.stderr);
     expect(r.status).toBe(0);
     const doc = scanDoc(r.stdout);
@@ -170,8 +170,8 @@ describe.each(FORMATS)("an unreadable record is a finding, not a crash (%s)", (f
     ({ store } = writeStore(built, format));
   });
 
-  it("--json: the scan goes on and reports every session", () => {
-    const r = run(["session", "scan", "--all", "--json", "--store", store]);
+  it("--json: the scan goes on and reports every session", async () => {
+    const r = await run(["session", "scan", "--all", "--json", "--store", store]);
     expectNoStack(r.stderr);
     expect(r.status).toBe(1);
     const doc = scanDoc(r.stdout);
@@ -188,8 +188,8 @@ describe.each(FORMATS)("an unreadable record is a finding, not a crash (%s)", (f
     expect(rulesOf(doc, healthyS!.id)).toEqual([]);
   });
 
-  it("human output: every damaged session is listed, then the summary", () => {
-    const r = run(["session", "scan", "--all", "--store", store]);
+  it("human output: every damaged session is listed, then the summary", async () => {
+    const r = await run(["session", "scan", "--all", "--store", store]);
     expectNoStack(r.stderr);
     expect(r.status).toBe(1);
     for (const s of [tornS!, tornMessageS!, brokenS!, warningsS!]) expect(r.stdout).toContain(s.id);

@@ -21,18 +21,18 @@ function copyOf(demo: "claude" | "openclaw"): string {
   return dir;
 }
 
-function repair(store: string, session: string, error: string) {
-  return run(["session", "repair", session, "--store", store, "--json", "--yes", "--error", error], { env: { XDG_STATE_HOME: path.join(store, "..", "state") } });
+async function repair(store: string, session: string, error: string) {
+  return await run(["session", "repair", session, "--store", store, "--json", "--yes", "--error", error], { env: { XDG_STATE_HOME: path.join(store, "..", "state") } });
 }
 
 const changedLines = (doc: Record<string, unknown>) =>
   ((doc.sessions as { changes: { op: string; rules: string[] }[] }[])[0]?.changes ?? []).map((c) => `${c.op}:${c.rules.join("+")}`);
 
 describe("session repair --error on transcripts", () => {
-  it("Claude Code: the orphan tool_use the error names gets Claude Code's interrupted result, nothing else changes", () => {
+  it("Claude Code: the orphan tool_use the error names gets Claude Code's interrupted result, nothing else changes", async () => {
     const store = copyOf("claude");
     const error = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01U8z6Su6URP4jRjBEqQxxLu";
-    const result = repair(store, "b08bc1fc", error);
+    const result = await repair(store, "b08bc1fc", error);
     expect(result.status, result.stderr).toBe(0);
     expect(changedLines(parseJsonDocument(result.stdout)).sort()).toEqual(["insert:tool-result-missing", "update:tool-result-missing"]);
     const file = fs.readdirSync(path.join(store, "projects/-home-dana-code-invoice-api")).find((f) => f.startsWith("b08bc1fc"))!;
@@ -41,10 +41,10 @@ describe("session repair --error on transcripts", () => {
     expect(text).toContain(CLAUDE_INTERRUPTED_RESULT);
   });
 
-  it("openclaw (#8946): the orphan tool_result the error names is dropped, by session key", () => {
+  it("openclaw (#8946): the orphan tool_result the error names is dropped, by session key", async () => {
     const store = copyOf("openclaw");
     const error = "LLM request rejected: messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01KwZ5BHBdPWExZgXrshZ2Zc";
-    const result = repair(store, "agent:main:telegram:group:-100123", error);
+    const result = await repair(store, "agent:main:telegram:group:-100123", error);
     expect(result.status, result.stderr).toBe(0);
     const changes = changedLines(parseJsonDocument(result.stdout));
     expect(changes).toContain("delete:orphan-tool-result");
@@ -55,10 +55,10 @@ describe("session repair --error on transcripts", () => {
     expect(text).toContain(OPENCLAW_MISSING_RESULT);
   });
 
-  it("an error naming a healthy position changes nothing and exits 1", () => {
+  it("an error naming a healthy position changes nothing and exits 1", async () => {
     const store = copyOf("claude");
     const before = fs.readFileSync(path.join(store, "projects/-home-dana-code-invoice-api/22c38aa4-62b1-46f6-ba13-62cb64e0791c.jsonl"));
-    const result = repair(store, "22c38aa4", "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01NOPE");
+    const result = await repair(store, "22c38aa4", "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01NOPE");
     expect(result.status).toBe(1);
     expect(fs.readFileSync(path.join(store, "projects/-home-dana-code-invoice-api/22c38aa4-62b1-46f6-ba13-62cb64e0791c.jsonl")).equals(before)).toBe(true);
   });

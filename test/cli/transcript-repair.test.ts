@@ -138,9 +138,9 @@ function expectOnlyPlannedLinesChanged(before: Buffer, after: Buffer, ids: strin
 // ---------------------------------------------------------------------------------------------
 
 describe.each(DIALECTS)("session scan --json on the %s demo store", (dialect) => {
-  it("finds exactly the planted findings (rule + line per session); healthy sessions are clean", () => {
+  it("finds exactly the planted findings (rule + line per session); healthy sessions are clean", async () => {
     const sb = sandbox();
-    const r = sb.run(["session", "scan", "--all", "--json", "--store", path.join(DEMO, dialect)]);
+    const r = await sb.run(["session", "scan", "--all", "--json", "--store", path.join(DEMO, dialect)]);
     expectNoStack(r.stderr);
     expect(r.stderr).toBe("");
     expect(r.status, r.stdout).toBe(1);
@@ -171,7 +171,7 @@ describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo sto
   let doc: ChangeDoc;
   const damaged = EXPECTED.filter((e) => e.format === dialect && e.expect.length > 0);
 
-  beforeAll(() => {
+  beforeAll(async () => {
     store = demoCopy(dialect);
     for (const file of jsonlFiles(store)) {
       // Every readable line gets a trailing space: still the same record, but no longer what JSON.stringify writes,
@@ -184,17 +184,17 @@ describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo sto
     }
     original = fileStates(store);
     ids = new Map(jsonlFiles(store).map((f) => [f, lineIds(f, path.basename(f, ".jsonl"))]));
-    const r = sb.run(["session", "repair", "--all", "--yes", "--json", "--store", store]);
+    const r = await sb.run(["session", "repair", "--all", "--yes", "--json", "--store", store]);
     expectNoStack(r.stderr);
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
     doc = changeDoc(r);
   });
 
-  it("repairs every damaged session with one backup, and scan finds no error afterwards", () => {
+  it("repairs every damaged session with one backup, and scan finds no error afterwards", async () => {
     expect(doc.backup?.id).toMatch(BACKUP_ID);
     for (const file of jsonlFiles(store)) expect(original.get(file)!.bytes.includes(Buffer.from("} \n")), file).toBe(true);
     expect(doc.sessions.filter((s) => s.changes.length > 0).map((s) => s.id).sort()).toEqual(damaged.map((e) => e.sessionId).sort());
-    const scan = sb.run(["session", "scan", "--all", "--json", "--store", store]);
+    const scan = await sb.run(["session", "scan", "--all", "--json", "--store", store]);
     const after = parseJsonDocument(scan.stdout) as unknown as ScanDoc;
     expect(after.summary.errors).toBe(0);
     expect(scan.status).toBe(0);
@@ -224,13 +224,13 @@ describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo sto
     expect(names.filter((n) => n.endsWith(".jsonl")).length).toBe(jsonlFiles(path.join(DEMO, dialect)).length);
   });
 
-  it("a second repair has nothing to do: exit 0, no backup, nothing written", () => {
+  it("a second repair has nothing to do: exit 0, no backup, nothing written", async () => {
     const before = fileStates(store);
-    const r = sb.run(["session", "repair", "--all", "--yes", "--store", store]);
+    const r = await sb.run(["session", "repair", "--all", "--yes", "--store", store]);
     expectNoStack(r.stderr);
     expect(r.status, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/nothing to repair/);
-    const json = changeDoc(sb.run(["session", "repair", "--all", "--yes", "--json", "--store", store]));
+    const json = changeDoc(await sb.run(["session", "repair", "--all", "--yes", "--json", "--store", store]));
     expect(json.summary.changes).toBe(0);
     expect(json.backup).toBeNull();
     const after = fileStates(store);
@@ -240,8 +240,8 @@ describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo sto
     }
   });
 
-  it("session restore <backup-id> gives back every original file byte for byte, mode included", () => {
-    const r = sb.run(["session", "restore", doc.backup!.id, "--yes", "--json"]);
+  it("session restore <backup-id> gives back every original file byte for byte, mode included", async () => {
+    const r = await sb.run(["session", "restore", doc.backup!.id, "--yes", "--json"]);
     expectNoStack(r.stderr);
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
     const restored = fileStates(store);
@@ -258,13 +258,13 @@ describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo sto
 // ---------------------------------------------------------------------------------------------
 
 describe("session repair: dry runs and how a session is named", () => {
-  it.each(DIALECTS)("--dry-run (%s) writes nothing (bytes and mtimes) and exits 1 when there is something to fix", (dialect) => {
+  it.each(DIALECTS)("--dry-run (%s) writes nothing (bytes and mtimes) and exits 1 when there is something to fix", async (dialect) => {
     const sb = sandbox();
     const store = demoCopy(dialect);
     const before = fileStates(store);
     const target = EXPECTED.find((e) => e.format === dialect && e.expect.length > 0)!;
     for (const json of [false, true]) {
-      const r = sb.run(["session", "repair", target.sessionId, "--dry-run", "--store", store, ...(json ? ["--json"] : [])]);
+      const r = await sb.run(["session", "repair", target.sessionId, "--dry-run", "--store", store, ...(json ? ["--json"] : [])]);
       expectNoStack(r.stderr);
       expect(r.status, r.stdout).toBe(1);
       if (json) {
@@ -285,19 +285,19 @@ describe("session repair: dry runs and how a session is named", () => {
     expect(fs.existsSync(sb.backups)).toBe(false);
   });
 
-  it("an openclaw session key works as the session id (scan and repair), from the state dir and from the sessions/ dir", () => {
+  it("an openclaw session key works as the session id (scan and repair), from the state dir and from the sessions/ dir", async () => {
     const keyed = EXPECTED.find((e) => e.format === "openclaw" && e.sessionKey && e.expect.length > 0)!;
     const healthy = EXPECTED.find((e) => e.format === "openclaw" && e.sessionKey && e.expect.length === 0)!;
     const sb = sandbox();
     const store = demoCopy("openclaw");
-    const healthyScan = sb.run(["session", "scan", healthy.sessionKey!, "--json", "--store", store]);
+    const healthyScan = await sb.run(["session", "scan", healthy.sessionKey!, "--json", "--store", store]);
     expect(healthyScan.status, healthyScan.stdout).toBe(0);
     expect((parseJsonDocument(healthyScan.stdout) as unknown as ScanDoc).sessions.map((s) => s.id)).toEqual([healthy.sessionId]);
     const sessionsDir = path.join(store, "agents", "main", "sessions");
-    const scan = sb.run(["session", "scan", keyed.sessionKey!, "--json", "--store", sessionsDir]);
+    const scan = await sb.run(["session", "scan", keyed.sessionKey!, "--json", "--store", sessionsDir]);
     expect(scan.status).toBe(1);
     expect((parseJsonDocument(scan.stdout) as unknown as ScanDoc).sessions.map((s) => s.id)).toEqual([keyed.sessionId]);
-    const r = sb.run(["session", "repair", keyed.sessionKey!, "--yes", "--json", "--store", store]);
+    const r = await sb.run(["session", "repair", keyed.sessionKey!, "--yes", "--json", "--store", store]);
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
     const doc = changeDoc(r);
     expect(doc.sessions.map((s) => s.id)).toEqual([keyed.sessionId]);
@@ -306,7 +306,7 @@ describe("session repair: dry runs and how a session is named", () => {
     for (const e of other) expect(fs.readFileSync(path.join(store, path.relative("fixtures/demo/openclaw", e.path))).equals(fs.readFileSync(path.resolve(e.path))), e.sessionId).toBe(true);
   });
 
-  it("trailing-assistant is fixed only when named: the default repair keeps the aborted turn, --rule trailing-assistant removes it", () => {
+  it("trailing-assistant is fixed only when named: the default repair keeps the aborted turn, --rule trailing-assistant removes it", async () => {
     const cron = EXPECTED.find((e) => e.format === "openclaw" && e.expect.some((x) => x.rule === "trailing-assistant"))!;
     const turn = cron.expect.find((x) => x.rule === "trailing-assistant")!.line;
     const sb = sandbox();
@@ -315,27 +315,27 @@ describe("session repair: dry runs and how a session is named", () => {
     const lineCount = () => splitRaw(fs.readFileSync(file)).length;
     const lines = lineCount();
     expect(lines).toBe(turn);
-    const first = sb.run(["session", "repair", cron.sessionKey!, "--yes", "--json", "--store", store]);
+    const first = await sb.run(["session", "repair", cron.sessionKey!, "--yes", "--json", "--store", store]);
     expect(first.status, first.stdout).toBe(0);
     expect(changeDoc(first).sessions[0]!.changes.map((c) => c.rules)).toEqual([["tool-result-missing"]]);
     expect(lineCount()).toBe(lines);
-    const named = sb.run(["session", "repair", cron.sessionKey!, "--rule", "trailing-assistant", "--yes", "--json", "--store", store]);
+    const named = await sb.run(["session", "repair", cron.sessionKey!, "--rule", "trailing-assistant", "--yes", "--json", "--store", store]);
     expect(named.status, named.stdout).toBe(0);
     expect(changeDoc(named).sessions[0]!.changes.map((c) => [c.op, c.rules])).toEqual([["delete", ["trailing-assistant"]]]);
     expect(lineCount()).toBe(lines - 1);
-    const scan = sb.run(["session", "scan", cron.sessionKey!, "--json", "--store", store]);
+    const scan = await sb.run(["session", "scan", cron.sessionKey!, "--json", "--store", store]);
     expect(scan.status).toBe(0);
     expect((parseJsonDocument(scan.stdout) as unknown as ScanDoc).summary.findings).toBe(0);
   });
 
-  it("a unique prefix of a Claude Code session id works; an unknown id is exit 2 with one line", () => {
+  it("a unique prefix of a Claude Code session id works; an unknown id is exit 2 with one line", async () => {
     const sb = sandbox();
     const store = demoCopy("claude");
     const target = EXPECTED.find((e) => e.format === "claude" && e.expect.some((x) => x.rule === "tool-result-missing"))!;
-    const r = sb.run(["session", "repair", target.sessionId.slice(0, 8), "--dry-run", "--json", "--store", store]);
+    const r = await sb.run(["session", "repair", target.sessionId.slice(0, 8), "--dry-run", "--json", "--store", store]);
     expect(r.status).toBe(1);
     expect(changeDoc(r).sessions.map((s) => s.id)).toEqual([target.sessionId]);
-    const missing = sb.run(["session", "repair", "00000000-0000-4000-8000-000000000000", "--yes", "--store", store]);
+    const missing = await sb.run(["session", "repair", "00000000-0000-4000-8000-000000000000", "--yes", "--store", store]);
     expect(missing.status).toBe(2);
     expectOneLineError(missing, /no session 00000000-0000-4000-8000-000000000000/);
   });
@@ -352,37 +352,37 @@ describe("session repair: refusals", () => {
     return { sb, store, file };
   }
 
-  it("openclaw's write lock held by a live process: exit 3, one line naming it, nothing written; --force proceeds", () => {
+  it("openclaw's write lock held by a live process: exit 3, one line naming it, nothing written; --force proceeds", async () => {
     const { sb, store, file } = lockedCopy({ pid: process.pid, createdAt: new Date().toISOString() });
     const before = fs.readFileSync(file);
-    const r = sb.run(["session", "repair", keyed.sessionId, "--yes", "--store", store]);
+    const r = await sb.run(["session", "repair", keyed.sessionId, "--yes", "--store", store]);
     expect(r.status, r.stdout).toBe(3);
     expectOneLineError(r, new RegExp(`openclaw \\(write lock on ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\) \\(pid ${process.pid}\\).*--force`));
-    const json = sb.run(["session", "repair", keyed.sessionId, "--yes", "--json", "--store", store]);
+    const json = await sb.run(["session", "repair", keyed.sessionId, "--yes", "--json", "--store", store]);
     expect(json.status).toBe(3);
     expectJsonError(json, "live-writer");
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect(fs.existsSync(sb.backups)).toBe(false);
-    const forced = sb.run(["session", "repair", keyed.sessionId, "--yes", "--force", "--json", "--store", store]);
+    const forced = await sb.run(["session", "repair", keyed.sessionId, "--yes", "--force", "--json", "--store", store]);
     expect(forced.status, `${forced.stdout}${forced.stderr}`).toBe(0);
     expect(changeDoc(forced).backup?.id).toMatch(BACKUP_ID);
     expect(fs.readFileSync(file).equals(before)).toBe(false);
   });
 
-  it("a lock whose process is gone, or older than openclaw's 30 minutes, does not stand in the way", () => {
+  it("a lock whose process is gone, or older than openclaw's 30 minutes, does not stand in the way", async () => {
     for (const payload of [
       { pid: deadPid(), createdAt: new Date().toISOString() },
       { pid: process.pid, createdAt: new Date(Date.now() - 31 * 60_000).toISOString() },
     ]) {
       const { sb, store, file } = lockedCopy(payload);
       const before = fs.readFileSync(file);
-      const r = sb.run(["session", "repair", keyed.sessionId, "--yes", "--json", "--store", store]);
+      const r = await sb.run(["session", "repair", keyed.sessionId, "--yes", "--json", "--store", store]);
       expect(r.status, `${JSON.stringify(payload)}: ${r.stdout}${r.stderr}`).toBe(0);
       expect(fs.readFileSync(file).equals(before)).toBe(false);
     }
   });
 
-  it("a Claude Code session written less than 60 s ago: exit 3, nothing written; --force proceeds", () => {
+  it("a Claude Code session written less than 60 s ago: exit 3, nothing written; --force proceeds", async () => {
     const build = (start: number) => {
       const t = new ClaudeTranscript({ seed: 61, start, cwd: "/home/dana/app" });
       t.user("run the migration");
@@ -399,16 +399,16 @@ describe("session repair: refusals", () => {
     // Only the records say it is recent: the file's own time is an hour back.
     age(file);
     const before = fs.readFileSync(file);
-    const r = sb.run(["session", "repair", t.sessionId, "--yes", "--store", config]);
+    const r = await sb.run(["session", "repair", t.sessionId, "--yes", "--store", config]);
     expect(r.status, r.stdout).toBe(3);
     expectOneLineError(r, new RegExp(`session ${t.sessionId} was written \\d+ s ago: its agent may still be running.*--force`));
     expect(fs.readFileSync(file).equals(before)).toBe(true);
-    const forced = sb.run(["session", "repair", t.sessionId, "--yes", "--force", "--json", "--store", config]);
+    const forced = await sb.run(["session", "repair", t.sessionId, "--yes", "--force", "--json", "--store", config]);
     expect(forced.status, `${forced.stdout}${forced.stderr}`).toBe(0);
     expect(changeDoc(forced).sessions[0]!.changes.map((c) => c.rules)).toContainEqual(["tool-result-missing"]);
   });
 
-  it("a Claude Code file modified less than 60 s ago (an append without a timestamp) is refused too, unless --force", () => {
+  it("a Claude Code file modified less than 60 s ago (an append without a timestamp) is refused too, unless --force", async () => {
     const t = new ClaudeTranscript({ seed: 62, start: Date.UTC(2026, 4, 1), cwd: "/home/dana/app" });
     t.user("run the migration");
     t.assistant([{ type: "tool_use", name: "Bash", input: { command: "prisma migrate deploy" } }]);
@@ -419,11 +419,11 @@ describe("session repair: refusals", () => {
     // Records from May; the agent has just appended a record that carries no timestamp.
     fs.appendFileSync(file, `${JSON.stringify({ type: "custom-title", customTitle: "migration", sessionId: t.sessionId })}\n`);
     const before = fs.readFileSync(file);
-    const r = sb.run(["session", "repair", t.sessionId, "--yes", "--store", config]);
+    const r = await sb.run(["session", "repair", t.sessionId, "--yes", "--store", config]);
     expect(r.status, r.stdout).toBe(3);
     expectOneLineError(r, new RegExp(`session ${t.sessionId} was written \\d+ s ago: its agent may still be running.*--force`));
     expect(fs.readFileSync(file).equals(before)).toBe(true);
-    const forced = sb.run(["session", "repair", t.sessionId, "--yes", "--force", "--json", "--store", config]);
+    const forced = await sb.run(["session", "repair", t.sessionId, "--yes", "--force", "--json", "--store", config]);
     expect(forced.status, `${forced.stdout}${forced.stderr}`).toBe(0);
     expect(fs.readFileSync(file).equals(before)).toBe(false);
   });
@@ -433,12 +433,12 @@ describe("session repair: refusals", () => {
     ["claude", "a/b"],
     ["openclaw", ".."],
     ["openclaw", "agents/main"],
-  ] as const)("a session id that could leave the store (%s: %s): exit 2, one line, no stack, nothing written", (dialect, id) => {
+  ] as const)("a session id that could leave the store (%s: %s): exit 2, one line, no stack, nothing written", async (dialect, id) => {
     const sb = sandbox();
     const store = demoCopy(dialect);
     const before = fileStates(store);
     for (const command of ["repair", "scan"]) {
-      const r = sb.run(["session", command, id, "--yes", "--store", store].filter((a) => command === "repair" || a !== "--yes"));
+      const r = await sb.run(["session", command, id, "--yes", "--store", store].filter((a) => command === "repair" || a !== "--yes"));
       expect(r.status, `${command}: ${r.stdout}${r.stderr}`).toBe(2);
       expectOneLineError(r, /invalid session id .*ids never contain/);
       expect(r.stdout).toBe("");
@@ -447,7 +447,7 @@ describe("session repair: refusals", () => {
     for (const [file, state] of before) expect(after.get(file)!.bytes.equals(state.bytes)).toBe(true);
   });
 
-  it("a store path that does not exist: exit 2, one line; with --json, an error document", () => {
+  it("a store path that does not exist: exit 2, one line; with --json, an error document", async () => {
     const sb = sandbox();
     const missing = path.join(tempDir(), "no-such-config");
     for (const args of [
@@ -455,28 +455,28 @@ describe("session repair: refusals", () => {
       ["session", "scan", "--all", "--store", missing, "--format", "claude"],
       ["session", "list", "--store", missing, "--format", "openclaw"],
     ]) {
-      const r = sb.run(args);
+      const r = await sb.run(args);
       expect(r.status, args.join(" ")).toBe(2);
       expectOneLineError(r, /no such store/);
     }
-    const json = sb.run(["session", "list", "--json", "--store", missing]);
+    const json = await sb.run(["session", "list", "--json", "--store", missing]);
     expect(json.status).toBe(2);
     expectJsonError(json, "store-not-found");
   });
 
-  it("--format that does not match the store: exit 2 with one line saying what the format needs", () => {
+  it("--format that does not match the store: exit 2 with one line saying what the format needs", async () => {
     const sb = sandbox();
-    const r = sb.run(["session", "list", "--store", path.join(DEMO, "claude"), "--format", "openclaw"]);
+    const r = await sb.run(["session", "list", "--store", path.join(DEMO, "claude"), "--format", "openclaw"]);
     expect(r.status).toBe(2);
     expectOneLineError(r, /not an? openclaw store \(expected a state dir with agents\//);
-    const s = sb.run(["session", "scan", "--all", "--store", path.join(DEMO, "openclaw"), "--format", "claude"]);
+    const s = await sb.run(["session", "scan", "--all", "--store", path.join(DEMO, "openclaw"), "--format", "claude"]);
     expect(s.status).toBe(2);
     expectOneLineError(s, /not a Claude Code store \(expected a config dir with projects\//);
   });
 });
 
 describe("session list on transcript stores", () => {
-  it("lists the sessions of every --store form the CLI takes, for both formats", () => {
+  it("lists the sessions of every --store form the CLI takes, for both formats", async () => {
     const sb = sandbox();
     const claude = tempDir();
     const a = new ClaudeTranscript({ seed: 71, start: Date.UTC(2026, 4, 1), cwd: "/home/dana/a" });
@@ -498,7 +498,7 @@ describe("session list on transcript stores", () => {
       [oFile, "openclaw", o.sessionId],
     ];
     for (const [store, format, id] of cases) {
-      const r = sb.run(["session", "list", "--json", "--store", store]);
+      const r = await sb.run(["session", "list", "--json", "--store", store]);
       expect(r.status, `${store}: ${r.stderr}`).toBe(0);
       const doc = parseJsonDocument(r.stdout) as { store: { format: string }; sessions: { id: string; updated: string; messages: number }[] };
       expect(doc.store.format, store).toBe(format);

@@ -19,25 +19,25 @@ function copyOfDemo(): string {
 }
 
 describe("a transcript store named through any of its parts", () => {
-  it("a repair through one .jsonl records the config dir as its store; restore puts the file back byte for byte", () => {
+  it("a repair through one .jsonl records the config dir as its store; restore puts the file back byte for byte", async () => {
     const config = copyOfDemo();
     const file = path.join(config, "projects/-home-dana-code-invoice-api/b08bc1fc-ecb5-4fcd-bd28-85ebd0cfb5cf.jsonl");
     const original = fs.readFileSync(file);
     const env = { XDG_STATE_HOME: path.join(config, "..", "state") };
-    const repaired = run(["session", "repair", "b08bc1fc", "--store", file, "--yes", "--json"], { env });
+    const repaired = await run(["session", "repair", "b08bc1fc", "--store", file, "--yes", "--json"], { env });
     expect(repaired.status, repaired.stderr).toBe(0);
     const doc = parseJsonDocument(repaired.stdout) as { store: { path: string }; backup: { id: string } };
     expect(doc.store.path).toBe(config);
     expect(fs.readFileSync(file).equals(original)).toBe(false);
 
-    const restored = run(["session", "restore", doc.backup.id, "--yes", "--json"], { env });
+    const restored = await run(["session", "restore", doc.backup.id, "--yes", "--json"], { env });
     expect(restored.status, restored.stderr).toBe(0);
     expect(fs.readFileSync(file).equals(original)).toBe(true);
 
     // Repaired again through the config dir, restored through the project dir: the same store either way.
-    const again = run(["session", "repair", "b08bc1fc", "--store", config, "--yes", "--json"], { env });
+    const again = await run(["session", "repair", "b08bc1fc", "--store", config, "--yes", "--json"], { env });
     expect(again.status, again.stderr).toBe(0);
-    const restoredAgain = run(["session", "restore", (parseJsonDocument(again.stdout) as { backup: { id: string } }).backup.id, "--store", path.dirname(file), "--yes"], { env });
+    const restoredAgain = await run(["session", "restore", (parseJsonDocument(again.stdout) as { backup: { id: string } }).backup.id, "--store", path.dirname(file), "--yes"], { env });
     expect(restoredAgain.status, restoredAgain.stderr).toBe(0);
     expect(fs.readFileSync(file).equals(original)).toBe(true);
   });

@@ -123,29 +123,29 @@ describe("a forced --format that does not match what is on disk is refused, and 
     }
   });
 
-  it("a SQLite database named .jsonl is no transcript, with or without --format", () => {
+  it("a SQLite database named .jsonl is no transcript, with or without --format", async () => {
     const dir = tempDir();
     const fake = path.join(dir, "0b5c7a2e-0000-4000-8000-000000000000.jsonl");
     fs.copyFileSync(path.join(DEMO, "opencode", "opencode.db"), fake);
     const before = fs.readFileSync(fake);
-    const forced = run(["session", "repair", "--all", "--yes", "--store", fake, "--format", "claude"], { env: { XDG_STATE_HOME: tempDir() } });
+    const forced = await run(["session", "repair", "--all", "--yes", "--store", fake, "--format", "claude"], { env: { XDG_STATE_HOME: tempDir() } });
     expect(forced.status).toBe(2);
     expectOneLineError(forced, /is a SQLite database, not a Claude Code store/);
     // Unforced, it is what its bytes say: an opencode database (read-only here).
-    const detected = run(["session", "list", "--json", "--store", fake]);
+    const detected = await run(["session", "list", "--json", "--store", fake]);
     expect(detected.status, detected.stderr).toBe(0);
     expect((parseJsonDocument(detected.stdout).store as { format: string }).format).toBe("opencode-sqlite");
     expect(fs.readFileSync(fake).equals(before)).toBe(true);
   });
 
-  it("restore into a store of another kind is refused before anything is written", () => {
+  it("restore into a store of another kind is refused before anything is written", async () => {
     const stores = demoCopies();
     const state = tempDir();
     const env = { XDG_STATE_HOME: state };
-    const repaired = run(["session", "repair", "--all", "--yes", "--force", "--json", "--store", stores["opencode-sqlite"].root], { env });
+    const repaired = await run(["session", "repair", "--all", "--yes", "--force", "--json", "--store", stores["opencode-sqlite"].root], { env });
     const backup = (parseJsonDocument(repaired.stdout).backup as { id: string }).id;
     const before = snapshot(stores.claude.root);
-    const r = run(["session", "restore", backup, "--yes", "--force", "--store", stores.claude.root], { env });
+    const r = await run(["session", "restore", backup, "--yes", "--force", "--store", stores.claude.root], { env });
     expect(r.status).toBe(2);
     expectOneLineError(r, /backup \S+ was taken from an opencode-sqlite store; .* is claude/);
     expectSameBytes(before, snapshot(stores.claude.root));
@@ -164,7 +164,7 @@ describe("a store that holds no session of the named format is not-a-store (exit
     }
   });
 
-  it("a Claude Code config dir whose projects/ holds no transcript, and an openclaw state dir without sessions", () => {
+  it("a Claude Code config dir whose projects/ holds no transcript, and an openclaw state dir without sessions", async () => {
     const claude = tempDir();
     fs.mkdirSync(path.join(claude, "projects", "-home-dana-x"), { recursive: true });
     const openclaw = tempDir();
@@ -174,26 +174,26 @@ describe("a store that holds no session of the named format is not-a-store (exit
       [openclaw, "openclaw", /holds no openclaw transcripts/],
     ] as const) {
       for (const forced of [[], ["--format", format]]) {
-        const r = run(["session", "scan", "--all", "--store", store, ...forced]);
+        const r = await run(["session", "scan", "--all", "--store", store, ...forced]);
         expect(r.status).toBe(2);
         expectOneLineError(r, says);
       }
     }
   });
 
-  it("an opencode database without sessions is still a store: it lists none and exits 0", () => {
+  it("an opencode database without sessions is still a store: it lists none and exits 0", async () => {
     const dir = tempDir();
     const db = path.join(dir, "opencode.db");
     fs.copyFileSync(path.join(DEMO, "opencode", "opencode.db"), db);
     emptyDatabase(db);
-    const r = run(["session", "scan", "--all", "--store", dir]);
+    const r = await run(["session", "scan", "--all", "--store", dir]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/no findings in 0 sessions/);
   });
 });
 
 describe("a transcript most of whose lines cannot be read is not rewritten without --force", () => {
-  it("a log saved as .jsonl in a project: repair is refused (exit 3, file unchanged); --force repairs it", () => {
+  it("a log saved as .jsonl in a project: repair is refused (exit 3, file unchanged); --force repairs it", async () => {
     const claude = path.join(tempDir(), "claude");
     fs.cpSync(path.join(DEMO, "claude"), claude, { recursive: true });
     const project = path.join(claude, "projects", fs.readdirSync(path.join(claude, "projects"))[0]!);
@@ -205,13 +205,13 @@ describe("a transcript most of whose lines cannot be read is not rewritten witho
     fs.utimesSync(file, old, old);
     const before = fs.readFileSync(file);
     const env = { XDG_STATE_HOME: tempDir() };
-    const refused = run(["session", "repair", "aaaa1111", "--yes", "--store", claude], { env });
+    const refused = await run(["session", "repair", "aaaa1111", "--yes", "--store", claude], { env });
     expect(refused.status).toBe(3);
     expectOneLineError(refused, /10 of 12 lines cannot be read as records, so this is not a damaged transcript but something else; nothing was changed \(--force rewrites it anyway\)/);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     // A dry run still shows what would happen; --force does it.
-    expect(run(["session", "repair", "aaaa1111", "--dry-run", "--store", claude], { env }).status).toBe(1);
-    const forced = run(["session", "repair", "aaaa1111", "--yes", "--force", "--store", claude], { env });
+    expect((await run(["session", "repair", "aaaa1111", "--dry-run", "--store", claude], { env })).status).toBe(1);
+    const forced = await run(["session", "repair", "aaaa1111", "--yes", "--force", "--store", claude], { env });
     expect(forced.status, forced.stderr).toBe(0);
     expect(fs.readFileSync(file).equals(before)).toBe(false);
   });
@@ -246,10 +246,10 @@ describe("every command recover prints for the user works when pasted, on the st
     return { store, backups, env: { XDG_STATE_HOME: tempDir(), XDG_DATA_HOME: data }, live: path.join(data, "opencode") };
   }
 
-  it("scan's → hints and repair's undo with: carry --store, --format and --backup-dir, shell-quoted", () => {
+  it("scan's → hints and repair's undo with: carry --store, --format and --backup-dir, shell-quoted", async () => {
     const { store, backups, env, live } = scannedAndLive();
     const liveBefore = snapshot(live);
-    const scan = run(["session", "scan", "--all", "--store", store, "--format", "opencode-sqlite", "--backup-dir", backups], { env });
+    const scan = await run(["session", "scan", "--all", "--store", store, "--format", "opencode-sqlite", "--backup-dir", backups], { env });
     expect(scan.status).toBe(1);
     const hints = [...scan.stdout.matchAll(/→ (recover session repair \S+ --rule \S+ .*)$/gm)].map((m) => m[1]!);
     expect(hints.length).toBeGreaterThan(3);
@@ -269,22 +269,22 @@ describe("every command recover prints for the user works when pasted, on the st
     expectSameBytes(liveBefore, snapshot(live));
   });
 
-  it("an unknown id's error names the list command for the same store", () => {
+  it("an unknown id's error names the list command for the same store", async () => {
     const { store, env } = scannedAndLive();
-    const r = run(["session", "scan", "nope", "--store", store], { env });
+    const r = await run(["session", "scan", "nope", "--store", store], { env });
     const hint = /run `(.*)` to see them/.exec(expectOneLineError(r, /no session nope in this store/))?.[1];
     const listed = paste(hint!, { env });
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.stdout).toContain("ses_e1743f57fffeMI01W2B0cSdrJl");
   });
 
-  it("explain's fix: repairs the session of the store it was pointed at, reading the error the same way", () => {
+  it("explain's fix: repairs the session of the store it was pointed at, reading the error the same way", async () => {
     const { store, env, live } = scannedAndLive();
     const liveBefore = snapshot(live);
     const error = "messages.1.content.0: text content blocks must be non-empty";
-    const scan = parseJsonDocument(run(["session", "scan", "--all", "--json", "--store", store], { env }).stdout);
+    const scan = parseJsonDocument((await run(["session", "scan", "--all", "--json", "--store", store], { env })).stdout);
     const empty = (scan.sessions as { id: string; findings: { rule: string }[] }[]).find((s) => s.findings.some((f) => f.rule === "empty-text-part"))!;
-    const explained = run(["explain", error, "--session", empty.id, "--store", store], { env });
+    const explained = await run(["explain", error, "--session", empty.id, "--store", store], { env });
     const fix = /^fix: +(.*)$/m.exec(explained.stdout)?.[1];
     expect(fix).toBe(`recover session repair ${empty.id} --error - --store '${store.replace(/'/g, `'\\''`)}'`);
     const before = sqliteRows(path.join(store, "opencode.db"));
@@ -322,13 +322,13 @@ describe("every command recover prints for the user works when pasted, on the st
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it("context trim without an id suggests what it accepts", () => {
+  it("context trim without an id suggests what it accepts", async () => {
     const { store, env } = scannedAndLive();
-    const r = run(["context", "trim", "--store", store], { env });
+    const r = await run(["context", "trim", "--store", store], { env });
     expect(r.status).toBe(2);
     const line = expectOneLineError(r, /give a session id or --last$/);
     expect(line).not.toMatch(/--all/);
-    expect(run(["context", "trim", "--last", "--dry-run", "--store", store], { env }).status).not.toBe(2);
+    expect((await run(["context", "trim", "--last", "--dry-run", "--store", store], { env })).status).not.toBe(2);
   });
 });
 
@@ -337,7 +337,7 @@ describe("exit codes that tell the truth", () => {
     const store = path.join(tempDir(), "opencode");
     fs.cpSync(path.join(DEMO, "opencode"), store, { recursive: true });
     for (const extra of [[], ["--json"]]) {
-      const unpiped = run(["session", "scan", "--all", "--store", store, ...extra]);
+      const unpiped = await run(["session", "scan", "--all", "--store", store, ...extra]);
       const piped = await runWithClosedStdout(["session", "scan", "--all", "--store", store, ...extra]);
       expect(unpiped.status).toBe(1);
       expect(piped.status).toBe(1);
@@ -364,21 +364,21 @@ describe("smaller things a user noticed", () => {
     return store;
   };
 
-  it("a did-you-mean error is one line, also in --json", () => {
-    const r = run(["sesion", "list"]);
+  it("a did-you-mean error is one line, also in --json", async () => {
+    const r = await run(["sesion", "list"]);
     expect(r.status).toBe(2);
     expectOneLineError(r, /^recover: unknown command 'sesion' for recover \(did you mean session\?\)$/);
-    const j = run(["sesion", "list", "--json"]);
+    const j = await run(["sesion", "list", "--json"]);
     expect((parseJsonDocument(j.stdout).error as { message: string }).message).toBe("unknown command 'sesion' for recover (did you mean session?)");
-    expectOneLineError(run(["session", "scan", "--al"]), /unknown option '--al' \(did you mean --all\?\)$/);
+    expectOneLineError(await run(["session", "scan", "--al"]), /unknown option '--al' \(did you mean --all\?\)$/);
   });
 
   it("recover help session repair shows the help of session repair; every --help lists the global options; battle and context have examples", async () => {
     const [help, scan, battle, context] = await Promise.all([
-      runAsync(["help", "session", "repair"]),
-      runAsync(["session", "scan", "--help"]),
-      runAsync(["battle", "--help"]),
-      runAsync(["context", "--help"]),
+      await runAsync(["help", "session", "repair"]),
+      await runAsync(["session", "scan", "--help"]),
+      await runAsync(["battle", "--help"]),
+      await runAsync(["context", "--help"]),
     ]);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: recover session repair /);
@@ -390,34 +390,34 @@ describe("smaller things a user noticed", () => {
     const store = demoCopy();
     const scan = ["session", "scan", "--all", "--exit-zero", "--store", store];
     const [forced, flag, off] = await Promise.all([
-      runAsync(scan, { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }),
-      runAsync([...scan, "--color"]),
-      runAsync([...scan, "--no-color"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }),
+      await runAsync(scan, { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }),
+      await runAsync([...scan, "--color"]),
+      await runAsync([...scan, "--no-color"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }),
     ]);
     expect(forced.stdout).toMatch(/\u001b\[31merror/);
     expect(flag.stdout).toMatch(/\u001b\[31merror/);
     expect(off.stdout).not.toMatch(/\u001b\[/);
   });
 
-  it("-q prints no note: lines; without it, a note about one session names it", () => {
+  it("-q prints no note: lines; without it, a note about one session names it", async () => {
     const store = demoCopy();
-    const loud = run(["session", "repair", "--all", "--dry-run", "--store", store]);
+    const loud = await run(["session", "repair", "--all", "--dry-run", "--store", store]);
     expect(loud.stderr).toMatch(/^note: session ses_\S+: the error opencode stored on the last message/m);
-    const quiet = run(["session", "repair", "--all", "--dry-run", "-q", "--store", store]);
+    const quiet = await run(["session", "repair", "--all", "--dry-run", "-q", "--store", store]);
     expect(quiet.status).toBe(1);
     expect(quiet.stderr).not.toMatch(/note:/);
   });
 
-  it("an empty id has its own message", () => {
-    const r = run(["session", "scan", "", "--store", demoCopy()]);
+  it("an empty id has its own message", async () => {
+    const r = await run(["session", "scan", "", "--store", demoCopy()]);
     expect(r.status).toBe(2);
     expectOneLineError(r, /^recover: empty session id: give an id or a unique prefix of one$/);
   });
 
-  it("a refusal that comes before writing (a session written seconds ago) is printed before any diff, not after it", () => {
+  it("a refusal that comes before writing (a session written seconds ago) is printed before any diff, not after it", async () => {
     const { built, id } = recentBrokenStore(20_000);
     const fixture = writeTestStore(built, "opencode-sqlite");
-    const r = run(["session", "repair", id, "--yes", "--store", fixture.store], { env: { XDG_STATE_HOME: tempDir() } });
+    const r = await run(["session", "repair", id, "--yes", "--store", fixture.store], { env: { XDG_STATE_HOME: tempDir() } });
     expect(r.status).toBe(3);
     expectOneLineError(r, /was written \d+ s ago/);
     expect(r.stdout).not.toMatch(/^(\+\+\+|---|@@) /m);

@@ -43,14 +43,14 @@ function expectSafe(output: string): void {
 describe.each(FORMATS)("store text is printed escaped and shortened (%s)", (format) => {
   const env = { XDG_STATE_HOME: tempDir() };
 
-  it("session list, scan and repair --dry-run: no raw control character, the escapes visible, no endless line", () => {
+  it("session list, scan and repair --dry-run: no raw control character, the escapes visible, no endless line", async () => {
     const store = writeHostile(format);
     for (const args of [
       ["session", "list"],
       ["session", "scan"],
       ["session", "repair", "--all", "--dry-run"],
     ]) {
-      const r = run([...args, "--store", store], { env });
+      const r = await run([...args, "--store", store], { env });
       expectNoStack(r.stderr);
       expectSafe(r.stdout);
       expectSafe(r.stderr);
@@ -61,25 +61,25 @@ describe.each(FORMATS)("store text is printed escaped and shortened (%s)", (form
     }
   });
 
-  it("--json keeps every value exact (the JSON encoder escapes control characters itself)", () => {
+  it("--json keeps every value exact (the JSON encoder escapes control characters itself)", async () => {
     const store = writeHostile(format);
-    const doc = parseJsonDocument(run(["session", "list", "--store", store, "--json"], { env }).stdout) as { sessions: { id: string; title: string; directory: string }[] };
+    const doc = parseJsonDocument((await run(["session", "list", "--store", store, "--json"], { env })).stdout) as { sessions: { id: string; title: string; directory: string }[] };
     expect(doc.sessions.map((s) => s.title)).toContain(HOSTILE_TITLE);
     expect(doc.sessions.map((s) => s.directory)).toContain(HOSTILE_DIRECTORY);
     if (format === "opencode-sqlite") expect(doc.sessions.map((s) => s.id)).toContain(HUGE_ID);
   });
 
-  it("an error quoting a 100 KB id with control characters: one short line, escaped", () => {
+  it("an error quoting a 100 KB id with control characters: one short line, escaped", async () => {
     const store = writeHostile(format);
     const wanted = `ses_\u001b]0;pwned\u0007${"z".repeat(100_000)}`;
-    const r = run(["session", "scan", wanted, "--store", store], { env });
+    const r = await run(["session", "scan", wanted, "--store", store], { env });
     expect(r.status).toBe(2);
     expectSafe(r.stderr);
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^recover: no session ses_\\x1b\]0;pwned\\x07z+…\(100,014 chars\)…z+ in /);
     // The JSON error document keeps the message exact.
-    const json = parseJsonDocument(run(["session", "scan", wanted, "--store", store, "--json"], { env }).stdout) as { error: { message: string } };
+    const json = parseJsonDocument((await run(["session", "scan", wanted, "--store", store, "--json"], { env })).stdout) as { error: { message: string } };
     expect(json.error.message).toContain(wanted);
   });
 });

@@ -14,10 +14,10 @@ describe("global options are accepted before or after the subcommand", () => {
     ({ store: json } = writeStore(fixture.built, "opencode-json"));
   });
 
-  it("--json session scan … and session scan … --json print the same document", () => {
-    const before = run(["--json", "session", "scan", "--all", "--store", store]);
-    const after = run(["session", "scan", "--all", "--store", store, "--json"]);
-    const between = run(["session", "--json", "scan", "--all", "--store", store]);
+  it("--json session scan … and session scan … --json print the same document", async () => {
+    const before = await run(["--json", "session", "scan", "--all", "--store", store]);
+    const after = await run(["session", "scan", "--all", "--store", store, "--json"]);
+    const between = await run(["session", "--json", "scan", "--all", "--store", store]);
     for (const r of [before, after, between]) {
       expect(r.status).toBe(1);
       expectNoStack(r.stderr);
@@ -27,27 +27,27 @@ describe("global options are accepted before or after the subcommand", () => {
     expect(between.stdout).toBe(before.stdout);
   });
 
-  it("--store X session list and session list --store X list the same store", () => {
-    const before = run(["--store", store, "session", "list"]);
-    const after = run(["session", "list", "--store", store]);
+  it("--store X session list and session list --store X list the same store", async () => {
+    const before = await run(["--store", store, "session", "list"]);
+    const after = await run(["session", "list", "--store", store]);
     expect(before.status).toBe(0);
     expect(after.status).toBe(0);
     expect(before.stdout).toContain(fixture.brokenId);
     expect(after.stdout).toBe(before.stdout);
-    const jsonBefore = parseJsonDocument(run(["--store", store, "--json", "session", "list"]).stdout);
-    const jsonAfter = parseJsonDocument(run(["session", "list", "--json", "--store", store]).stdout);
+    const jsonBefore = parseJsonDocument((await run(["--store", store, "--json", "session", "list"])).stdout);
+    const jsonAfter = parseJsonDocument((await run(["session", "list", "--json", "--store", store])).stdout);
     expect(jsonAfter).toEqual(jsonBefore);
     expect((jsonBefore.sessions as unknown[]).length).toBe(3);
   });
 
-  it("--format, --quiet and --no-color work on either side too", () => {
-    const before = run(["--format", "opencode-json", "--no-color", "session", "list", "--json", "--store", json]);
-    const after = run(["session", "list", "--json", "--store", json, "--format", "opencode-json", "--no-color"]);
+  it("--format, --quiet and --no-color work on either side too", async () => {
+    const before = await run(["--format", "opencode-json", "--no-color", "session", "list", "--json", "--store", json]);
+    const after = await run(["session", "list", "--json", "--store", json, "--format", "opencode-json", "--no-color"]);
     expect(before.status).toBe(0);
     expect(parseJsonDocument(before.stdout).store).toMatchObject({ format: "opencode-json" });
     expect(after.stdout).toBe(before.stdout);
-    const quiet = run(["-q", "session", "scan", "--all", "--store", store]);
-    const quietAfter = run(["session", "scan", "--all", "--store", store, "--quiet"]);
+    const quiet = await run(["-q", "session", "scan", "--all", "--store", store]);
+    const quietAfter = await run(["session", "scan", "--all", "--store", store, "--quiet"]);
     expect(quiet.status).toBe(1);
     expect(quiet.stdout).toContain("tool-call-interrupted");
     expect(quietAfter.stdout).toBe(quiet.stdout);
@@ -68,17 +68,17 @@ describe("usage errors exit 2", () => {
     ["a stray argument", ["session", "list", "extra"], /argument/],
   ];
 
-  it.each(cases)("%s", (_name, args, pattern) => {
-    const r = run(args);
+  it.each(cases)("%s", async (_name, args, pattern) => {
+    const r = await run(args);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expectNoStack(r.stderr);
     expect(r.stderr).toMatch(pattern);
   });
 
-  it.each(cases)("%s, with --json: one JSON error document", (_name, args, pattern) => {
+  it.each(cases)("%s, with --json: one JSON error document", async (_name, args, pattern) => {
     for (const argv of [["--json", ...args], [...args, "--json"]]) {
-      const r = run(argv);
+      const r = await run(argv);
       expect(r.status).toBe(2);
       const error = expectJsonError(r);
       expect(error.code).toBe("usage");
@@ -91,8 +91,8 @@ describe("usage errors exit 2", () => {
 // BUG (src/cli/main.ts, buildProgram): the action given to command groups (so that a bare `recover session` exits 2)
 // makes commander treat an unknown subcommand as an argument: `recover session scna` says "too many arguments for
 // 'session'. Expected 0 arguments but got 1." instead of naming the unknown command and the valid ones.
-it("an unknown session subcommand is named in the error", () => {
-  const r = run(["session", "scna"]);
+it("an unknown session subcommand is named in the error", async () => {
+  const r = await run(["session", "scna"]);
   expect(r.status).toBe(2);
   expect(r.stderr).toMatch(/unknown command 'scna'|scna/);
 });
@@ -100,8 +100,8 @@ it("an unknown session subcommand is named in the error", () => {
 describe("help and version", () => {
   it.each([[["--help"]], [["-h"]], [["session", "list", "--help"]], [["session", "scan", "--help"]], [["rules", "--help"]], [["session", "scan", "-h", "--json"]]])(
     "%j exits 0 and shows Examples",
-    (args) => {
-      const r = run(args);
+    async (args) => {
+      const r = await run(args);
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/^Usage: recover/);
       expect(r.stdout).toContain("Examples");
@@ -111,8 +111,8 @@ describe("help and version", () => {
 
   // BUG (src/cli/main.ts, buildProgram): the `session` group gets no "Examples" help text, unlike the program
   // and every leaf command; `recover session --help` lists the subcommands and stops.
-  it("session --help exits 0 and shows Examples", () => {
-    const r = run(["session", "--help"]);
+  it("session --help exits 0 and shows Examples", async () => {
+    const r = await run(["session", "--help"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: recover session/);
     expect(r.stdout).toContain("Examples");
@@ -121,26 +121,26 @@ describe("help and version", () => {
   // BUG (src/cli/main.ts, handleCommanderError): commander's `help [command]` (listed in `recover --help`)
   // ends with CommanderError code "commander.help" and exitCode 0; only "commander.helpDisplayed" and
   // "commander.version" are mapped to 0, so `recover help scan` prints the help and then exits 2.
-  it("`recover help <command>` exits 0 like --help", () => {
+  it("`recover help <command>` exits 0 like --help", async () => {
     for (const args of [["help"], ["help", "rules"], ["help", "session"]]) {
-      const r = run(args);
+      const r = await run(args);
       expect(r.stdout).toMatch(/^Usage: recover/);
       expect(r.status).toBe(0);
     }
   });
 
-  it.each([[["--version"]], [["-V"]]])("%j prints the package.json version and exits 0", (args) => {
-    const r = run(args);
+  it.each([[["--version"]], [["-V"]]])("%j prints the package.json version and exits 0", async (args) => {
+    const r = await run(args);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${PACKAGE_VERSION}\n`);
     expect(r.stderr).toBe("");
   });
 
-  it("recover rules lists every rule; --json is one document", () => {
-    const human = run(["rules"]);
+  it("recover rules lists every rule; --json is one document", async () => {
+    const human = await run(["rules"]);
     expect(human.status).toBe(0);
     for (const id of ["unreadable-record", "empty-text-part", "tool-call-interrupted", "context-overflow"]) expect(human.stdout).toContain(id);
-    const r = run(["rules", "--json"]);
+    const r = await run(["rules", "--json"]);
     expect(r.status).toBe(0);
     const doc = parseJsonDocument(r.stdout);
     expect(doc.schemaVersion).toBe(1);

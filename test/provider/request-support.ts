@@ -8,7 +8,7 @@ import { anthropicRequest, type AnthropicRequest, type RequestBlock, type Reques
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import type { BuiltPart, BuiltStore } from "../support/opencode-fixtures.js";
-import { BIN, childEnv as cliEnv } from "../cli/run.js";
+import { BIN, childEnv as cliEnv, run } from "../cli/run.js";
 import { HOUR, lastWrite, withStore, type Format } from "../rules/harness.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -111,7 +111,9 @@ export function runWithStdin(args: string[], input: string, env: Record<string, 
 }
 
 /** The same, without waiting: many runs at once (read-only commands). Stdin gets `input`, or is closed. */
-export function runAsync(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export async function runAsync(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  // Without stdin to feed (the CLI reads it from fd 0), the CLI runs in this process.
+  if (opts.input === undefined) return await run(args, { env: opts.env ?? {} });
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(opts.env ?? {}), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

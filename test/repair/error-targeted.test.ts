@@ -375,7 +375,7 @@ describe("session repair --error through the CLI", () => {
     noBackups(sb);
   });
 
-  it("--error-file with --yes --resume: removes that part only, backs up, and prints the command that continues the session", () => {
+  it("--error-file with --yes --resume: removes that part only, backs up, and prints the command that continues the session", async () => {
     const { built, id, store } = cliStore(threeTurns(T0));
     const r3 = partWhere(built, hasText("R3: sum integer cents"));
     const sb = sandbox();
@@ -383,7 +383,7 @@ describe("session repair --error through the CLI", () => {
     // As copied from opencode's UI: a JSON body with the message inside.
     fs.writeFileSync(file, JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: SIG(5) }, request_id: "req_011CUeXk9pX7Q3" }));
     const before = storeState(store);
-    const r = sb.run(["session", "repair", id, "--error-file", file, "--yes", "--resume", "--store", store.store]);
+    const r = await sb.run(["session", "repair", id, "--error-file", file, "--yes", "--resume", "--store", store.store]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stderr).toBe(`note: session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`);
     expect(r.stdout).toMatch(new RegExp(`^  delete part ${r3.partId} \\[provider-error\\]  removed the thinking the provider rejected`, "m"));
@@ -407,21 +407,21 @@ describe("session repair --error through the CLI", () => {
     expect(doc.backup).not.toBeNull();
   });
 
-  it("an --error that names nothing in the session: exit 1, nothing written", () => {
+  it("an --error that names nothing in the session: exit 1, nothing written", async () => {
     const { id, store } = cliStore(threeTurns(T0));
     const sb = sandbox();
     const before = storeBytes(store);
-    const line = expectFailure(sb, ["session", "repair", id, "--yes", "--error", SIG(4), "--store", store.store], 1, "fix-failed", /nothing in session \S+ matches what it names, so nothing was changed/);
+    const line = await expectFailure(sb, ["session", "repair", id, "--yes", "--error", SIG(4), "--store", store.store], 1, "fix-failed", /nothing in session \S+ matches what it names, so nothing was changed/);
     expect(line).toContain("the error given (thinking_signature)");
     expectStoreBytes(store, before);
     noBackups(sb);
   });
 
-  it("a context overflow is context trim's: exit 1, naming `recover context trim`, nothing written", () => {
+  it("a context overflow is context trim's: exit 1, naming `recover context trim`, nothing written", async () => {
     const { id, store } = cliStore(threeTurns(T0));
     const sb = sandbox();
     const before = storeBytes(store);
-    const r = sb.run(["session", "repair", id, "--yes", "--error", "prompt is too long: 219898 tokens > 200000 maximum", "--store", store.store]);
+    const r = await sb.run(["session", "repair", id, "--yes", "--error", "prompt is too long: 219898 tokens > 200000 maximum", "--store", store.store]);
     expect(r.status).toBe(1);
     expectOneLineError(
       r,
@@ -431,28 +431,28 @@ describe("session repair --error through the CLI", () => {
     noBackups(sb);
   });
 
-  it("a rate limit is nobody's fault in the session: exit 1, saying so, nothing written", () => {
+  it("a rate limit is nobody's fault in the session: exit 1, saying so, nothing written", async () => {
     const { id, store } = cliStore(threeTurns(T0));
     const sb = sandbox();
     const before = storeBytes(store);
     const body = '429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}';
-    const r = sb.run(["session", "repair", id, "--yes", "--error", body, "--store", store.store]);
+    const r = await sb.run(["session", "repair", id, "--yes", "--error", body, "--store", store.store]);
     expect(r.status).toBe(1);
     expectOneLineError(r, /the error given \(unknown\): a rate limit: wait and retry; nothing in the session is wrong; nothing was changed$/);
     expectStoreBytes(store, before);
     noBackups(sb);
   });
 
-  it("--error with two sessions, or with --error-file too: usage errors (exit 2)", () => {
+  it("--error with two sessions, or with --error-file too: usage errors (exit 2)", async () => {
     const { built, store } = cliStore(threeTurns(T0), "opencode-sqlite", [twoRunningCalls(T0 + 24 * 60 * MINUTE)]);
     const sb = sandbox();
     const before = storeBytes(store);
     const [one, two] = built.sessions.map((s) => s.id);
-    expectFailure(sb, ["session", "repair", one!, two!, "--error", SIG(5), "--store", store.store], 2, "usage", /--error names one session's error: give exactly one session/);
-    expectFailure(sb, ["session", "repair", "--all", "--error", SIG(5), "--store", store.store], 2, "usage", /give exactly one session/);
+    await expectFailure(sb, ["session", "repair", one!, two!, "--error", SIG(5), "--store", store.store], 2, "usage", /--error names one session's error: give exactly one session/);
+    await expectFailure(sb, ["session", "repair", "--all", "--error", SIG(5), "--store", store.store], 2, "usage", /give exactly one session/);
     const file = path.join(tempDir(), "e.txt");
     fs.writeFileSync(file, SIG(5));
-    expectFailure(sb, ["session", "repair", one!, "--error", SIG(5), "--error-file", file, "--store", store.store], 2, "usage", /give --error or --error-file, not both/);
+    await expectFailure(sb, ["session", "repair", one!, "--error", SIG(5), "--error-file", file, "--store", store.store], 2, "usage", /give --error or --error-file, not both/);
     const empty = runWithStdin(["session", "repair", one!, "--error", "-", "--store", store.store], "  \n", sb.env);
     expect(empty.status).toBe(2);
     expectOneLineError(empty, /the error text is empty/);
@@ -462,12 +462,12 @@ describe("session repair --error through the CLI", () => {
 
   // The default rule tool-call-interrupted closes the named call before the error's own rule gets to it: the error
   // is answered all the same, since what counts is that the records it names changed.
-  it("orphan_tool_use naming a running call: that call is closed (exit 0)", () => {
+  it("orphan_tool_use naming a running call: that call is closed (exit 0)", async () => {
     const { built, id, store } = cliStore(twoRunningCalls(T0));
     const calls = built.sessions[0]!.messages[3]!.parts.filter((p) => p.data?.type === "tool");
     const callA = (calls[0]!.data as { callID: string }).callID;
     const sb = sandbox();
-    const r = sb.run(["session", "repair", id, "--yes", "--json", "--error", ORPHAN(5, [callA]), "--store", store.store]);
+    const r = await sb.run(["session", "repair", id, "--yes", "--json", "--error", ORPHAN(5, [callA]), "--store", store.store]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const doc = changeDoc(r);
     expect(doc.sessions[0]!.changes.map((c) => c.id)).toContain(calls[0]!.id);
@@ -475,7 +475,7 @@ describe("session repair --error through the CLI", () => {
 });
 
 describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode stored on the last message (%s)", (format) => {
-  it("plain repair --yes removes the reasoning it names and says why; a second run plans nothing (the error is stale)", () => {
+  it("plain repair --yes removes the reasoning it names and says why; a second run plans nothing (the error is stale)", async () => {
     const { built, id, store } = cliStore(storedErrorSession(T0), format);
     const r1 = partWhere(built, hasText("A one-cent drift smells like rounding"));
     const sb = sandbox();
@@ -487,7 +487,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode
     });
 
     const before = storeState(store);
-    const first = sb.run(["session", "repair", id, "--yes", "--store", store.store]);
+    const first = await sb.run(["session", "repair", id, "--yes", "--store", store.store]);
     expect(first.status, first.stdout + first.stderr).toBe(0);
     expect(first.stderr).toBe(
       `note: session ${id}: the error opencode stored on the last message (thinking_signature): the thinking block at messages.1.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`,
@@ -502,7 +502,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode
     expect(otherReasoning.length).toBeGreaterThan(0);
     for (const key of otherReasoning) expect(after[key]).toBe(before[key]);
 
-    const again = sb.run(["session", "repair", id, "--yes", "--store", store.store]);
+    const again = await sb.run(["session", "repair", id, "--yes", "--store", store.store]);
     expect(again.status, again.stdout + again.stderr).toBe(0);
     expect(again.stderr).toBe("");
     expect(again.stdout.trim()).toBe("✔ nothing to repair");

@@ -280,16 +280,16 @@ describe.each(FORMATS)("provider-rejects leaves the live tail and damaged messag
 
 // ---------------------------------------------------------------------------------------------
 describe("session scan --rule provider-rejects, through the CLI", () => {
-  it.each(FORMATS)("%s: the finding carries the API text; with every rule it is the specific rule's", (format) => {
+  it.each(FORMATS)("%s: the finding carries the API text; with every rule it is the specific rule's", async (format) => {
     const d = DEFECTS[0]!;
     const dir = writeStore(format, d.built);
     try {
       // The harness stamps JSON files with opencode's times, which are far in the past for the CLI's clock.
-      const alone = run(["session", "scan", d.built.sessions[0]!.id, "--rule", "provider-rejects", "--json", "--store", dir]);
+      const alone = await run(["session", "scan", d.built.sessions[0]!.id, "--rule", "provider-rejects", "--json", "--store", dir]);
       expect(alone.status).toBe(1);
       const doc = JSON.parse(alone.stdout) as { sessions: { findings: { rule: string; partId?: string; message: string }[] }[] };
       expect(doc.sessions[0]!.findings).toEqual([expect.objectContaining({ rule: "provider-rejects", partId: d.at().partId, message: API(d.text) })]);
-      const all = run(["session", "scan", d.built.sessions[0]!.id, "--json", "--store", dir]);
+      const all = await run(["session", "scan", d.built.sessions[0]!.id, "--json", "--store", dir]);
       const every = JSON.parse(all.stdout) as typeof doc;
       expect(every.sessions[0]!.findings.map((f) => f.rule)).toEqual(["empty-text-part"]);
     } finally {

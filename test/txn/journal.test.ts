@@ -34,13 +34,13 @@ function storeKeyOf(storePath: string): string {
 }
 
 describe("journal (opencode JSON tree)", () => {
-  it("undoes a repair a crash cut short, and says so", () => {
+  it("undoes a repair a crash cut short, and says so", async () => {
     const { built, brokenId } = defectStore();
     const { store, readPath } = writeStore(built, "opencode-json");
     const state = tempDir();
     const env = { XDG_STATE_HOME: state };
     const before = snapshot(readPath);
-    const repaired = run(["session", "repair", brokenId, "--yes", "--store", store], { env });
+    const repaired = await run(["session", "repair", brokenId, "--yes", "--store", store], { env });
     expect(repaired.status, repaired.stderr).toBe(0);
     const [id] = backupsOf(state);
     const manifest = JSON.parse(fs.readFileSync(manifestPath(state, id!), "utf8"));
@@ -54,7 +54,7 @@ describe("journal (opencode JSON tree)", () => {
     fs.writeFileSync(`${first.key.path}.recover-tmp-123-deadbeef`, "{\"half\":");
     simulateCrash(state, id!, readPath);
 
-    const scan = run(["session", "scan", "--store", store, "--exit-zero"], { env });
+    const scan = await run(["session", "scan", "--store", store, "--exit-zero"], { env });
     expect(scan.status).toBe(0);
     expect(scan.stderr).toMatch(new RegExp(`interrupted repair \\(backup ${id}\\) was rolled back`));
     const after = snapshot(readPath);
@@ -64,34 +64,34 @@ describe("journal (opencode JSON tree)", () => {
     expect(fs.readdirSync(path.join(state, "recover", "journal"))).toEqual([]);
   });
 
-  it("marks a repair that completed before the crash as done and leaves the store repaired", () => {
+  it("marks a repair that completed before the crash as done and leaves the store repaired", async () => {
     const { built, brokenId } = defectStore();
     const { store, readPath } = writeStore(built, "opencode-json");
     const state = tempDir();
     const env = { XDG_STATE_HOME: state };
-    expect(run(["session", "repair", brokenId, "--yes", "--store", store], { env }).status).toBe(0);
+    expect((await run(["session", "repair", brokenId, "--yes", "--store", store], { env })).status).toBe(0);
     const repaired = snapshot(readPath);
     const [id] = backupsOf(state);
     simulateCrash(state, id!, readPath);
-    const list = run(["session", "list", "--store", store], { env });
+    const list = await run(["session", "list", "--store", store], { env });
     expect(list.status).toBe(0);
     expect(list.stderr).toMatch(/had completed; it is now marked done/);
     expectSameBytes(repaired, snapshot(readPath));
     expect(JSON.parse(fs.readFileSync(manifestPath(state, id!), "utf8")).state).toBe("done");
   });
 
-  it("stops with exit 3 when a record it would undo was changed by someone else since", () => {
+  it("stops with exit 3 when a record it would undo was changed by someone else since", async () => {
     const { built, brokenId } = defectStore();
     const { store, readPath } = writeStore(built, "opencode-json");
     const state = tempDir();
     const env = { XDG_STATE_HOME: state };
-    expect(run(["session", "repair", brokenId, "--yes", "--store", store], { env }).status).toBe(0);
+    expect((await run(["session", "repair", brokenId, "--yes", "--store", store], { env })).status).toBe(0);
     const [id] = backupsOf(state);
     const manifest = JSON.parse(fs.readFileSync(manifestPath(state, id!), "utf8"));
     const part = manifest.images.find((i: { key: { record: string } }) => i.key.record === "part");
     fs.writeFileSync(part.key.path, "{\"someone\":\"else\"}");
     simulateCrash(state, id!, readPath);
-    const scan = run(["session", "scan", "--store", store], { env });
+    const scan = await run(["session", "scan", "--store", store], { env });
     expect(scan.status).toBe(3);
     expect(scan.stderr).toMatch(new RegExp(`repair ${id} was interrupted and part ${part.key.id} changed since`));
     expect(fs.readFileSync(part.key.path, "utf8")).toBe("{\"someone\":\"else\"}");

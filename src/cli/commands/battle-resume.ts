@@ -24,10 +24,10 @@ import {
 import { claudeCommand, findExecutable, packageManager, runFeedbackLoops, runIteration, type IterationOutcome } from "../../battle/run-iteration.js";
 import { httpProbe, pokeralphBaseUrl, type ServerAnswer } from "../../battle/server-probe.js";
 import type { FeedbackResults } from "../../stores/pokeralph/schemas.js";
-import { backupRoot, stateDir } from "../../txn/state-dir.js";
+import { stateDir } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";
-import { confirmChange } from "../mutation.js";
+import { confirmChange, runBackupRoot } from "../mutation.js";
 
 interface ResumeFlags {
   repo?: string;
@@ -73,15 +73,15 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
     )
     .action(
       action<ResumeFlags>(async ({ args, options, io }) => {
-        const env = process.env;
-        const assessed = await assessForResume({ taskId: args[0]!, ...(options.repo !== undefined ? { repo: options.repo } : {}), ...(options.strategy !== undefined ? { strategy: options.strategy } : {}), env });
+        const env = io.env;
+        const assessed = await assessForResume({ taskId: args[0]!, cwd: io.cwd, ...(options.repo !== undefined ? { repo: options.repo } : {}), ...(options.strategy !== undefined ? { strategy: options.strategy } : {}), env });
         let manualFix: ManualFixState | undefined;
         const notices: string[] = [];
         let current = assessed;
         if (assessed.choice.strategy === "rollback_and_retry" && options.run) {
           await confirmChange(io, options, `${assessed.battle.taskId}: roll back the failed iteration, then run a retry`);
           const previous = failedRetryCount(assessed.battle);
-          notices.push(...(await rollbackForRetry(assessed.assessment.repo.root, assessed.battle, { stateDir: stateDir(), backupRoot: backupRoot(options.backupDir) })));
+          notices.push(...(await rollbackForRetry(assessed.assessment.repo.root, assessed.battle, { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) })));
           current = await assessForResume({ taskId: assessed.battle.taskId, repo: assessed.assessment.repo.root, env });
           // The rollback changed the failure (or cleared it): keep the strategy and the failure it answered.
           current = { ...current, battle: { ...current.battle, failure: assessed.battle.failure }, choice: assessed.choice };
@@ -121,12 +121,12 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
     )
     .action(
       action<FixFlags>(async ({ args, options, io }) => {
-        const assessed = await assessForResume({ taskId: args[0]!, ...(options.repo !== undefined ? { repo: options.repo } : {}), strategy: undefined, env: process.env });
+        const assessed = await assessForResume({ taskId: args[0]!, cwd: io.cwd, ...(options.repo !== undefined ? { repo: options.repo } : {}), strategy: undefined, env: io.env });
         const root = assessed.assessment.repo.root;
         const taskId = assessed.battle.taskId;
         const state = await changesSinceCheckpoint(root, taskId);
         let verify: FeedbackResults | undefined;
-        if (options.verify) verify = await runFeedbackLoops(root, assessed.assessment.config.feedbackLoops);
+        if (options.verify) verify = await runFeedbackLoops(root, assessed.assessment.config.feedbackLoops, { env: io.env });
         const verified = verify === undefined ? null : Object.values(verify).every((r) => r.passed);
 
         if (!options.continue) {
@@ -163,7 +163,7 @@ interface ProceedExtras {
 }
 
 async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?: string; instructions?: string }, assessed: Assessed, extras: ProceedExtras): Promise<number> {
-  const env = process.env;
+  const env = io.env;
   const root = assessed.assessment.repo.root;
   const pm = packageManager(root);
   const issue = assessed.battle.failure?.message ?? `${assessed.battle.taskId} needed a manual fix`;
@@ -232,6 +232,7 @@ async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?
     feedbackLoops: prepared.feedbackLoops,
     timeoutMs,
     env,
+    stateDir: stateDir(env),
     ...(io.json ? {} : { onFeedback: (name: string, r: { passed: boolean }) => io.out(`  ${r.passed ? "✓" : "✗"} ${pm} run ${name}\n`) }),
   });
   if (io.json) io.out(`${JSON.stringify({ ...baseJson(prepared, extras), action: "ran", server: serverJson(server), outcome: outcomeJson(outcome) })}\n`);

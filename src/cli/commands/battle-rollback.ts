@@ -9,11 +9,11 @@ import { assessBattles } from "../../battle/assess.js";
 import { applyRollback, hasChanges, planRollback, type RollbackMode, type RollbackOutcome, type RollbackPlan, type StateFile } from "../../battle/rollback.js";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
-import { backupRoot, stateDir } from "../../txn/state-dir.js";
+import { stateDir } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { confirmChange } from "../mutation.js";
+import { confirmChange, runBackupRoot } from "../mutation.js";
 import { restoreCommand } from "../write-plans.js";
 
 interface RollbackFlags {
@@ -91,7 +91,7 @@ function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: 
 }
 
 function undoCommand(plan: RollbackPlan, outcome: RollbackOutcome, io: Io): string {
-  const repo = plan.repo.root !== process.cwd() ? ["--repo", plan.repo.root] : [];
+  const repo = plan.repo.root !== io.cwd ? ["--repo", plan.repo.root] : [];
   return io.command(["battle", "rollback", plan.taskId, "--to-checkpoint", outcome.safety.ref, "--hard", ...repo]);
 }
 
@@ -123,7 +123,7 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
     .action(
       action<RollbackFlags>(async ({ args, options, io }) => {
         const mode = modeOf(options);
-        const assessed = await assessBattles({ ...(options.repo !== undefined ? { repo: options.repo } : {}), taskId: args[0]! });
+        const assessed = await assessBattles({ cwd: io.cwd, env: io.env, ...(options.repo !== undefined ? { repo: options.repo } : {}), taskId: args[0]! });
         const battle = assessed.battles[0];
         if (!battle) throw new RecoverError("invalid-id", `no battle ${args[0]} in ${assessed.repo.dir}`);
         const plan = await planRollback(assessed.repo.root, battle.taskId, mode, { hard: options.hard === true });
@@ -139,7 +139,7 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
         }
         const what = `${plan.taskId}: ${plural(plan.files.restored.length, "file")} restored${plan.hard ? `, ${plural(plan.files.deleted.length, "file")} deleted` : ""}, ${plural(plan.iterationsRolledBack.length, "iteration")} rolled back`;
         await confirmChange(io, options, what);
-        const outcome = await applyRollback(plan, { stateDir: stateDir(), backupRoot: backupRoot(options.backupDir) });
+        const outcome = await applyRollback(plan, { stateDir: stateDir(io.env), backupRoot: runBackupRoot(options, io) });
         if (io.json) {
           io.out(`${JSON.stringify(document(plan, outcome, options, io))}\n`);
           return ExitCode.ok;

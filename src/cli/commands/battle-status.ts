@@ -40,6 +40,8 @@ Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, miss
       action<StatusFlags>(async ({ args, options, io }) => {
         const now = Date.now();
         const result = await assessBattles({
+          cwd: io.cwd,
+          env: io.env,
           ...(options.repo !== undefined ? { repo: options.repo } : {}),
           ...(args[0] !== undefined ? { taskId: args[0] } : {}),
           now,

@@ -3,17 +3,18 @@
  * git refs (refs/pokeralph/checkpoints/<taskId>/<n>) and recorded beside the battle in checkpoints.json. The
  * commands are thin: find `.pokeralph/`, call src/checkpoint/, print a table or one JSON document.
  */
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { findProject } from "../../stores/pokeralph/battle-files.js";
 import { createCheckpoint } from "../../checkpoint/create.js";
 import { listCheckpoints, type ListedCheckpoint } from "../../checkpoint/list.js";
 import { applyPrune, DAY_MS, DEFAULT_RETENTION, planPrune, type RetentionPolicy } from "../../checkpoint/prune.js";
-import { backupRoot } from "../../txn/state-dir.js";
+import { stateDir } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { confirmChange } from "../mutation.js";
+import { confirmChange, runBackupRoot } from "../mutation.js";
 
 interface RepoFlag {
   repo?: string;
@@ -123,8 +124,13 @@ Exit codes: 0 created, 2 usage error (no .pokeralph/, not a git repository, unkn
     )
     .action(
       action<CreateFlags>(async ({ args, options, io }) => {
-        const project = findProject(options.repo ?? process.cwd());
-        const created = await createCheckpoint(project, { taskId: args[0]!, backupRoot: backupRoot(options.backupDir), ...(options.iteration !== undefined ? { afterIteration: options.iteration } : {}) });
+        const project = findProject(resolve(io.cwd, options.repo ?? "."));
+        const created = await createCheckpoint(project, {
+          taskId: args[0]!,
+          stateDir: stateDir(io.env),
+          backupRoot: runBackupRoot(options, io),
+          ...(options.iteration !== undefined ? { afterIteration: options.iteration } : {}),
+        });
         const c = created.checkpoint;
         if (io.json) {
           const doc = {
@@ -174,7 +180,7 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
     )
     .action(
       action<RepoFlag>(async ({ args, options, io }) => {
-        const project = findProject(options.repo ?? process.cwd());
+        const project = findProject(resolve(io.cwd, options.repo ?? "."));
         const listing = await listCheckpoints(project, args[0]!);
         if (io.json) {
           io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, taskId: listing.taskId, checkpoints: listing.checkpoints.map(checkpointJson), notices: listing.notices })}\n`);
@@ -218,7 +224,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
     )
     .action(
       action<PruneFlags>(async ({ args, options, io }) => {
-        const project = findProject(options.repo ?? process.cwd());
+        const project = findProject(resolve(io.cwd, options.repo ?? "."));
         const policy: RetentionPolicy = {
           ...DEFAULT_RETENTION,
           ...((options.olderThan ?? options.olderThanDays) !== undefined ? { maxAgeMs: (options.olderThan ?? options.olderThanDays)! * DAY_MS } : {}),
@@ -230,7 +236,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
         let refsLeft: string[] = [];
         if (!dryRun && plan.remove.length > 0) {
           await confirmChange(io, options, `the checkpoints of ${taskId}: drop ${plural(plan.remove.length, "checkpoint")} (entries in checkpoints.json and their refs)`);
-          refsLeft = (await applyPrune(project, plan, undefined, backupRoot(options.backupDir))).refsLeft;
+          refsLeft = (await applyPrune(project, plan, stateDir(io.env), runBackupRoot(options, io))).refsLeft;
         }
         if (io.json) {
           const doc = {

@@ -142,7 +142,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
         if (options.limit !== undefined && options.contextLimit !== undefined) throw new RecoverError("usage", "give --limit or --context-limit, not both");
         const strategies = parseStrategies(options.strategy);
         const errorText = readErrorText(options.error, options.errorFile);
-        return withStore(options, async (store) => {
+        return withStore(options, io, async (store) => {
           const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false });
           const now = Date.now();
           const records = store.loadSession(id!, "full");
@@ -156,7 +156,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
           const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? DEFAULT_MAX_BYTES : undefined);
           const target = Math.floor(limit * (options.target ?? 0.8));
-          const state = stateDir();
+          const state = stateDir(io.env);
           const recalled = recalledCalibration(state, store.info.path, id!);
           const { factor, method } =
             recalled !== undefined ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` } : calibrate(records, view);

@@ -3,11 +3,10 @@ import type { Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { listBackups, type Backup } from "../../txn/backup-store.js";
 import { deleteBackup, prunableBackups } from "../../txn/prune-backups.js";
-import { backupRoot } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { confirmChange } from "../mutation.js";
+import { confirmChange, runBackupRoot } from "../mutation.js";
 import { safeMessage, safeValue } from "../safe-text.js";
 
 interface BackupsFlags {
@@ -53,7 +52,7 @@ Examples:
     )
     .action(
       action<BackupsFlags>(async ({ options, io }) => {
-        const root = backupRoot(options.backupDir);
+        const root = runBackupRoot(options, io);
         const backups = listBackups(root);
         if (!options.prune) {
           if (options.olderThan !== undefined) throw new RecoverError("usage", "--older-than goes with --prune");

@@ -20,7 +20,7 @@ Examples:
     )
     .action(
       action(({ options, io }) =>
-        withStore(options, (store) => {
+        withStore(options, io, (store) => {
           const sessions = store.listSessions();
           if (io.json) {
             const rows = sessions.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));

@@ -82,7 +82,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
       action<RepairFlags>(({ args, options, io }) => {
         if (options.rule !== undefined && options.only !== undefined) throw new RecoverError("usage", "give --rule or --only, not both");
         const rules = repairRules(options.rule ?? options.only);
-        return withStore(options, async (store) => {
+        return withStore(options, io, async (store) => {
           const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
           const errorText = readErrorText(options.error, options.errorFile);
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");

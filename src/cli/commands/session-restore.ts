@@ -7,10 +7,9 @@ import type { Command } from "commander";
 import { ExitCode } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
 import { commitRestore, planRestore, readRestorable, refuseOtherFormat } from "../../txn/restore.js";
-import { backupRoot } from "../../txn/state-dir.js";
 import { refuseLiveWriter } from "../../txn/store-transaction.js";
 import { action, withStore } from "../command-kit.js";
-import { confirmChange, withWriter } from "../mutation.js";
+import { confirmChange, runBackupRoot, withWriter } from "../mutation.js";
 import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
 import { humanChangeReporter } from "../reporters/change-human.js";
 import { jsonChangeReporter } from "../reporters/change-json.js";
@@ -45,12 +44,12 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
     .action(
       action<RestoreFlags>(({ args, options, io }) => {
         const id = args[0]!;
-        const root = backupRoot(options.backupDir);
+        const root = runBackupRoot(options, io);
         const manifest = readRestorable(root, id, options.session);
         const storeOptions = options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
-        return withStore(storeOptions, (store) => {
+        return withStore(storeOptions, io, (store) => {
           refuseOtherFormat(manifest, store.info);
-          return withWriter(store, options, async (tx) => {
+          return withWriter(store, options, io, async (tx) => {
             const { writer } = tx;
             const planned = planRestore(tx, root, id, options);
             const { targets, changes } = planned;

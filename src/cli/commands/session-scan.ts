@@ -62,7 +62,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
     .action(
       action<ScanFlags>(({ args, options, io }) => {
         const rules = selectRules(options.rule);
-        return withStore(options, async (store) => {
+        return withStore(options, io, async (store) => {
           const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: true });
           const now = Date.now();
           const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
@@ -76,6 +76,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
               maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
               contextLimit: options.contextLimit ?? DEFAULT_RULE_OPTIONS.contextLimit,
               liveWindowMs: liveWindow(options.includeLive),
+              env: io.env,
             });
             for await (const result of results) {
               totals.sessions++;
