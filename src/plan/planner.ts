@@ -47,7 +47,7 @@ export interface SessionPlan {
 }
 
 /**
- * Plan the fixes for one loaded session. `fixing` is the store's side (scan/fixing.ts's storeFixing): the working
+ * Plan the fixes for one loaded session. `fixing` is the store's side (`SessionStore.fixing`, passed in by the caller): the working
  * copy the fixes are applied to, and the fix context the rules' fixes read.
  */
 export function planSession(loaded: LoadedRecords, fixing: StoreFixing, options: PlanOptions): SessionPlan {

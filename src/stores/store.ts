@@ -7,6 +7,7 @@
 import type { LoadMode, SessionRecords, SessionSummary } from "../model/opencode-records.js";
 import type { RecordKey, StoredImage } from "../model/change.js";
 import type { TranscriptRecords } from "../model/transcript.js";
+import type { StoreFixing } from "../model/fixing.js";
 
 /**
  * A store's format, as `--format` and a backup's manifest spell it: one per adapter in registry.ts (the session
@@ -45,6 +46,8 @@ export interface RecordCodec {
 export interface SessionStore {
   readonly info: StoreInfo;
   readonly codec: RecordCodec;
+  /** How its sessions are fixed in the planner's working copy (where a new record goes, its agent's fix context). */
+  readonly fixing: StoreFixing;
   /** Every session, newest update first. */
   listSessions(): SessionSummary[];
   /** Just the ids, when listing costs more than finding them (a transcript's summary reads the file). */

@@ -8,7 +8,6 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { planForError, storedError } from "../../src/plan/error-fixes.js";
 import { planSession, type SessionPlan } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
 import { classifyProviderError } from "../../src/provider/classify-error.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../src/rules/rule.js";
 import { sessionView } from "../../src/scan/session-view.js";
@@ -161,7 +160,7 @@ function repairForError(fx: Fixture, errorText: string, opts: { only?: boolean; 
     const aimed = planForError(classifyProviderError(errorText), view);
     const base: readonly Rule[] = opts.only ? [] : DEFAULT_REPAIR_RULES;
     const extra = [...(aimed.rule ? [aimed.rule] : []), ...(aimed.scopedRules?.rules ?? [])].filter((r) => !base.includes(r));
-    const planned = planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, now: fx.now, rules: [...base, ...extra] });
+    const planned = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: fx.now, rules: [...base, ...extra] });
     if (opts.dryRun || planned.changes.length === 0) return { explanation: aimed.explanation, plan: planned };
     const writer = store.openWriter();
     try {

@@ -10,7 +10,6 @@ import { repairRules } from "../../src/cli/commands/session-repair.js";
 import type { RecordChange } from "../../src/model/change.js";
 import type { SessionRecords } from "../../src/model/opencode-records.js";
 import { planSession, type SessionPlan } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
 import { RULES } from "../../src/rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../src/rules/rule.js";
 import { scanSession } from "../../src/scan/scan.js";
@@ -114,7 +113,7 @@ export interface PlanArgs {
 export function plan(fx: Fixture, args: PlanArgs = {}): SessionPlan {
   return withOpen(fx, (store) => {
     const records = store.loadSession(args.sessionId ?? fx.sessionId, "full");
-    return planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, now: args.now ?? fx.now, rules: args.rules ?? DEFAULT_REPAIR_RULES });
+    return planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: args.now ?? fx.now, rules: args.rules ?? DEFAULT_REPAIR_RULES });
   });
 }
 
@@ -129,7 +128,7 @@ export function repair(fx: Fixture, args: PlanArgs = {}): Repaired {
   const now = args.now ?? fx.now;
   return withOpen(fx, (store) => {
     const records = store.loadSession(sessionId, "full");
-    const planned = planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, now, rules: args.rules ?? DEFAULT_REPAIR_RULES });
+    const planned = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now, rules: args.rules ?? DEFAULT_REPAIR_RULES });
     if (planned.changes.length === 0) throw new Error(`repair: nothing planned for ${sessionId}`);
     const writer = store.openWriter();
     try {

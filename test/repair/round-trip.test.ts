@@ -9,7 +9,6 @@ import { repairRules } from "../../src/cli/commands/session-repair.js";
 import { selectSessions } from "../../src/cli/select-sessions.js";
 import { RecoverError } from "../../src/errors.js";
 import { planSession } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { readBackup, type Backup } from "../../src/txn/backup-store.js";
 import { hasJournal } from "../../src/txn/journal.js";
@@ -204,7 +203,7 @@ describe.each(FORMATS)("repair round trips (%s store)", (format) => {
     let changedBy: Fixture["storePath"] = "";
     withOpen(fx, (store) => {
       const records = store.loadSession(fx.sessionId, "full");
-      const planned = planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, now: fx.now, rules: DEFAULT_REPAIR_RULES });
+      const planned = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: fx.now, rules: DEFAULT_REPAIR_RULES });
       const writer = store.openWriter();
       try {
         const { targets, changes } = repairTargets([{ sessionRef: records.sessionRef, changes: planned.changes }], writer, store.codec, fx.now);

@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { repairRules } from "../../src/cli/commands/session-repair.js";
 import type { TranscriptRecords } from "../../src/model/transcript.js";
 import { planSession, type SessionPlan } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
 import { RULES } from "../../src/rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../src/rules/rule.js";
 import { orphanToolResult } from "../../src/rules/orphan-tool-result.js";
@@ -86,7 +85,7 @@ interface Repaired {
  * return the repaired lines and what a scan of them finds.
  */
 function repair(o: Opened, rules: readonly Rule[] = DEFAULT_REPAIR): Repaired {
-  const plan = planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules });
+  const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules });
   expect(plan.files, "one file image").toHaveLength(1);
   const image = plan.files![0]!;
   expect(image.before.equals(fs.readFileSync(o.file)), "the before-image is the file").toBe(true);
@@ -94,7 +93,7 @@ function repair(o: Opened, rules: readonly Rule[] = DEFAULT_REPAIR): Repaired {
   const after = image.after;
   fs.writeFileSync(o.file, after);
   const again = reopen(o.file, o.loaded.summary.id);
-  const second = planSession(again.loaded, storeFixing(again.store.codec), { ...OPTIONS, rules });
+  const second = planSession(again.loaded, again.store.fixing, { ...OPTIONS, rules });
   expect(second.changes, "a second plan on the repaired file changes nothing").toEqual([]);
   expect(second.files ?? []).toEqual([]);
   const text = after.toString("utf8");
@@ -184,7 +183,7 @@ describe("what is not damage", () => {
   it("a healthy Claude Code session (thinking, parallel calls with results out of order, metadata, compaction) has no finding", () => {
     const o = open(healthyClaude());
     expect(o.findings).toEqual([]);
-    const plan = planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules: DEFAULT_REPAIR });
+    const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: DEFAULT_REPAIR });
     expect(plan.changes).toEqual([]);
     expect(plan.remaining).toEqual([]);
   });
@@ -192,7 +191,7 @@ describe("what is not damage", () => {
   it("a healthy openclaw session (thinking, two calls in one message, model_change, compaction, custom entries) has no finding", () => {
     const o = open(healthyOpenclaw());
     expect(o.findings).toEqual([]);
-    expect(planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules: RULES }).changes).toEqual([]);
+    expect(planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: RULES }).changes).toEqual([]);
   });
 
   it("Claude Code: an abandoned rewind branch (a call without result, an orphan result) is history, not damage", () => {
@@ -643,7 +642,7 @@ describe("trailing-assistant", () => {
     const o = open(unfinished());
     expect(o.findings.map((f) => [f.rule, f.line, f.severity])).toEqual([["trailing-assistant", 3, "warning"]]);
     expect(o.findings[0]!.message).toBe('the history ends on an assistant turn that stopped with "error"');
-    const plan = planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules: DEFAULT_REPAIR });
+    const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: DEFAULT_REPAIR });
     expect(plan.changes).toEqual([]);
     expect(plan.files ?? []).toEqual([]);
   });
@@ -763,7 +762,7 @@ describe("unreadable-record", () => {
     t.lines.push(JSON.stringify({ type: "agent-name", agentName: "helper", sessionId: t.sessionId }));
     const o = open(t);
     expect(o.findings.map((f) => [f.rule, f.line, f.severity])).toEqual([["unreadable-record", 4, "warning"]]);
-    const plan = planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules: DEFAULT_REPAIR });
+    const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: DEFAULT_REPAIR });
     expect(plan.changes).toEqual([]);
     expect(plan.remaining.map((f) => [f.rule, f.line])).toEqual([["unreadable-record", 4]]);
   });
@@ -924,7 +923,7 @@ describe("duplicate-tool-call-id vs orphan-tool-result", () => {
   // and the repaired file gains a tool-result-missing finding it did not have (a call left without its result).
   it("repairing orphan-tool-result alone never leaves a call without its result", () => {
     const o = open(retried());
-    const plan = planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules: [orphanToolResult] });
+    const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: [orphanToolResult] });
     if (plan.files?.[0]) fs.writeFileSync(o.file, plan.files[0].after);
     expect(withFindings(o.file, o.loaded.summary.id).findings.filter((f) => f.rule === "tool-result-missing")).toEqual([]);
   });
@@ -991,7 +990,7 @@ describe("many fixes in one session", () => {
   // this)". The CLI exits 1 with that error.
   it("150 interrupted calls are all answered in one plan", () => {
     const o = open(interruptedCalls(150));
-    const plan = planSession(o.loaded, storeFixing(o.store.codec), { ...OPTIONS, rules: DEFAULT_REPAIR });
+    const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: DEFAULT_REPAIR });
     expect(plan.changes.filter((c) => c.op === "insert")).toHaveLength(150);
   });
 });

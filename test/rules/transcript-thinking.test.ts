@@ -6,7 +6,6 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TranscriptRecords } from "../../src/model/transcript.js";
 import { planSession } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { unsignedThinking } from "../../src/rules/unsigned-thinking.js";
 import { openStore } from "../../src/stores/discover.js";
@@ -23,7 +22,7 @@ function planFor(t: ClaudeTranscript) {
   const file = t.writeTo(dir);
   const store = openStore({ store: file });
   const loaded = store.loadSession(t.sessionId, "full") as TranscriptRecords;
-  return { plan: planSession(loaded, storeFixing(store.codec), OPTIONS), loaded };
+  return { plan: planSession(loaded, store.fixing, OPTIONS), loaded };
 }
 
 const unsigned = (thinking: string) => ({ type: "thinking", thinking, signature: "" });

@@ -16,6 +16,7 @@ import { registerStore, storeAdapters, storeFormats } from "../../src/stores/reg
 import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../../src/stores/store.js";
 import { assembleTranscript } from "../../src/stores/transcript/assemble.js";
 import { TranscriptWriter } from "../../src/stores/transcript/transcript-writer.js";
+import { transcriptFixing } from "../../src/stores/transcript/working.js";
 import { whatIsAt } from "../../src/stores/what-is-here.js";
 import { ClaudeTranscript, SECOND } from "../support/transcript-fixtures.js";
 
@@ -35,6 +36,8 @@ const toyCodec: RecordCodec = {
 class ToyagentStore implements SessionStore {
   readonly info: StoreInfo;
   readonly codec = toyCodec;
+  /** Its chats are JSONL transcripts, so the planner works on its lines as on any transcript's. */
+  readonly fixing = transcriptFixing;
 
   constructor(home: string) {
     this.info = { format: "toyagent", path: home, notices: [] };

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { planSession } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
+import { transcriptFixing } from "../../src/stores/transcript/working.js";
 import { RULES } from "../../src/rules/index.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { checkSession } from "../../src/scan/check.js";
@@ -315,7 +315,7 @@ describe("byte-exact round trip", () => {
       const records = assembleTranscript(bytes, { path: `/${name}.jsonl`, sessionId: sid, dialect, mtime: 0 }, true);
       expect(records.lines.every((l) => l.raw.at(-1) === 0x0d && !l.problem), name).toBe(true);
       expect(checkSession(sessionView(records, OPTIONS), RULES, OPTIONS), name).toEqual([]);
-      const plan = planSession(records, storeFixing({ encode: (v) => Buffer.from(JSON.stringify(v)), stored: (_i, d) => d, partPath: () => undefined }), { ...OPTIONS, rules: RULES });
+      const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
       expect(plan.changes, name).toEqual([]);
       expect(plan.files ?? [], name).toEqual([]);
     }
@@ -330,7 +330,7 @@ describe("byte-exact round trip", () => {
     const bytes = Buffer.concat(lines.flatMap((l, i) => [i === 2 ? damagedLine : Buffer.from(l, "latin1"), ...(i < lines.length - 1 ? [Buffer.from("\n")] : [])]));
     const records: TranscriptRecords = assembleTranscript(bytes, { path: "/c.jsonl", sessionId: t.sessionId, dialect: "claude", mtime: 0 }, true);
     expect(records.lines[0]!.ref.id).toBe(prompt);
-    const plan = planSession(records, storeFixing({ encode: (v) => Buffer.from(JSON.stringify(v)), stored: (_i, d) => d, partPath: () => undefined }), { ...OPTIONS, rules: RULES });
+    const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
     expect(plan.changes).toHaveLength(1);
     expect(plan.changes[0]!.rules).toEqual(["unreadable-record"]);
     const after = plan.files![0]!.after;
@@ -346,7 +346,7 @@ describe("byte-exact round trip", () => {
     t.assistant([{ type: "tool_use", name: "Bash", input: { command: "make" } }]);
     t.user("stop");
     const records = assembleTranscript(crlf(t), { path: "/i.jsonl", sessionId: t.sessionId, dialect: "claude", mtime: 0 }, true);
-    const plan = planSession(records, storeFixing({ encode: (v) => Buffer.from(JSON.stringify(v)), stored: (_i, d) => d, partPath: () => undefined }), { ...OPTIONS, rules: RULES });
+    const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
     expect(plan.changes.map((c) => c.op)).toEqual(["insert", "update"]);
     const lines = plan.files![0]!.after.toString("utf8").split("\n").slice(0, -1);
     expect(lines).toHaveLength(4);
@@ -360,7 +360,7 @@ describe("byte-exact round trip", () => {
     t.endsWithNewline = false;
     const records = assembleTranscript(t.toBuffer(), { path: "/t.jsonl", sessionId: t.sessionId, dialect: "claude", mtime: 0 }, true);
     expect(records.endsWithNewline).toBe(false);
-    const plan = planSession(records, storeFixing({ encode: (v) => Buffer.from(JSON.stringify(v)), stored: (_i, d) => d, partPath: () => undefined }), { ...OPTIONS, rules: RULES });
+    const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
     expect(plan.changes.map((c) => [c.op, c.rules])).toEqual([["delete", ["unreadable-record"]]]);
     expect(plan.files![0]!.after.equals(good)).toBe(true);
   });

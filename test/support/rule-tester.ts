@@ -10,7 +10,9 @@ import type { TranscriptDialect } from "../../src/model/transcript.js";
 import { planSession } from "../../src/plan/planner.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule, type RuleOptions } from "../../src/rules/rule.js";
 import { checkSession } from "../../src/scan/check.js";
-import { storeFixing } from "../../src/scan/fixing.js";
+import { isTranscript } from "../../src/model/transcript.js";
+import { opencodeFixing } from "../../src/stores/opencode/working.js";
+import { transcriptFixing } from "../../src/stores/transcript/working.js";
 import { sessionView } from "../../src/scan/session-view.js";
 import { sqliteCodec } from "../../src/stores/opencode/codec.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "../../src/stores/opencode/record-builder.js";
@@ -101,7 +103,7 @@ export function ruleTester(rule: Rule, cases: { valid: ValidCase[]; invalid: Inv
           c.findings.forEach((want, i) => expect(findings[i]).toMatchObject({ rule: rule.id, ...want }));
           if (c.output === undefined && c.changes === undefined) return;
           const loaded = loadRecords(c.records);
-          const plan = planSession(loaded, storeFixing(sqliteCodec), { ...optionsOf(c), rules: [rule] });
+          const plan = planSession(loaded, isTranscript(loaded) ? transcriptFixing : opencodeFixing(sqliteCodec), { ...optionsOf(c), rules: [rule] });
           if (c.output !== undefined) {
             const after = plan.files?.[0]?.after.toString("utf8") ?? ("bytes" in loaded ? loaded.bytes?.toString("utf8") : undefined);
             if (typeof c.output === "string") expect(after).toBe(c.output);

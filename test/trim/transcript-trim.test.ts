@@ -6,7 +6,6 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TranscriptRecords } from "../../src/model/transcript.js";
 import { planSession } from "../../src/plan/planner.js";
-import { storeFixing } from "../../src/scan/fixing.js";
 import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../src/rules/rule.js";
 import { TRIM_RULES } from "../../src/rules/trim/index.js";
 import { sessionView } from "../../src/scan/session-view.js";
@@ -28,7 +27,7 @@ function load(t: ClaudeTranscript | OpenclawTranscript) {
 
 function trim(loaded: TranscriptRecords, store: ReturnType<typeof openStore>, budget: Partial<TrimOptions>) {
   const options: TrimOptions = { targetTokens: 160_000, calibration: 1, keepTurns: 2, maxOutputChars: 50_000, strategies: new Set(TRIM_RULES.map((r) => r.id)), ...budget };
-  return planSession(loaded, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, now: NOW, rules: TRIM_RULES, trim: options });
+  return planSession(loaded, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: NOW, rules: TRIM_RULES, trim: options });
 }
 
 /** Lines of a file image, without their "\n". */

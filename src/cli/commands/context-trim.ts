@@ -8,7 +8,6 @@ import { RecoverError } from "../../errors.js";
 import type { SessionView } from "../../model/session-view.js";
 import { blockTokens } from "../../model/tokens.js";
 import { storedError } from "../../plan/error-fixes.js";
-import { storeFixing } from "../../scan/fixing.js";
 import { planSession } from "../../plan/planner.js";
 import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
 import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../rules/rule.js";
@@ -168,7 +167,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             strategies,
             ...(bytes !== undefined ? { maxBytes: bytes } : {}),
           };
-          const plan = planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
+          const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
           if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
           const calibrated = (tokens: number) => Math.round(tokens * factor);
           const beforeBytes = requestBytes(view);

@@ -5,7 +5,6 @@
 import { Option, type Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { planForError, storedError } from "../../plan/error-fixes.js";
-import { storeFixing } from "../../scan/fixing.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
@@ -95,7 +94,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               const records = store.loadSession(id, "full");
               const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
               if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
-              const plan = planSession(records, storeFixing(store.codec), { ...DEFAULT_RULE_OPTIONS, liveWindowMs, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
+              const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, liveWindowMs, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
               if (errorText !== undefined && !answers(plan, aimed.answering)) {
                 throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);

@@ -8,11 +8,13 @@ import fg from "fast-glob";
 import { RecoverError, fsError } from "../../errors.js";
 import { SessionInfo } from "../../model/opencode.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { assertSafeId } from "../session-id.js";
 import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
 import { jsonTreeCodec } from "./codec.js";
+import { opencodeFixing } from "./working.js";
 import { OpencodeJsonWriter } from "./json-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
@@ -27,6 +29,7 @@ interface SessionFile {
 export class OpencodeJsonStore implements OpencodeStore {
   readonly info: StoreInfo;
   readonly codec: RecordCodec;
+  readonly fixing: StoreFixing;
   private sessionFiles?: Map<string, SessionFile>;
   /** message id → session id, for every message file; built once, only when orphans are looked for. */
   private messageIndex?: Map<string, string>;
@@ -35,6 +38,7 @@ export class OpencodeJsonStore implements OpencodeStore {
   constructor(private readonly storageDir: string, notices: string[] = []) {
     this.info = { format: "opencode-json", path: storageDir, notices: [...notices] };
     this.codec = jsonTreeCodec(storageDir);
+    this.fixing = opencodeFixing(this.codec);
   }
 
   private read(path: string): Buffer {

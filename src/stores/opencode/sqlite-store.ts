@@ -7,9 +7,11 @@
 import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordRef } from "../../model/record.js";
 import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
+import { opencodeFixing } from "./working.js";
 import { corrupt, sqliteError } from "./sqlite-errors.js";
 import { openForReading, type ReadConnection } from "./sqlite-open.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
@@ -43,6 +45,7 @@ const REQUIRED_TABLES = ["session", "message", "part"];
 export class OpencodeSqliteStore implements OpencodeStore {
   readonly info: StoreInfo;
   readonly codec: RecordCodec = sqliteCodec;
+  readonly fixing: StoreFixing = opencodeFixing(sqliteCodec);
   private readonly db: Database.Database;
   private readonly connection: ReadConnection;
   private readonly statements: Record<"session" | "messages" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes", Database.Statement>;

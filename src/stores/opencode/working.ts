@@ -6,12 +6,13 @@
 import { RecoverError } from "../../errors.js";
 import { keyOf, type RecordChange } from "../../model/change.js";
 import type { Edit, Json, StoredRecord } from "../../model/edit.js";
-import type { DraftEntry, NewRecord, RecordFamily } from "../../model/fixing.js";
+import type { DraftEntry, LoadedRecords, NewRecord, RecordFamily, StoreFixing } from "../../model/fixing.js";
 import { MessageInfo, validatePart } from "../../model/opencode.js";
 import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
+import { isTranscript } from "../../model/transcript.js";
 import type { RecordCodec } from "../store.js";
 import { OpencodeFixContext } from "./fixing.js";
 import { unwrappedIdTime } from "./ids.js";
@@ -34,6 +35,16 @@ function own(record: StoredRecord): OpencodeRecord {
 function inserting(edit: Edit & { op: "insert" }): MessageRecord {
   if (!edit.into) throw new Error("an opencode part is inserted into a message");
   return edit.into;
+}
+
+/** How an opencode store (SQLite or the JSON tree, told apart by its codec) fixes its sessions. */
+export function opencodeFixing(codec: RecordCodec): StoreFixing {
+  return {
+    family(loaded: LoadedRecords) {
+      if (isTranscript(loaded)) throw new RecoverError("internal", "an opencode store was handed a transcript to fix");
+      return new OpencodeRecords(loaded, codec);
+    },
+  };
 }
 
 export class OpencodeRecords implements RecordFamily {

@@ -10,6 +10,7 @@
  */
 import { RecoverError } from "../../errors.js";
 import type { LoadMode, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { StoreFixing } from "../../model/fixing.js";
 import { FileWriter } from "../file-writer.js";
 import { sqliteCodec } from "../opencode/codec.js";
 import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
@@ -18,6 +19,12 @@ export class BattleFilesStore implements SessionStore {
   readonly info: StoreInfo;
   /** Never used: a battle's files are restored as images, not re-encoded records. */
   readonly codec: RecordCodec = sqliteCodec;
+  /** Never used: it holds no sessions to plan fixes for. */
+  readonly fixing: StoreFixing = {
+    family: () => {
+      throw new RecoverError("usage", `${this.info.path} is a pokeralph battle folder, not a session store`);
+    },
+  };
 
   constructor(battleDir: string) {
     this.info = { format: "pokeralph-battle", path: battleDir, notices: [] };

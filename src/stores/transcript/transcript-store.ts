@@ -14,6 +14,7 @@ import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store
 import { assembleTranscript } from "./assemble.js";
 import { obj, str, timeOf } from "./dialect.js";
 import { TranscriptWriter } from "./transcript-writer.js";
+import { transcriptFixing } from "./working.js";
 
 /** A transcript line is its record as compact JSON, which is how both agents write them. */
 const lineCodec: RecordCodec = {
@@ -45,6 +46,7 @@ const HEAD_BYTES = 64 * 1024;
 export class TranscriptStore implements SessionStore {
   readonly info: StoreInfo;
   readonly codec = lineCodec;
+  readonly fixing = transcriptFixing;
   private files?: Map<string, SessionFile>;
   private keys?: Map<string, string>;
 

@@ -4,12 +4,13 @@
  * the bytes it will be written as, and lines no fix touched keep their exact bytes. What differs from the loaded file
  * at the end is the plan: line changes to show, and the one file image the writer puts in place.
  */
+import { RecoverError } from "../../errors.js";
 import type { FileImage, RecordChange, RecordKey } from "../../model/change.js";
 import type { Edit, Json, StoredRecord } from "../../model/edit.js";
-import type { DraftEntry, NewRecord, RecordFamily } from "../../model/fixing.js";
+import type { DraftEntry, LoadedRecords, NewRecord, RecordFamily, StoreFixing } from "../../model/fixing.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
-import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
+import { isTranscript, type TranscriptLine, type TranscriptRecords } from "../../model/transcript.js";
 import { lineRecord, recordsOf } from "./assemble.js";
 import { TranscriptFixContext } from "./fixing.js";
 
@@ -20,6 +21,14 @@ function anchorOf(edit: Edit & { op: "insert" }): TranscriptLine {
   if (!edit.after) throw new Error("a new transcript line follows a line");
   return edit.after;
 }
+
+/** How a transcript store fixes its sessions: its lines are its bytes, so it needs no codec. */
+export const transcriptFixing: StoreFixing = {
+  family(loaded: LoadedRecords) {
+    if (!isTranscript(loaded)) throw new RecoverError("internal", "a transcript store was handed opencode records to fix");
+    return new TranscriptLines(loaded);
+  },
+};
 
 export class TranscriptLines implements RecordFamily {
   constructor(private readonly loaded: TranscriptRecords) {}
