@@ -285,7 +285,10 @@ const PROJECTS = ['api-gateway', 'billing', 'web-app', 'infra', 'cli', 'design-s
 
 function pickModel(rng) {
   let x = rng.next()
-  for (const m of MODELS) { if ((x -= m.weight) < 0) return m }
+  for (const m of MODELS) {
+    x -= m.weight
+    if (x < 0) return m
+  }
   return MODELS[0]
 }
 

@@ -112,7 +112,10 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
     cwd: context.cwd,
     out: (text) => void (run.stdoutOpen && stdout.write(text)),
     err: (text) => void stderr.write(text),
-    command: (words) => commandLine(words, options, (run.program ??= invokedAs(run.script, env, context.cwd))),
+    command: (words) => {
+      run.program ??= invokedAs(run.script, env, context.cwd);
+      return commandLine(words, options, run.program);
+    },
     // A note quotes paths and ids from the store: escaped and shortened like every other store text.
     note: (text) => void (quiet || stderr.write(`${color.yellow("note:")} ${safeMessage(text)}\n`)),
     spinner(text) {

@@ -104,7 +104,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       const parts = partsByCall(ids);
       const open = (p: PartRecord) => ["pending", "running"].includes(toolStatus(p));
       return {
-        rule: targetRule("tool calls the provider found without results", parts, open, why, (part, context, finding) => toolCallInterrupted.fix!(finding, context)),
+        rule: targetRule("tool calls the provider found without results", parts, open, why, (_part, context, finding) => toolCallInterrupted.fix!(finding, context)),
         explanation: `tool call${ids.length === 1 ? "" : "s"} ${ids.join(", ")}${at} went out without a result: ${parts.length ? "closed as interrupted, as opencode does on abort" : "no such call is open in the store"}`,
       };
     }
@@ -121,7 +121,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       // Judged on each pass's view: once the later call has a fresh id, it is no longer a duplicate.
       const duplicated = (p: PartRecord, now: SessionView) => allParts(now).find(({ part }) => part.part?.type === "tool" && callIdOf(part) === callIdOf(p))?.part.ref.id !== p.ref.id;
       return {
-        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (part, context, finding) => duplicateToolCallId.fix!(finding, context)),
+        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (_part, context, finding) => duplicateToolCallId.fix!(finding, context)),
         explanation: `a tool call id${at} is used twice: the later call gets a fresh id`,
       };
     }

@@ -119,11 +119,11 @@ function validateFinalTurnThinking(request: AnthropicRequest, thinking: Thinking
   if (thinking !== "on") return;
   const messages = request.messages;
   const last = messages.at(-1);
-  if (!last || last.role !== "user" || last.content.length === 0 || !last.content.every((b) => b.type === "tool_result")) return;
+  if (last?.role !== "user" || last.content.length === 0 || !last.content.every((b) => b.type === "tool_result")) return;
   const n = messages.length - 2;
   const turn = messages[n];
   const first = turn?.content[0];
-  if (!turn || turn.role !== "assistant" || !first || isThinking(first)) return;
+  if (turn?.role !== "assistant" || !first || isThinking(first)) return;
   add(
     "thinking_order",
     n,

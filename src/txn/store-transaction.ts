@@ -118,7 +118,7 @@ export function settleOnRead(store: WritableStore, state: string): void {
     store.info.notices.push(`an unfinished change of this store is in recover's journal, but ${unwritable}; it will be settled when the store can be written`);
     return;
   }
-  let lock;
+  let lock: StoreLock;
   try {
     lock = lockStore(state, store.info.path);
   } catch (error) {

@@ -71,8 +71,8 @@ describe("recover explain <text>", () => {
     const texts = [...Object.values(TEXTS), UNKNOWN, RATE_LIMIT];
     const jsonTexts = JSON_KINDS.map((k) => (k === "unknown" ? UNKNOWN : TEXTS[k]));
     const runs = await Promise.all([...texts.map((t) => runAsync(["explain", t])), ...jsonTexts.map((t) => runAsync(["explain", t, "--json"]))]);
-    texts.forEach((t, i) => human.set(t, runs[i]!));
-    jsonTexts.forEach((t, i) => json.set(t, runs[texts.length + i]!));
+    for (const [i, t] of texts.entries()) human.set(t, runs[i]!);
+    for (const [i, t] of jsonTexts.entries()) json.set(t, runs[texts.length + i]!);
   });
 
   it("knows every kind the classifier names, and the cases here cover them all", () => {

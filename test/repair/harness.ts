@@ -14,7 +14,7 @@ import { RULES } from "../../src/rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../src/rules/rule.js";
 import { scanSession } from "../../src/scan/scan.js";
 import { openStore } from "../../src/stores/discover.js";
-import { isOpencodeStore, type OpencodeStore, type SessionStore } from "../../src/stores/store.js";
+import { isOpencodeStore, type OpencodeStore } from "../../src/stores/store.js";
 import { readBackup, type Backup } from "../../src/txn/backup-store.js";
 import { hasJournal } from "../../src/txn/journal.js";
 import { repairTargets, restoreTargets, changesOfTargets } from "../../src/txn/targets.js";

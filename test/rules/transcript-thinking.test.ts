@@ -14,7 +14,9 @@ import { ClaudeTranscript, MINUTE } from "../support/transcript-fixtures.js";
 const START = Date.UTC(2026, 4, 2, 9, 0, 0);
 const OPTIONS = { ...DEFAULT_RULE_OPTIONS, now: START + 3 * 24 * 60 * MINUTE, rules: [unsignedThinking] };
 const dirs: string[] = [];
-afterAll(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
 
 function planFor(t: ClaudeTranscript) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-tthink-"));

@@ -239,7 +239,7 @@ describe("salvageJsonObject", () => {
     const salvaged = salvageJsonObject(torn + "\0".repeat(65536));
     const elapsed = performance.now() - started;
 
-    const kept = (salvaged?.value.state as { output: string }).output;
+    const kept = (salvaged!.value.state as { output: string }).output;
     expect(kept.length).toBeGreaterThan(output.length - 1000);
     expect(salvaged).toEqual({
       value: { ...toolPart, state: { ...stateUpToOutput, output: output.slice(0, kept.length) } },

@@ -624,7 +624,7 @@ export function replaceWithBytes(needle: string, bytes: Buffer): Corrupt {
     const pieces = text.split(needle);
     if (pieces.length < 2) throw new Error(`replaceWithBytes: ${JSON.stringify(needle)} not in record`);
     const chunks: Buffer[] = [];
-    pieces.forEach((piece, i) => chunks.push(...(i === 0 ? [] : [bytes]), Buffer.from(piece)));
+    for (const [i, piece] of pieces.entries()) chunks.push(...(i === 0 ? [] : [bytes]), Buffer.from(piece));
     return Buffer.concat(chunks);
   };
 }

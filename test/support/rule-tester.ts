@@ -100,7 +100,7 @@ export function ruleTester(rule: Rule, cases: { valid: ValidCase[]; invalid: Inv
         it(c.name, () => {
           const findings = findingsOf(rule, c.records, c.options);
           expect(findings).toHaveLength(c.findings.length);
-          c.findings.forEach((want, i) => expect(findings[i]).toMatchObject({ rule: rule.id, ...want }));
+          for (const [i, want] of c.findings.entries()) expect(findings[i]).toMatchObject({ rule: rule.id, ...want });
           if (c.output === undefined && c.changes === undefined) return;
           const loaded = loadRecords(c.records);
           const plan = planSession(loaded, isTranscript(loaded) ? transcriptFixing : opencodeFixing(sqliteCodec), { ...optionsOf(c), rules: [rule] });
@@ -111,7 +111,7 @@ export function ruleTester(rule: Rule, cases: { valid: ValidCase[]; invalid: Inv
           }
           if (c.changes !== undefined) {
             expect(plan.changes).toHaveLength(c.changes.length);
-            c.changes.forEach((want, i) => expect(plan.changes[i]).toMatchObject(want));
+            for (const [i, want] of c.changes.entries()) expect(plan.changes[i]).toMatchObject(want);
           }
           // Fixed means fixed: the rule finds nothing in what the fix leaves.
           expect(plan.remaining.filter((f) => f.rule === rule.id)).toEqual([]);

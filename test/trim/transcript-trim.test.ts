@@ -15,7 +15,9 @@ import { ClaudeTranscript, MINUTE, OpenclawTranscript } from "../support/transcr
 const START = Date.UTC(2026, 5, 1, 8, 0, 0);
 const NOW = START + 7 * 24 * 60 * MINUTE;
 const dirs: string[] = [];
-afterAll(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
 
 function load(t: ClaudeTranscript | OpenclawTranscript) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-ttrim-"));
@@ -108,7 +110,7 @@ describe("context trim on an openclaw transcript", () => {
     const { store, loaded } = load(t);
     const plan = trim(loaded, store, {});
     const change = plan.changes.find((c) => c.rules.includes("truncate-outputs"));
-    const text = ((change?.after?.message as { content: { text: string }[] }).content[0]!).text;
+    const text = (change!.after!.message as { content: { text: string }[] }).content[0]!.text;
     expect(text.startsWith("HEAD")).toBe(true);
     expect(text.endsWith("TAIL")).toBe(true);
     expect(text).toContain("truncated");

@@ -5,7 +5,7 @@ import type { SessionSummary } from "../../model/opencode-records.js";
 import { action, withStore } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
-import { safeMessage, safeValue } from "../safe-text.js";
+import { safeValue } from "../safe-text.js";
 
 export function addSessionList(session: Command): void {
   session

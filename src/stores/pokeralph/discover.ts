@@ -4,7 +4,7 @@
  * id from the user into a battle folder: ids end up in paths and, later, git refs, so anything that could walk out
  * of `battles/` is refused before it is used. Every failure is a RecoverError (exit 2, one line).
  */
-import { readdirSync, statSync, type Stats } from "node:fs";
+import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { RecoverError, fsError } from "../../errors.js";
 import { assertSafeId } from "../session-id.js";
@@ -78,7 +78,7 @@ export function battleDir(repo: PokeralphRepo, taskId: string): string {
 
 /** The task ids that have a battle folder, sorted (pokeralph's ids sort by their NNN prefix). */
 export function listBattleIds(repo: PokeralphRepo): string[] {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(repo.battlesDir, { withFileTypes: true });
   } catch (error) {
