@@ -23,6 +23,7 @@ import { captureWorktree, changedPaths, commitSnapshot, createRef, openRepo, res
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
 import { sidecarLockKey } from "../checkpoint/sidecar.js";
 import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../stores/pokeralph/sidecar.js";
+import type { Json } from "../model/edit.js";
 
 export const SAFETY_REFS = "refs/pokeralph/safety";
 
@@ -74,7 +75,6 @@ export function hasChanges(plan: RollbackPlan): boolean {
   return plan.files.restored.length > 0 || plan.files.deleted.length > 0 || plan.history.before !== plan.history.after || plan.iterationsRolledBack.length > 0;
 }
 
-type Json = Record<string, unknown>;
 
 interface ArchiveEntry extends Json {
   at: string;

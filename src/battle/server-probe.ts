@@ -10,6 +10,7 @@ import http from "node:http";
 import https from "node:https";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { isObject } from "../model/edit.js";
 
 export type ServerAnswer =
   /** Nothing answers, or what answers is not pokeralph. */
@@ -107,10 +108,6 @@ function getJson(url: string, timeoutMs: number): Promise<Fetched> {
     // One deadline for connect + answer: a half-open port must not hold the report.
     const timer = setTimeout(() => finish({ kind: "error", detail: `no answer within ${timeoutMs} ms` }), timeoutMs);
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function samePath(a: string, b: string): boolean {

@@ -22,6 +22,7 @@ import { atBlock } from "../rules/helpers.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
+import type { Json } from "../model/edit.js";
 
 export const ERROR_RULE_ID = "provider-error";
 
@@ -41,7 +42,6 @@ export interface ErrorPlan {
   explanation: string;
 }
 
-type Json = Record<string, unknown>;
 
 function allParts(view: SessionView): { part: PartRecord; message: MessageRecord }[] {
   return (view.opencode?.messages ?? []).flatMap((message) => message.parts.map((part) => ({ part, message })));

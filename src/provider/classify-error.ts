@@ -7,6 +7,7 @@
  *
  * Kinds are snake_case, a namespace apart from the kebab-case rule ids.
  */
+import { isObject, type Json } from "../model/edit.js";
 export type ProviderErrorKind =
   | "orphan_tool_use"
   | "orphan_tool_result"
@@ -44,8 +45,6 @@ export interface ClassifiedError {
   note?: string;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 const BEDROCK_PREFIX = /^\s*The model returned the following errors:\s*/i;
 

@@ -7,6 +7,7 @@ import type { Block } from "../../model/conversation.js";
 import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/transcript.js";
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
+import type { Json } from "../../model/edit.js";
 
 export interface Interpretation {
   role: LineRole;
@@ -32,7 +33,7 @@ export interface Dialect {
   responseId(line: TranscriptLine): string | undefined;
 }
 
-export type Json = Record<string, unknown>;
+export type { Json };
 export const obj = (v: unknown): Json | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined);
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
