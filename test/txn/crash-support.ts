@@ -4,8 +4,17 @@ import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { buildStore, SECOND, Transcript, type BuiltStore, type MessageSpec, type PartSpec, type SessionSpec } from "../support/opencode-fixtures.js";
-import { BIN } from "../cli/run.js";
+import {
+  buildStore,
+  mulberry32,
+  SECOND,
+  Transcript,
+  type BuiltStore,
+  type MessageSpec,
+  type PartSpec,
+  type SessionSpec,
+} from "../support/opencode-fixtures.js";
+import { BIN, childEnv as cliEnv, run } from "../cli/run.js";
 
 // ---------------------------------------------------------------------------------------------
 // The session: many turns, defects spread over many records
@@ -62,12 +71,25 @@ export function crashStore(start: number, shape: CrashSessionShape): { built: Bu
 // Runs of the built CLI, killed at a chosen moment
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The environment of every run in a trial, killed or not: the one run.ts gives any CLI under test (no colour, CI,
+ * no debugging switches, `recover` on PATH) with recover's state under `stateHome`.
+ */
+export function stateEnv(stateHome: string): Record<string, string> {
+  return { XDG_STATE_HOME: stateHome };
+}
+
 export function childEnv(stateHome: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", XDG_STATE_HOME: stateHome };
-  // A developer's own debugging switch must not change what the tests see.
-  delete env.RECOVER_DEBUG;
-  delete env.FORCE_COLOR;
-  return env;
+  return cliEnv(stateEnv(stateHome));
+}
+
+/**
+ * A run that is not killed (the command after a kill that settles the journal, a scan, a restore, a repair run
+ * to the end): main() of the build in this process (run.ts), with the environment a killed run gets. Only the
+ * killed run needs a process of its own; this saves a node start and the CLI's module load per command.
+ */
+export function runSettled(args: string[], stateHome: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return run(args, { env: stateEnv(stateHome) });
 }
 
 /** The backups a run under this XDG_STATE_HOME writes (no --backup-dir). */
@@ -385,4 +407,55 @@ export function wholeState(c: Comparison): string {
   if (c.atBefore === c.changed) return "before";
   if (c.atAfter === c.changed) return "after";
   return `mixed (${c.atAfter} of ${c.changed} records repaired)`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which kills a test file makes: a fixed set always, randomized ones on request (the soak)
+// ---------------------------------------------------------------------------------------------
+
+export type Anchor = KillPlan["anchor"];
+
+/** One trial's kill: `at` of the way (0…1) into the span its anchor starts (the test file sizes the spans). */
+export interface KillSpec {
+  name: string;
+  anchor: Anchor;
+  at: number;
+  /** The randomized trial's index (its seed), absent for a fixed kill. */
+  trial?: number;
+}
+
+/**
+ * The kills every `npm test` makes, per store format: each anchor, early and late in its span, in the proportions
+ * of the randomized trials (a third from the spawn, a sixth while the backup is written, half around apply). Early
+ * kills leave the store as it was (the trial then repairs it again), late ones after apply (it then restores the
+ * finished backup), the ones in between land inside the transaction.
+ */
+export const FIXED_KILLS: readonly KillSpec[] = [
+  { anchor: "spawn", at: 0.2 },
+  { anchor: "spawn", at: 0.7 },
+  { anchor: "backup", at: 0.5 },
+  { anchor: "applying", at: 0 },
+  { anchor: "applying", at: 0.5 },
+  { anchor: "applying", at: 0.95 },
+].map((k) => ({ ...k, anchor: k.anchor as Anchor, name: `fixed kill ${Math.round(k.at * 100)}% into ${k.anchor}` }));
+
+/**
+ * The randomized trials (as many as `count`; `npm run soak` asks for the full set): trial i's kill moment is drawn
+ * from `seed` and i, its anchor taken in turn from spawn, spawn, backup, applying, applying, applying.
+ */
+export function randomKills(seed: number, count: number): KillSpec[] {
+  return Array.from({ length: count }, (_, trial) => {
+    const rand = mulberry32((seed + trial * 0x2545f491) >>> 0);
+    const anchor = (["spawn", "spawn", "backup", "applying", "applying", "applying"] as const)[trial % 6]!;
+    return { name: `random trial ${trial}`, anchor, at: rand(), trial };
+  });
+}
+
+/** A trial-count knob from the environment: unset means none beyond the fixed set. */
+export function trialCount(name: string): number {
+  const value = process.env[name];
+  if (value === undefined || value === "") return 0;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${value}: expected a whole number of trials`);
+  return n;
 }

@@ -8,7 +8,10 @@
 // sha256 is the after-image fingerprint of the run's own backup manifest, and it equals a reference repair once the
 // uuids that are not in the original are numbered in order of appearance.
 //
-// Reproduce with CRASH_SEED=<seed> (printed in failures); TRANSCRIPT_CRASH_TRIALS=<n> changes the number of trials.
+// `npm test` makes the fixed kills of FIXED_KILLS (crash-support.ts): every anchor, early and late.
+// TRANSCRIPT_CRASH_TRIALS=<n> adds n randomized kills (`npm run soak` runs 12); reproduce one with CRASH_SEED=<seed>
+// (printed in failures). Only the killed run is a process of its own; the commands after it (the scan that settles
+// the journal, the restore, the repair run to the end) run main() of the build in this process, same environment.
 // The session has 48 interrupted calls, enough for a write of some size; test/rules/transcript-rules.test.ts plans 150
 // in one session.
 import { createHash } from "node:crypto";
@@ -16,12 +19,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mulberry32 } from "../support/opencode-fixtures.js";
 import { ClaudeTranscript, MINUTE, damage } from "../support/transcript-fixtures.js";
-import { backupRootOf, runCli, type KillPlan, type RunResult } from "./crash-support.js";
+import { backupRootOf, FIXED_KILLS, randomKills, runCli, runSettled, trialCount, type KillPlan, type RunResult } from "./crash-support.js";
 
 const BASE_SEED = (Number(process.env.CRASH_SEED ?? 20_261_123) >>> 0) || 1;
-const TRIALS = Number(process.env.TRANSCRIPT_CRASH_TRIALS ?? 12);
+const TRIALS = trialCount("TRANSCRIPT_CRASH_TRIALS");
 const TURNS = 120;
 const TEMP_MARKER = ".recover-tmp-";
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -127,7 +129,7 @@ function journalPointers(stateHome: string): string[] {
 // The trials
 // ---------------------------------------------------------------------------------------------
 
-describe("a Claude Code transcript repair SIGKILLed at random moments", () => {
+describe("a Claude Code transcript repair SIGKILLed at chosen and random moments", () => {
   const { t, interrupted } = bigTranscript();
   let pristine: string;
   let file: string;
@@ -185,23 +187,24 @@ describe("a Claude Code transcript repair SIGKILLed at random moments", () => {
     const lines = [...landings].sort((a, b) => b[1] - a[1]).map(([where, n]) => `  ${String(n).padStart(3)}  ${where}`);
     console.log(
       [
-        `transcript-crash: ${TRIALS} kills, seed ${BASE_SEED}, ${((performance.now() - started) / 1000).toFixed(1)} s; run ${Math.round(timing.run)} ms, backup ${Math.round(timing.backupWriting)} ms, apply ${Math.round(timing.applying)} ms`,
+        `transcript-crash: ${kills.length} kills (${FIXED_KILLS.length} fixed, ${TRIALS} random), seed ${BASE_SEED}, ${((performance.now() - started) / 1000).toFixed(1)} s; run ${Math.round(timing.run)} ms, backup ${Math.round(timing.backupWriting)} ms, apply ${Math.round(timing.applying)} ms`,
         ...lines,
       ].join("\n"),
     );
   });
 
-  it.each(Array.from({ length: TRIALS }, (_, i) => i))("trial %i", async (trial) => {
-    const rand = mulberry32((BASE_SEED + trial * 0x2545f491) >>> 0);
-    // A third of the kills anywhere in the run, a sixth while the backup is written, half around the file's rename.
-    const anchor = (["spawn", "spawn", "backup", "applying", "applying", "applying"] as const)[trial % 6]!;
-    const delayMs = anchor === "spawn" ? rand() * timing.run * 1.05 : anchor === "backup" ? rand() * timing.backupWriting : rand() * timing.applying * 1.25;
+  const kills = [...FIXED_KILLS, ...randomKills(BASE_SEED, TRIALS)];
+  it.each(kills.map((k) => [k.name, k] as const))("%s", async (_name, kill) => {
+    // Kills anywhere in the run (from the spawn), while the backup is written, around the file's rename (applying).
+    const { anchor } = kill;
+    const trial = kill.trial === undefined ? `${anchor}-${Math.round(kill.at * 100)}` : String(kill.trial);
+    const delayMs = anchor === "spawn" ? kill.at * timing.run * 1.05 : anchor === "backup" ? kill.at * timing.backupWriting : kill.at * timing.applying * 1.25;
     const plan: KillPlan = { anchor, delayMs };
     const { config, stateHome, root } = copyStore(pristine, `trial-${trial}`);
     const target = path.join(config, relFile);
     const dir = path.dirname(target);
     let where = "?";
-    const context = () => `trial ${trial} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(delayMs)} ms after ${anchor}, landed ${where}; store kept in ${root}`;
+    const context = () => `${kill.name} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(delayMs)} ms after ${anchor}, landed ${where}; store kept in ${root}`;
     const state = (bytes: Buffer) => (bytes.equals(original) ? "original" : normalise(bytes, known) === reference ? "repaired" : "mixed");
     try {
       const result = await runCli(repairArgs(config), stateHome, plan);
@@ -224,7 +227,7 @@ describe("a Claude Code transcript repair SIGKILLed at random moments", () => {
       expect(fs.readdirSync(dir).filter((n) => !n.includes(TEMP_MARKER)), context()).toEqual([path.basename(target)]);
 
       // 2. The next command settles it: no temp file, still one of the two, no journal left.
-      const scan = await runCli(["session", "scan", t.sessionId, "--store", config, "--json", "--exit-zero"], stateHome);
+      const scan = await runSettled(["session", "scan", t.sessionId, "--store", config, "--json", "--exit-zero"], stateHome);
       expect(scan.status, `${context()}: scan after the kill: ${scan.stderr}${scan.stdout.slice(0, 500)}`).toBe(0);
       expect(fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER)), `${context()}: temp files after the next scan`).toEqual([]);
       const settled = fs.readFileSync(target);
@@ -238,7 +241,7 @@ describe("a Claude Code transcript repair SIGKILLed at random moments", () => {
         expect(done, context()).toHaveLength(1);
         expect(findings, `${context()}: the repaired file scans clean`).toBe(0);
         // 3. The finished backup restores the original byte for byte.
-        const restore = await runCli(["session", "restore", done[0]!.id, "--yes", "--json"], stateHome);
+        const restore = await runSettled(["session", "restore", done[0]!.id, "--yes", "--json"], stateHome);
         expect(restore.status, `${context()}: restore: ${restore.stderr}${restore.stdout.slice(-500)}`).toBe(0);
         expect(fs.readFileSync(target).equals(original), `${context()}: restored file`).toBe(true);
         expect(fs.readdirSync(dir), context()).toEqual([path.basename(target)]);
@@ -246,7 +249,7 @@ describe("a Claude Code transcript repair SIGKILLed at random moments", () => {
         expect(done, context()).toHaveLength(0);
         expect(findings, context()).toBeGreaterThan(0);
         // 3'. Left as it was: a repair run to the end gives the reference result.
-        const again = await runCli(repairArgs(config), stateHome);
+        const again = await runSettled(repairArgs(config), stateHome);
         expect(again.status, `${context()}: repair after the kill: ${again.stderr}${again.stdout.slice(0, 500)}`).toBe(0);
         expect(state(fs.readFileSync(target)), context()).toBe("repaired");
       }
