@@ -5,10 +5,10 @@
 // and is itself undone byte for byte by a rollback to its safety checkpoint.
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { parseJsonDocument, run } from "../cli/run.js";
-import { battleFile, feedback, gitIn, IGNORED, makeProject, NESTED, observe, TASK, tempDir, treeFiles, worktreeBytes, write, writeHistory, type IterationSpec, type Observation } from "../support/git-repo.js";
+import { battleFile, copyDir, copyProject, feedback, gitIn, IGNORED, makeProject, NESTED, observe, TASK, tempDir, treeFiles, worktreeBytes, write, writeHistory, type IterationSpec, type Observation } from "../support/git-repo.js";
 import { iso } from "../support/pokeralph-fixtures.js";
 import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
 import { runAsync } from "./run-async.js";
@@ -40,8 +40,27 @@ interface Battle {
   at: Map<string, string>[];
 }
 
-/** A battle of three iterations (failed at the end), a checkpoint before it and after each, and work since. */
+/**
+ * A fresh copy of the battle below (repository and state dir), built once per final status: every test rolls
+ * back its own copy of the same real repository, checkpoint refs and sidecar included.
+ */
+const battles = new Map<string, Promise<Battle>>();
 async function battle(options: { finalStatus?: string } = {}): Promise<Battle> {
+  const key = options.finalStatus ?? "failed";
+  if (!battles.has(key)) battles.set(key, buildBattle(options));
+  const template = await battles.get(key)!;
+  const dir = await copyProject(template.dir);
+  const state = copyDir(template.state);
+  return { dir, env: { ...NO_SERVER, XDG_STATE_HOME: state }, state, cp: template.cp, at: template.at };
+}
+
+// The common one is built before the tests, outside any one test's time.
+beforeAll(async () => {
+  await battle();
+}, 120_000);
+
+/** A battle of three iterations (failed at the end), a checkpoint before it and after each, and work since. */
+async function buildBattle(options: { finalStatus?: string } = {}): Promise<Battle> {
   const { dir } = await makeProject();
   const state = tempDir("recover-state-");
   const env = { ...NO_SERVER, XDG_STATE_HOME: state };

@@ -2,11 +2,11 @@
 // one-line errors, and exactly one JSON document with --json.
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { DAY_MS } from "../../src/checkpoint/prune.js";
 import { expectJsonError, expectNoAnsi, expectNoStack, expectOneLineError, parseJsonDocument, run, type RunOptions } from "../cli/run.js";
-import { battleFile, commitAt, feedback, gitIn, makeProject, observe, stateDir, TASK, tempDir, write, writeHistory, writePokeralph } from "../support/git-repo.js";
+import { battleFile, builtOnce, commitAt, feedback, gitIn, makeProject, observe, stateDir, TASK, tempDir, write, writeHistory, writePokeralph } from "../support/git-repo.js";
 
 async function cli(args: string[], options: RunOptions & { state?: string } = {}) {
   return await run(args, { cwd: options.cwd, env: { XDG_STATE_HOME: options.state ?? stateDir(), ...options.env } });
@@ -15,7 +15,11 @@ async function cli(args: string[], options: RunOptions & { state?: string } = {}
 const HEX40 = /^[0-9a-f]{40}$/;
 
 /** A battle with a Claude commit for iteration 1, an orchestrator commitHash for 2, a failed iteration 3. */
-async function battleProject() {
+/** Built once per file (see builtOnce); each test gets its own copy. */
+const battleProject = builtOnce(buildBattleProject);
+beforeAll(() => battleProject.prepare(), 120_000);
+
+async function buildBattleProject() {
   const project = await makeProject({ clean: true });
   const { dir } = project;
   write(dir, "src/auth/jwt.ts", "export const sign = (p: object) => JSON.stringify(p);\n");
@@ -165,7 +169,10 @@ describe("recover checkpoint list", () => {
 
 describe("recover checkpoint prune", () => {
   /** 12 recorded checkpoints, 20..9 days old: the 2 oldest fall outside the newest 10 and are past 7 days. */
-  async function aged() {
+  const aged = builtOnce(buildAged);
+  beforeAll(() => aged.prepare(), 120_000);
+
+  async function buildAged() {
     const { dir } = await makeProject({ clean: true });
     const state = stateDir();
     for (let age = 20; age >= 9; age--) {

@@ -2,18 +2,22 @@
 // by the orchestrator (commitHash recorded), a failed iteration that left no commit, other tasks' and the user's
 // commits in between; recorded checkpoints from the sidecar and refs; and commits that vanished.
 import fs from "node:fs";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { createRef } from "../../src/checkpoint/git-snapshot.js";
 import { listCheckpoints } from "../../src/checkpoint/list.js";
 import { RecoverError } from "../../src/errors.js";
-import { battleFile, commitAt, feedback, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
+import { battleFile, builtOnce, commitAt, feedback, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
 
 const ALL_PASS = feedback({ test: true, lint: true, typecheck: true });
 const TYPECHECK_FAILS = feedback({ test: true, lint: true, typecheck: false });
 
 /** The battle of the reference (§1.8): iterations 1 and 2 committed, 3 failed typecheck, 4 in flight when it crashed. */
-async function battle() {
+/** Built once per file (see builtOnce); each test gets its own copy. */
+const battle = builtOnce(buildBattle);
+beforeAll(() => battle.prepare(), 120_000);
+
+async function buildBattle() {
   const project = await makeProject({ clean: true });
   const { dir } = project;
   write(dir, "src/setup.ts", "export const setup = true;\n");

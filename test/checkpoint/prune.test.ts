@@ -1,12 +1,12 @@
 // The spec's retention policy (keep the newest 10; beyond them drop what is older than 7 days; keep failed and
 // successful younger ones), as a pure function and on real refs and a real sidecar, dry run first.
 import fs from "node:fs";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { createRef } from "../../src/checkpoint/git-snapshot.js";
 import { listCheckpoints } from "../../src/checkpoint/list.js";
 import { applyPrune, DAY_MS, DEFAULT_RETENTION, planPrune, selectForRemoval, type Retainable } from "../../src/checkpoint/prune.js";
-import { battleFile, commitAt, feedback, gitIn, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
+import { battleFile, builtOnce, commitAt, feedback, gitIn, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
 
 const NOW = Date.parse("2026-03-01T12:00:00.000Z");
 const daysAgo = (d: number) => new Date(NOW - d * DAY_MS).toISOString();
@@ -57,7 +57,10 @@ describe("selectForRemoval: the spec's cleanupCheckpoints, step for step", () =>
 });
 
 /** 13 recorded checkpoints aged 20, 19, … 8 days, then 2 fresh ones: 15 in all. */
-async function agedCheckpoints() {
+const agedCheckpoints = builtOnce(buildAgedCheckpoints);
+beforeAll(() => agedCheckpoints.prepare(), 120_000);
+
+async function buildAgedCheckpoints() {
   const project = await makeProject({ clean: true });
   const state = stateDir();
   const created = [];

@@ -99,8 +99,52 @@ export interface ProjectOptions {
   pokeralph?: boolean;
 }
 
+// Each distinct project is built with git once per test file (a template) and every test gets a fresh copy of the
+// whole tree, .git included: a real repository, a dozen git processes cheaper. The copy keeps modes, mtimes and
+// symlinks as they are; only the index's stat data (inodes, ctimes) is stale in a copy, so it is refreshed the way
+// git itself would on its next look, leaving the repository as the build left it.
+const templates = new Map<string, Promise<string>>();
+
+afterAll(() => templates.clear());
+
+export function copyRepo(from: string, to: string): void {
+  fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+}
+
+async function refreshIndex(dir: string): Promise<void> {
+  await gitIn(dir, { GIT_OPTIONAL_LOCKS: "1" }).raw(["update-index", "-q", "--refresh"]);
+}
+
 export async function makeProject(options: ProjectOptions = {}): Promise<Project> {
+  const key = JSON.stringify({ clean: options.clean === true, pokeralph: options.pokeralph !== false });
+  let template = templates.get(key);
+  if (template === undefined) {
+    const at = tempDir("recover-cp-template-");
+    template = buildProject(at, options).then(() => at);
+    templates.set(key, template);
+    template.catch(() => templates.delete(key));
+  }
+  const dir = await copyProject(await template);
+  return { dir, git: gitIn(dir), taskId: TASK };
+}
+
+/** A fresh copy of a project (a template built once): a new temp dir, the index refreshed, nested repo included. */
+export async function copyProject(from: string): Promise<string> {
   const dir = tempDir();
+  copyRepo(from, dir);
+  await refreshIndex(dir);
+  if (fs.existsSync(path.join(dir, NESTED, ".git"))) await refreshIndex(path.join(dir, NESTED));
+  return dir;
+}
+
+/** A fresh copy of a plain directory (a state dir built beside a template). */
+export function copyDir(from: string, prefix = "recover-state-"): string {
+  const dir = tempDir(prefix);
+  copyRepo(from, dir);
+  return dir;
+}
+
+async function buildProject(dir: string, options: ProjectOptions): Promise<void> {
   const git = await initRepo(dir);
   write(dir, ".gitignore", "node_modules/\ndist/\n*.log\n.env\n");
   write(dir, "package.json", `${JSON.stringify({ name: "invoice-service", type: "module", scripts: { test: "bun test", lint: "biome check .", typecheck: "tsc --noEmit" } }, null, 2)}\n`);
@@ -117,7 +161,7 @@ export async function makeProject(options: ProjectOptions = {}): Promise<Project
   await commitAt(dir, "Initial project", "2026-02-03T09:00:00Z");
 
   if (options.pokeralph !== false) writePokeralph(dir);
-  if (options.clean) return { dir, git, taskId: TASK };
+  if (options.clean) return;
 
   // A stash entry the checkpoint must leave alone.
   write(dir, "tests/auth.test.ts", 'import { sign } from "../src/auth/jwt.js";\n\ntest("sign", () => expect(sign({ a: 1 })).toBe(\'{"a":1}\'));\n');
@@ -147,7 +191,6 @@ export async function makeProject(options: ProjectOptions = {}): Promise<Project
   await nestedGit.raw(["add", "-A"]);
   await nestedGit.raw(["commit", "-q", "-m", "vendored lib"]);
   write(nested, "dirty.js", "// uncommitted in the nested repo\n");
-  return { dir, git, taskId: TASK };
 }
 
 export function writePokeralph(dir: string, taskId = TASK): void {
@@ -284,4 +327,39 @@ export async function treeEntries(dir: string, commit: string): Promise<Map<stri
     entries.set(file, meta.split(" ")[0]!);
   }
   return entries;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Built once, copied per test
+// ---------------------------------------------------------------------------------------------
+
+export interface Copied<T> {
+  (): Promise<T>;
+  /** Build the template now (a beforeAll), so that no single test pays for it. */
+  prepare(): Promise<void>;
+}
+
+/**
+ * `build()` run once per test file; every call gets a fresh copy of what it built: the repository (`dir`, with
+ * `git` pointed at the copy) and, when there is one, the state dir (`state`). The rest (hashes, checkpoint ids, the
+ * bytes observed while building) is the same in every copy, since the copy is the same repository.
+ */
+export function builtOnce<T extends { dir: string }>(build: () => Promise<T>): Copied<T> {
+  let built: Promise<T> | undefined;
+  const prepare = (): Promise<T> => {
+    if (built === undefined) {
+      built = build();
+      built.catch(() => (built = undefined));
+    }
+    return built;
+  };
+  const copy = async (): Promise<T> => {
+    const template = await prepare();
+    const dir = await copyProject(template.dir);
+    const result: Record<string, unknown> = { ...template, dir };
+    if ("git" in template) result.git = gitIn(dir);
+    if ("state" in template && typeof template.state === "string") result.state = copyDir(template.state);
+    return result as T;
+  };
+  return Object.assign(copy, { prepare: async () => void (await prepare()) });
 }

@@ -98,15 +98,12 @@ export async function createPokeralphRepo(options: FixtureOptions = {}): Promise
   const root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), "recover-battle-"));
   const now = options.now ?? Date.now();
   fs.mkdirSync(root, { recursive: true });
+  // The initialised repository with the project staged is the same for every fixture: copied from a template.
+  fs.cpSync(await stagedProject(), root, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
   const git = simpleGit({ baseDir: root }).env(gitEnv(root));
-  await git.init(["--initial-branch=main"]);
-  await git.addConfig("user.name", "Dana Reyes");
-  await git.addConfig("user.email", "dana@example.com");
-  await git.addConfig("commit.gpgsign", "false");
   const fx: PokeralphFixture = { root, dir: path.join(root, ".pokeralph"), git, now, config: options.config ?? DEFAULT_FIXTURE_CONFIG, prd: {}, commits: {} };
 
-  for (const [file, text] of Object.entries(PROJECT_FILES)) writeProjectFile(fx, file, text);
-  fx.commits.initial = await commitAll(fx, "Initial commit: invoice service skeleton", now - 3 * 24 * HOUR);
+  fx.commits.initial = await commitStaged(fx, "Initial commit: invoice service skeleton", now - 3 * 24 * HOUR);
 
   if (options.pokeralph !== false) {
     const created = now - 2 * 24 * HOUR;
@@ -135,6 +132,32 @@ export async function createPokeralphRepo(options: FixtureOptions = {}): Promise
 }
 
 /**
+ * `git init`, the identity, and the project's files written and staged (`git add`), once per test file: what every
+ * fixture starts from before its initial commit, whose date depends on the fixture's "now". A copy of it (.git
+ * included) is a real repository; `git commit` refreshes the copy's index stat data itself.
+ */
+let template: Promise<string> | undefined;
+function stagedProject(): Promise<string> {
+  template ??= (async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "recover-battle-template-"));
+    process.once("exit", () => fs.rmSync(root, { recursive: true, force: true }));
+    const git = simpleGit({ baseDir: root }).env(gitEnv(root));
+    await git.init(["--initial-branch=main"]);
+    await git.addConfig("user.name", "Dana Reyes");
+    await git.addConfig("user.email", "dana@example.com");
+    await git.addConfig("commit.gpgsign", "false");
+    for (const [file, text] of Object.entries(PROJECT_FILES)) {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.writeFileSync(path.join(root, file), text);
+    }
+    await git.raw(["add", "-A", "--", ".", ":!.pokeralph"]);
+    return root;
+  })();
+  template.catch(() => (template = undefined));
+  return template;
+}
+
+/**
  * The developer's own git config (signing, hooks, templates, default branch) must not change the fixture: git
  * runs with HOME pointing into the fixture and no system config. (simple-git also refuses inherited EDITOR & co.)
  */
@@ -154,9 +177,14 @@ export function writeProjectFile(fx: PokeralphFixture, file: string, text: strin
 
 /** `git add -A -- . ':!.pokeralph'` then a commit dated `at`; returns the full hash. */
 export async function commitAll(fx: PokeralphFixture, message: string, at: number): Promise<string> {
+  await simpleGit({ baseDir: fx.root }).env(gitEnv(fx.root)).raw(["add", "-A", "--", ".", ":!.pokeralph"]);
+  return await commitStaged(fx, message, at);
+}
+
+/** A commit of what is staged, dated `at`; returns the full hash. */
+async function commitStaged(fx: PokeralphFixture, message: string, at: number): Promise<string> {
   const date = iso(at);
   const git = simpleGit({ baseDir: fx.root }).env({ ...gitEnv(fx.root), GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
-  await git.raw(["add", "-A", "--", ".", ":!.pokeralph"]);
   await git.commit(message);
   return (await git.revparse(["HEAD"])).trim();
 }
