@@ -7,7 +7,7 @@
  *
  * Kinds are snake_case, a namespace apart from the kebab-case rule ids.
  */
-import { isObject, type Json } from "../model/edit.js";
+import { isObject } from "../model/edit.js";
 export type ProviderErrorKind =
   | "orphan_tool_use"
   | "orphan_tool_result"

@@ -52,7 +52,9 @@ export async function startFakePokeralph(answer: FakeAnswer = {}): Promise<FakeP
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    set: (next) => void (current = next),
+    set: (next) => {
+      current = next;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -143,7 +143,7 @@ describe("every scenario in one repository", async () => {
     expect(result.stderr).toBe("");
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(10);
-    for (const line of lines) expect(line).toMatch(/^(error  |warning) [a-z-]+ +\.pokeralph\/\S+ {2}\S/);
+    for (const line of lines) expect(line).toMatch(/^(error {2}|warning) [a-z-]+ +\.pokeralph\/\S+ {2}\S/);
   });
 
   it("a task id (or a unique prefix) shows that battle alone, with the project's findings", async () => {
