@@ -49,7 +49,20 @@ function session(rand, index) {
   const push = (record) => {
     const uuidNow = uuid(rand);
     t += 1000 + Math.floor(rand() * 5000);
-    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, userType: "external", cwd, sessionId: id, version: "2.1.90", gitBranch: "main", ...record, uuid: uuidNow, timestamp: new Date(t).toISOString() }));
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: "external",
+        cwd,
+        sessionId: id,
+        version: "2.1.90",
+        gitBranch: "main",
+        ...record,
+        uuid: uuidNow,
+        timestamp: new Date(t).toISOString(),
+      }),
+    );
     parent = uuidNow;
     return uuidNow;
   };
@@ -58,14 +71,35 @@ function session(rand, index) {
     push({ type: "user", message: { role: "user", content: `Step ${turn}: look at src/module-${turn}.ts and fix what is wrong.` } });
     const msg = `msg_01${uuid(rand).replaceAll("-", "").slice(0, 22)}`;
     const base = { type: "assistant", requestId: `req_011${msg.slice(6, 20)}` };
-    const message = (content, stop) => ({ id: msg, type: "message", role: "assistant", model: "claude-sonnet-4-5", content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 120 } });
+    const message = (content, stop) => ({
+      id: msg,
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content,
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: { input_tokens: 9, output_tokens: 120 },
+    });
     push({ ...base, message: message([{ type: "thinking", thinking: "Let me read the file first. ".repeat(8), signature: "Eq" + "A".repeat(300) }], null) });
     const callId = `toolu_01${uuid(rand).replaceAll("-", "").slice(0, 22)}`;
-    const callUuid = push({ ...base, message: message([{ type: "tool_use", id: callId, name: "Read", input: { file_path: `${cwd}/src/module-${turn}.ts` } }], "tool_use") });
+    const callUuid = push({
+      ...base,
+      message: message([{ type: "tool_use", id: callId, name: "Read", input: { file_path: `${cwd}/src/module-${turn}.ts` } }], "tool_use"),
+    });
     if (damaged && turn === TURNS - 1) break; // interrupted mid-call: no result
     const size = Math.floor(200 + rand() ** 6 * 60_000);
-    push({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: "x".repeat(size) }] }, toolUseResult: { type: "text", file: { filePath: `${cwd}/src/module-${turn}.ts`, numLines: Math.ceil(size / 40) } }, sourceToolAssistantUUID: callUuid });
-    push({ type: "assistant", requestId: `req_012${msg.slice(6, 20)}`, message: { ...message([{ type: "text", text: "Fixed the off-by-one in the loop bound." }], "end_turn"), id: `${msg}b` } });
+    push({
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: "x".repeat(size) }] },
+      toolUseResult: { type: "text", file: { filePath: `${cwd}/src/module-${turn}.ts`, numLines: Math.ceil(size / 40) } },
+      sourceToolAssistantUUID: callUuid,
+    });
+    push({
+      type: "assistant",
+      requestId: `req_012${msg.slice(6, 20)}`,
+      message: { ...message([{ type: "text", text: "Fixed the off-by-one in the loop bound." }], "end_turn"), id: `${msg}b` },
+    });
   }
   let text = lines.join("\n") + "\n";
   if (damaged) text += lines[2].slice(0, 200); // a torn append at the tail
@@ -103,7 +137,11 @@ console.log(JSON.stringify({ lines, failures }));`;
 function timed(args) {
   const rssFile = path.join(os.tmpdir(), `recover-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const start = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ["--import", path.join(ROOT, "bench/report-rss.mjs"), ...args], { env: { ...process.env, RECOVER_BENCH_RSS_FILE: rssFile }, maxBuffer: 1 << 30, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["--import", path.join(ROOT, "bench/report-rss.mjs"), ...args], {
+    env: { ...process.env, RECOVER_BENCH_RSS_FILE: rssFile },
+    maxBuffer: 1 << 30,
+    encoding: "utf8",
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const rss = JSON.parse(fs.readFileSync(rssFile, "utf8")).maxRssKB / 1024;
   fs.rmSync(rssFile, { force: true });
@@ -114,7 +152,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 generate();
 const files = SESSIONS;
-const bytes = fs.readdirSync(path.join(DATA, "projects")).reduce((n, p) => n + fs.readdirSync(path.join(DATA, "projects", p)).reduce((m, f) => m + fs.statSync(path.join(DATA, "projects", p, f)).size, 0), 0);
+const bytes = fs
+  .readdirSync(path.join(DATA, "projects"))
+  .reduce((n, p) => n + fs.readdirSync(path.join(DATA, "projects", p)).reduce((m, f) => m + fs.statSync(path.join(DATA, "projects", p, f)).size, 0), 0);
 const floorArgs = ["-e", FLOOR, DATA];
 const scanArgs = [path.join(ROOT, "bin/recover"), "session", "scan", "--all", "--json", "--exit-zero", "--store", DATA];
 timed(floorArgs); // warm the page cache
@@ -135,7 +175,9 @@ const lines = JSON.parse(floors[0].stdout).lines;
 const floorMs = median(floors.map((f) => f.ms));
 const scanMs = median(scans.map((s) => s.ms));
 const expectedDamaged = Array.from({ length: SESSIONS }, (_, i) => i).filter((i) => i % 50 === 7).length;
-const damagedFound = report.sessions.filter((s) => s.findings.some((f) => f.rule === "tool-result-missing") && s.findings.some((f) => f.rule === "unreadable-record")).length;
+const damagedFound = report.sessions.filter(
+  (s) => s.findings.some((f) => f.rule === "tool-result-missing") && s.findings.some((f) => f.rule === "unreadable-record"),
+).length;
 const load = os.loadavg()[0].toFixed(2);
 console.log(`## Claude Code transcripts: scan --all
 

@@ -199,10 +199,14 @@ function wrapSession(): DemoSession {
     w.assistant([
       w.stepStart(),
       w.reasoning("pino supports redact paths; req.headers.authorization is the one to hide."),
-      w.edit("src/server.ts", '    logger: { level: process.env.LOG_LEVEL ?? "info" },', '    logger: {\n      level: process.env.LOG_LEVEL ?? "info",\n      redact: ["req.headers.authorization"],\n    },'),
+      w.edit(
+        "src/server.ts",
+        '    logger: { level: process.env.LOG_LEVEL ?? "info" },',
+        '    logger: {\n      level: process.env.LOG_LEVEL ?? "info",\n      redact: ["req.headers.authorization"],\n    },',
+      ),
       w.stepFinish("tool-calls"),
       w.stepStart(),
-      w.text("Added `redact: [\"req.headers.authorization\"]`; the header now logs as `[Redacted]`."),
+      w.text('Added `redact: ["req.headers.authorization"]`; the header now logs as `[Redacted]`.'),
       w.stepFinish("stop"),
     ]),
     // The user comes back a quarter of an hour later: this turn is minted after the wrap, so its ids sort first.
@@ -303,7 +307,9 @@ function interruptedTool(): DemoSession {
       ),
       w.stepFinish("tool-calls"),
       w.stepStart(),
-      w.text("The route passes `invoice!` to the renderer, but the fixture id does not exist, so `findUnique` returns null. The handler should answer 404 when the invoice is missing instead of crashing."),
+      w.text(
+        "The route passes `invoice!` to the renderer, but the fixture id does not exist, so `findUnique` returns null. The handler should answer 404 when the invoice is missing instead of crashing.",
+      ),
       w.stepFinish("stop"),
     ]),
   ];
@@ -375,12 +381,20 @@ function emptyParts(): DemoSession {
       w.reasoning("Find every use of the rows prop first."),
       // opencode trims text at text-end; a lone "\n\n" streamed before a tool call becomes ""
       flag("empty-text-part", 'text part with text "" before the tool calls', w.text("")),
-      w.tool("grep", { pattern: "rows=\\{", path: `${DASHBOARD}/src` }, {
-        output: `Found 3 matches\n${DASHBOARD}/src/pages/Invoices.tsx:\n  Line 42:       <InvoiceTable rows={invoices} onSelect={open} />\n${DASHBOARD}/src/pages/Overdue.tsx:\n  Line 18:     <InvoiceTable rows={overdue} />\n${DASHBOARD}/src/components/InvoiceTable.tsx:\n  Line 9: export function InvoiceTable({ rows, onSelect }: Props) {`,
-        title: "rows=\\{",
-        metadata: { matches: 3, truncated: false },
-      }),
-      w.edit("src/components/InvoiceTable.tsx", "export function InvoiceTable({ rows, onSelect }: Props) {", "export function InvoiceTable({ invoices, onSelect }: Props) {"),
+      w.tool(
+        "grep",
+        { pattern: "rows=\\{", path: `${DASHBOARD}/src` },
+        {
+          output: `Found 3 matches\n${DASHBOARD}/src/pages/Invoices.tsx:\n  Line 42:       <InvoiceTable rows={invoices} onSelect={open} />\n${DASHBOARD}/src/pages/Overdue.tsx:\n  Line 18:     <InvoiceTable rows={overdue} />\n${DASHBOARD}/src/components/InvoiceTable.tsx:\n  Line 9: export function InvoiceTable({ rows, onSelect }: Props) {`,
+          title: "rows=\\{",
+          metadata: { matches: 3, truncated: false },
+        },
+      ),
+      w.edit(
+        "src/components/InvoiceTable.tsx",
+        "export function InvoiceTable({ rows, onSelect }: Props) {",
+        "export function InvoiceTable({ invoices, onSelect }: Props) {",
+      ),
       w.edit("src/pages/Invoices.tsx", "<InvoiceTable rows={invoices} onSelect={open} />", "<InvoiceTable invoices={invoices} onSelect={open} />"),
       w.edit("src/pages/Overdue.tsx", "<InvoiceTable rows={overdue} />", "<InvoiceTable invoices={overdue} />"),
       w.stepFinish("tool-calls"),
@@ -438,7 +452,9 @@ function thinkingOnly(): DemoSession {
       ),
       w.stepFinish("tool-calls"),
       w.stepStart(),
-      w.text("Tax is rounded per line (`round2(l.net * l.taxRate)`) and then added to a subtotal that is rounded once. Three lines each round their tax up by a third of a cent, which adds a cent. Round the tax once on the summed amount instead."),
+      w.text(
+        "Tax is rounded per line (`round2(l.net * l.taxRate)`) and then added to a subtotal that is rounded once. Three lines each round their tax up by a third of a cent, which adds a cent. Round the tax once on the summed amount instead.",
+      ),
       w.stepFinish("stop"),
     ]),
   ];
@@ -470,7 +486,11 @@ function thinkingOrder(): DemoSession {
       w.stepFinish("tool-calls"),
       w.stepStart(),
       w.reasoning("Add timeout?: number and combine signals with AbortSignal.any."),
-      w.edit("src/options.ts", "  signal?: AbortSignal;", "  signal?: AbortSignal;\n  /** Abort the request with a TimeoutError after this many milliseconds. */\n  timeout?: number;"),
+      w.edit(
+        "src/options.ts",
+        "  signal?: AbortSignal;",
+        "  signal?: AbortSignal;\n  /** Abort the request with a TimeoutError after this many milliseconds. */\n  timeout?: number;",
+      ),
       w.text("Added a `timeout` option; `request()` combines it with the caller's signal via `AbortSignal.any([signal, AbortSignal.timeout(timeout)])`."),
       w.stepFinish("stop"),
     ]),
@@ -557,13 +577,18 @@ function duplicateCallId(): DemoSession {
     w.user("Which dependencies are outdated?", { gap: 2 * SECOND }),
     w.assistant([
       w.stepStart(),
-      w.tool("bash", { command: "npm outdated", description: "List outdated packages" }, {
-        callID: reused,
-        output: "Package   Current  Wanted  Latest  Location\nfastify    5.2.1   5.6.1   5.6.1  node_modules/fastify\npino       9.5.0   9.9.4   9.9.4  node_modules/pino\nzod       3.24.1  3.25.76  4.1.12  node_modules/zod\n",
-        title: "List outdated packages",
-        metadata: { exit: 1, description: "List outdated packages" },
-        ms: 3_100,
-      }),
+      w.tool(
+        "bash",
+        { command: "npm outdated", description: "List outdated packages" },
+        {
+          callID: reused,
+          output:
+            "Package   Current  Wanted  Latest  Location\nfastify    5.2.1   5.6.1   5.6.1  node_modules/fastify\npino       9.5.0   9.9.4   9.9.4  node_modules/pino\nzod       3.24.1  3.25.76  4.1.12  node_modules/zod\n",
+          title: "List outdated packages",
+          metadata: { exit: 1, description: "List outdated packages" },
+          ms: 3_100,
+        },
+      ),
       w.stepFinish("tool-calls"),
       w.stepStart(),
       w.text("fastify, pino and zod are behind. zod 4 is a major upgrade; the other two are minor."),
@@ -575,13 +600,18 @@ function duplicateCallId(): DemoSession {
       flag(
         "duplicate-tool-call-id",
         `second tool part with callID ${reused} (the first is the npm outdated call)`,
-        w.tool("bash", { command: "npm install fastify@5.6.1 pino@9.9.4", description: "Update fastify and pino" }, {
-          callID: reused,
-          output: "\nchanged 14 packages, and audited 312 packages in 4s\n\n58 packages are looking for funding\n  run `npm fund` for details\n\nfound 0 vulnerabilities\n",
-          title: "Update fastify and pino",
-          metadata: { exit: 0, description: "Update fastify and pino" },
-          ms: 4_200,
-        }),
+        w.tool(
+          "bash",
+          { command: "npm install fastify@5.6.1 pino@9.9.4", description: "Update fastify and pino" },
+          {
+            callID: reused,
+            output:
+              "\nchanged 14 packages, and audited 312 packages in 4s\n\n58 packages are looking for funding\n  run `npm fund` for details\n\nfound 0 vulnerabilities\n",
+            title: "Update fastify and pino",
+            metadata: { exit: 0, description: "Update fastify and pino" },
+            ms: 4_200,
+          },
+        ),
       ),
       w.stepFinish("tool-calls"),
       w.stepStart(),
@@ -732,11 +762,15 @@ function schemaAndOrphan(): DemoSession {
         "schema-violation",
         "completed grep tool part without callID (written by an old plugin); it parses but is not a valid ToolPart",
         withoutCallId(
-          w.tool("grep", { pattern: "require\\(", path: `${FETCHKIT}/src` }, {
-            output: `Found 2 matches\n${FETCHKIT}/src/index.ts:\n  Line 3: const { withRetry } = require("./retry");\n${FETCHKIT}/src/options.ts:\n  Line 1: const merge = require("lodash.merge");`,
-            title: "require\\(",
-            metadata: { matches: 2, truncated: false },
-          }),
+          w.tool(
+            "grep",
+            { pattern: "require\\(", path: `${FETCHKIT}/src` },
+            {
+              output: `Found 2 matches\n${FETCHKIT}/src/index.ts:\n  Line 3: const { withRetry } = require("./retry");\n${FETCHKIT}/src/options.ts:\n  Line 1: const merge = require("lodash.merge");`,
+              title: "require\\(",
+              metadata: { matches: 2, truncated: false },
+            },
+          ),
         ),
       ),
       w.stepFinish("tool-calls"),
@@ -772,7 +806,9 @@ function apiLog(targetChars: number, startMs: number): string {
     const ms = slow ? 800 + Math.floor(rand() * 2400) : 3 + Math.floor(rand() * 40);
     const level = slow ? "WARN" : "INFO";
     const reqId = `req-${Math.floor(rand() * 0xfffff).toString(36)}`;
-    const url = route.replace(":id", String(1000 + Math.floor(rand() * 3000))).replace("search", `search?q=${["acme", "globex", "initech", "umbrella"][Math.floor(rand() * 4)]}`);
+    const url = route
+      .replace(":id", String(1000 + Math.floor(rand() * 3000)))
+      .replace("search", `search?q=${["acme", "globex", "initech", "umbrella"][Math.floor(rand() * 4)]}`);
     const line = `${new Date(t).toISOString()} ${level.padEnd(5)} [http] ${url.padEnd(38)} 200 ${String(ms).padStart(5)}ms reqId=${reqId}${slow ? " slow query: invoices_fts seq scan" : ""}`;
     lines.push(line);
     length += line.length + 1;
@@ -791,10 +827,16 @@ function oversizedOutput(): DemoSession {
       w.stepStart(),
       w.reasoning("Look at the log for slow search requests."),
       w.text("Reading the API log."),
-      flag("oversized-tool-output", `bash output of ${log.length} characters (the whole log file)`, w.bash("cat logs/api.log", "Show API log", log, { ms: 300 })),
+      flag(
+        "oversized-tool-output",
+        `bash output of ${log.length} characters (the whole log file)`,
+        w.bash("cat logs/api.log", "Show API log", log, { ms: 300 }),
+      ),
       w.stepFinish("tool-calls"),
       w.stepStart(),
-      w.text("Search requests take 0.8–3.2 s and every slow one logs `invoices_fts seq scan`: the full-text index is not being used. Re-create the `invoices_fts` index and check the query plan."),
+      w.text(
+        "Search requests take 0.8–3.2 s and every slow one logs `invoices_fts seq scan`: the full-text index is not being used. Re-create the `invoices_fts` index and check the query plan.",
+      ),
       w.stepFinish("stop"),
     ]),
   ];
@@ -807,7 +849,12 @@ function oversizedOutput(): DemoSession {
 
 /** A plausible React component of about targetChars characters. */
 function componentSource(name: string, targetChars: number, rand: () => number): string {
-  const lines = [`import { useMemo, useState } from "react";`, `import type { Invoice } from "../api/types";`, "", `export function ${name}({ invoices }: { invoices: Invoice[] }) {`];
+  const lines = [
+    `import { useMemo, useState } from "react";`,
+    `import type { Invoice } from "../api/types";`,
+    "",
+    `export function ${name}({ invoices }: { invoices: Invoice[] }) {`,
+  ];
   const fields = ["number", "customer", "dueDate", "total", "status", "currency", "issuedAt", "paidAt"];
   let n = 0;
   while (lines.join("\n").length < targetChars - 40) {
@@ -827,12 +874,44 @@ function contextOverflow(): DemoSession {
   const start = at("2026-11-17T09:00:00Z");
   const w = new Transcript({ start, directory: DASHBOARD, seed: 33 });
   const rand = mulberry32(77);
-  const components = ["InvoiceTable", "InvoiceDetail", "CustomerCard", "StatusBadge", "Header", "Sidebar", "SearchBox", "Pagination",
-    "DateRangePicker", "CurrencyInput", "LineItemEditor", "PdfPreview", "Toast", "Modal", "Tabs", "Tooltip",
-    "EmptyState", "ErrorBoundary", "UserMenu", "ThemeToggle", "FilterBar", "ExportButton", "SortHeader", "Avatar",
-    "Breadcrumbs", "Skeleton", "Chart", "KpiTile", "NotesPanel", "AuditLog", "SettingsForm", "Footer"];
+  const components = [
+    "InvoiceTable",
+    "InvoiceDetail",
+    "CustomerCard",
+    "StatusBadge",
+    "Header",
+    "Sidebar",
+    "SearchBox",
+    "Pagination",
+    "DateRangePicker",
+    "CurrencyInput",
+    "LineItemEditor",
+    "PdfPreview",
+    "Toast",
+    "Modal",
+    "Tabs",
+    "Tooltip",
+    "EmptyState",
+    "ErrorBoundary",
+    "UserMenu",
+    "ThemeToggle",
+    "FilterBar",
+    "ExportButton",
+    "SortHeader",
+    "Avatar",
+    "Breadcrumbs",
+    "Skeleton",
+    "Chart",
+    "KpiTile",
+    "NotesPanel",
+    "AuditLog",
+    "SettingsForm",
+    "Footer",
+  ];
   const messages: MessageSpec[] = [
-    w.user("Audit every component in src/components for accessibility problems. Go through them in batches of four and list issues per file.", { gap: 2 * SECOND }),
+    w.user("Audit every component in src/components for accessibility problems. Go through them in batches of four and list issues per file.", {
+      gap: 2 * SECOND,
+    }),
   ];
   for (let batch = 0; batch < components.length / 4; batch++) {
     const names = components.slice(batch * 4, batch * 4 + 4);
@@ -861,7 +940,8 @@ function contextOverflow(): DemoSession {
   );
   return {
     spec: session(w, "Accessibility audit of all components", start, messages),
-    summary: "32 full-file reads of ~30k characters each: the conversation no longer fits a 200k-token context. The last assistant message is the provider's ContextOverflowError (a symptom, with no parts).",
+    summary:
+      "32 full-file reads of ~30k characters each: the conversation no longer fits a 200k-token context. The last assistant message is the provider's ContextOverflowError (a symptom, with no parts).",
     defects: [{ rule: "context-overflow", what: "sendable text of the session exceeds 900,000 characters (~>200k tokens)" }],
   };
 }
@@ -978,7 +1058,9 @@ function writeManifest(store: BuiltStore): void {
   ];
   entries.forEach((e, i) => {
     const rules = e.expect.length ? e.expect.map((x) => `\`${x.rule}\``).join("<br>") : "none";
-    const records = e.expect.length ? e.expect.map((x) => `${x.partId ? `part \`${x.partId}\`` : x.messageId ? `message \`${x.messageId}\`` : "session"}: ${x.what}`).join("<br>") : "";
+    const records = e.expect.length
+      ? e.expect.map((x) => `${x.partId ? `part \`${x.partId}\`` : x.messageId ? `message \`${x.messageId}\`` : "session"}: ${x.what}`).join("<br>")
+      : "";
     md.push(`| ${i + 1} | \`${e.sessionId}\` | ${e.title} (${path.basename(e.directory)}) | ${e.summary} | ${rules} | ${records} |`);
   });
   md.push(

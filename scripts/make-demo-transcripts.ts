@@ -144,7 +144,10 @@ function prompt(t: ClaudeTranscript, content: string, extra: Json & { parent?: s
 }
 
 function claudeDemo(t: ClaudeTranscript, title: string, summary: string, p: ReturnType<typeof planted>): Demo {
-  const rel = path.relative(REPO, t.pathIn(path.join(REPO, CLAUDE_DIR))).split(path.sep).join("/");
+  const rel = path
+    .relative(REPO, t.pathIn(path.join(REPO, CLAUDE_DIR)))
+    .split(path.sep)
+    .join("/");
   return {
     entry: { format: "claude", sessionId: t.sessionId, path: rel, summary, expect: sortExpect(p.expect) },
     title,
@@ -200,7 +203,11 @@ function claudeHealthy(): Demo {
       type: "tool_use",
       id: edit,
       name: "Edit",
-      input: { file_path: routes, old_string: "    return listInvoices(app.db, { limit });", new_string: "    return listInvoices(app.db, { status, limit });" },
+      input: {
+        file_path: routes,
+        old_string: "    return listInvoices(app.db, { limit });",
+        new_string: "    return listInvoices(app.db, { status, limit });",
+      },
     },
     { type: "tool_use", id: write, name: "Write", input: { file_path: testFile, content: STATUS_TEST } },
   ]);
@@ -215,10 +222,24 @@ function claudeHealthy(): Demo {
     ),
   );
   const run = t.toolUseId();
-  t.assistant([{ type: "tool_use", id: run, name: "Bash", input: { command: "npx vitest run test/invoices-status.test.ts", description: "Run the new status filter test" } }]);
-  t.toolResult(run, "\n RUN  v3.2.4 /home/dana/code/invoice-api\n\n ✓ test/invoices-status.test.ts (1 test) 41ms\n\n Test Files  1 passed (1)\n      Tests  1 passed (1)\n   Duration  612ms", { isError: false });
+  t.assistant([
+    {
+      type: "tool_use",
+      id: run,
+      name: "Bash",
+      input: { command: "npx vitest run test/invoices-status.test.ts", description: "Run the new status filter test" },
+    },
+  ]);
+  t.toolResult(
+    run,
+    "\n RUN  v3.2.4 /home/dana/code/invoice-api\n\n ✓ test/invoices-status.test.ts (1 test) 41ms\n\n Test Files  1 passed (1)\n      Tests  1 passed (1)\n   Duration  612ms",
+    { isError: false },
+  );
   const [leaf] = t.assistant([
-    { type: "text", text: "`status` is now passed to `listInvoices`, and `test/invoices-status.test.ts` checks that `?status=paid` returns only paid invoices. The test passes." },
+    {
+      type: "text",
+      text: "`status` is now passed to `listInvoices`, and `test/invoices-status.test.ts` checks that `?status=paid` returns only paid invoices. The test passes.",
+    },
   ]);
   t.meta({ type: "summary", summary: "Fix ignored status filter on GET /invoices", leafUuid: leaf });
   t.meta({ type: "custom-title", customTitle: "invoice status filter", sessionId: t.sessionId });
@@ -245,10 +266,19 @@ function claudeInterrupted(): Demo {
     ],
     { stopReason: null, usage: { output_tokens: 3 } },
   );
-  p.plant("tool-result-missing", t.lineOf(uuids.at(-1)!), `Bash tool_use ${migrate} (npx prisma migrate dev) has no tool_result; claude was killed while the command waited for input, and a later user prompt follows`);
+  p.plant(
+    "tool-result-missing",
+    t.lineOf(uuids.at(-1)!),
+    `Bash tool_use ${migrate} (npx prisma migrate dev) has no tool_result; claude was killed while the command waited for input, and a later user prompt follows`,
+  );
   t.advance(6 * MINUTE);
   prompt(t, "It hung on the reset prompt and I had to kill claude. Don't run migrate dev again; just show me the SQL of the pending migration.");
-  return claudeDemo(t, "prisma migration killed (invoice-api)", "Interrupted: killed while a Bash tool ran; resumed with a new prompt, so the tool_use never gets a result.", p);
+  return claudeDemo(
+    t,
+    "prisma migration killed (invoice-api)",
+    "Interrupted: killed while a Bash tool ran; resumed with a new prompt, so the tool_use never gets a result.",
+    p,
+  );
 }
 
 function claudeDamaged(): Demo {
@@ -269,7 +299,9 @@ function claudeDamaged(): Demo {
   ]);
   t.toolResult(read, numberedLines(SERVER_SRC));
   const install = t.toolUseId();
-  t.assistant([{ type: "tool_use", id: install, name: "Bash", input: { command: "npm install @fastify/rate-limit", description: "Install rate limit plugin" } }]);
+  t.assistant([
+    { type: "tool_use", id: install, name: "Bash", input: { command: "npm install @fastify/rate-limit", description: "Install rate limit plugin" } },
+  ]);
   t.toolResult(install, "\nadded 3 packages, and audited 312 packages in 2s\n\nfound 0 vulnerabilities", { isError: false });
   const edit = t.toolUseId();
   t.assistant([
@@ -286,7 +318,9 @@ function claudeDamaged(): Demo {
     },
   ]);
   t.toolResult(edit, `The file ${server} has been updated successfully.`);
-  t.assistant([{ type: "text", text: "Registered `@fastify/rate-limit`: 30 requests per minute, keyed by the `x-api-key` header (falling back to the client IP)." }]);
+  t.assistant([
+    { type: "text", text: "Registered `@fastify/rate-limit`: 30 requests per minute, keyed by the `x-api-key` header (falling back to the client IP)." },
+  ]);
 
   // ext4 after a crash: the record being appended became a run of NUL bytes.
   t.lines.push(damage.nulRun(300));
@@ -337,7 +371,11 @@ function claudeDamaged(): Demo {
   const swallowed = t.user("CI says the rate-limit test is flaky. Look at it.");
   const full = t.lines.pop() as string;
   t.lines.push(damage.concatenate(stub, full));
-  p.plant("unreadable-record", t.lines.length, `stub of a killed pr-link write ({"type":"pr-link",…,"prNu) followed on the same line by the full user prompt ${swallowed}`);
+  p.plant(
+    "unreadable-record",
+    t.lines.length,
+    `stub of a killed pr-link write ({"type":"pr-link",…,"prNu) followed on the same line by the full user prompt ${swallowed}`,
+  );
 
   // Power loss while the response streamed: the file ends mid-record, without a final newline.
   t.assistant([{ type: "thinking", thinking: "Flaky rate-limit tests usually share the in-memory store between tests; check for a missing app.close()." }]);
@@ -377,7 +415,12 @@ function claudeOrphan(): Demo {
       text: "`invoiceTotal` sums `quantity * unitPrice` in floating point and `formatAmount` rounds with `toFixed(2)`, while the API rounds the stored total half-even. Summing integer cents in both places gives the same 1234.56 everywhere.",
     },
   ]);
-  return claudeDemo(t, "invoice total off by a cent (invoice-api)", "Orphan result: a tool_result user line whose tool_use_id matches no tool_use in the file.", p);
+  return claudeDemo(
+    t,
+    "invoice total off by a cent (invoice-api)",
+    "Orphan result: a tool_result user line whose tool_use_id matches no tool_use in the file.",
+    p,
+  );
 }
 
 function claudeFetchkit(): Demo {
@@ -492,7 +535,10 @@ function openclawHealthy(): Demo {
       type: "toolCall",
       id: cron,
       name: "cron",
-      arguments: { action: "add", job: { name: "weekly-docker-prune", schedule: { kind: "cron", expr: "0 4 * * 0" }, command: 'docker image prune -a --filter "until=168h" -f' } },
+      arguments: {
+        action: "add",
+        job: { name: "weekly-docker-prune", schedule: { kind: "cron", expr: "0 4 * * 0" }, command: 'docker image prune -a --filter "until=168h" -f' },
+      },
     },
   ]);
   t.toolResult(cron, "cron", '{"ok":true,"id":"weekly-docker-prune","nextRunAt":"2026-10-18T04:00:00.000Z"}', {
@@ -519,9 +565,15 @@ function openclaw8946(): Demo {
     { type: "text", text: "Fetching the pinned links." },
     { type: "toolCall", id: first, name: "web_fetch", arguments: { url: "https://status.stripe.com/incidents/2026-10-26" } },
   ]);
-  t.toolResult(first, "web_fetch", "Stripe status: Elevated API error rates (resolved). Between 14:05 and 14:41 UTC some PaymentIntent confirmations returned 500.");
+  t.toolResult(
+    first,
+    "web_fetch",
+    "Stripe status: Elevated API error rates (resolved). Between 14:05 and 14:41 UTC some PaymentIntent confirmations returned 500.",
+  );
   const second = t.toolCallId();
-  const secondEntry = t.assistant([{ type: "toolCall", id: second, name: "web_fetch", arguments: { url: "https://api.invoice-ops.internal/v1/incidents/latest" } }]);
+  const secondEntry = t.assistant([
+    { type: "toolCall", id: second, name: "web_fetch", arguments: { url: "https://api.invoice-ops.internal/v1/incidents/latest" } },
+  ]);
   p.plant("tool-result-missing", t.lineOf(secondEntry), `web_fetch toolCall ${second} never got a result; a user message follows`);
   // The tool returned malformed JSON; its error was recorded against a call id the history does not hold.
   const stray = `toolu_01Kw${t.toolCallId().slice("toolu_01".length + 2)}`;
@@ -546,7 +598,12 @@ function openclawAborted(): Demo {
   const prs = t.toolCallId();
   t.assistant([
     { type: "thinking", thinking: "gh can list both; PRs first, then issues." },
-    { type: "toolCall", id: prs, name: "exec", arguments: { command: 'gh pr list -R dana-k/invoice-api --state merged --search "merged:>=2026-11-11T02:00:00Z"' } },
+    {
+      type: "toolCall",
+      id: prs,
+      name: "exec",
+      arguments: { command: 'gh pr list -R dana-k/invoice-api --state merged --search "merged:>=2026-11-11T02:00:00Z"' },
+    },
   ]);
   t.toolResult(prs, "exec", "42\tRate-limit invoice API per API key\tfeat/rate-limit\tMERGED\n43\tPass status filter to repository\tfix/status-filter\tMERGED");
   const issues = t.toolCallId();
@@ -574,12 +631,45 @@ function openclawAborted(): Demo {
 // ---------------------------------------------------------------------------------------------
 
 const CLAUDE_TYPES = new Set([
-  "user", "assistant", "system", "attachment", "summary", "custom-title", "ai-title", "agent-name", "agent-setting",
-  "file-history-snapshot", "file-history-delta", "queue-operation", "last-prompt", "progress", "result", "saved-hook-context",
-  "started", "mode", "permission-mode", "pr-link", "fork-context-ref", "frame-link", "relocated", "bridge-session", "atis-latch",
-  "worktree-state", "turn_end",
+  "user",
+  "assistant",
+  "system",
+  "attachment",
+  "summary",
+  "custom-title",
+  "ai-title",
+  "agent-name",
+  "agent-setting",
+  "file-history-snapshot",
+  "file-history-delta",
+  "queue-operation",
+  "last-prompt",
+  "progress",
+  "result",
+  "saved-hook-context",
+  "started",
+  "mode",
+  "permission-mode",
+  "pr-link",
+  "fork-context-ref",
+  "frame-link",
+  "relocated",
+  "bridge-session",
+  "atis-latch",
+  "worktree-state",
+  "turn_end",
 ]);
-const OPENCLAW_TYPES = new Set(["message", "compaction", "branch_summary", "custom", "custom_message", "model_change", "thinking_level_change", "label", "session_info"]);
+const OPENCLAW_TYPES = new Set([
+  "message",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "model_change",
+  "thinking_level_change",
+  "label",
+  "session_info",
+]);
 
 /** Splits a JSONL file into lines (a final newline does not start another line). */
 export function splitLines(bytes: Buffer): Buffer[] {
@@ -696,7 +786,7 @@ function markdown(list: Demo[]): string {
     "- `demo/openclaw/`: an openclaw state dir; transcripts and `sessions.json` under `agents/main/sessions/`.",
     "- `demo/expected-transcripts.json`: the table below as data (format, session id, session key, path, rule and line per finding).",
     "",
-    "Line numbers are 1-based lines of the file (a line is the bytes up to a \"\\n\"). Healthy sessions must produce no findings.",
+    'Line numbers are 1-based lines of the file (a line is the bytes up to a "\\n"). Healthy sessions must produce no findings.',
     "",
     "| # | Format | Session id | Session | Planted | Rule ids | Line(s) |",
     "|---|---|---|---|---|---|---|",

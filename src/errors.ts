@@ -92,6 +92,10 @@ export function ownWriteError(error: unknown, what: string, advice: string, othe
     return new RecoverError("no-space", `${why} while writing ${what}; nothing was changed; free space or ${advice}`);
   }
   const why =
-    code === "EROFS" ? "read-only filesystem" : code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? (error as Error)?.message ?? String(error));
+    code === "EROFS"
+      ? "read-only filesystem"
+      : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : (code ?? (error as Error)?.message ?? String(error));
   return new RecoverError(otherwise, `cannot write ${what} (${why}); nothing was changed; ${advice}`);
 }

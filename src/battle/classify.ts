@@ -85,18 +85,28 @@ function classifyActive(battle: LoadedBattle, history: Battle, progress: Progres
   } else if (server.kind === "unknown") {
     return { failure: null, liveness: { state: "unconfirmed", detail: `${server.detail}; ${activity}`, ...lastActivityIso } };
   } else {
-    const noServer = server.kind === "other-repo" ? `the pokeralph server at ${server.url} works on ${server.workingDir}` : `no pokeralph server answers at ${server.url} (${server.detail})`;
+    const noServer =
+      server.kind === "other-repo"
+        ? `the pokeralph server at ${server.url} works on ${server.workingDir}`
+        : `no pokeralph server answers at ${server.url} (${server.detail})`;
     const staleLeftovers = battle.artefacts.filter((a) => a.kind !== "patch-temp" && now - a.mtimeMs > context.artefactStaleMs);
     const stale = age === undefined || age > context.staleAfterMs;
     if (!stale && staleLeftovers.length === 0) {
       return { failure: null, liveness: { state: "unconfirmed", detail: `${noServer}, but ${activity}`, ...lastActivityIso } };
     }
-    evidence = stale ? `${noServer} and progress is stale` : `${noServer} and a write was cut short (${staleLeftovers.map((a) => a.relPath.split("/").pop()).join(", ")})`;
+    evidence = stale
+      ? `${noServer} and progress is stale`
+      : `${noServer} and a write was cut short (${staleLeftovers.map((a) => a.relPath.split("/").pop()).join(", ")})`;
   }
   const recorded = history.iterations.length;
   const inFlight = history.status === "running" && progress && progress.currentIteration > recorded ? progress.currentIteration : undefined;
   const iteration = inFlight ?? Math.max(recorded, 1);
-  const where = history.status === "awaiting_approval" ? `while awaiting approval after iteration ${recorded}` : inFlight !== undefined ? `during iteration ${inFlight}` : `after iteration ${recorded}`;
+  const where =
+    history.status === "awaiting_approval"
+      ? `while awaiting approval after iteration ${recorded}`
+      : inFlight !== undefined
+        ? `during iteration ${inFlight}`
+        : `after iteration ${recorded}`;
   const message = `pokeralph stopped ${where}: history.json still says ${history.status}; ${evidence}, ${activity}`;
   const lastOutput = progress?.lastOutput?.trim();
   const failure: BattleFailure = {
@@ -153,10 +163,24 @@ function classifyFailed(history: Battle, progress: Progress | undefined): Battle
 
   if (SYSTEM_ERROR.test(text)) {
     const message = battleError ?? last?.error ?? "system error";
-    return { ...base, type: "system_error", message, ...details(last?.error !== message ? last?.error : undefined), recoverable: false, suggestedAction: "manual_resolution" };
+    return {
+      ...base,
+      type: "system_error",
+      message,
+      ...details(last?.error !== message ? last?.error : undefined),
+      recoverable: false,
+      suggestedAction: "manual_resolution",
+    };
   }
   if (last && (last.result === "timeout" || TIMED_OUT.test(last.error ?? ""))) {
-    return { ...base, type: "timeout", message: "Iteration timed out", ...details(last.error, battleError), recoverable: true, suggestedAction: "retry_iteration" };
+    return {
+      ...base,
+      type: "timeout",
+      message: "Iteration timed out",
+      ...details(last.error, battleError),
+      recoverable: true,
+      suggestedAction: "retry_iteration",
+    };
   }
   const failing = last ? failingLoops(last) : [];
   if (failing.length > 0) {
@@ -187,7 +211,13 @@ function classifyFailed(history: Battle, progress: Progress | undefined): Battle
     return { ...base, type: "claude_error", message: battleError!, recoverable: true, suggestedAction: "retry_iteration" };
   }
   // Nothing identifies it: the spec's classifier falls back to a system error, which needs a person.
-  return { ...base, type: "system_error", message: battleError ?? "the battle failed without a recorded reason", recoverable: false, suggestedAction: "manual_resolution" };
+  return {
+    ...base,
+    type: "system_error",
+    message: battleError ?? "the battle failed without a recorded reason",
+    recoverable: false,
+    suggestedAction: "manual_resolution",
+  };
 }
 
 function classifyCancelled(history: Battle, progress: Progress | undefined): BattleFailure {

@@ -19,14 +19,30 @@ export interface BattleRule {
 }
 
 export const BATTLE_RULES = [
-  { id: "battle-crashed", severity: "error", description: "history.json says running or awaiting_approval, but no pokeralph server runs it and its progress is stale" },
+  {
+    id: "battle-crashed",
+    severity: "error",
+    description: "history.json says running or awaiting_approval, but no pokeralph server runs it and its progress is stale",
+  },
   { id: "battle-failed", severity: "error", description: "the battle failed; the failure is classified with the resume strategies it allows" },
   { id: "commit-missing", severity: "error", description: "an iteration's recorded commitHash is not in the repository" },
-  { id: "commit-not-ancestor", severity: "error", description: "an unfinished battle's recorded commit is no longer in HEAD's history (reset, rebase, or another branch)" },
+  {
+    id: "commit-not-ancestor",
+    severity: "error",
+    description: "an unfinished battle's recorded commit is no longer in HEAD's history (reset, rebase, or another branch)",
+  },
   { id: "invalid-file", severity: "error", description: "a pokeralph file cannot be read, does not parse, or pokeralph's own schema would reject it" },
   { id: "battle-cancelled", severity: "warning", description: "the battle was cancelled; pokeralph continues it on the next start" },
-  { id: "battle-unconfirmed", severity: "warning", description: "history.json says running, no pokeralph server confirms it, but progress is too recent to call it a crash" },
-  { id: "commit-off-head", severity: "warning", description: "a completed battle's commit is not in HEAD's history (squash-merged, another branch, or rewritten)" },
+  {
+    id: "battle-unconfirmed",
+    severity: "warning",
+    description: "history.json says running, no pokeralph server confirms it, but progress is too recent to call it a crash",
+  },
+  {
+    id: "commit-off-head",
+    severity: "warning",
+    description: "a completed battle's commit is not in HEAD's history (squash-merged, another branch, or rewritten)",
+  },
   { id: "stale-lock", severity: "warning", description: "a *.json.lock left by an interrupted write: pokeralph's next write to that file fails after 5 s" },
   { id: "stale-temp-file", severity: "warning", description: "a *.json.tmp.* or .patch-temp-* file left by an interrupted write" },
   { id: "missing-file", severity: "warning", description: "config.json, prd.json or a battle's history.json is absent" },
@@ -71,7 +87,13 @@ export function projectFindings(project: LoadedProject, git: GitFacts | undefine
 }
 
 /** Findings about one battle, in a fixed order: its state, its files, its commits, its leftovers. */
-export function battleFindings(battle: LoadedBattle, classification: Classification, project: LoadedProject, git: GitFacts | undefined, context: FindingContext): BattleFinding[] {
+export function battleFindings(
+  battle: LoadedBattle,
+  classification: Classification,
+  project: LoadedProject,
+  git: GitFacts | undefined,
+  context: FindingContext,
+): BattleFinding[] {
   const out: BattleFinding[] = [];
   const historyPath = battle.history.relPath;
   const { failure, liveness } = classification;
@@ -81,9 +103,22 @@ export function battleFindings(battle: LoadedBattle, classification: Classificat
   } else if (failure?.type === "cancellation") {
     out.push(finding("battle-cancelled", historyPath, `cancelled in iteration ${failure.iteration}: ${failure.message}`, { iteration: failure.iteration }));
   } else if (failure) {
-    out.push(finding("battle-failed", historyPath, `failed in iteration ${failure.iteration} (${failure.type.replace("_", " ")}, ${failureSeverity(failure.type)} severity): ${failure.message}`, { iteration: failure.iteration }));
+    out.push(
+      finding(
+        "battle-failed",
+        historyPath,
+        `failed in iteration ${failure.iteration} (${failure.type.replace("_", " ")}, ${failureSeverity(failure.type)} severity): ${failure.message}`,
+        { iteration: failure.iteration },
+      ),
+    );
   } else if (liveness.state === "unconfirmed") {
-    out.push(finding("battle-unconfirmed", historyPath, `history.json says ${battle.history.value?.status}, ${liveness.detail}; if pokeralph was stopped, this becomes a crash once progress is stale (or set PORT / RECOVER_POKERALPH_URL to where it listens)`));
+    out.push(
+      finding(
+        "battle-unconfirmed",
+        historyPath,
+        `history.json says ${battle.history.value?.status}, ${liveness.detail}; if pokeralph was stopped, this becomes a crash once progress is stale (or set PORT / RECOVER_POKERALPH_URL to where it listens)`,
+      ),
+    );
   }
 
   if (battle.history.state === "missing") {
@@ -94,11 +129,23 @@ export function battleFindings(battle: LoadedBattle, classification: Classificat
 
   const history = battle.history.value;
   if (history && history.taskId !== battle.taskId) {
-    out.push(finding("task-id-mismatch", historyPath, `history.json is for task ${JSON.stringify(history.taskId)} but lies in battles/${battle.taskId}/ (pokeralph loads battles by folder)`));
+    out.push(
+      finding(
+        "task-id-mismatch",
+        historyPath,
+        `history.json is for task ${JSON.stringify(history.taskId)} but lies in battles/${battle.taskId}/ (pokeralph loads battles by folder)`,
+      ),
+    );
   }
   const progress = battle.progress.value;
   if (progress && progress.taskId !== battle.taskId) {
-    out.push(finding("task-id-mismatch", battle.progress.relPath, `progress.json is for task ${JSON.stringify(progress.taskId)} but lies in battles/${battle.taskId}/`));
+    out.push(
+      finding(
+        "task-id-mismatch",
+        battle.progress.relPath,
+        `progress.json is for task ${JSON.stringify(progress.taskId)} but lies in battles/${battle.taskId}/`,
+      ),
+    );
   }
   const prd = project.prd.value;
   if (prd && !prd.tasks.some((t) => t.id === battle.taskId)) {
@@ -110,7 +157,13 @@ export function battleFindings(battle: LoadedBattle, classification: Classificat
     const numbers = history.iterations.map((it) => it.number);
     const expected = numbers.map((_, i) => i + 1);
     if (numbers.some((n, i) => n !== expected[i])) {
-      out.push(finding("iteration-sequence", historyPath, `iterations are numbered ${numbers.join(", ")}, not 1…${numbers.length}: pokeralph continues at iteration ${numbers.length + 1} and a rollback by number would pick the wrong one`));
+      out.push(
+        finding(
+          "iteration-sequence",
+          historyPath,
+          `iterations are numbered ${numbers.join(", ")}, not 1…${numbers.length}: pokeralph continues at iteration ${numbers.length + 1} and a rollback by number would pick the wrong one`,
+        ),
+      );
     }
     for (const it of history.iterations) {
       const log = battle.logs.get(it.number);
@@ -143,7 +196,14 @@ function commitFindings(battle: LoadedBattle, history: NonNullable<LoadedBattle[
     if (!state) continue;
     const short = it.commitHash.slice(0, 12);
     if (!state.exists) {
-      out.push(finding("commit-missing", historyPath, `iteration ${it.number}'s commit ${short} is not in the repository (rewritten and garbage-collected, or never there): its changes cannot be restored from git`, { iteration: it.number, commit: it.commitHash }));
+      out.push(
+        finding(
+          "commit-missing",
+          historyPath,
+          `iteration ${it.number}'s commit ${short} is not in the repository (rewritten and garbage-collected, or never there): its changes cannot be restored from git`,
+          { iteration: it.number, commit: it.commitHash },
+        ),
+      );
     } else if (state.inHead === false) {
       const completed = history.status === "completed";
       out.push(
@@ -168,7 +228,10 @@ function fileFindings(file: LoadedFile<unknown>, consequence: string): BattleFin
     out.push(finding("missing-file", file.relPath, `${name} is missing: ${consequence}`));
   }
   if (file.state === "unreadable" || file.state === "invalid") out.push(finding("invalid-file", file.relPath, `${file.problem}: ${consequence}`));
-  if (file.invalidUtf8) out.push(finding("invalid-utf8", file.relPath, `invalid UTF-8 at byte ${file.invalidUtf8.offset}: it parses, but the damaged characters are replaced by U+FFFD`));
+  if (file.invalidUtf8)
+    out.push(
+      finding("invalid-utf8", file.relPath, `invalid UTF-8 at byte ${file.invalidUtf8.offset}: it parses, but the damaged characters are replaced by U+FFFD`),
+    );
   return out;
 }
 
@@ -180,9 +243,21 @@ function artefactFindings(artefacts: readonly Artefact[], context: FindingContex
     const ago = formatAge(age);
     if (a.kind === "lock") {
       const holder = a.holder ? ` by process ${a.holder.pid}` : "";
-      out.push(finding("stale-lock", a.relPath, `lock on ${a.target} taken ${ago} ago${holder} and never released: pokeralph's next write to ${a.target} waits 5 s and fails ("Failed to acquire lock") until it is removed`));
+      out.push(
+        finding(
+          "stale-lock",
+          a.relPath,
+          `lock on ${a.target} taken ${ago} ago${holder} and never released: pokeralph's next write to ${a.target} waits 5 s and fails ("Failed to acquire lock") until it is removed`,
+        ),
+      );
     } else if (a.kind === "tmp") {
-      out.push(finding("stale-temp-file", a.relPath, `temp file of a write to ${a.target} that never reached its rename (${ago} old): ${a.target} kept its previous content`));
+      out.push(
+        finding(
+          "stale-temp-file",
+          a.relPath,
+          `temp file of a write to ${a.target} that never reached its rename (${ago} old): ${a.target} kept its previous content`,
+        ),
+      );
     } else {
       out.push(finding("stale-temp-file", a.relPath, `patch file of a checkpoint restore cut short ${ago} ago: the working tree may be half restored`));
     }

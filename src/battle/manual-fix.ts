@@ -46,6 +46,7 @@ export async function changesSinceCheckpoint(root: string, taskId: string): Prom
     if (isStatePath(path)) continue;
     changes.push({ path, type: code.startsWith("A") ? "created" : code.startsWith("D") ? "deleted" : "modified" });
   }
-  const diff = changes.length === 0 ? "" : await git.raw(["diff", "--no-color", "--no-renames", base, capture.tree, "--", ...changes.map((c) => `:(literal)${c.path}`)]);
+  const diff =
+    changes.length === 0 ? "" : await git.raw(["diff", "--no-color", "--no-renames", base, capture.tree, "--", ...changes.map((c) => `:(literal)${c.path}`)]);
   return { checkpoint, base, changes, diff, notices };
 }

@@ -36,9 +36,17 @@ export function chooseStrategy(battle: BattleAssessment, requested: string | und
   if (failure === null) {
     if (battle.status === "completed") throw new RecoverError("usage", `${battle.taskId} is completed: nothing to resume`);
     if (battle.status === "running" || battle.status === "awaiting_approval") {
-      throw new RecoverError("usage", `${battle.taskId} is ${battle.status} and a pokeralph server is running it: nothing to resume (see recover battle status)`, 3);
+      throw new RecoverError(
+        "usage",
+        `${battle.taskId} is ${battle.status} and a pokeralph server is running it: nothing to resume (see recover battle status)`,
+        3,
+      );
     }
-    if (battle.status === null) throw new RecoverError("store-corrupt", `${battle.taskId}: history.json is missing or unreadable; cannot tell where to resume (see recover battle status)`);
+    if (battle.status === null)
+      throw new RecoverError(
+        "store-corrupt",
+        `${battle.taskId}: history.json is missing or unreadable; cannot tell where to resume (see recover battle status)`,
+      );
   }
   const allowed = failure ? allowedStrategies(failure) : NO_FAILURE_STRATEGIES;
   if (requested === undefined) {
@@ -99,7 +107,12 @@ export function buildTaskPrompt(input: TaskPromptInput): string {
     lines.push("## Feedback Loops", "", "Run these before finishing; all must pass:", ...config.feedbackLoops.map((l) => `- \`${pm} run ${l}\``), "");
   }
   if (config.autoCommit) {
-    lines.push("## Commit", "", `When all feedback loops pass, commit with the message \`[PokéRalph] ${input.taskId}: ${task?.title ?? input.taskId}\` (stage relevant files, excluding .pokeralph/battles/).`, "");
+    lines.push(
+      "## Commit",
+      "",
+      `When all feedback loops pass, commit with the message \`[PokéRalph] ${input.taskId}: ${task?.title ?? input.taskId}\` (stage relevant files, excluding .pokeralph/battles/).`,
+      "",
+    );
   }
   lines.push(
     "## Completion",
@@ -201,7 +214,12 @@ export interface BuildOptions {
 }
 
 /** The iteration number the next run gets: after the last recorded one (history is never overwritten). */
-export function nextIteration(history: Battle | null | undefined, strategy: ResumeStrategy, previousRetryCount: number | undefined, now: Date): PreparedIteration {
+export function nextIteration(
+  history: Battle | null | undefined,
+  strategy: ResumeStrategy,
+  previousRetryCount: number | undefined,
+  now: Date,
+): PreparedIteration {
   const last = Math.max(0, ...(history?.iterations.map((i) => i.number) ?? []));
   const retry = strategy !== "continue_next";
   return {
@@ -241,7 +259,12 @@ export function buildResume(assessed: Assessed, options: BuildOptions = {}): Pre
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(manualFix ? { manualFix } : {}),
   });
-  const iteration = nextIteration(battle.battle.history.value, choice.strategy, options.previousRetryCount ?? failedRetryCount(battle), options.now ?? new Date());
+  const iteration = nextIteration(
+    battle.battle.history.value,
+    choice.strategy,
+    options.previousRetryCount ?? failedRetryCount(battle),
+    options.now ?? new Date(),
+  );
   return {
     root,
     taskId: battle.taskId,

@@ -19,7 +19,17 @@ import { changesOfTargets } from "../txn/targets.js";
 import type { Backup } from "../txn/backup-store.js";
 import { assertTaskId, battleId, battlePaths, readHistory, readStateText, type BattlePaths } from "../stores/pokeralph/battle-files.js";
 import { checkpointId } from "../checkpoint/create.js";
-import { captureWorktree, changedPaths, commitSnapshot, createRef, openRepo, resolveCommit, restoreTree, type Repo, type RestoreResult } from "../checkpoint/git-snapshot.js";
+import {
+  captureWorktree,
+  changedPaths,
+  commitSnapshot,
+  createRef,
+  openRepo,
+  resolveCommit,
+  restoreTree,
+  type Repo,
+  type RestoreResult,
+} from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
 import { sidecarLockKey } from "../checkpoint/sidecar.js";
 import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../stores/pokeralph/sidecar.js";
@@ -75,7 +85,6 @@ export function hasChanges(plan: RollbackPlan): boolean {
   return plan.files.restored.length > 0 || plan.files.deleted.length > 0 || plan.history.before !== plan.history.after || plan.iterationsRolledBack.length > 0;
 }
 
-
 interface ArchiveEntry extends Json {
   at: string;
   fromIteration: number;
@@ -86,17 +95,33 @@ interface ArchiveEntry extends Json {
 const isSafety = (c: Pick<ListedCheckpoint, "ref">) => c.ref?.startsWith(`${SAFETY_REFS}/`) === true;
 
 /** Pick the checkpoint a mode names. */
-async function chooseTarget(repo: Repo, listed: ListedCheckpoint[], mode: RollbackMode, lastIteration: number, current: string | undefined, taskId: string): Promise<RollbackTarget> {
+async function chooseTarget(
+  repo: Repo,
+  listed: ListedCheckpoint[],
+  mode: RollbackMode,
+  lastIteration: number,
+  current: string | undefined,
+  taskId: string,
+): Promise<RollbackTarget> {
   const usable = listed.filter((c) => c.missing !== true);
-  const toTarget = (c: ListedCheckpoint): RollbackTarget => ({ checkpoint: c.id, afterIteration: c.afterIteration, commit: c.commit, ...(c.ref !== undefined ? { ref: c.ref } : {}), description: c.description });
+  const toTarget = (c: ListedCheckpoint): RollbackTarget => ({
+    checkpoint: c.id,
+    afterIteration: c.afterIteration,
+    commit: c.commit,
+    ...(c.ref !== undefined ? { ref: c.ref } : {}),
+    description: c.description,
+  });
   if (mode.kind === "checkpoint") {
     const id = mode.id;
     const found =
-      usable.find((c) => c.id === id || c.ref === id) ??
-      (/^[0-9a-f]{7,64}$/.test(id) ? usable.filter((c) => c.commit.startsWith(id)).at(-1) : undefined);
+      usable.find((c) => c.id === id || c.ref === id) ?? (/^[0-9a-f]{7,64}$/.test(id) ? usable.filter((c) => c.commit.startsWith(id)).at(-1) : undefined);
     if (found) return toTarget(found);
     const missing = listed.find((c) => c.id === id || c.ref === id);
-    if (missing) throw new RecoverError("backup-not-found", `checkpoint ${id} names commit ${missing.commit.slice(0, 7)}, which the repository no longer holds; nothing was changed`);
+    if (missing)
+      throw new RecoverError(
+        "backup-not-found",
+        `checkpoint ${id} names commit ${missing.commit.slice(0, 7)}, which the repository no longer holds; nothing was changed`,
+      );
     if (id.startsWith("refs/pokeralph/")) {
       const commit = await resolveCommit(repo, id);
       if (commit !== null) return { checkpoint: id, afterIteration: lastIteration, commit, ref: id, description: `${id} (not recorded in checkpoints.json)` };
@@ -199,7 +224,9 @@ export function nextState(
       iterations: gone,
       safetyRef: safety.ref,
       target: { checkpoint: target.checkpoint, afterIteration: target.afterIteration, commit: target.commit },
-      ...(history !== null ? { statusBefore: history.status, ...(typeof history.startedAt === "string" ? { battleId: battleId({ taskId, startedAt: history.startedAt }) } : {}) } : {}),
+      ...(history !== null
+        ? { statusBefore: history.status, ...(typeof history.startedAt === "string" ? { battleId: battleId({ taskId, startedAt: history.startedAt }) } : {}) }
+        : {}),
     };
     sidecar.rolledBack = [...archive, archived];
   }
@@ -225,7 +252,9 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
   if (mode.kind === "iteration" && (mode.iteration < 1 || mode.iteration > lastIteration)) {
     throw new RecoverError(
       "usage",
-      lastIteration === 0 ? `${taskId} has no recorded iteration to roll back (use --full to go back to before the battle)` : `--iteration takes 1..${lastIteration} for ${taskId} (the iterations history.json records)`,
+      lastIteration === 0
+        ? `${taskId} has no recorded iteration to roll back (use --full to go back to before the battle)`
+        : `--iteration takes 1..${lastIteration} for ${taskId} (the iterations history.json records)`,
     );
   }
   readSidecar(paths.sidecar); // a damaged sidecar stops here, before anything is planned on it
@@ -235,7 +264,15 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
   const files = await restoreTree(repo, target.commit, { hard: options.hard === true, dryRun: true });
   const historyBefore = readStateText(paths.history);
   const sidecarBefore = readStateText(paths.sidecar);
-  const state = nextState(historyBefore, sidecarBefore, taskId, mode, target, { ref: `${SAFETY_REFS}/${taskId}/<taken when applied>`, entry: null }, options.now ?? new Date());
+  const state = nextState(
+    historyBefore,
+    sidecarBefore,
+    taskId,
+    mode,
+    target,
+    { ref: `${SAFETY_REFS}/${taskId}/<taken when applied>`, entry: null },
+    options.now ?? new Date(),
+  );
   const rel = (p: string) => relative(repo.root, p).split("\\").join("/");
   return {
     taskId,
@@ -273,9 +310,11 @@ export interface RollbackOutcome {
   notices: string[];
 }
 
-
 function safetyStamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, "").replace(/\.(\d{3})Z$/, "$1Z");
+  return now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.(\d{3})Z$/, "$1Z");
 }
 
 /**
@@ -288,69 +327,82 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
   const notices: string[] = [];
   const store = new BattleFilesStore(paths.battle);
   const transaction = { stateDir: options.stateDir, backupRoot: options.backupRoot, refuseUnwritable: false, alsoLock: [sidecarLockKey(paths.sidecar)] };
-  return withStoreTransaction(store, async (tx): Promise<RollbackOutcome> => {
-    const { writer } = tx;
-    if (tx.settled) notices.push(tx.settled);
+  return withStoreTransaction(
+    store,
+    async (tx): Promise<RollbackOutcome> => {
+      const { writer } = tx;
+      if (tx.settled) notices.push(tx.settled);
 
-    // 1. The safety checkpoint: the tree as it is now, HEAD as its parent, kept alive by a private ref.
-    const repo = await openRepo(plan.project);
-    const now = clock();
-    const capture = await captureWorktree(repo);
-    const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: before rollback to ${plan.target.checkpoint}`);
-    let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
-    for (let k = 2; !(await createRef(repo, ref, commit, `recover: safety checkpoint of ${taskId} before a rollback`)); k++) {
-      if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`, ExitCode.refused);
-      ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
-    }
-    const historyNow = readStateText(paths.history);
-    const read = readHistory(paths.history);
-    const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
-    const safetyId = checkpointId(now);
-    const entry: Json = {
-      id: safetyId,
-      afterIteration: lastIteration,
-      commit,
-      ref,
-      time: now.toISOString(),
-      description: `Safety checkpoint before rollback to ${plan.target.description.replace(/\s*\(.*$/, "")} (${plan.target.checkpoint})`,
-      files: await changedPaths(repo, repo.head, commit),
-      ...(read.history ? { battleId: battleId(read.history) } : {}),
-      parent: repo.head,
-      branch: repo.branch,
-      kind: "safety",
-    };
-
-    // 2. The files: the checkpoint's tree, written path by path; HEAD, the branch and the index never move.
-    const files = await restoreTree(repo, plan.target.commit, { hard: plan.hard });
-
-    // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
-    const sidecarNow = readStateText(paths.sidecar);
-    const state = nextState(historyNow, sidecarNow, taskId, plan.mode, plan.target, { ref, entry }, now);
-    const files2: StateFile[] = [
-      { ...plan.history, before: historyNow, after: state.historyAfter },
-      { ...plan.sidecar, before: sidecarNow, after: state.sidecarAfter },
-    ];
-    const targets: ImageTarget[] = [];
-    for (const file of files2) {
-      if (file.before === file.after || file.after === null) continue;
-      const key = { record: "file" as const, id: file.id, sessionId: taskId, path: file.path };
-      const before = writer.read(key);
-      if ((before.exists ? before.bytes.toString("utf8") : null) !== file.before) {
-        throw new RecoverError("store-changed", `${file.path} changed while rolling back (is pokeralph running?); the files are restored, the state is not; safety checkpoint ${ref}`, ExitCode.refused);
+      // 1. The safety checkpoint: the tree as it is now, HEAD as its parent, kept alive by a private ref.
+      const repo = await openRepo(plan.project);
+      const now = clock();
+      const capture = await captureWorktree(repo);
+      const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: before rollback to ${plan.target.checkpoint}`);
+      let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
+      for (let k = 2; !(await createRef(repo, ref, commit, `recover: safety checkpoint of ${taskId} before a rollback`)); k++) {
+        if (k > 20)
+          throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`, ExitCode.refused);
+        ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
       }
-      targets.push({ key, before, after: { exists: true, bytes: Buffer.from(file.after), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE } });
-    }
-    let backup: Backup | null = null;
-    if (targets.length > 0) backup = tx.commit({ kind: "repair", sessions: [taskId], changes: changesOfTargets(targets, "battle-rollback"), targets });
-    return {
-      safety: { ref, commit, id: safetyId },
-      files,
-      iterationsRolledBack: state.rolledBack,
-      iterationsReinstated: state.reinstated,
-      backup,
-      history: files2[0]!,
-      sidecar: files2[1]!,
-      notices,
-    };
-  }, transaction);
+      const historyNow = readStateText(paths.history);
+      const read = readHistory(paths.history);
+      const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
+      const safetyId = checkpointId(now);
+      const entry: Json = {
+        id: safetyId,
+        afterIteration: lastIteration,
+        commit,
+        ref,
+        time: now.toISOString(),
+        description: `Safety checkpoint before rollback to ${plan.target.description.replace(/\s*\(.*$/, "")} (${plan.target.checkpoint})`,
+        files: await changedPaths(repo, repo.head, commit),
+        ...(read.history ? { battleId: battleId(read.history) } : {}),
+        parent: repo.head,
+        branch: repo.branch,
+        kind: "safety",
+      };
+
+      // 2. The files: the checkpoint's tree, written path by path; HEAD, the branch and the index never move.
+      const files = await restoreTree(repo, plan.target.commit, { hard: plan.hard });
+
+      // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
+      const sidecarNow = readStateText(paths.sidecar);
+      const state = nextState(historyNow, sidecarNow, taskId, plan.mode, plan.target, { ref, entry }, now);
+      const files2: StateFile[] = [
+        { ...plan.history, before: historyNow, after: state.historyAfter },
+        { ...plan.sidecar, before: sidecarNow, after: state.sidecarAfter },
+      ];
+      const targets: ImageTarget[] = [];
+      for (const file of files2) {
+        if (file.before === file.after || file.after === null) continue;
+        const key = { record: "file" as const, id: file.id, sessionId: taskId, path: file.path };
+        const before = writer.read(key);
+        if ((before.exists ? before.bytes.toString("utf8") : null) !== file.before) {
+          throw new RecoverError(
+            "store-changed",
+            `${file.path} changed while rolling back (is pokeralph running?); the files are restored, the state is not; safety checkpoint ${ref}`,
+            ExitCode.refused,
+          );
+        }
+        targets.push({
+          key,
+          before,
+          after: { exists: true, bytes: Buffer.from(file.after), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE },
+        });
+      }
+      let backup: Backup | null = null;
+      if (targets.length > 0) backup = tx.commit({ kind: "repair", sessions: [taskId], changes: changesOfTargets(targets, "battle-rollback"), targets });
+      return {
+        safety: { ref, commit, id: safetyId },
+        files,
+        iterationsRolledBack: state.rolledBack,
+        iterationsReinstated: state.reinstated,
+        backup,
+        history: files2[0]!,
+        sidecar: files2[1]!,
+        notices,
+      };
+    },
+    transaction,
+  );
 }

@@ -147,7 +147,9 @@ function runProcess(
       if (killer) clearTimeout(killer);
       done(result);
     };
-    child.on("error", (error: NodeJS.ErrnoException) => finish({ code: null, signal: null, timedOut, output, spawnError: error.code === "ENOENT" ? `${command}: command not found (ENOENT)` : error.message }));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ code: null, signal: null, timedOut, output, spawnError: error.code === "ENOENT" ? `${command}: command not found (ENOENT)` : error.message }),
+    );
     child.on("close", (code, signal) => finish({ code, signal, timedOut, output }));
   });
 }
@@ -201,7 +203,12 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
   const log = join(logsDir, `iteration-${options.iteration.number}.txt`);
   const stream = createWriteStream(log);
   const [command, ...prefix] = options.claude;
-  const ran = await runProcess(command!, [...prefix, ...CLAUDE_ARGS, options.prompt], { cwd: root, env, timeoutMs: options.timeoutMs, sink: (chunk) => stream.write(chunk) });
+  const ran = await runProcess(command!, [...prefix, ...CLAUDE_ARGS, options.prompt], {
+    cwd: root,
+    env,
+    timeoutMs: options.timeoutMs,
+    sink: (chunk) => stream.write(chunk),
+  });
   if (ran.spawnError) stream.write(`${ran.spawnError}\n`);
   if (ran.timedOut) stream.write(`\n[recover] claude killed after ${Math.round(options.timeoutMs / 1000)} s: Claude execution timed out\n`);
   await new Promise<void>((resolve) => stream.end(resolve));
@@ -223,12 +230,22 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
     feedbackResults: feedback,
     ...(options.iteration.retryCount !== undefined ? { retryCount: options.iteration.retryCount } : {}),
   };
-  const historyStatus = recordIteration(join(battleDir, "history.json"), taskId, iteration, result === "success", options.stateDir ? { stateDir: options.stateDir } : {});
+  const historyStatus = recordIteration(
+    join(battleDir, "history.json"),
+    taskId,
+    iteration,
+    result === "success",
+    options.stateDir ? { stateDir: options.stateDir } : {},
+  );
 
   let checkpoint: CreatedCheckpoint | null = null;
   let checkpointError: string | undefined;
   try {
-    checkpoint = await createCheckpoint(root, { taskId, afterIteration: options.iteration.number, ...(options.stateDir ? { stateDir: options.stateDir } : {}) });
+    checkpoint = await createCheckpoint(root, {
+      taskId,
+      afterIteration: options.iteration.number,
+      ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+    });
   } catch (e) {
     checkpointError = (e as Error).message;
   }
@@ -281,11 +298,20 @@ export function recordIteration(path: string, taskId: string, iteration: Record<
   } else {
     history.status = "failed";
     const feedback = iteration.feedbackResults as FeedbackResults | undefined;
-    const failing = Object.entries(feedback ?? {}).filter(([, r]) => !r.passed).map(([n]) => `'${n}'`);
+    const failing = Object.entries(feedback ?? {})
+      .filter(([, r]) => !r.passed)
+      .map(([n]) => `'${n}'`);
     history.error = typeof iteration.error === "string" ? iteration.error : `Feedback loop${failing.length > 1 ? "s" : ""} ${failing.join(", ")} failed`;
     history.completedAt = iteration.endedAt;
   }
   // Backed up first: the status and error it replaces are the user's history too.
-  writeBattleState({ root: dirname(dirname(dirname(dirname(path)))), battleDir: dirname(path), taskId, files: [{ path, text: JSON.stringify(history, null, 2) }], rule: "battle-resume", ...(dirs.stateDir ? { stateDir: dirs.stateDir } : {}) });
+  writeBattleState({
+    root: dirname(dirname(dirname(dirname(path)))),
+    battleDir: dirname(path),
+    taskId,
+    files: [{ path, text: JSON.stringify(history, null, 2) }],
+    rule: "battle-resume",
+    ...(dirs.stateDir ? { stateDir: dirs.stateDir } : {}),
+  });
   return history.status as string;
 }

@@ -104,7 +104,9 @@ function getJson(url: string, timeoutMs: number): Promise<Fetched> {
       });
       response.on("error", (error) => finish({ kind: "error", detail: error.message }));
     });
-    request.on("error", (error: NodeJS.ErrnoException) => finish({ kind: "error", detail: error.code === "ECONNREFUSED" ? "connection refused" : error.message }));
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ kind: "error", detail: error.code === "ECONNREFUSED" ? "connection refused" : error.message }),
+    );
     // One deadline for connect + answer: a half-open port must not hold the report.
     const timer = setTimeout(() => finish({ kind: "error", detail: `no answer within ${timeoutMs} ms` }), timeoutMs);
   });

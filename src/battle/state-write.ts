@@ -26,15 +26,23 @@ export function writeBattleState(write: StateWrite): Backup | null {
   const stateDir = write.stateDir ?? defaultStateDir();
   const backupRoot = write.backupRoot ?? defaultBackupRoot(undefined);
   // The folders the files go into are checked by the transaction itself (a battle folder may not exist yet).
-  return withStoreTransaction(new BattleFilesStore(write.battleDir), (tx) => {
-    const targets: ImageTarget[] = [];
-    for (const file of write.files) {
-      const key = { record: "file" as const, id: relative(write.root, file.path), sessionId: write.taskId, path: file.path };
-      const before = tx.writer.read(key);
-      if (before.exists && before.bytes.toString("utf8") === file.text) continue;
-      targets.push({ key, before, after: { exists: true, bytes: Buffer.from(file.text), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE } });
-    }
-    if (targets.length === 0) return null;
-    return tx.commit({ kind: "repair", sessions: [write.taskId], changes: changesOfTargets(targets, write.rule), targets });
-  }, { stateDir, backupRoot, refuseUnwritable: false });
+  return withStoreTransaction(
+    new BattleFilesStore(write.battleDir),
+    (tx) => {
+      const targets: ImageTarget[] = [];
+      for (const file of write.files) {
+        const key = { record: "file" as const, id: relative(write.root, file.path), sessionId: write.taskId, path: file.path };
+        const before = tx.writer.read(key);
+        if (before.exists && before.bytes.toString("utf8") === file.text) continue;
+        targets.push({
+          key,
+          before,
+          after: { exists: true, bytes: Buffer.from(file.text), mode: before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE },
+        });
+      }
+      if (targets.length === 0) return null;
+      return tx.commit({ kind: "repair", sessions: [write.taskId], changes: changesOfTargets(targets, write.rule), targets });
+    },
+    { stateDir, backupRoot, refuseUnwritable: false },
+  );
 }

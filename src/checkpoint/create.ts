@@ -33,7 +33,10 @@ export interface CreatedCheckpoint {
 
 /** pokeralph's own id shape (`cp-<epochMs>-<random7>`), so ids look alike whoever made them. */
 export function checkpointId(now: Date): string {
-  const random = BigInt(`0x${randomBytes(8).toString("hex")}`).toString(36).padStart(7, "0").slice(-7);
+  const random = BigInt(`0x${randomBytes(8).toString("hex")}`)
+    .toString(36)
+    .padStart(7, "0")
+    .slice(-7);
   return `cp-${now.getTime()}-${random}`;
 }
 
@@ -48,7 +51,8 @@ export async function createCheckpoint(project: string, options: CreateCheckpoin
   const notices: string[] = [];
   const read = readHistory(paths.history);
   if (read.problem !== undefined) {
-    if (options.afterIteration === undefined) throw new RecoverError("store-corrupt", `${read.problem}: cannot tell which iteration this is; pass --iteration N to checkpoint anyway`);
+    if (options.afterIteration === undefined)
+      throw new RecoverError("store-corrupt", `${read.problem}: cannot tell which iteration this is; pass --iteration N to checkpoint anyway`);
     notices.push(`${read.problem}: recording the checkpoint with no iteration details`);
   }
   const history = read.history;
@@ -62,7 +66,8 @@ export async function createCheckpoint(project: string, options: CreateCheckpoin
         : `history.json of ${taskId} records iterations up to ${last}: --iteration takes 0..${last}`,
     );
   }
-  if (afterIteration < last) notices.push(`the battle has run ${last} iterations: the working tree as it is now is recorded as after iteration ${afterIteration}, as asked`);
+  if (afterIteration < last)
+    notices.push(`the battle has run ${last} iterations: the working tree as it is now is recorded as after iteration ${afterIteration}, as asked`);
   const iteration = history?.iterations.find((i) => i.number === afterIteration);
   const description = describeCheckpoint(afterIteration, iteration);
   const battle = history ? battleId(history) : undefined;
@@ -103,11 +108,17 @@ export async function createCheckpoint(project: string, options: CreateCheckpoin
       };
       sidecar.checkpoints.push(checkpoint);
       if (capture.nestedRepos.length > 0) {
-        notices.push(`left out ${capture.nestedRepos.length} nested repositor${capture.nestedRepos.length === 1 ? "y" : "ies"} (each has its own .git): ${capture.nestedRepos.join(", ")}`);
+        notices.push(
+          `left out ${capture.nestedRepos.length} nested repositor${capture.nestedRepos.length === 1 ? "y" : "ies"} (each has its own .git): ${capture.nestedRepos.join(", ")}`,
+        );
       }
       return { checkpoint, repo, sidecar: paths.sidecar, nestedRepos: capture.nestedRepos, gitlinks: capture.gitlinks, notices };
     },
-    { rule: "checkpoint-create", ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}), ...(options.backupRoot !== undefined ? { backupRoot: options.backupRoot } : {}) },
+    {
+      rule: "checkpoint-create",
+      ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
+      ...(options.backupRoot !== undefined ? { backupRoot: options.backupRoot } : {}),
+    },
   );
 }
 

@@ -187,18 +187,31 @@ export async function openRepo(dir: string, purpose: "snapshot" | "read" = "snap
   }
   const lock = resolve(root, paths[IN_PROGRESS.length]!.trim());
   if (purpose === "snapshot" && existsSync(lock)) {
-    throw new RecoverError("store-locked", `${lock} exists: another git command is running (if none is, a crashed one left it: remove the file); nothing was changed`, ExitCode.refused);
+    throw new RecoverError(
+      "store-locked",
+      `${lock} exists: another git command is running (if none is, a crashed one left it: remove the file); nothing was changed`,
+      ExitCode.refused,
+    );
   }
   if (purpose === "snapshot" && (await run(git, ["config", "--bool", "core.sparseCheckout"])).trim() === "true") {
     // Files outside the sparse cone are absent on purpose; a snapshot would record them as deleted.
-    throw new RecoverError("unsupported-store", `${root} uses a sparse checkout, which checkpoints do not support (files outside the cone would look deleted); nothing was changed`, ExitCode.refused);
+    throw new RecoverError(
+      "unsupported-store",
+      `${root} uses a sparse checkout, which checkpoints do not support (files outside the cone would look deleted); nothing was changed`,
+      ExitCode.refused,
+    );
   }
   const head = (await run(git, ["rev-parse", "-q", "--verify", "HEAD^{commit}"])).trim();
   if (head === "") {
-    throw new RecoverError("unsupported-store", `${root} has no commits yet: a checkpoint is a commit whose parent is HEAD (commit once, then try again); nothing was changed`, ExitCode.refused);
+    throw new RecoverError(
+      "unsupported-store",
+      `${root} has no commits yet: a checkpoint is a commit whose parent is HEAD (commit once, then try again); nothing was changed`,
+      ExitCode.refused,
+    );
   }
   const branch = (await run(git, ["symbolic-ref", "-q", "--short", "HEAD"])).trim() || null;
-  if (branch === null && purpose === "snapshot") notices.push(`HEAD is detached at ${head.slice(0, 7)}: fine, the checkpoint's parent is that commit and no branch is involved`);
+  if (branch === null && purpose === "snapshot")
+    notices.push(`HEAD is detached at ${head.slice(0, 7)}: fine, the checkpoint's parent is that commit and no branch is involved`);
   return { root, gitDir, head, branch, notices };
 }
 
@@ -428,7 +441,8 @@ export async function restoreTree(repoOrDir: Repo | string, commit: string, opti
   const hard = options.hard === true;
   const dryRun = options.dryRun === true;
   const target = await resolveCommit(repo, commit);
-  if (target === null) throw new RecoverError("backup-not-found", `${commit} is not a commit in ${repo.root} (pruned and garbage-collected?); nothing was changed`);
+  if (target === null)
+    throw new RecoverError("backup-not-found", `${commit} is not a commit in ${repo.root} (pruned and garbage-collected?); nothing was changed`);
   const now = await captureWorktree(repo);
   const git = gitAt(repo.root);
   const changes = parseRawDiff(await run(git, ["diff-tree", "-r", "--no-renames", "-z", `${target}^{tree}`, now.tree]));
@@ -548,4 +562,3 @@ function* chunks(paths: string[], maxBytes: number): Generator<string[]> {
 
 /** The names of this module's temporary files in the git dir (removed in `finally`; tests check none is left). */
 export const TEMP_INDEX_PATTERN = /^pokeralph-index\.\d+\.[0-9a-f]+/;
-

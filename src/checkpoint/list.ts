@@ -12,8 +12,30 @@
  * A commit a record names but the repository no longer holds is listed with `missing: true`.
  */
 import { RecoverError } from "../errors.js";
-import { assertTaskId, battleId, battlePaths, describeCheckpoint, feedbackPassed, readHistory, taskExists, type BattleHistory, type FeedbackResults } from "../stores/pokeralph/battle-files.js";
-import { changedPaths, checkpointRefPrefix, commitInfo, commitsWithSubject, headAt, isStatePath, listRefs, openRepo, resolveCommit, type CommitInfo, type Repo } from "./git-snapshot.js";
+import {
+  assertTaskId,
+  battleId,
+  battlePaths,
+  describeCheckpoint,
+  feedbackPassed,
+  readHistory,
+  taskExists,
+  type BattleHistory,
+  type FeedbackResults,
+} from "../stores/pokeralph/battle-files.js";
+import {
+  changedPaths,
+  checkpointRefPrefix,
+  commitInfo,
+  commitsWithSubject,
+  headAt,
+  isStatePath,
+  listRefs,
+  openRepo,
+  resolveCommit,
+  type CommitInfo,
+  type Repo,
+} from "./git-snapshot.js";
 import { readSidecar } from "../stores/pokeralph/sidecar.js";
 
 export type CheckpointSource = "recorded" | "inferred";
@@ -102,9 +124,7 @@ export async function listCheckpoints(project: string, taskId: string): Promise<
   }
 
   if (history) {
-    const covered = new Set(
-      checkpoints.filter((c) => c.missing !== true && (c.battleId === undefined || c.battleId === current)).map((c) => c.afterIteration),
-    );
+    const covered = new Set(checkpoints.filter((c) => c.missing !== true && (c.battleId === undefined || c.battleId === current)).map((c) => c.afterIteration));
     for (const inferred of await inferCheckpoints(repo, taskId, history, notices)) {
       if (!covered.has(inferred.afterIteration)) checkpoints.push(inferred);
     }
@@ -136,7 +156,14 @@ async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHisto
     const time = iteration.endedAt ?? iteration.startedAt;
     if (iteration.commitHash !== undefined) {
       const commit = await resolveCommit(repo, iteration.commitHash);
-      out.push({ id: `inferred-${iteration.number}`, commit: commit ?? iteration.commitHash, time, ...base, via: "commitHash", ...(commit === null ? { missing: true as const } : {}) });
+      out.push({
+        id: `inferred-${iteration.number}`,
+        commit: commit ?? iteration.commitHash,
+        time,
+        ...base,
+        via: "commitHash",
+        ...(commit === null ? { missing: true as const } : {}),
+      });
       continue;
     }
     // Commit times have whole seconds; iteration times have milliseconds.

@@ -62,8 +62,12 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" 
   const known =
     error instanceof RecoverError
       ? error
-      : environmentError(error) ??
-        new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`, ExitCode.usage);
+      : (environmentError(error) ??
+        new RecoverError(
+          "internal",
+          `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`,
+          ExitCode.usage,
+        ));
   if (io.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
   const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));

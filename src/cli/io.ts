@@ -148,7 +148,8 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
         // Ctrl-C at the prompt is an interrupt, not a "no": exit 130 as a shell expects after SIGINT. A closed
         // terminal (Ctrl-D, end of input) is inquirer's ExitPromptError too, but without SIGINT: that is a "no".
         const { name, message } = (error ?? {}) as Partial<Error>;
-        if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed", ExitCode.interrupted);
+        if (name === "ExitPromptError" && /SIGINT/.test(message ?? ""))
+          throw new RecoverError("interrupted", "interrupted; nothing was changed", ExitCode.interrupted);
         return false;
       }
     },

@@ -12,7 +12,11 @@ export interface Selection {
 }
 
 /** `acceptsAll: false` for a command that works on one session (context trim): its hints never offer --all. */
-export function selectSessions(store: SessionStore, selection: Selection, { emptyMeansAll, acceptsAll = true }: { emptyMeansAll: boolean; acceptsAll?: boolean }): string[] {
+export function selectSessions(
+  store: SessionStore,
+  selection: Selection,
+  { emptyMeansAll, acceptsAll = true }: { emptyMeansAll: boolean; acceptsAll?: boolean },
+): string[] {
   // Only --last needs the summaries (which is newest); ids alone are enough for the rest.
   const sessions = selection.last || !store.listSessionIds ? store.listSessions() : store.listSessionIds().map((id) => ({ id }));
   if (selection.last) {

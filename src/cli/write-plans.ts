@@ -74,12 +74,14 @@ export async function reportAndWrite(
     backup: null,
     sessions: planned
       .filter(({ plan }) => plan.changes.length > 0 || plan.remaining.length > 0 || how.showAll)
-      .map(({ plan }): ReportedSession => ({
-        id: plan.summary.id,
-        title: plan.summary.title,
-        changes: plan.changes.map((change) => ({ summary: summariseChange(change), reasons: change.reasons, diff: () => changeDiff(change) })),
-        unfixed: plan.remaining,
-      })),
+      .map(
+        ({ plan }): ReportedSession => ({
+          id: plan.summary.id,
+          title: plan.summary.title,
+          changes: plan.changes.map((change) => ({ summary: summariseChange(change), reasons: change.reasons, diff: () => changeDiff(change) })),
+          unfixed: plan.remaining,
+        }),
+      ),
   };
   // Repair leaves a live last turn alone unless --include-live: say which sessions, as scan does.
   const skipped = how.command === "repair" ? planned.flatMap(({ plan }) => (plan.skipped ? [plan.skipped] : [])) : [];
@@ -103,16 +105,33 @@ export async function reportAndWrite(
     const recent = toWrite.find((p) => now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p)));
     if (recent && !options.force) {
       const ago = Math.max(0, Math.round((now - lastWrite(recent)) / 1000));
-      throw new RecoverError("live-writer", `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`, ExitCode.refused);
+      throw new RecoverError(
+        "live-writer",
+        `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`,
+        ExitCode.refused,
+      );
     }
     reporter.plan(report);
     const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
-    await confirmChange(io, options, `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`);
+    await confirmChange(
+      io,
+      options,
+      `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`,
+    );
     writer.checkIntegrity();
     const writeTime = Date.now();
-    const { targets, changes } = repairTargets(toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes, ...(plan.files ? { files: plan.files } : {}) })), writer, store.codec, writeTime);
+    const { targets, changes } = repairTargets(
+      toWrite.map(({ plan, sessionRef }) => ({ sessionRef, changes: plan.changes, ...(plan.files ? { files: plan.files } : {}) })),
+      writer,
+      store.codec,
+      writeTime,
+    );
     const backup = tx.commit({ kind: how.command, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
-    rememberOwnWrites(state, store.info.path, toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })));
+    rememberOwnWrites(
+      state,
+      store.info.path,
+      toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })),
+    );
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, io);
     if (options.resume) report.resume = toWrite.flatMap(({ plan }) => resumeCommand(store.info.format, plan.summary.id) ?? []);

@@ -39,7 +39,14 @@ export type ChangeSummary = z.infer<typeof ChangeSummary>;
  * A record exactly as a store holds it, with every byte needed to put it back: a SQLite row (all columns, typed)
  * or a file (bytes and mode). Opaque to everything but its store adapter.
  */
-export type StoredImage = { exists: false } | { exists: true; bytes: Buffer; mode?: number; /** Files: kept so a restored file also reads as written when it was. Not part of a record's identity. */ mtimeMs?: number };
+export type StoredImage =
+  | { exists: false }
+  | {
+      exists: true;
+      bytes: Buffer;
+      mode?: number /** Files: kept so a restored file also reads as written when it was. Not part of a record's identity. */;
+      mtimeMs?: number;
+    };
 export const ABSENT: StoredImage = { exists: false };
 
 /** One planned change to a message or part: the stored objects before and after (absent for insert/delete). */

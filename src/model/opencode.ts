@@ -27,9 +27,7 @@ export const SessionInfo = z.object({
   parentID: z.string().optional(),
   title: z.string(),
   version: z.string(),
-  summary: z
-    .looseObject({ additions: z.number(), deletions: z.number(), files: z.number(), diffs: z.array(FileDiff).optional() })
-    .optional(),
+  summary: z.looseObject({ additions: z.number(), deletions: z.number(), files: z.number(), diffs: z.array(FileDiff).optional() }).optional(),
   share: z.object({ url: z.string() }).optional(),
   time: z.object({
     created: epochMs,
@@ -37,9 +35,7 @@ export const SessionInfo = z.object({
     compacting: epochMs.optional(),
     archived: epochMs.optional(),
   }),
-  revert: z
-    .looseObject({ messageID: z.string(), partID: z.string().optional(), snapshot: z.string().optional(), diff: z.string().optional() })
-    .optional(),
+  revert: z.looseObject({ messageID: z.string(), partID: z.string().optional(), snapshot: z.string().optional(), diff: z.string().optional() }).optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
@@ -237,5 +233,7 @@ export const EXPANDED_FILE_MIMES: ReadonlySet<string> = new Set(["text/plain", "
 
 /** Redacted thinking: the provider sent only encrypted data (`redactedData`), sent back as `redacted_thinking`. */
 export function isRedactedThinking(metadata: unknown): boolean {
-  return Object.values((metadata as Record<string, unknown> | undefined) ?? {}).some((m) => typeof (m as { redactedData?: unknown } | null)?.redactedData === "string");
+  return Object.values((metadata as Record<string, unknown> | undefined) ?? {}).some(
+    (m) => typeof (m as { redactedData?: unknown } | null)?.redactedData === "string",
+  );
 }

@@ -18,9 +18,7 @@ export interface RecordRef {
 
 export type UnreadableReason = "empty" | "zero-filled" | "truncated" | "invalid-json" | "invalid-utf8" | "not-an-object";
 
-export type RecordProblem =
-  | { kind: "unreadable"; reason: UnreadableReason; detail: string }
-  | { kind: "schema"; detail: string };
+export type RecordProblem = { kind: "unreadable"; reason: UnreadableReason; detail: string } | { kind: "schema"; detail: string };
 
 /** Damage inside a string field of an otherwise readable record. */
 export interface Corruption {

@@ -6,7 +6,6 @@ import { createTwoFilesPatch } from "diff";
 import type { RecordChange, RecordKey } from "../model/change.js";
 import { payloadText } from "../model/payload-text.js";
 
-
 const pretty = (value: Record<string, unknown> | undefined) => (value ? `${JSON.stringify(value, null, 2)}\n` : "");
 
 export function recordLabel(key: RecordKey): string {
@@ -19,7 +18,10 @@ export function unifiedDiff(key: RecordKey, before: string, after: string): stri
   const patch = createTwoFilesPatch(before ? `a/${label}` : "/dev/null", after ? `b/${label}` : "/dev/null", before, after, "", "", { context: 3 });
   // Drop the "Index"/"====" preamble: what remains is exactly what `git diff` shows for a file.
   // and no tab after the labels (we pass no timestamps).
-  return patch.replace(/^=+\n/m, "").replace(/^Index: .*\n/m, "").replace(/^(---|\+\+\+) (.*)\t$/gm, "$1 $2");
+  return patch
+    .replace(/^=+\n/m, "")
+    .replace(/^Index: .*\n/m, "")
+    .replace(/^(---|\+\+\+) (.*)\t$/gm, "$1 $2");
 }
 
 export function changeDiff(change: RecordChange): string {

@@ -42,7 +42,6 @@ export interface ErrorPlan {
   explanation: string;
 }
 
-
 function allParts(view: SessionView): { part: PartRecord; message: MessageRecord }[] {
   return (view.opencode?.messages ?? []).flatMap((message) => message.parts.map((part) => ({ part, message })));
 }
@@ -52,7 +51,13 @@ function partIdsOf(blocks: readonly RequestBlock[]): string[] {
 }
 
 /** A rule that reports the given parts while `pending(part, view)` holds, and fixes each with `fix`. */
-function targetRule(description: string, partIds: string[], pending: (part: PartRecord, view: SessionView) => boolean, why: string, fix: (part: PartRecord, context: RecordFixContext, finding: Finding) => Edit[]): Rule {
+function targetRule(
+  description: string,
+  partIds: string[],
+  pending: (part: PartRecord, view: SessionView) => boolean,
+  why: string,
+  fix: (part: PartRecord, context: RecordFixContext, finding: Finding) => Edit[],
+): Rule {
   const wanted = new Set(partIds);
   return {
     id: ERROR_RULE_ID,
@@ -74,7 +79,7 @@ function targetRule(description: string, partIds: string[], pending: (part: Part
   };
 }
 
-const toolStatus = (part: PartRecord) => ((part.part as { state?: { status?: string } } | undefined)?.state?.status ?? "");
+const toolStatus = (part: PartRecord) => (part.part as { state?: { status?: string } } | undefined)?.state?.status ?? "";
 const callIdOf = (part: PartRecord) => (part.part as { callID?: string } | undefined)?.callID;
 const isReasoning = (part: PartRecord) => part.part?.type === "reasoning";
 
@@ -94,7 +99,10 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
   const position = locate(request, error.index, error.contentIndex);
   const at = error.index === null ? "" : ` at messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`}`;
   const namedBlocks = position?.block ? [position.block] : (position?.message.content ?? []);
-  const partsByCall = (ids: string[]) => allParts(view).filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? "")).map(({ part }) => part.ref.id);
+  const partsByCall = (ids: string[]) =>
+    allParts(view)
+      .filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? ""))
+      .map(({ part }) => part.ref.id);
   const why = `the provider rejected this record: ${error.message}`;
   if (view.transcript) return transcriptErrorPlan(error, view, position?.message.sourceMessageIds, namedBlocks, at, why);
 
@@ -104,7 +112,9 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       const parts = partsByCall(ids);
       const open = (p: PartRecord) => ["pending", "running"].includes(toolStatus(p));
       return {
-        rule: targetRule("tool calls the provider found without results", parts, open, why, (_part, context, finding) => toolCallInterrupted.fix!(finding, context)),
+        rule: targetRule("tool calls the provider found without results", parts, open, why, (_part, context, finding) =>
+          toolCallInterrupted.fix!(finding, context),
+        ),
         explanation: `tool call${ids.length === 1 ? "" : "s"} ${ids.join(", ")}${at} went out without a result: ${parts.length ? "closed as interrupted, as opencode does on abort" : "no such call is open in the store"}`,
       };
     }
@@ -112,16 +122,25 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       const ids = error.ids.length > 0 ? error.ids : namedBlocks.filter((b) => b.type === "tool_result").map((b) => b.id ?? "");
       const parts = partsByCall(ids);
       return {
-        rule: targetRule("tool results the provider found without their call", parts, () => true, why, (part, context) => context.delete(part, "removed the tool call whose result the provider could not pair (kept in the backup)")),
+        rule: targetRule(
+          "tool results the provider found without their call",
+          parts,
+          () => true,
+          why,
+          (part, context) => context.delete(part, "removed the tool call whose result the provider could not pair (kept in the backup)"),
+        ),
         explanation: `tool result${ids.length === 1 ? "" : "s"} for ${ids.join(", ")}${at} had no call before them: that tool part is taken out (kept in the backup)`,
       };
     }
     case "duplicate_tool_id": {
       const parts = partIdsOf(namedBlocks.filter((b) => b.type === "tool_use"));
       // Judged on each pass's view: once the later call has a fresh id, it is no longer a duplicate.
-      const duplicated = (p: PartRecord, now: SessionView) => allParts(now).find(({ part }) => part.part?.type === "tool" && callIdOf(part) === callIdOf(p))?.part.ref.id !== p.ref.id;
+      const duplicated = (p: PartRecord, now: SessionView) =>
+        allParts(now).find(({ part }) => part.part?.type === "tool" && callIdOf(part) === callIdOf(p))?.part.ref.id !== p.ref.id;
       return {
-        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (_part, context, finding) => duplicateToolCallId.fix!(finding, context)),
+        rule: targetRule("tool call ids the provider found twice", parts, duplicated, why, (_part, context, finding) =>
+          duplicateToolCallId.fix!(finding, context),
+        ),
         explanation: `a tool call id${at} is used twice: the later call gets a fresh id`,
       };
     }
@@ -129,14 +148,32 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
     case "thinking_modified": {
       const parts = partIdsOf(namedBlocks.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"));
       return {
-        rule: targetRule("thinking the provider rejected", parts, () => true, why, (part, context) => context.removeReasoning(part, `removed the thinking the provider rejected (${error.kind === "thinking_signature" ? "invalid signature" : "modified"}); never edited or made up`)),
+        rule: targetRule(
+          "thinking the provider rejected",
+          parts,
+          () => true,
+          why,
+          (part, context) =>
+            context.removeReasoning(
+              part,
+              `removed the thinking the provider rejected (${error.kind === "thinking_signature" ? "invalid signature" : "modified"}); never edited or made up`,
+            ),
+        ),
         explanation: `the thinking block${at} ${error.kind === "thinking_signature" ? "carries a signature the provider no longer accepts" : "differs from what the model sent"}: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes`,
       };
     }
     case "thinking_when_disabled": {
-      const parts = allParts(view).filter(({ part }) => isReasoning(part)).map(({ part }) => part.ref.id);
+      const parts = allParts(view)
+        .filter(({ part }) => isReasoning(part))
+        .map(({ part }) => part.ref.id);
       return {
-        rule: targetRule("thinking sent while thinking is off", parts, () => true, why, (part, context) => context.delete(part, "removed reasoning: thinking is off for this model (kept verbatim in the backup)")),
+        rule: targetRule(
+          "thinking sent while thinking is off",
+          parts,
+          () => true,
+          why,
+          (part, context) => context.delete(part, "removed reasoning: thinking is off for this model (kept verbatim in the backup)"),
+        ),
         explanation: "thinking is disabled for the model, but the session holds reasoning: every reasoning part is removed (kept in the backup)",
       };
     }
@@ -150,12 +187,24 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
           explanation: `the latest tool-use turn${at} has no thinking of its own while thinking is on: that turn is taken out (kept in the backup) and the model redoes the step`,
         };
       }
-      return scoped([thinkingBlockOrder], position?.message.sourceMessageIds, `thinking${at} is not the first block of its message: the misplaced reasoning is removed`);
+      return scoped(
+        [thinkingBlockOrder],
+        position?.message.sourceMessageIds,
+        `thinking${at} is not the first block of its message: the misplaced reasoning is removed`,
+      );
     }
     case "trailing_thinking":
-      return scoped([trailingThinking, thinkingOnlyMessage], position?.message.sourceMessageIds, `a message${at} ends on thinking: opencode's placeholder text goes after it`);
+      return scoped(
+        [trailingThinking, thinkingOnlyMessage],
+        position?.message.sourceMessageIds,
+        `a message${at} ends on thinking: opencode's placeholder text goes after it`,
+      );
     case "empty_content":
-      return scoped([emptyTextPart, emptyMessage], position?.message.sourceMessageIds, `empty content${at}: empty text is removed or given opencode's placeholder`);
+      return scoped(
+        [emptyTextPart, emptyMessage],
+        position?.message.sourceMessageIds,
+        `empty content${at}: empty text is removed or given opencode's placeholder`,
+      );
     default:
       return errorPlanWithoutRecords(error);
   }
@@ -165,9 +214,15 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
 function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
   switch (error.kind) {
     case "context_overflow":
-      return { trim: { ...(error.tokens ? { tokens: error.tokens } : {}) }, explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: shrink it with \`recover context trim\`` };
+      return {
+        trim: { ...(error.tokens ? { tokens: error.tokens } : {}) },
+        explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: shrink it with \`recover context trim\``,
+      };
     case "request_too_large":
-      return { trim: { bytes: true }, explanation: "the request is over the provider's byte limit (32 MB; images count in full): shrink it with `recover context trim --max-bytes`" };
+      return {
+        trim: { bytes: true },
+        explanation: "the request is over the provider's byte limit (32 MB; images count in full): shrink it with `recover context trim --max-bytes`",
+      };
     default:
       return { explanation: error.note ?? `recover has no offline repair for this error (${error.kind})` };
   }
@@ -177,10 +232,21 @@ function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
  * The same errors on a transcript: the request position names lines (and blocks in them); the transcript rules fix
  * them, scoped to the named lines. Thinking the provider rejected is dropped block by block, never edited.
  */
-function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds: string[] | undefined, named: readonly RequestBlock[], at: string, why: string): ErrorPlan {
+function transcriptErrorPlan(
+  error: ClassifiedError,
+  view: SessionView,
+  lineIds: string[] | undefined,
+  named: readonly RequestBlock[],
+  at: string,
+  why: string,
+): ErrorPlan {
   switch (error.kind) {
     case "orphan_tool_use":
-      return scoped([toolResultMissing], lineIds, `tool calls${at} went out without a result: each gets the error result the agent itself writes for an interrupted call`);
+      return scoped(
+        [toolResultMissing],
+        lineIds,
+        `tool calls${at} went out without a result: each gets the error result the agent itself writes for an interrupted call`,
+      );
     case "orphan_tool_result":
       return scoped([orphanToolResult], lineIds, `tool results${at} had no call before them: they are dropped (kept in the backup)`);
     case "duplicate_tool_id":
@@ -189,13 +255,19 @@ function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds:
     case "thinking_modified":
     case "thinking_when_disabled": {
       const all = error.kind === "thinking_when_disabled";
-      const ids = all ? (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => b.type === "thinking").map((b) => b.source.id)) : named.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.source.id);
+      const ids = all
+        ? (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => b.type === "thinking").map((b) => b.source.id))
+        : named.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.source.id);
       return {
         // With thinking off, nothing asks the latest turn to keep its thinking: each block goes alone.
         rule: transcriptBlocksRule("thinking the provider rejected", new Set(ids), why, (context, line, index) =>
-          all ? context.dropBlock(line, index, "removed thinking: it is off for this model (kept verbatim in the backup)") : context.removeThinking(line, index, "removed the thinking the provider rejected; never edited or made up"),
+          all
+            ? context.dropBlock(line, index, "removed thinking: it is off for this model (kept verbatim in the backup)")
+            : context.removeThinking(line, index, "removed the thinking the provider rejected; never edited or made up"),
         ),
-        explanation: all ? "thinking is disabled for the model, but the history holds thinking: every thinking block is removed (kept in the backup)" : `the thinking block${at} was rejected: it is removed (kept verbatim in the backup)`,
+        explanation: all
+          ? "thinking is disabled for the model, but the history holds thinking: every thinking block is removed (kept in the backup)"
+          : `the thinking block${at} was rejected: it is removed (kept verbatim in the backup)`,
       };
     }
     case "thinking_order":
@@ -210,7 +282,12 @@ function transcriptErrorPlan(error: ClassifiedError, view: SessionView, lineIds:
 }
 
 /** Reports the named blocks while they are still sent, and fixes each with `fix`. */
-function transcriptBlocksRule(description: string, blockIds: Set<string>, why: string, fix: (context: LineFixContext, line: TranscriptLine, index: number) => Edit[]): Rule {
+function transcriptBlocksRule(
+  description: string,
+  blockIds: Set<string>,
+  why: string,
+  fix: (context: LineFixContext, line: TranscriptLine, index: number) => Edit[],
+): Rule {
   return {
     id: ERROR_RULE_ID,
     severity: "error",
@@ -241,12 +318,19 @@ function finalTurnRule(messageIds: string[], why: string): Rule {
     description: "the latest tool-use turn lacks the thinking the API requires",
     fixedBy: "repair",
     check(view) {
-      return (view.opencode?.messages ?? []).filter((m) => wanted.has(m.ref.id) && m.info?.role === "assistant").map((m) => ({ messageId: m.ref.id, message: why }));
+      return (view.opencode?.messages ?? [])
+        .filter((m) => wanted.has(m.ref.id) && m.info?.role === "assistant")
+        .map((m) => ({ messageId: m.ref.id, message: why }));
     },
     fix(finding, context) {
       if (context.kind !== "records") return [];
       const message = context.message(finding.messageId);
-      return message ? context.deleteMessage(message, "took out the latest tool-use turn, which has no thinking of its own while thinking is on (kept in the backup); the model redoes the step") : [];
+      return message
+        ? context.deleteMessage(
+            message,
+            "took out the latest tool-use turn, which has no thinking of its own while thinking is on (kept in the backup); the model redoes the step",
+          )
+        : [];
     },
   };
 }

@@ -87,10 +87,22 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
     if (applied === 0) {
       const { changes, files } = working.outcome();
       assertProviderAccepts(view, changes);
-      return { summary, changes, ...(files ? { files } : {}), fixed, remaining: findings, after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) }, ...(skipped ? { skipped } : {}) };
+      return {
+        summary,
+        changes,
+        ...(files ? { files } : {}),
+        fixed,
+        remaining: findings,
+        after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) },
+        ...(skipped ? { skipped } : {}),
+      };
     }
   }
-  throw new RecoverError("fix-failed", `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`, 1);
+  throw new RecoverError(
+    "fix-failed",
+    `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`,
+    1,
+  );
 }
 
 /** Which rules' fixes answer each kind of provider violation: a plan that claims one must leave none behind. */
@@ -125,7 +137,11 @@ function assertProviderAccepts(view: SessionView, changes: readonly RecordChange
     const touched = [...violation.blocks.flatMap((b) => [b.source.id, b.source.messageId]), ...(violation.blocks.length === 0 ? violation.messageIds : [])];
     const culprit = touched.find((id) => id !== undefined && [...(rulesOn.get(id) ?? [])].some((r) => claimed.includes(r)));
     if (culprit !== undefined) {
-      throw new RecoverError("fix-failed", `the repaired session would still be rejected (${violation.text}) in ${culprit}, which the plan claims to fix; nothing was changed (please report this)`, 1);
+      throw new RecoverError(
+        "fix-failed",
+        `the repaired session would still be rejected (${violation.text}) in ${culprit}, which the plan claims to fix; nothing was changed (please report this)`,
+        1,
+      );
     }
   }
 }

@@ -45,7 +45,6 @@ export interface ClassifiedError {
   note?: string;
 }
 
-
 const BEDROCK_PREFIX = /^\s*The model returned the following errors:\s*/i;
 
 interface Unwrapped {
@@ -115,8 +114,14 @@ function unwrap(input: unknown, found: Omit<Unwrapped, "message"> = {}, depth = 
 }
 
 const RULES: [ProviderErrorKind, RegExp][] = [
-  ["orphan_tool_result", /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for function call output/i],
-  ["orphan_tool_use", /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for function call|number of function response parts is equal/i],
+  [
+    "orphan_tool_result",
+    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for function call output/i,
+  ],
+  [
+    "orphan_tool_use",
+    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for function call|number of function response parts is equal/i,
+  ],
   ["tool_result_not_first", /Did not find \d+ tool_result block\(s\) at the beginning/i],
   ["duplicate_tool_id", /ids must be unique|contain duplicate Ids/i],
   ["thinking_when_disabled", /When thinking is disabled/i],
@@ -126,10 +131,16 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["trailing_thinking", /final block in an assistant message cannot be `?thinking`?/i],
   ["trailing_assistant", /does not support assistant message prefill|conversation must end with a user message/i],
   ["request_too_large", /request_too_large|Request exceeds the maximum (?:allowed number of bytes|size)|Request too large \(max \d+ ?MB\)/i],
-  ["context_overflow", /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens/i],
+  [
+    "context_overflow",
+    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens/i,
+  ],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
   ["invalid_json_body", /request body is not valid JSON/i],
-  ["empty_content", /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error/i],
+  [
+    "empty_content",
+    /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error/i,
+  ],
   ["first_not_user", /first message must use the "user" role|must start with a user message/i],
   ["roles_not_alternating", /roles must alternate|must alternate between user and assistant/i],
 ];
@@ -187,7 +198,8 @@ function locationIn(message: string, param: string | undefined): { index: number
 
 function providerOf(u: Unwrapped, message: string): Provider {
   if (u.provider) return u.provider;
-  if (u.param !== undefined || u.code === "context_length_exceeded" || /tool_call|role 'tool'|function call output|maximum context length/i.test(message)) return "openai";
+  if (u.param !== undefined || u.code === "context_length_exceeded" || /tool_call|role 'tool'|function call output|maximum context length/i.test(message))
+    return "openai";
   if (/function response parts|thought_signature/i.test(message)) return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
   if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message)) return "anthropic";

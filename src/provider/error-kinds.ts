@@ -6,9 +6,15 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   orphan_tool_result: { cause: "a tool result was sent without the call it answers in the message before it", fixedBy: "repair" },
   tool_result_not_first: { cause: "tool results do not open the message that follows their calls", fixedBy: null },
   duplicate_tool_id: { cause: "two tool calls share one id (a replaying proxy or a provider reusing ids)", fixedBy: "repair" },
-  thinking_order: { cause: "a thinking block is not first in its assistant message, or the latest tool-use turn lacks the thinking the API requires while thinking is on", fixedBy: "repair" },
+  thinking_order: {
+    cause: "a thinking block is not first in its assistant message, or the latest tool-use turn lacks the thinking the API requires while thinking is on",
+    fixedBy: "repair",
+  },
   thinking_modified: { cause: "a thinking block in the latest assistant message differs from what the model sent", fixedBy: "repair" },
-  thinking_signature: { cause: "a thinking block's signature is missing or no longer accepted (another model, conversation or system prompt)", fixedBy: "repair" },
+  thinking_signature: {
+    cause: "a thinking block's signature is missing or no longer accepted (another model, conversation or system prompt)",
+    fixedBy: "repair",
+  },
   thinking_when_disabled: { cause: "the session holds thinking but the model is now called with thinking off", fixedBy: "repair" },
   trailing_thinking: { cause: "an assistant message ends on a thinking block (the reply was cut off after thinking)", fixedBy: "repair" },
   trailing_assistant: { cause: "the request ends on an assistant message and this model does not accept a prefill", fixedBy: null },

@@ -42,7 +42,8 @@ export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingM
   const add = (kind: ProviderErrorKind, index: number, contentIndex: number | null, text: string, blocks: RequestBlock[]) =>
     found.push({ kind, index, contentIndex, text, blocks, messageIds: messages[index]?.sourceMessageIds ?? [] });
 
-  if (messages[0] && messages[0].role !== "user") add("first_not_user", 0, null, 'messages: first message must use the "user" role', messages[0].content.slice(0, 1));
+  if (messages[0] && messages[0].role !== "user")
+    add("first_not_user", 0, null, 'messages: first message must use the "user" role', messages[0].content.slice(0, 1));
   const seenToolUse = new Map<string, number>();
   messages.forEach((message, n) => {
     const last = n === messages.length - 1;
@@ -50,11 +51,23 @@ export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingM
       add("empty_content", n, null, `messages.${n}: all messages must have non-empty content except for the optional final assistant message`, []);
     }
     if (n > 0 && messages[n - 1]!.role === message.role) {
-      add("roles_not_alternating", n, null, `messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`, message.content.slice(0, 1));
+      add(
+        "roles_not_alternating",
+        n,
+        null,
+        `messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`,
+        message.content.slice(0, 1),
+      );
     }
     message.content.forEach((block, m) => {
       if (block.type === "text" && block.blank) {
-        add("empty_content", n, m, block.chars === 0 ? "messages: text content blocks must be non-empty" : "text content blocks must contain non-whitespace text", [block]);
+        add(
+          "empty_content",
+          n,
+          m,
+          block.chars === 0 ? "messages: text content blocks must be non-empty" : "text content blocks must contain non-whitespace text",
+          [block],
+        );
       }
       if (block.type === "tool_use" && block.id !== undefined) {
         if (seenToolUse.has(block.id)) add("duplicate_tool_id", n, m, `messages.${n}.content.${m}: \`tool_use\` ids must be unique`, [block]);
@@ -74,14 +87,26 @@ function validateAssistant(content: RequestBlock[], n: number, last: boolean, th
   const first = content[0];
   if (first && !isThinking(first) && content.some(isThinking)) {
     const misplaced = content.filter(isThinking);
-    add("thinking_order", n, 0, `messages.${n}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`, misplaced);
+    add(
+      "thinking_order",
+      n,
+      0,
+      `messages.${n}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`,
+      misplaced,
+    );
   }
   const tail = content.at(-1);
   if (tail && isThinking(tail)) add("trailing_thinking", n, null, `messages.${n}: The final block in an assistant message cannot be \`thinking\`.`, [tail]);
   if (thinking === "off" && last) {
     const m = content.findIndex(isThinking);
     if (m >= 0) {
-      add("thinking_when_disabled", n, m, `messages.${n}.content.${m}: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`, content.filter(isThinking));
+      add(
+        "thinking_when_disabled",
+        n,
+        m,
+        `messages.${n}.content.${m}: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
+        content.filter(isThinking),
+      );
     }
   }
 }
@@ -95,19 +120,37 @@ function validateToolResults(messages: AnthropicRequest["messages"], n: number, 
   const missing = uses.filter((u) => !answered.has(u.id));
   if (missing.length > 0) {
     const ids = missing.map((u) => u.id).join(", ");
-    add("orphan_tool_use", n - 1, null, `messages.${n - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`, missing);
+    add(
+      "orphan_tool_use",
+      n - 1,
+      null,
+      `messages.${n - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+      missing,
+    );
   }
   const useIds = new Set(uses.map((u) => u.id));
   message.content.forEach((block, m) => {
     if (block.type === "tool_result" && !useIds.has(block.id)) {
-      add("orphan_tool_result", n, m, `messages.${n}.content.${m}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`, [block]);
+      add(
+        "orphan_tool_result",
+        n,
+        m,
+        `messages.${n}.content.${m}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+        [block],
+      );
     }
   });
   const leading = message.content.findIndex((b) => b.type !== "tool_result");
   const results = message.content.filter((b) => b.type === "tool_result").length;
   const firstResults = leading === -1 ? message.content.length : leading;
   if (uses.length > 0 && firstResults < Math.min(results, uses.length)) {
-    add("tool_result_not_first", n, null, `messages.${n}: Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.`, message.content.slice(0, 1));
+    add(
+      "tool_result_not_first",
+      n,
+      null,
+      `messages.${n}: Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.`,
+      message.content.slice(0, 1),
+    );
   }
 }
 

@@ -17,7 +17,12 @@ export const brokenParentChain: Rule = {
     if (!history || !broken) return [];
     const field = history.records.dialect === "claude" ? "parentUuid" : "parentId";
     const lost = history.records.lines.filter((l) => l.ref.line < broken.ref.line && (l.role === "message" || l.role === "structure")).length;
-    return [atLine(broken, `${field} ${String(broken.parent)} is in no line of this file: resuming stops here and drops ${lost} earlier message line${lost === 1 ? "" : "s"}`)];
+    return [
+      atLine(
+        broken,
+        `${field} ${String(broken.parent)} is in no line of this file: resuming stops here and drops ${lost} earlier message line${lost === 1 ? "" : "s"}`,
+      ),
+    ];
   },
   fix(finding, context) {
     if (context.kind !== "lines") return [];
@@ -34,6 +39,10 @@ export const brokenParentChain: Rule = {
         break;
       }
     }
-    return context.relink(line, previous, previous === null ? "made the line a root: no earlier record to link it to" : `relinked to the previous record in file order (${previous})`);
+    return context.relink(
+      line,
+      previous,
+      previous === null ? "made the line a root: no earlier record to link it to" : `relinked to the previous record in file order (${previous})`,
+    );
   },
 };

@@ -59,7 +59,7 @@ export const duplicateToolCallId: Rule = {
         ...context.update(later.line, reason, (value) => {
           const message = value.message as Json;
           if (message.role === "toolResult") message.toolCallId = fresh;
-          else ((message.content as Json[])[index]!).tool_use_id = fresh;
+          else (message.content as Json[])[index]!.tool_use_id = fresh;
         }),
       );
       break;

@@ -43,16 +43,16 @@ export const emptyTextPart: Rule = {
 
 /** opencode: the empty part goes, or becomes the agent's placeholder when the message has nothing else to say. */
 function fixPart(finding: Finding, context: RecordFixContext): Edit[] {
-    const part = context.part(finding.partId);
-    const message = part ? context.owner(part) : undefined;
-    if (!part || !message?.info) return [];
-    const role = message.info.role;
-    const keepsContent = parts(message).some(
-      (p) => p.record !== part && isSendable(role, p.part) && p.part.type !== "reasoning" && !(p.part.type === "text" && p.record.content.textBlank),
-    );
-    if (keepsContent) return context.delete(part, "removed the empty text part; the message keeps its other content");
-    return context.update(part, "the message has nothing else to say: the empty text becomes opencode's placeholder", (value) => {
-      value.text = context.placeholderText;
-      value.synthetic = true;
-    });
+  const part = context.part(finding.partId);
+  const message = part ? context.owner(part) : undefined;
+  if (!part || !message?.info) return [];
+  const role = message.info.role;
+  const keepsContent = parts(message).some(
+    (p) => p.record !== part && isSendable(role, p.part) && p.part.type !== "reasoning" && !(p.part.type === "text" && p.record.content.textBlank),
+  );
+  if (keepsContent) return context.delete(part, "removed the empty text part; the message keeps its other content");
+  return context.update(part, "the message has nothing else to say: the empty text becomes opencode's placeholder", (value) => {
+    value.text = context.placeholderText;
+    value.synthetic = true;
+  });
 }

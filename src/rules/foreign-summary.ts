@@ -16,7 +16,8 @@ export const foreignSummary: Rule = {
     const reports: Report[] = [];
     for (const line of history.records.lines) {
       const leaf = line.value?.type === "summary" && !line.problem ? line.value.leafUuid : undefined;
-      if (typeof leaf === "string" && !history.byUuid.has(leaf)) reports.push(atLine(line, `summary "${String(line.value!.summary ?? "").slice(0, 60)}" names leaf ${leaf}, which is in no line of this file`));
+      if (typeof leaf === "string" && !history.byUuid.has(leaf))
+        reports.push(atLine(line, `summary "${String(line.value!.summary ?? "").slice(0, 60)}" names leaf ${leaf}, which is in no line of this file`));
     }
     return reports;
   },

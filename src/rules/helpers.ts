@@ -28,7 +28,8 @@ type Place = Pick<RecordRef, "id" | "messageId" | "path" | "line"> & { kind: str
 /** Where a record (or the record behind a block) is, as a finding names it. */
 export function where(record: { ref: Place }): Omit<Report, "message"> {
   const ref = record.ref;
-  const place: Omit<Report, "message"> = ref.kind === "message" ? { messageId: ref.id } : { partId: ref.id, ...(ref.messageId ? { messageId: ref.messageId } : {}) };
+  const place: Omit<Report, "message"> =
+    ref.kind === "message" ? { messageId: ref.id } : { partId: ref.id, ...(ref.messageId ? { messageId: ref.messageId } : {}) };
   if (ref.path) place.path = ref.path;
   if (ref.line !== undefined) place.line = ref.line;
   return place;
@@ -84,7 +85,8 @@ export function recordsWithProblem(view: SessionView, kind: "unreadable" | "sche
   const session = view.opencode;
   if (!session) return [];
   const found: { report: Omit<Report, "message">; label: string; detail: string }[] = [];
-  if (session.problem?.kind === kind) found.push({ report: session.sessionRef.path ? { path: session.sessionRef.path } : {}, label: "session", detail: session.problem.detail });
+  if (session.problem?.kind === kind)
+    found.push({ report: session.sessionRef.path ? { path: session.sessionRef.path } : {}, label: "session", detail: session.problem.detail });
   for (const message of session.messages) {
     if (message.problem?.kind === kind) found.push({ report: where(message), label: "message", detail: message.problem.detail });
     for (const part of message.parts) {

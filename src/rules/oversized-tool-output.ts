@@ -12,7 +12,12 @@ export const oversizedToolOutput: Rule = {
     for (const { blocks } of view.transcript?.sent ?? []) {
       for (const block of blocks) {
         if (block.type === "tool_result" && block.chars > options.maxOutputChars) {
-          reports.push(atBlock(block, `tool result for ${block.toolUseId} is ${plural(block.chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`));
+          reports.push(
+            atBlock(
+              block,
+              `tool result for ${block.toolUseId} is ${plural(block.chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`,
+            ),
+          );
         }
       }
     }
@@ -22,7 +27,9 @@ export const oversizedToolOutput: Rule = {
         const state = (part as { state: { status: string; time?: { compacted?: number } } }).state;
         const chars = record.content.outputChars ?? 0;
         if (state.status !== "completed" || state.time?.compacted !== undefined || chars <= options.maxOutputChars) continue;
-        reports.push(at(record, `${(part as { tool: string }).tool} output is ${plural(chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`));
+        reports.push(
+          at(record, `${(part as { tool: string }).tool} output is ${plural(chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`),
+        );
       }
     }
     return reports;

@@ -36,6 +36,9 @@ export const providerRejects: Rule = {
 function alreadyReported(blocks: RequestBlock[], messageIds: string[], earlier: readonly Finding[]): boolean {
   if (blocks.length === 0) return earlier.some((f) => f.messageId !== undefined && messageIds.includes(f.messageId));
   return blocks.some((b) =>
-    earlier.some((f) => (f.partId !== undefined && f.partId === b.source.id) || (f.partId === undefined && f.messageId !== undefined && f.messageId === b.source.messageId)),
+    earlier.some(
+      (f) =>
+        (f.partId !== undefined && f.partId === b.source.id) || (f.partId === undefined && f.messageId !== undefined && f.messageId === b.source.messageId),
+    ),
   );
 }

@@ -27,6 +27,11 @@ export const thinkingBlockOrder: Rule = {
       return at ? context.removeThinking(at.line, at.index, "removed reasoning that came after other content (never moved or rewritten)") : [];
     }
     const part = context.part(finding.partId);
-    return part ? context.removeReasoning(part, "removed reasoning that came after other content (thinking from earlier turns is optional for the API; never moved or rewritten)") : [];
+    return part
+      ? context.removeReasoning(
+          part,
+          "removed reasoning that came after other content (thinking from earlier turns is optional for the API; never moved or rewritten)",
+        )
+      : [];
   },
 };

@@ -23,7 +23,12 @@ export const toolResultMissing: Rule = {
       if (isExempt(view, line.ref.id)) return;
       for (const block of blocks) {
         if (block.type !== "tool_use" || (lastResult.get(block.id) ?? -1) > i) continue;
-        reports.push(atBlock(block, `${block.name} call ${block.id} has no tool result after it (the agent was interrupted mid-call; rejected: \`tool_use\` ids were found without \`tool_result\` blocks immediately after)`));
+        reports.push(
+          atBlock(
+            block,
+            `${block.name} call ${block.id} has no tool result after it (the agent was interrupted mid-call; rejected: \`tool_use\` ids were found without \`tool_result\` blocks immediately after)`,
+          ),
+        );
       }
     });
     return reports;

@@ -7,7 +7,11 @@ export const trailingThinking: Rule = {
   description: "assistant message whose last sendable block is reasoning",
   fixedBy: "repair",
   check(view) {
-    const thinkingOnly = new Set(messages(view).filter(isThinkingOnly).map((m) => m.ref.id));
+    const thinkingOnly = new Set(
+      messages(view)
+        .filter(isThinkingOnly)
+        .map((m) => m.ref.id),
+    );
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
       const last = message.blocks.at(-1);

@@ -22,7 +22,11 @@ export const unreadableRecord: Rule = {
       if (!line?.problem) return [];
       const salvage = line.salvage ?? [];
       const kept = salvage.length === 0 ? "nothing in it parses" : `kept the ${salvage.length === 1 ? "record" : `${salvage.length} records`} that parse`;
-      return context.split(line, salvage.map((v) => structuredClone(v)), `${line.problem.detail}: ${kept}, dropped the rest (the original bytes are in the backup)`);
+      return context.split(
+        line,
+        salvage.map((v) => structuredClone(v)),
+        `${line.problem.detail}: ${kept}, dropped the rest (the original bytes are in the backup)`,
+      );
     }
     const part = context.part(finding.partId);
     if (part) return context.salvagePart(part);

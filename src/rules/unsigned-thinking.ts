@@ -14,7 +14,13 @@ export const unsignedThinking: Rule = {
     for (const { line, role, blocks } of view.transcript?.sent ?? []) {
       if (role !== "assistant" || isExempt(view, line.ref.id) || !fromAnthropic(line.value)) continue;
       for (const block of blocks) {
-        if (block.type === "thinking" && !block.signed) reports.push(atBlock(block, "thinking from an Anthropic model has no signature; Anthropic rejects it (`Invalid `signature` in `thinking` block`) if it is sent back"));
+        if (block.type === "thinking" && !block.signed)
+          reports.push(
+            atBlock(
+              block,
+              "thinking from an Anthropic model has no signature; Anthropic rejects it (`Invalid `signature` in `thinking` block`) if it is sent back",
+            ),
+          );
       }
     }
     for (const message of messages(view)) {
@@ -24,7 +30,12 @@ export const unsignedThinking: Rule = {
       if (info.time.completed === undefined || isExempt(view, message.ref.id)) continue;
       for (const { record, part } of parts(message)) {
         if (part.type === "reasoning" && !hasThinkingSignature((part as { metadata?: unknown }).metadata)) {
-          reports.push(at(record, `reasoning from ${info.providerID}/${info.modelID} has no signature; Anthropic rejects it (\`Invalid \`signature\` in \`thinking\` block\`) if it is sent back`));
+          reports.push(
+            at(
+              record,
+              `reasoning from ${info.providerID}/${info.modelID} has no signature; Anthropic rejects it (\`Invalid \`signature\` in \`thinking\` block\`) if it is sent back`,
+            ),
+          );
         }
       }
     }

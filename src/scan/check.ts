@@ -15,7 +15,10 @@ export function checkSession(view: SessionView, rules: readonly Rule[], options:
   // Most sessions have no finding or one: only build the position index when there is something to order.
   if (findings.length < 2) return findings;
   const position = positions(view);
-  const key = (f: Finding) => (f.partId !== undefined ? position.get(f.partId) : undefined) ?? (f.messageId !== undefined ? position.get(f.messageId) : undefined) ?? (f.messageId || f.partId ? Number.MAX_SAFE_INTEGER : -1);
+  const key = (f: Finding) =>
+    (f.partId !== undefined ? position.get(f.partId) : undefined) ??
+    (f.messageId !== undefined ? position.get(f.messageId) : undefined) ??
+    (f.messageId || f.partId ? Number.MAX_SAFE_INTEGER : -1);
   return findings
     .map((finding, index) => ({ finding, index, at: key(finding) }))
     .sort((a, b) => a.at - b.at || a.index - b.index)

@@ -17,9 +17,7 @@ export interface WorkerSetup {
   options: RuleOptions;
 }
 
-export type WorkerReply =
-  | { index: number; result: SessionResult }
-  | { index: number; error: { code: ErrorCode; message: string; exitCode: ExitCode } };
+export type WorkerReply = { index: number; result: SessionResult } | { index: number; error: { code: ErrorCode; message: string; exitCode: ExitCode } };
 
 const IN_FLIGHT = 8;
 

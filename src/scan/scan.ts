@@ -31,7 +31,11 @@ export async function* scanSessions(store: SessionStore, ids: readonly string[],
   if (threads > 1) {
     const { rules, mode: _mode, env: _env, ...ruleOptions } = options;
     // Each thread opens what the user named (a part of a store reads only that part).
-    const setup = { store: { path: store.info.readFrom ?? store.info.part ?? store.info.path, format: store.info.format }, ruleIds: rules.map((r) => r.id), options: ruleOptions };
+    const setup = {
+      store: { path: store.info.readFrom ?? store.info.part ?? store.info.path, format: store.info.format },
+      ruleIds: rules.map((r) => r.id),
+      options: ruleOptions,
+    };
     yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));
     return;
   }

@@ -19,6 +19,12 @@ export function resolveSessionId(wanted: string, known: readonly { id: string }[
   if (matches.length === 0) {
     throw new RecoverError("session-not-found", `no session ${wanted} in this store`, ExitCode.usage, { words: ["session", "list"], why: "to see them" });
   }
-  const shown = matches.slice(0, 5).map((s) => s.id).join(", ");
-  throw new RecoverError("session-ambiguous", `session id prefix ${wanted} matches ${matches.length} sessions (${shown}${matches.length > 5 ? ", …" : ""}); give more characters`);
+  const shown = matches
+    .slice(0, 5)
+    .map((s) => s.id)
+    .join(", ");
+  throw new RecoverError(
+    "session-ambiguous",
+    `session id prefix ${wanted} matches ${matches.length} sessions (${shown}${matches.length > 5 ? ", …" : ""}); give more characters`,
+  );
 }

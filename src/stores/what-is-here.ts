@@ -11,10 +11,7 @@ import { probePath } from "./probe.js";
 /** Refuse a forced format that does not match what is at `target` (exit 2, one line saying what is there). */
 export function assertFormatMatches(target: string, adapter: StoreAdapter, found: WhatIsHere): void {
   if (found.formats.includes(adapter.format)) return;
-  throw new RecoverError(
-    "not-a-store",
-    `--format ${adapter.format}: ${target} is ${found.description}, not ${adapter.noun} (expected ${adapter.expects})`,
-  );
+  throw new RecoverError("not-a-store", `--format ${adapter.format}: ${target} is ${found.description}, not ${adapter.noun} (expected ${adapter.expects})`);
 }
 
 export function whatIsAt(target: string, adapters: readonly StoreAdapter[]): WhatIsHere {
@@ -30,7 +27,13 @@ function fileKind(probe: PathProbe, adapters: readonly StoreAdapter[]): WhatIsHe
     const description = adapter.detect(probe);
     if (description !== undefined) return { description, formats: [adapter.format] };
   }
-  return { description: `a file that is neither ${listed(adapters.flatMap((a) => (a.signs.file ? [a.signs.file] : [])), "nor")}`, formats: [] };
+  return {
+    description: `a file that is neither ${listed(
+      adapters.flatMap((a) => (a.signs.file ? [a.signs.file] : [])),
+      "nor",
+    )}`,
+    formats: [],
+  };
 }
 
 /** A folder may hold several stores at once (an opencode data dir with its legacy JSON tree): every one is named. */
@@ -45,7 +48,10 @@ function folderKind(probe: PathProbe, adapters: readonly StoreAdapter[]): WhatIs
     described.push(description);
   }
   if (described.length > 0) return { description: described.join(" and "), formats };
-  const signs = listed(adapters.flatMap((a) => a.signs.folder), "or");
+  const signs = listed(
+    adapters.flatMap((a) => a.signs.folder),
+    "or",
+  );
   return { description: `a folder holding no store recover knows (no ${signs})`, formats };
 }
 

@@ -21,7 +21,10 @@ export interface Backup {
 
 /** Sortable by time, unique without coordination: `20261122T190503Z-9f2c1e`. */
 export function newBackupId(now: number): string {
-  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
@@ -129,13 +132,24 @@ export function beforeImage(backup: Backup, entry: ImageEntry, mode: number | un
     }
     if (read < entry.length) throw Object.assign(new Error("ends early"), { code: "truncated" });
   } catch (error) {
-    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: ${IMAGES_FILE} cannot give back ${entry.key.record} ${entry.key.id} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new RecoverError(
+      "backup-unreadable",
+      `backup ${backup.manifest.id}: ${IMAGES_FILE} cannot give back ${entry.key.record} ${entry.key.id} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  const image: StoredImage = { exists: true, bytes, ...(mode !== undefined ? { mode } : {}), ...(entry.mtimeMs !== undefined ? { mtimeMs: entry.mtimeMs } : {}) };
+  const image: StoredImage = {
+    exists: true,
+    bytes,
+    ...(mode !== undefined ? { mode } : {}),
+    ...(entry.mtimeMs !== undefined ? { mtimeMs: entry.mtimeMs } : {}),
+  };
   if (fingerprint(image) !== entry.before) {
-    throw new RecoverError("backup-unreadable", `backup ${backup.manifest.id}: the image of ${entry.key.record} ${entry.key.id} does not match its recorded fingerprint; it will not be restored`);
+    throw new RecoverError(
+      "backup-unreadable",
+      `backup ${backup.manifest.id}: the image of ${entry.key.record} ${entry.key.id} does not match its recorded fingerprint; it will not be restored`,
+    );
   }
   return image;
 }

@@ -62,7 +62,10 @@ export function settle(backup: Backup, writer: StoreWriter): string | undefined 
   const current = manifest.images.map((entry) => ({ entry, now: writer.read(entry.key) }));
   const strangers = current.filter(({ entry, now }) => fingerprint(now) !== entry.before && fingerprint(now) !== entry.after);
   if (strangers.length > 0) {
-    const names = strangers.slice(0, 3).map(({ entry }) => `${entry.key.record} ${entry.key.id}`).join(", ");
+    const names = strangers
+      .slice(0, 3)
+      .map(({ entry }) => `${entry.key.record} ${entry.key.id}`)
+      .join(", ");
     throw new RecoverError(
       "interrupted-transaction",
       `${manifest.kind} ${manifest.id} was interrupted and ${names} changed since; nothing was done. Inspect ${backup.dir}, then \`recover session restore ${manifest.id} --force\``,

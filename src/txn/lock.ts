@@ -53,7 +53,11 @@ export function lockStore(state: string, storePath: string): StoreLock {
         /* a lock torn by a crash is stale */
       }
       if (typeof holder.pid === "number" && alive(holder.pid)) {
-        throw new RecoverError("store-locked", `another recover (pid ${holder.pid}, since ${holder.since ?? "?"}) is changing ${storePath}; wait for it to finish`, 3);
+        throw new RecoverError(
+          "store-locked",
+          `another recover (pid ${holder.pid}, since ${holder.since ?? "?"}) is changing ${storePath}; wait for it to finish`,
+          3,
+        );
       }
       rmSync(file, { force: true });
       continue;

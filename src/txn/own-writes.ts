@@ -40,7 +40,12 @@ function remember(state: string, storePath: string, kind: string, values: readon
 }
 
 export function rememberOwnWrites(state: string, storePath: string, sessions: readonly { id: string; updated: number }[]): void {
-  remember(state, storePath, "own-writes", sessions.map((s) => ({ id: s.id, value: s.updated })));
+  remember(
+    state,
+    storePath,
+    "own-writes",
+    sessions.map((s) => ({ id: s.id, value: s.updated })),
+  );
 }
 
 /**

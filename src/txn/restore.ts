@@ -48,7 +48,10 @@ export function planRestore(tx: Pick<OpenTransaction, "writer">, root: string, i
   const backup = readBackup(root, id);
   const { targets, conflicts } = restoreTargets(backup, tx.writer, options.session);
   if (conflicts.length > 0 && !options.force) {
-    const names = conflicts.slice(0, 5).map((k) => `${k.record} ${k.id}`).join(", ");
+    const names = conflicts
+      .slice(0, 5)
+      .map((k) => `${k.record} ${k.id}`)
+      .join(", ");
     throw new RecoverError(
       "restore-conflict",
       `${conflicts.length} record${conflicts.length === 1 ? "" : "s"} changed after backup ${id} was taken (${names}${conflicts.length > 5 ? ", …" : ""}); restoring would undo those later changes too. Pass --force to restore anyway (they are backed up first)`,
@@ -61,5 +64,12 @@ export function planRestore(tx: Pick<OpenTransaction, "writer">, root: string, i
 /** Put the planned records back, in one transaction whose backup undoes the restore. */
 export function commitRestore(tx: OpenTransaction, planned: PlannedRestore): Backup {
   tx.writer.checkIntegrity();
-  return tx.commit({ kind: "restore", restoreOf: planned.backupId, sessions: planned.sessions, changes: planned.changes, targets: planned.targets, now: Date.now() });
+  return tx.commit({
+    kind: "restore",
+    restoreOf: planned.backupId,
+    sessions: planned.sessions,
+    changes: planned.changes,
+    targets: planned.targets,
+    now: Date.now(),
+  });
 }

@@ -150,5 +150,9 @@ export function refuseLiveWriter(writer: StoreWriter, force: boolean | undefined
   const openers = writer.openers();
   if (openers.length === 0) return;
   const who = openers.map((o) => `${o.name} (pid ${o.pid})`).join(", ");
-  throw new RecoverError("live-writer", `${who} has ${writer.info.path} open; quit it first (writing under a running agent races its own writes), or pass --force`, ExitCode.refused);
+  throw new RecoverError(
+    "live-writer",
+    `${who} has ${writer.info.path} open; quit it first (writing under a running agent races its own writes), or pass --force`,
+    ExitCode.refused,
+  );
 }

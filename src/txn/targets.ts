@@ -16,7 +16,12 @@ export interface PlannedSession {
   files?: FileImage[];
 }
 
-export function repairTargets(sessions: readonly PlannedSession[], writer: StoreWriter, codec: RecordCodec, now: number): { targets: ImageTarget[]; changes: ChangeSummary[] } {
+export function repairTargets(
+  sessions: readonly PlannedSession[],
+  writer: StoreWriter,
+  codec: RecordCodec,
+  now: number,
+): { targets: ImageTarget[]; changes: ChangeSummary[] } {
   const targets: ImageTarget[] = [];
   const changes: ChangeSummary[] = [];
   for (const { sessionRef, changes: planned, files } of sessions) {
@@ -34,9 +39,14 @@ export function repairTargets(sessions: readonly PlannedSession[], writer: Store
     }
     for (const change of planned) {
       const before = writer.read(change.key);
-      const stillThere = change.op === "insert" ? !before.exists : before.exists && writer.payload(before)?.equals(change.beforeBytes ?? Buffer.alloc(0)) === true;
+      const stillThere =
+        change.op === "insert" ? !before.exists : before.exists && writer.payload(before)?.equals(change.beforeBytes ?? Buffer.alloc(0)) === true;
       if (!stillThere) {
-        throw new RecoverError("store-changed", `${change.key.record} ${change.key.id} changed since it was read (is opencode running?); nothing was changed`, 3);
+        throw new RecoverError(
+          "store-changed",
+          `${change.key.record} ${change.key.id} changed since it was read (is opencode running?); nothing was changed`,
+          3,
+        );
       }
       const after = change.op === "delete" || !change.after ? ABSENT : writer.withPayload(change.key, before, codec.encode(change.after), now);
       targets.push({ key: change.key, before, after });
@@ -64,7 +74,8 @@ export interface RestoreTargets {
 function relocate(key: RecordKey, from: string, to: string): RecordKey {
   if (key.path === undefined || from === to) return key;
   const rel = relative(from, key.path);
-  if (rel.startsWith("..") || isAbsolute(rel)) throw new RecoverError("backup-unreadable", `backup record ${key.path} is not inside the store ${from} it names`);
+  if (rel.startsWith("..") || isAbsolute(rel))
+    throw new RecoverError("backup-unreadable", `backup record ${key.path} is not inside the store ${from} it names`);
   return { ...key, path: join(to, rel) };
 }
 

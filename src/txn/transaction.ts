@@ -46,7 +46,11 @@ export function runTransaction(input: TransactionInput): Backup {
     })),
   };
   refuseUnwritableStore(writer.info, input.targets);
-  const backup = writeBackup(input.backupRoot, manifest, input.targets.map((t) => t.before));
+  const backup = writeBackup(
+    input.backupRoot,
+    manifest,
+    input.targets.map((t) => t.before),
+  );
   try {
     journal(input.stateDir, writer.info.path, backup);
     setState(backup, "applying");
@@ -71,7 +75,10 @@ export function runTransaction(input: TransactionInput): Backup {
   } catch (error) {
     // The store has its new state; the journal still points here, so the next command marks it done.
     const why = fsError(error, backup.dir)?.message ?? (error as Error).message;
-    throw new RecoverError("backup-unwritable", `the ${input.kind} was applied, but its backup ${backup.dir} could not be marked done (${why}); the next recover command on this store will finish that`);
+    throw new RecoverError(
+      "backup-unwritable",
+      `the ${input.kind} was applied, but its backup ${backup.dir} could not be marked done (${why}); the next recover command on this store will finish that`,
+    );
   }
   clearJournal(input.stateDir, writer.info.path);
   return backup;

@@ -78,7 +78,9 @@ describe("the kitchen-sink repository: every scenario at once", async () => {
   it("crashed (running, stale progress, no server): crash, recoverable, restart, iteration 4 in flight", () => {
     const b = battle(result, scenarios.crashed!.taskId);
     expect(b.failure).toMatchObject({ type: "crash", recoverable: true, suggestedAction: "restart", iteration: 4 });
-    expect(b.failure!.message).toMatch(/^pokeralph stopped during iteration 4: history.json still says running; no pokeralph server answers at .* and progress is stale/);
+    expect(b.failure!.message).toMatch(
+      /^pokeralph stopped during iteration 4: history.json still says running; no pokeralph server answers at .* and progress is stale/,
+    );
     expect(b.failure!.details).toBe("last output: Editing src/auth/middleware.ts");
     expect(b.liveness.state).toBe("crashed");
     expect(rules(b)).toEqual(["battle-crashed"]);
@@ -88,14 +90,36 @@ describe("the kitchen-sink repository: every scenario at once", async () => {
   it("crashed: its commits, recorded (iteration 2) and made by Claude itself (iteration 1, found by subject)", () => {
     const b = battle(result, scenarios.crashed!.taskId);
     expect(b.commits).toEqual([
-      { hash: scenarios.crashed!.commits.claude, source: "log", iteration: 1, subject: "[PokéRalph] 002-auth-system: JWT authentication middleware", time: expect.any(String), exists: true, inHead: true },
-      { hash: scenarios.crashed!.commits.iteration2, source: "recorded", iteration: 2, subject: "[PokéRalph] 002-auth-system: JWT authentication middleware", time: expect.any(String), exists: true, inHead: true },
+      {
+        hash: scenarios.crashed!.commits.claude,
+        source: "log",
+        iteration: 1,
+        subject: "[PokéRalph] 002-auth-system: JWT authentication middleware",
+        time: expect.any(String),
+        exists: true,
+        inHead: true,
+      },
+      {
+        hash: scenarios.crashed!.commits.iteration2,
+        source: "recorded",
+        iteration: 2,
+        subject: "[PokéRalph] 002-auth-system: JWT authentication middleware",
+        time: expect.any(String),
+        exists: true,
+        inHead: true,
+      },
     ]);
   });
 
   it("failed feedback loop: feedback_failure naming the loop, with its output", () => {
     const b = battle(result, scenarios.failedFeedback!.taskId);
-    expect(b.failure).toMatchObject({ type: "feedback_failure", recoverable: true, suggestedAction: "retry_iteration", iteration: 3, message: "Feedback loop 'test' failed" });
+    expect(b.failure).toMatchObject({
+      type: "feedback_failure",
+      recoverable: true,
+      suggestedAction: "retry_iteration",
+      iteration: 3,
+      message: "Feedback loop 'test' failed",
+    });
     expect(b.failure!.details).toContain("Snapshot mismatch: font 'Inter' not found");
     expect(b.failure!.timestamp).toBe((b.battle.history.value as { completedAt: string }).completedAt);
     expect(rules(b)).toEqual(["battle-failed"]);
@@ -226,7 +250,15 @@ describe("failed battles: the type from the evidence", () => {
     const taskId = TASKS.refunds.id;
     const t0 = fx.now - 3 * HOUR;
     writeBattle(fx, taskId, {
-      history: { taskId, status: "failed", startedAt: iso(t0), iterations: [iteration(last)], completedAt: iso(t0 + 40 * MINUTE), durationMs: 40 * MINUTE, ...(error ? { error } : {}) },
+      history: {
+        taskId,
+        status: "failed",
+        startedAt: iso(t0),
+        iterations: [iteration(last)],
+        completedAt: iso(t0 + 40 * MINUTE),
+        durationMs: 40 * MINUTE,
+        ...(error ? { error } : {}),
+      },
       progress: progress(taskId, { currentIteration: 1, status: "failed", lastUpdate: iso(t0 + 40 * MINUTE), error: error ?? null }),
       logs: { 1: "output\n" },
     });
@@ -236,7 +268,11 @@ describe("failed battles: the type from the evidence", () => {
   const passing = { test: [true, "ok"], lint: [true, "ok"] } as Record<string, [boolean, string]>;
 
   it("disk full: system_error, not recoverable, manual resolution only", async () => {
-    const b = await failed(await repo(), "ENOSPC: no space left on device, write '.pokeralph/battles/008-refunds/history.json'", { ...base, result: "failure", feedback: passing });
+    const b = await failed(await repo(), "ENOSPC: no space left on device, write '.pokeralph/battles/008-refunds/history.json'", {
+      ...base,
+      result: "failure",
+      feedback: passing,
+    });
     expect(b.failure).toMatchObject({ type: "system_error", recoverable: false, suggestedAction: "manual_resolution" });
   });
 
@@ -271,7 +307,12 @@ describe("files and leftovers", () => {
     expect(result.findings.map((f) => f.path)).toEqual([expect.stringMatching(/^\.pokeralph\/\.patch-temp-\d+$/), ".pokeralph/prd.json.lock"]);
     const b = battle(result, s.taskId);
     expect(b.findings).toMatchObject([
-      { rule: "stale-lock", severity: "warning", path: ".pokeralph/battles/001-project-setup/history.json.lock", message: expect.stringMatching(/lock on history\.json taken 2 h ago by process 48213/) },
+      {
+        rule: "stale-lock",
+        severity: "warning",
+        path: ".pokeralph/battles/001-project-setup/history.json.lock",
+        message: expect.stringMatching(/lock on history\.json taken 2 h ago by process 48213/),
+      },
       { rule: "stale-temp-file", severity: "warning", path: expect.stringMatching(/progress\.json\.tmp\./) },
     ]);
     expect(b.failure).toBeNull();
@@ -294,7 +335,14 @@ describe("files and leftovers", () => {
     const b = battle(result, torn.taskId);
     expect(b.status).toBeNull();
     expect(b.failure).toBeNull();
-    expect(b.findings).toMatchObject([{ rule: "invalid-file", severity: "error", path: ".pokeralph/battles/003-invoice-pdf/history.json", message: expect.stringMatching(/torn write.*pokeralph cannot load this battle/) }]);
+    expect(b.findings).toMatchObject([
+      {
+        rule: "invalid-file",
+        severity: "error",
+        path: ".pokeralph/battles/003-invoice-pdf/history.json",
+        message: expect.stringMatching(/torn write.*pokeralph cannot load this battle/),
+      },
+    ]);
     expect(battle(result, ok.taskId).findings).toEqual([]);
   });
 
@@ -312,7 +360,7 @@ describe("files and leftovers", () => {
     const fx = await repo();
     await completedBattle(fx);
     fs.rmSync(path.join(fx.dir, "config.json"));
-    fs.writeFileSync(path.join(fx.dir, "prd.json"), "{\"name\": \"\"}");
+    fs.writeFileSync(path.join(fx.dir, "prd.json"), '{"name": ""}');
     const result = await assess(fx);
     expect(result.findings).toMatchObject([
       { rule: "missing-file", severity: "warning", path: ".pokeralph/config.json" },

@@ -39,7 +39,12 @@ export async function startFakePokeralph(answer: FakeAnswer = {}): Promise<FakeP
     if (start) return send(200, { success: true, message: "Battle started", taskId: decodeURIComponent(start[1]!) });
     if (request.url === "/api/battle/current") {
       const battle = current.battle ?? null;
-      return send(200, { battle, isRunning: battle !== null && battle.status === "running", isPaused: false, isAwaitingApproval: battle?.status === "awaiting_approval" });
+      return send(200, {
+        battle,
+        isRunning: battle !== null && battle.status === "running",
+        isPaused: false,
+        isAwaitingApproval: battle?.status === "awaiting_approval",
+      });
     }
     if (request.url === "/api/repo/current" && current.workingDir !== undefined) {
       return send(200, { workingDir: current.workingDir, initialized: true, config: null, prd: null, taskCount: 8, hasActiveBattle: current.battle != null });

@@ -5,7 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseJsonDocument } from "../cli/run.js";
-import { createPokeralphRepo, failedFeedbackBattle, removeFixture, writeProjectFile, type BattleScenario, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
+import {
+  createPokeralphRepo,
+  failedFeedbackBattle,
+  removeFixture,
+  writeProjectFile,
+  type BattleScenario,
+  type PokeralphFixture,
+} from "../support/pokeralph-fixtures.js";
 import { closedPort } from "./fake-pokeralph.js";
 import { runAsync } from "./run-async.js";
 import { fakeClaude, feedbackScripts, tmp } from "./resume-support.js";
@@ -86,14 +93,19 @@ describe("battle fix", () => {
     const { fx, b } = await manuallyFixed({ test: true, lint: true });
     const r = await fix([b.taskId, "--continue", "--json"], fx.root);
     expect(r.status, r.stderr).toBe(0);
-    const doc = parseJsonDocument(r.stdout) as unknown as { strategy: string; prompt: string; command: string; iteration: { number: number; retryCount: number } };
+    const doc = parseJsonDocument(r.stdout) as unknown as {
+      strategy: string;
+      prompt: string;
+      command: string;
+      iteration: { number: number; retryCount: number };
+    };
     expect(doc.strategy).toBe("manual_then_continue");
     expect(doc.prompt).toContain("## Manual Fix Applied");
     expect(doc.prompt).toContain("Feedback loop 'test' failed");
     expect(doc.prompt).toContain("- modified: src/pdf/vat.ts\n- created: tests/fonts/inter.stub.ts");
     expect(doc.prompt).toContain("- deleted: README.md");
     expect(doc.prompt).toContain("Continue building on these changes.");
-    expect(doc.command).toContain("--dangerously-skip-permissions --print \"$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)\"");
+    expect(doc.command).toContain('--dangerously-skip-permissions --print "$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)"');
     expect(doc.iteration).toEqual({ number: 4, retryCount: 1 });
   });
 

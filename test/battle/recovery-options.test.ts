@@ -14,9 +14,33 @@ import {
 
 /** type, recoverable, suggestedAction (what the classifier gives each), severity, actions, default, allowed. */
 const TABLE: [FailureType, boolean, BattleFailure["suggestedAction"], string, string[], string, string[]][] = [
-  ["feedback_failure", true, "retry_iteration", "low", ["retry_iteration", "fix_and_continue", "rollback"], "retry_with_context", ["retry_same", "retry_with_context", "rollback_and_retry", "continue_next", "manual_then_continue"]],
-  ["timeout", true, "retry_iteration", "medium", ["retry_iteration", "rollback"], "retry_with_context", ["retry_same", "retry_with_context", "rollback_and_retry", "continue_next"]],
-  ["claude_error", true, "retry_iteration", "medium", ["retry_iteration", "manual_resolution"], "retry_with_context", ["retry_same", "retry_with_context", "continue_next", "manual_then_continue"]],
+  [
+    "feedback_failure",
+    true,
+    "retry_iteration",
+    "low",
+    ["retry_iteration", "fix_and_continue", "rollback"],
+    "retry_with_context",
+    ["retry_same", "retry_with_context", "rollback_and_retry", "continue_next", "manual_then_continue"],
+  ],
+  [
+    "timeout",
+    true,
+    "retry_iteration",
+    "medium",
+    ["retry_iteration", "rollback"],
+    "retry_with_context",
+    ["retry_same", "retry_with_context", "rollback_and_retry", "continue_next"],
+  ],
+  [
+    "claude_error",
+    true,
+    "retry_iteration",
+    "medium",
+    ["retry_iteration", "manual_resolution"],
+    "retry_with_context",
+    ["retry_same", "retry_with_context", "continue_next", "manual_then_continue"],
+  ],
   ["claude_error", false, "manual_resolution", "medium", ["retry_iteration", "manual_resolution"], "manual_then_continue", ["manual_then_continue"]],
   ["system_error", false, "manual_resolution", "high", ["manual_resolution", "restart"], "manual_then_continue", ["manual_then_continue"]],
   ["cancellation", true, "restart", "low", ["restart", "rollback"], "retry_same", ["retry_same", "rollback_and_retry"]],

@@ -13,7 +13,11 @@ export function tmp(prefix: string): string {
 /** `test` and `lint` pass or fail as asked; config.json runs exactly those two loops. */
 export function feedbackScripts(fx: PokeralphFixture, outcome: { test: boolean; lint: boolean }): void {
   const script = (name: string, pass: boolean) => `node -e "console.log('${name} ${pass ? "ok" : "FAILED"}'); process.exit(${pass ? 0 : 1})"`;
-  writeProjectFile(fx, "package.json", `${JSON.stringify({ name: "invoice-service", private: true, scripts: { test: script("test", outcome.test), lint: script("lint", outcome.lint) } }, null, 2)}\n`);
+  writeProjectFile(
+    fx,
+    "package.json",
+    `${JSON.stringify({ name: "invoice-service", private: true, scripts: { test: script("test", outcome.test), lint: script("lint", outcome.lint) } }, null, 2)}\n`,
+  );
   writeJson(path.join(fx.dir, "config.json"), { ...fx.config, feedbackLoops: ["test", "lint"] });
 }
 

@@ -20,7 +20,12 @@ async function repo(): Promise<PokeralphFixture> {
   return fx;
 }
 
-const NO_SERVER = { RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`, PORT: undefined, CLAUDE_PATH: undefined, XDG_STATE_HOME: tmp("recover-state-") };
+const NO_SERVER = {
+  RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`,
+  PORT: undefined,
+  CLAUDE_PATH: undefined,
+  XDG_STATE_HOME: tmp("recover-state-"),
+};
 
 async function resume(args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
   return await runAsync(["battle", "resume", ...args], { cwd, env: { ...NO_SERVER, ...env } });
@@ -38,7 +43,18 @@ interface ResumeDoc {
   outcome?: { log: string; timedOut: boolean; feedback: Record<string, { passed: boolean }>; checkpoint: { ref: string } | null; historyStatus: string };
 }
 
-type Hist = { status: string; error?: string; iterations: { number: number; result: string; retryCount?: number; error?: string; output: string; feedbackResults?: Record<string, { passed: boolean; output: string }> }[] };
+type Hist = {
+  status: string;
+  error?: string;
+  iterations: {
+    number: number;
+    result: string;
+    retryCount?: number;
+    error?: string;
+    output: string;
+    feedbackResults?: Record<string, { passed: boolean; output: string }>;
+  }[];
+};
 const history = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Hist;
 
 describe("battle resume: strategy", () => {
@@ -80,7 +96,9 @@ describe("battle resume: strategy", () => {
     const b = await crashedBattle(fx);
     const r = await resume([b.taskId, "--strategy", "continue_next"], fx.root);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/strategy continue_next is not allowed for a crash failure of 002-auth-system; allowed: retry_same, rollback_and_retry, manual_then_continue/);
+    expect(r.stderr).toMatch(
+      /strategy continue_next is not allowed for a crash failure of 002-auth-system; allowed: retry_same, rollback_and_retry, manual_then_continue/,
+    );
     const unknown = await resume([b.taskId, "--strategy", "yolo"], fx.root);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/unknown strategy "yolo"/);
@@ -105,7 +123,9 @@ describe("battle resume: without --run", () => {
     expect(r.status, r.stderr).toBe(0);
     const promptFile = path.join(b.dir, "resume-prompt-4.md");
     expect(r.stdout).toContain(`Prompt written to ${promptFile}`);
-    expect(r.stdout).toContain(`cd ${fx.root} && CI=true claude --dangerously-skip-permissions --print "$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)"`);
+    expect(r.stdout).toContain(
+      `cd ${fx.root} && CI=true claude --dangerously-skip-permissions --print "$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)"`,
+    );
     expect(r.stdout).toContain("Strategy: retry_with_context (default for this failure)");
     expect(fs.readFileSync(promptFile, "utf8")).toContain("## Previous Attempt Failed");
     expect(fs.readFileSync(b.historyPath, "utf8")).toBe(before);
@@ -128,7 +148,10 @@ describe("battle resume --run", () => {
     const headBefore = (await simpleGit({ baseDir: fx.root }).revparse(["HEAD"])).trim();
     // A real process (the smoke run of `battle resume --run`): the iteration's history backup goes where the
     // process's own XDG_STATE_HOME says, which the battle layer still reads from the environment.
-    const r = await runProcessAsync(["battle", "resume", b.taskId, "--run", "--yes", "--claude", claude, "--instructions", "Use a bundled font.", "--json"], { cwd: fx.root, env: NO_SERVER });
+    const r = await runProcessAsync(["battle", "resume", b.taskId, "--run", "--yes", "--claude", claude, "--instructions", "Use a bundled font.", "--json"], {
+      cwd: fx.root,
+      env: NO_SERVER,
+    });
     expect(r.status, r.stderr).toBe(0);
     const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
     expect(doc.action).toBe("ran");
@@ -251,7 +274,9 @@ describe("battle resume --strategy rollback_and_retry", () => {
     await simpleGit({ baseDir: fx.root }).commit("feedback scripts");
     const printed = await resume([b.taskId, "--strategy", "rollback_and_retry", "--json"], fx.root);
     expect(printed.status, printed.stderr).toBe(0);
-    expect((parseJsonDocument(printed.stdout) as unknown as ResumeDoc).prompt).toContain("## Previous Attempt Failed\n\nPrevious attempt failed: Feedback loop 'test' failed");
+    expect((parseJsonDocument(printed.stdout) as unknown as ResumeDoc).prompt).toContain(
+      "## Previous Attempt Failed\n\nPrevious attempt failed: Feedback loop 'test' failed",
+    );
 
     // The state after iteration 2, checkpointed (pokeralph never committed the failed iteration 2).
     const cp = await runAsync(["checkpoint", "create", b.taskId, "--iteration", "2"], { cwd: fx.root, env: NO_SERVER });

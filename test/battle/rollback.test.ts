@@ -8,7 +8,25 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { parseJsonDocument, run } from "../cli/run.js";
-import { battleFile, copyDir, copyProject, feedback, gitIn, IGNORED, makeProject, NESTED, observe, TASK, tempDir, treeFiles, worktreeBytes, write, writeHistory, type IterationSpec, type Observation } from "../support/git-repo.js";
+import {
+  battleFile,
+  copyDir,
+  copyProject,
+  feedback,
+  gitIn,
+  IGNORED,
+  makeProject,
+  NESTED,
+  observe,
+  TASK,
+  tempDir,
+  treeFiles,
+  worktreeBytes,
+  write,
+  writeHistory,
+  type IterationSpec,
+  type Observation,
+} from "../support/git-repo.js";
 import { iso } from "../support/pokeralph-fixtures.js";
 import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
 import { runAsync } from "./run-async.js";
@@ -103,8 +121,15 @@ async function buildBattle(options: { finalStatus?: string } = {}): Promise<Batt
   return { dir, env, state, cp, at };
 }
 
-const rollback = async (b: Battle, args: string[], env: Record<string, string | undefined> = {}) => await run(["battle", "rollback", TASK, ...args], { cwd: b.dir, env: { ...b.env, ...env } });
-const history = (dir: string) => JSON.parse(fs.readFileSync(battleFile(dir, "history.json"), "utf8")) as { status: string; iterations: { number: number }[]; error?: string; completedAt?: string };
+const rollback = async (b: Battle, args: string[], env: Record<string, string | undefined> = {}) =>
+  await run(["battle", "rollback", TASK, ...args], { cwd: b.dir, env: { ...b.env, ...env } });
+const history = (dir: string) =>
+  JSON.parse(fs.readFileSync(battleFile(dir, "history.json"), "utf8")) as {
+    status: string;
+    iterations: { number: number }[];
+    error?: string;
+    completedAt?: string;
+  };
 const sidecar = (dir: string) =>
   JSON.parse(fs.readFileSync(battleFile(dir, "checkpoints.json"), "utf8")) as {
     checkpoints: { id: string; ref: string; kind?: string }[];
@@ -113,7 +138,17 @@ const sidecar = (dir: string) =>
 
 /** What must not move: HEAD, the branch, the index (bytes and entries), the stash, other refs, ignored files, the nested repo. */
 function unmoved(o: Observation) {
-  return { indexSha: o.indexSha, lsFiles: o.lsFiles, head: o.head, branch: o.branch, stash: o.stash, refs: o.refs, ignored: o.ignored, nestedHead: o.nestedHead, nestedStatus: o.nestedStatus };
+  return {
+    indexSha: o.indexSha,
+    lsFiles: o.lsFiles,
+    head: o.head,
+    branch: o.branch,
+    stash: o.stash,
+    refs: o.refs,
+    ignored: o.ignored,
+    nestedHead: o.nestedHead,
+    nestedStatus: o.nestedStatus,
+  };
 }
 
 interface Doc {

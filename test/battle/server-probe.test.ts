@@ -52,12 +52,18 @@ describe("httpProbe", () => {
 
   it("something else on the port (an HTML 404) is not pokeralph", async () => {
     fake = await startFakePokeralph({ status: 404 });
-    expect(await httpProbe({ env: { RECOVER_POKERALPH_URL: fake.url } })(REPO)).toMatchObject({ kind: "absent", detail: expect.stringMatching(/not pokeralph \(HTTP 404\)/) });
+    expect(await httpProbe({ env: { RECOVER_POKERALPH_URL: fake.url } })(REPO)).toMatchObject({
+      kind: "absent",
+      detail: expect.stringMatching(/not pokeralph \(HTTP 404\)/),
+    });
   });
 
   it("nothing listening: absent, connection refused", async () => {
     const port = await closedPort();
-    expect(await httpProbe({ env: { RECOVER_POKERALPH_URL: `http://127.0.0.1:${port}` } })(REPO)).toMatchObject({ kind: "absent", detail: "connection refused" });
+    expect(await httpProbe({ env: { RECOVER_POKERALPH_URL: `http://127.0.0.1:${port}` } })(REPO)).toMatchObject({
+      kind: "absent",
+      detail: "connection refused",
+    });
   });
 
   it("a wedged server: absent after the timeout, not later", async () => {

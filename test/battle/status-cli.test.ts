@@ -90,16 +90,29 @@ describe("every scenario in one repository", async () => {
     expect(crashed).toMatchObject({
       taskId: "002-auth-system",
       status: "running",
-      failure: { type: "crash", recoverable: true, suggestedAction: "restart", allowedStrategies: ["retry_same", "rollback_and_retry", "manual_then_continue"], defaultStrategy: "retry_same" },
+      failure: {
+        type: "crash",
+        recoverable: true,
+        suggestedAction: "restart",
+        allowedStrategies: ["retry_same", "rollback_and_retry", "manual_then_continue"],
+        defaultStrategy: "retry_same",
+      },
     });
     expect(crashed.findings.map((f) => [f.rule, f.severity, f.path])).toEqual([
       ["battle-crashed", "error", ".pokeralph/battles/002-auth-system/history.json"],
       ["stale-lock", "warning", ".pokeralph/battles/002-auth-system/history.json.lock"],
       ["stale-temp-file", "warning", expect.stringMatching(/^\.pokeralph\/battles\/002-auth-system\/progress\.json\.tmp\.\d+\.x7f2p$/)],
     ]);
-    expect(crashed.iterations.map((it) => [it.number, it.result])).toEqual([[1, "success"], [2, "success"], [3, "failure"]]);
+    expect(crashed.iterations.map((it) => [it.number, it.result])).toEqual([
+      [1, "success"],
+      [2, "success"],
+      [3, "failure"],
+    ]);
     expect(crashed.iterations[2]!.feedback.typecheck).toEqual({ passed: false, output: expect.stringContaining("TS2322") });
-    expect(crashed.commits.map((c) => [c.source, c.iteration])).toEqual([["log", 1], ["recorded", 2]]);
+    expect(crashed.commits.map((c) => [c.source, c.iteration])).toEqual([
+      ["log", 1],
+      ["recorded", 2],
+    ]);
 
     expect(doc.battles.map((b) => [b.taskId, b.status, b.failure?.type ?? null])).toEqual([
       ["001-project-setup", "completed", null],
@@ -152,7 +165,13 @@ describe("every scenario in one repository", async () => {
       expect(result.status).toBe(1);
       const doc = statusDoc(result.stdout);
       expect(doc.battles.map((b) => b.taskId)).toEqual(["003-invoice-pdf"]);
-      expect(doc.battles[0]!.failure?.allowedStrategies).toEqual(["retry_same", "retry_with_context", "rollback_and_retry", "continue_next", "manual_then_continue"]);
+      expect(doc.battles[0]!.failure?.allowedStrategies).toEqual([
+        "retry_same",
+        "retry_with_context",
+        "rollback_and_retry",
+        "continue_next",
+        "manual_then_continue",
+      ]);
       expect(doc.findings.map((f) => f.rule)).toEqual(["stale-temp-file", "stale-lock"]);
     }
   });
@@ -213,7 +232,10 @@ describe("exit codes", () => {
     const result = await status(["--json"], fx.root);
     expect(result.status).toBe(1);
     const doc = statusDoc(result.stdout);
-    expect(doc.battles.map((b) => [b.taskId, b.status])).toEqual([["001-project-setup", "completed"], ["003-invoice-pdf", null]]);
+    expect(doc.battles.map((b) => [b.taskId, b.status])).toEqual([
+      ["001-project-setup", "completed"],
+      ["003-invoice-pdf", null],
+    ]);
     expect(doc.battles[1]!.findings).toMatchObject([{ rule: "invalid-file", severity: "error", path: ".pokeralph/battles/003-invoice-pdf/history.json" }]);
   });
 });

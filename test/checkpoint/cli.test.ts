@@ -6,7 +6,21 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { DAY_MS } from "../../src/checkpoint/prune.js";
 import { expectJsonError, expectNoAnsi, expectNoStack, expectOneLineError, parseJsonDocument, run, type RunOptions } from "../cli/run.js";
-import { battleFile, builtOnce, commitAt, feedback, gitIn, makeProject, observe, stateDir, TASK, tempDir, write, writeHistory, writePokeralph } from "../support/git-repo.js";
+import {
+  battleFile,
+  builtOnce,
+  commitAt,
+  feedback,
+  gitIn,
+  makeProject,
+  observe,
+  stateDir,
+  TASK,
+  tempDir,
+  write,
+  writeHistory,
+  writePokeralph,
+} from "../support/git-repo.js";
 
 async function cli(args: string[], options: RunOptions & { state?: string } = {}) {
   return await run(args, { cwd: options.cwd, env: { XDG_STATE_HOME: options.state ?? stateDir(), ...options.env } });
@@ -28,9 +42,29 @@ async function buildBattleProject() {
   const two = await commitAt(dir, `[PokéRalph] ${TASK}: JWT authentication middleware`, "2026-02-04T14:24:29Z");
   write(dir, "src/auth/expiry.ts", "export const isExpired = (exp: number) => exp <= Date.now() / 1000;\n");
   writeHistory(dir, [
-    { number: 1, startedAt: "2026-02-04T14:00:03.530Z", endedAt: "2026-02-04T14:11:48.077Z", result: "success", feedbackResults: feedback({ test: true, typecheck: true }) },
-    { number: 2, startedAt: "2026-02-04T14:11:48.201Z", endedAt: "2026-02-04T14:24:30.664Z", result: "success", commitHash: two, feedbackResults: feedback({ test: true, typecheck: true }) },
-    { number: 3, startedAt: "2026-02-04T14:24:30.790Z", endedAt: "2026-02-04T14:38:12.015Z", result: "failure", filesChanged: ["src/auth/expiry.ts"], feedbackResults: feedback({ test: true, typecheck: false }) },
+    {
+      number: 1,
+      startedAt: "2026-02-04T14:00:03.530Z",
+      endedAt: "2026-02-04T14:11:48.077Z",
+      result: "success",
+      feedbackResults: feedback({ test: true, typecheck: true }),
+    },
+    {
+      number: 2,
+      startedAt: "2026-02-04T14:11:48.201Z",
+      endedAt: "2026-02-04T14:24:30.664Z",
+      result: "success",
+      commitHash: two,
+      feedbackResults: feedback({ test: true, typecheck: true }),
+    },
+    {
+      number: 3,
+      startedAt: "2026-02-04T14:24:30.790Z",
+      endedAt: "2026-02-04T14:38:12.015Z",
+      result: "failure",
+      filesChanged: ["src/auth/expiry.ts"],
+      feedbackResults: feedback({ test: true, typecheck: false }),
+    },
   ]);
   return { ...project, one, two };
 }
@@ -42,7 +76,11 @@ describe("recover checkpoint create", () => {
     const result = await cli(["checkpoint", "create", TASK], { cwd: path.join(dir, "src/auth") });
     expect(result.status).toBe(0);
     expectNoStack(result.stderr);
-    expect(result.stdout).toMatch(new RegExp(`^created checkpoint cp-\\d+-[0-9a-z]{7} \\(After iteration 3 \\(typecheck failed\\)\\): [0-9a-f]{7} in refs/pokeralph/checkpoints/${TASK}/3\\n`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^created checkpoint cp-\\d+-[0-9a-z]{7} \\(After iteration 3 \\(typecheck failed\\)\\): [0-9a-f]{7} in refs/pokeralph/checkpoints/${TASK}/3\\n`,
+      ),
+    );
     const after = await observe(dir);
     expect(after.indexSha).toBe(before.indexSha);
     expect(after.head).toBe(before.head);
@@ -131,7 +169,12 @@ describe("recover checkpoint list", () => {
     }
     expect(checkpoints[1]).toMatchObject({ commit: b.one, id: "inferred-1", passed: true });
     expect(checkpoints[2]).toMatchObject({ commit: b.two, via: "commitHash" });
-    expect(checkpoints[3]).toMatchObject({ description: "After iteration 3 (typecheck failed)", passed: false, ref: `refs/pokeralph/checkpoints/${TASK}/3`, files: ["src/auth/expiry.ts"] });
+    expect(checkpoints[3]).toMatchObject({
+      description: "After iteration 3 (typecheck failed)",
+      passed: false,
+      ref: `refs/pokeralph/checkpoints/${TASK}/3`,
+      files: ["src/auth/expiry.ts"],
+    });
     expect((checkpoints[3]!.feedback as Record<string, { passed: boolean }>).typecheck!.passed).toBe(false);
   });
 
@@ -160,7 +203,9 @@ describe("recover checkpoint list", () => {
     const state = stateDir();
     await cli(["checkpoint", "create", TASK, "--repo", b.dir], { state });
     const result = await cli(["checkpoint", "list", TASK, "--repo", b.dir], { state });
-    expect(result.stdout).toMatch(/cp-\d+-[0-9a-z]{7}\s+3\s+[0-9a-f]{7}\s+\S+ \S+\s+✗\s+recorded\s+1\s+After iteration 3 \(typecheck failed\)\n\s+src\/auth\/expiry\.ts/);
+    expect(result.stdout).toMatch(
+      /cp-\d+-[0-9a-z]{7}\s+3\s+[0-9a-f]{7}\s+\S+ \S+\s+✗\s+recorded\s+1\s+After iteration 3 \(typecheck failed\)\n\s+src\/auth\/expiry\.ts/,
+    );
     const unknown = await cli(["checkpoint", "list", "004-reports", "--repo", b.dir, "--json"], { state });
     expect(unknown.status).toBe(2);
     expectJsonError(unknown, "invalid-id");
@@ -193,7 +238,13 @@ describe("recover checkpoint prune", () => {
     expect(dry.stdout).toMatch(/^would prune 2 of 12 recorded checkpoints of 002-auth-system:\n/);
     expect(dry.stdout).toMatch(/dry run: nothing was changed/);
     const dryJson = parseJsonDocument((await cli(["checkpoint", "prune", TASK, "--dry-run", "--repo", dir, "--json"], { state })).stdout);
-    expect(dryJson).toMatchObject({ schemaVersion: 1, taskId: TASK, dryRun: true, policy: { maxCheckpoints: 10, maxAgeDays: 7, keepFailed: true, keepSuccessful: true }, kept: 10 });
+    expect(dryJson).toMatchObject({
+      schemaVersion: 1,
+      taskId: TASK,
+      dryRun: true,
+      policy: { maxCheckpoints: 10, maxAgeDays: 7, keepFailed: true, keepSuccessful: true },
+      kept: 10,
+    });
     expect((dryJson.pruned as unknown[]).length).toBe(2);
 
     const refused = await cli(["checkpoint", "prune", TASK, "--repo", dir], { state });

@@ -61,7 +61,17 @@ describe("checkpoint create leaves the repository exactly as it was", () => {
 
     // Tracked, with working-tree content (not the staged one), and untracked-not-ignored.
     expect(files).toEqual(
-      expect.arrayContaining([".gitignore", "README.md", "src/index.ts", "src/auth/jwt.ts", "src/auth/expiry.ts", "notes/todo.md", "scripts/build.sh", "assets/logo.bin", "docs/README.md"]),
+      expect.arrayContaining([
+        ".gitignore",
+        "README.md",
+        "src/index.ts",
+        "src/auth/jwt.ts",
+        "src/auth/expiry.ts",
+        "notes/todo.md",
+        "scripts/build.sh",
+        "assets/logo.bin",
+        "docs/README.md",
+      ]),
     );
     expect(await git.raw(["show", `${checkpoint.commit}:README.md`])).toBe(fs.readFileSync(path.join(dir, "README.md"), "utf8"));
     expect(await git.raw(["show", `${checkpoint.commit}:src/index.ts`])).toContain("console.log(sign({}))");
@@ -87,7 +97,9 @@ describe("checkpoint create leaves the repository exactly as it was", () => {
     expect((await git.raw(["rev-parse", `${checkpoint.commit}^@`])).trim()).toBe(head);
     expect(checkpoint.ref).toBe(`refs/pokeralph/checkpoints/${TASK}/0`);
     expect((await git.raw(["rev-parse", checkpoint.ref])).trim()).toBe(checkpoint.commit);
-    expect((await git.raw(["log", "-1", "--format=%an <%ae>|%s", checkpoint.commit])).trim()).toBe(`recover <recover@localhost>|pokeralph checkpoint ${TASK} #0: Before battle started`);
+    expect((await git.raw(["log", "-1", "--format=%an <%ae>|%s", checkpoint.commit])).trim()).toBe(
+      `recover <recover@localhost>|pokeralph checkpoint ${TASK} #0: Before battle started`,
+    );
     // Not on any branch, not in plain git log.
     expect(await git.raw(["branch", "--contains", checkpoint.commit])).toBe("");
     expect(await git.raw(["log", "--format=%H"])).not.toContain(checkpoint.commit);
@@ -169,7 +181,6 @@ describe("checkpoint create leaves the repository exactly as it was", () => {
     fs.rmSync(other, { recursive: true, force: true });
   });
 });
-
 
 describe("battle state is never captured from the working tree", () => {
   it("a tracked .pokeralph/prd.json keeps HEAD's copy; a pokeralph project in a subdirectory (monorepo) works too", async () => {

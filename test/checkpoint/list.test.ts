@@ -69,10 +69,21 @@ describe("checkpoint list: inferred from history.json and the battle's commits w
       [2, b.byOrchestrator, "inferred", "commitHash"],
     ]);
     const [zero, one, two] = listing.checkpoints;
-    expect(zero).toMatchObject({ id: "inferred-0", time: "2026-02-04T14:00:03.402Z", description: "Before battle started", files: [], passed: null, battleId: `${TASK}@2026-02-04T14:00:03.402Z` });
+    expect(zero).toMatchObject({
+      id: "inferred-0",
+      time: "2026-02-04T14:00:03.402Z",
+      description: "Before battle started",
+      files: [],
+      passed: null,
+      battleId: `${TASK}@2026-02-04T14:00:03.402Z`,
+    });
     expect(one).toMatchObject({ id: "inferred-1", time: "2026-02-04T14:11:48.077Z", description: "After iteration 1", passed: true, files: [] });
     expect(one!.feedback).toEqual(ALL_PASS);
-    expect(two).toMatchObject({ id: "inferred-2", description: "After iteration 2", files: ["src/routes/invoices.ts", "src/auth/middleware.ts", "tests/auth.test.ts"] });
+    expect(two).toMatchObject({
+      id: "inferred-2",
+      description: "After iteration 2",
+      files: ["src/routes/invoices.ts", "src/auth/middleware.ts", "tests/auth.test.ts"],
+    });
     for (const c of listing.checkpoints) expect(c.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(listing.checkpoints.some((c) => c.missing)).toBe(false);
     expect(listing.notices.join("\n")).toMatch(/iteration 3 left no commit/);
@@ -95,7 +106,9 @@ describe("checkpoint list: inferred from history.json and the battle's commits w
     const atStart = (await git.raw(["rev-parse", "HEAD"])).trim();
     write(dir, "README.md", "later\n");
     await commitAt(dir, "Unrelated later work", "2026-02-05T09:00:00Z");
-    writeHistory(dir, [{ number: 1, startedAt: "2026-02-04T14:00:03.530Z", endedAt: "2026-02-04T14:11:48.077Z", result: "failure", feedbackResults: TYPECHECK_FAILS }]);
+    writeHistory(dir, [
+      { number: 1, startedAt: "2026-02-04T14:00:03.530Z", endedAt: "2026-02-04T14:11:48.077Z", result: "failure", feedbackResults: TYPECHECK_FAILS },
+    ]);
     const listing = await listCheckpoints(dir, TASK);
     expect(listing.checkpoints.map((c) => [c.afterIteration, c.commit, c.via])).toEqual([[0, atStart, "head-at-start"]]);
   });
@@ -116,7 +129,13 @@ describe("checkpoint list: recorded checkpoints, with inference filling the gaps
       [3, "recorded"],
     ]);
     const three = listing.checkpoints[3]!;
-    expect(three).toMatchObject({ id: created.checkpoint.id, commit: created.checkpoint.commit, ref: `refs/pokeralph/checkpoints/${TASK}/3`, passed: false, via: "sidecar" });
+    expect(three).toMatchObject({
+      id: created.checkpoint.id,
+      commit: created.checkpoint.commit,
+      ref: `refs/pokeralph/checkpoints/${TASK}/3`,
+      passed: false,
+      via: "sidecar",
+    });
     expect(three.feedback).toEqual(TYPECHECK_FAILS);
     // Only the uncommitted work of iteration 3 differs from HEAD.
     expect(three.files).toEqual(["src/auth/expiry.ts"]);

@@ -98,7 +98,12 @@ describe("planPrune / applyPrune on real refs and a real sidecar", () => {
     const refsAfter = await refsOf(dir);
     expect(refsAfter.sort()).toEqual(refsBefore.filter((r) => !expected.some((c) => c.ref === r)).sort());
     const listing = await listCheckpoints(dir, TASK);
-    expect(listing.checkpoints.map((c) => c.id).sort()).toEqual(created.slice(5).map((c) => c.id).sort());
+    expect(listing.checkpoints.map((c) => c.id).sort()).toEqual(
+      created
+        .slice(5)
+        .map((c) => c.id)
+        .sort(),
+    );
     // The pruned commits are unreferenced now: git gc may take them.
     for (const c of expected) expect(await gitIn(dir).raw(["branch", "--all", "--contains", c.commit])).toBe("");
 

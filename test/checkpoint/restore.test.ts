@@ -47,13 +47,17 @@ describe("restoreTree round trip", () => {
     await commitAt(dir, "[PokéRalph] 002-auth-system: JWT authentication middleware", "2026-02-04T14:10:00Z");
     write(dir, "src/after-commit.ts", "export {};\n");
     const before = await observe(dir);
-    const ignoredBefore = new Map([...worktreeBytes(dir)].filter(([f]) => f.startsWith("node_modules/") || f.startsWith("dist/") || f.endsWith(".log") || f === ".env"));
+    const ignoredBefore = new Map(
+      [...worktreeBytes(dir)].filter(([f]) => f.startsWith("node_modules/") || f.startsWith("dist/") || f.endsWith(".log") || f === ".env"),
+    );
 
     const result = await restoreTree(dir, checkpoint.commit);
 
     const now = worktreeBytes(dir);
     for (const [file, bytes] of expected) expect(now.get(file), file).toBe(bytes);
-    expect(result.restored.sort()).toEqual(expect.arrayContaining(["assets/logo.bin", "docs/README.md", "scripts/build.sh", "src/auth/jwt.ts", "src/index.ts"]));
+    expect(result.restored.sort()).toEqual(
+      expect.arrayContaining(["assets/logo.bin", "docs/README.md", "scripts/build.sh", "src/auth/jwt.ts", "src/index.ts"]),
+    );
     expect(result.kept.sort()).toEqual(["CHANGELOG.md", "src/after-commit.ts", "src/auth/refresh.ts", "src/feature/deep/flag.ts"]);
     expect(result.deleted).toEqual([]);
     for (const file of result.kept) expect(now.has(file), file).toBe(true);
@@ -89,7 +93,15 @@ describe("restoreTree round trip", () => {
     expect(now.has("src/feature/deep/trace.log")).toBe(true);
     for (const [file, bytes] of expected) expect(now.get(file), file).toBe(bytes);
     // Apart from the ignored files the working tree is now exactly the checkpoint (plus .pokeralph/, vendor/lib).
-    const tracked = [...now.keys()].filter((f) => !f.startsWith(".pokeralph/") && !f.startsWith("vendor/lib/") && !IGNORED.includes(f) && !f.startsWith("dist/") && !f.endsWith(".log") && !f.startsWith("node_modules/"));
+    const tracked = [...now.keys()].filter(
+      (f) =>
+        !f.startsWith(".pokeralph/") &&
+        !f.startsWith("vendor/lib/") &&
+        !IGNORED.includes(f) &&
+        !f.startsWith("dist/") &&
+        !f.endsWith(".log") &&
+        !f.startsWith("node_modules/"),
+    );
     expect(tracked.sort()).toEqual([...expected.keys()].sort());
     const after = await observe(dir);
     expect(after.ignored).toEqual(before.ignored);

@@ -25,7 +25,9 @@ describe("checkpoint sidecar writes are backed up and undoable", () => {
     expect(created!.manifest.state).toBe("done");
     expect(created!.manifest.store).toEqual({ format: "pokeralph-battle", path: path.dirname(sidecar) });
     expect(created!.manifest.sessions).toEqual([TASK]);
-    expect(created!.manifest.changes).toEqual([{ op: "insert", record: "file", id: `.pokeralph/battles/${TASK}/checkpoints.json`, sessionId: TASK, rules: ["checkpoint-create"] }]);
+    expect(created!.manifest.changes).toEqual([
+      { op: "insert", record: "file", id: `.pokeralph/battles/${TASK}/checkpoints.json`, sessionId: TASK, rules: ["checkpoint-create"] },
+    ]);
     expect(created!.manifest.images[0]!.before).toBeNull();
 
     write(dir, "src/index.ts", "// later\n");

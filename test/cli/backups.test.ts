@@ -56,7 +56,8 @@ describe("session backups", () => {
     return dir;
   }
 
-  const age = (dir: string, id: string, days: number) => editManifest(path.join(dir, id), (m) => (m.createdAt = new Date(Date.now() - days * DAY).toISOString()));
+  const age = (dir: string, id: string, days: number) =>
+    editManifest(path.join(dir, id), (m) => (m.createdAt = new Date(Date.now() - days * DAY).toISOString()));
 
   it("lists every backup, oldest first: id, time, kind, state, changes, the store it belongs to, sessions", async () => {
     const r = await sb.run(["session", "backups"]);
@@ -163,7 +164,13 @@ describe("session backups", () => {
   it("--prune without --yes and without a terminal: exit 2, nothing deleted", async () => {
     const dir = copyOfBackups();
     age(dir, repairId, 3);
-    await expectFailure(sb, ["session", "backups", "--prune", "--older-than", "1", "--backup-dir", dir], 2, "needs-confirmation", /refusing to change .*: delete 1 backup older than 1 days without --yes/);
+    await expectFailure(
+      sb,
+      ["session", "backups", "--prune", "--older-than", "1", "--backup-dir", dir],
+      2,
+      "needs-confirmation",
+      /refusing to change .*: delete 1 backup older than 1 days without --yes/,
+    );
     expect(fs.readdirSync(dir).sort()).toEqual([repairId, restoreId].sort());
   });
 

@@ -20,7 +20,10 @@ async function expectRejected(
   const watch = opts.watch === undefined ? store : opts.watch;
   const before = watch !== null && fs.existsSync(watch) ? snapshot(watch) : undefined;
   let line = "";
-  for (const command of [["session", "list"], ["session", "scan", "--all"]]) {
+  for (const command of [
+    ["session", "list"],
+    ["session", "scan", "--all"],
+  ]) {
     const args = [...command, "--store", store, ...(opts.extra ?? [])];
     const r = await run(args);
     expect(r.status, `${args.join(" ")}: ${r.stderr}`).toBe(2);

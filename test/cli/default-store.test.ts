@@ -73,7 +73,10 @@ describe("the default store location (no --store)", () => {
 
   it('with neither, exit 2 "no opencode store found"', async () => {
     const vars = env({ XDG_DATA_HOME: tempDir() });
-    for (const command of [["session", "list"], ["session", "scan", "--all"]]) {
+    for (const command of [
+      ["session", "list"],
+      ["session", "scan", "--all"],
+    ]) {
       const r = await run(command, { env: vars });
       expect(r.status).toBe(2);
       expect(r.stdout).toBe("");

@@ -26,7 +26,10 @@ describe.each([
   it("reports exactly the planted defects, session by session", async () => {
     const r = await run(["session", "scan", "--all", "--json", "--store", store]);
     expect(r.status).toBe(1);
-    const document = parseJsonDocument(r.stdout) as { store: { format: string }; sessions: { id: string; findings: { rule: string; messageId?: string; partId?: string }[] }[] };
+    const document = parseJsonDocument(r.stdout) as {
+      store: { format: string };
+      sessions: { id: string; findings: { rule: string; messageId?: string; partId?: string }[] }[];
+    };
     expect(document.store.format).toBe(format);
     const found = new Map(document.sessions.map((s) => [s.id, s.findings.map(key).sort()]));
     for (const session of EXPECTED) expect(found.get(session.sessionId), session.sessionId).toEqual(session.expect.map(key).sort());

@@ -44,7 +44,10 @@ function expectDbUntouched(db: string): void {
 function lastLineError(r: RunResult, pattern: RegExp): string {
   expectNoStack(r.stderr);
   const lines = r.stderr.trimEnd().split("\n");
-  expect(lines.filter((l) => l.startsWith("recover: ")), r.stderr).toHaveLength(1);
+  expect(
+    lines.filter((l) => l.startsWith("recover: ")),
+    r.stderr,
+  ).toHaveLength(1);
   expect(lines.at(-1)).toMatch(pattern);
   return lines.at(-1)!;
 }
@@ -177,7 +180,9 @@ describe.skipIf(!IS_ROOT)(`a store another user owns (${NEEDS_ROOT})`, () => {
     expect(scan.status, scan.stderr).toBe(1);
 
     for (const json of [false, true]) {
-      const r = runAs(NOBODY, ["session", "repair", "--all", "--yes", "--store", db, "--backup-dir", backups, ...(json ? ["--json"] : [])], { XDG_STATE_HOME: state });
+      const r = runAs(NOBODY, ["session", "repair", "--all", "--yes", "--store", db, "--backup-dir", backups, ...(json ? ["--json"] : [])], {
+        XDG_STATE_HOME: state,
+      });
       expect(r.status, r.stderr).toBe(3);
       const message = json ? expectJsonError(r, "store-read-only").message : expectOneLineError(r);
       expect(message).toBe(`${json ? "" : "recover: "}${db} cannot be written by this user (permission denied): nothing was changed`);

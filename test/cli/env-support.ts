@@ -54,7 +54,12 @@ export function unmountAll(): void {
 export function runAs(uid: number | undefined, args: string[], env: Record<string, string>, bin = BIN): RunResult {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", ...env };
   delete childEnv.RECOVER_DEBUG;
-  const result = spawnSync(process.execPath, [bin, ...args], { ...(uid !== undefined ? { uid, gid: uid } : {}), encoding: "utf8", env: childEnv, timeout: 25_000 });
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    ...(uid !== undefined ? { uid, gid: uid } : {}),
+    encoding: "utf8",
+    env: childEnv,
+    timeout: 25_000,
+  });
   if (result.error) throw result.error;
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }

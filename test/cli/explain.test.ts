@@ -57,7 +57,13 @@ function expectedLines(text: string): string[] {
   if (c.index !== null) lines.push(`at:    messages.${c.index}${c.contentIndex === null ? "" : `.content.${c.contentIndex}`} of the request`);
   if (c.ids.length > 0) lines.push(`ids:   ${c.ids.join(", ")}`);
   if (c.tokens) lines.push(`size:  ${c.tokens.current.toLocaleString("en-US")} tokens > ${c.tokens.max.toLocaleString("en-US")}`);
-  lines.push(fixedBy === "repair" ? "fix:   recover session repair <session-id> --error -" : fixedBy === "trim" ? "fix:   recover context trim <session-id> --error -" : "fix:   none offline");
+  lines.push(
+    fixedBy === "repair"
+      ? "fix:   recover session repair <session-id> --error -"
+      : fixedBy === "trim"
+        ? "fix:   recover context trim <session-id> --error -"
+        : "fix:   none offline",
+  );
   return lines;
 }
 
@@ -171,17 +177,32 @@ describe("recover explain <text>", () => {
       message: "prompt is too long: 219898 tokens > 200000 maximum",
       cause: "the conversation is longer than the model's context window",
     });
-    const vertex = JSON.stringify({ error: { code: 400, message: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: TEXTS.thinking_signature } }), status: "INVALID_ARGUMENT" } });
+    const vertex = JSON.stringify({
+      error: {
+        code: 400,
+        message: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: TEXTS.thinking_signature } }),
+        status: "INVALID_ARGUMENT",
+      },
+    });
     const r = await runAsync(["explain", vertex, "--json"]);
     expect(r.status).toBe(0);
-    expect(parseJsonDocument(r.stdout)).toMatchObject({ kind: "thinking_signature", index: 1, contentIndex: 0, provider: "anthropic", message: TEXTS.thinking_signature });
+    expect(parseJsonDocument(r.stdout)).toMatchObject({
+      kind: "thinking_signature",
+      index: 1,
+      contentIndex: 0,
+      provider: "anthropic",
+      message: TEXTS.thinking_signature,
+    });
   });
 });
 
 // ---------------------------------------------------------------------------------------------
 describe("recover explain: where the text comes from, and usage errors", () => {
   it("- reads the text from stdin (backticks and all), the same as the argument", async () => {
-    const [fromStdin, fromArg] = await Promise.all([await runAsync(["explain", "-"], { input: `${TEXTS.orphan_tool_use}\n` }), await runAsync(["explain", TEXTS.orphan_tool_use])]);
+    const [fromStdin, fromArg] = await Promise.all([
+      await runAsync(["explain", "-"], { input: `${TEXTS.orphan_tool_use}\n` }),
+      await runAsync(["explain", TEXTS.orphan_tool_use]),
+    ]);
     expect(fromStdin.status).toBe(0);
     expect(fromStdin.stdout).toBe(fromArg.stdout);
   });
@@ -285,7 +306,22 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --
   it("--json: session, records and explanation after the error's own fields", () => {
     expect(json.status).toBe(0);
     const doc = parseJsonDocument(json.stdout);
-    expect(Object.keys(doc)).toEqual(["schemaVersion", "tool", "kind", "index", "contentIndex", "ids", "tokens", "provider", "fix", "message", "cause", "session", "records", "explanation"]);
+    expect(Object.keys(doc)).toEqual([
+      "schemaVersion",
+      "tool",
+      "kind",
+      "index",
+      "contentIndex",
+      "ids",
+      "tokens",
+      "provider",
+      "fix",
+      "message",
+      "cause",
+      "session",
+      "records",
+      "explanation",
+    ]);
     expect(doc).toMatchObject({
       kind: "thinking_signature",
       index: 5,

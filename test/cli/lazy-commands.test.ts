@@ -12,7 +12,11 @@ const DEMO = path.resolve("fixtures/demo/opencode");
 /** The URLs of every module a real run of `recover <args>` imported. */
 function importsOf(args: string[]): string[] {
   const log = path.join(tempDir(), "imports.txt");
-  const result = spawnSync(process.execPath, ["--import", HOOK, BIN, ...args], { encoding: "utf8", env: childEnv({ RECOVER_TEST_IMPORTS: log }), timeout: 25_000 });
+  const result = spawnSync(process.execPath, ["--import", HOOK, BIN, ...args], {
+    encoding: "utf8",
+    env: childEnv({ RECOVER_TEST_IMPORTS: log }),
+    timeout: 25_000,
+  });
   expect(result.error).toBeUndefined();
   expect(result.status, result.stderr).not.toBeNull();
   return fs.readFileSync(log, "utf8").split("\n").filter(Boolean);
@@ -39,7 +43,10 @@ describe("lazy commands", () => {
   it("help lists every command, so it loads them all", () => {
     const urls = importsOf(["--help"]);
     for (const name of ["session-scan", "battle-status", "checkpoint", "rules", "explain", "context-trim"]) {
-      expect(urls.some((url) => url.endsWith(`/dist/cli/commands/${name}.js`)), name).toBe(true);
+      expect(
+        urls.some((url) => url.endsWith(`/dist/cli/commands/${name}.js`)),
+        name,
+      ).toBe(true);
     }
   });
 });

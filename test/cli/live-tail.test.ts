@@ -21,7 +21,11 @@ function killedDuringBash(start: number): BuiltStore {
         messages: [
           w.user("Run the whole test suite.", { gap: SECOND }),
           w.assistant(
-            [w.stepStart(), w.text("Running the full suite."), w.running("bash", { command: "npm test", description: "Run all tests" }, { title: "Run all tests" })],
+            [
+              w.stepStart(),
+              w.text("Running the full suite."),
+              w.running("bash", { command: "npm test", description: "Run all tests" }, { title: "Run all tests" }),
+            ],
             UNFINISHED,
           ),
         ],

@@ -16,7 +16,11 @@ async function expectSameAsProcess(args: string[], options: RunOptions = {}): Pr
   const inProcess = await run(args, options);
   const spawned = runProcess(args, options);
   expect(spawned.signal).toBeNull();
-  expect({ status: inProcess.status, stdout: inProcess.stdout, stderr: inProcess.stderr }).toEqual({ status: spawned.status, stdout: spawned.stdout, stderr: spawned.stderr });
+  expect({ status: inProcess.status, stdout: inProcess.stdout, stderr: inProcess.stderr }).toEqual({
+    status: spawned.status,
+    stdout: spawned.stdout,
+    stderr: spawned.stderr,
+  });
 }
 
 /** A copy of a demo store, for the commands that change it. */

@@ -312,7 +312,11 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * resolves with the exit status and everything the terminal showed. `script` does not pass an end of file on its
  * stdin to the terminal, so a prompt never answered would wait: the run is killed after 20 s (status null).
  */
-export function runInTerminalAnswering(args: string[], keys: string, options: { env?: Record<string, string> } = {}): Promise<{ status: number | null; output: string; prompted: boolean }> {
+export function runInTerminalAnswering(
+  args: string[],
+  keys: string,
+  options: { env?: Record<string, string> } = {},
+): Promise<{ status: number | null; output: string; prompted: boolean }> {
   const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
   const child = spawn("script", ["-qec", command, "/dev/null"], { env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: true });
   return new Promise((resolve, reject) => {
@@ -345,7 +349,10 @@ export function runInTerminalAnswering(args: string[], keys: string, options: { 
 }
 
 /** Where the broken-turn session's three defects are (see brokenTurnSession). */
-export function brokenRecords(built: BuiltStore, sessionId: string): {
+export function brokenRecords(
+  built: BuiltStore,
+  sessionId: string,
+): {
   assistantId: string;
   blankPartId: string;
   runningPartId: string;

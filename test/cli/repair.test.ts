@@ -154,7 +154,13 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
 
   it("usage errors exit 2 with one line (or one JSON error)", async () => {
     const repair = (...args: string[]) => ["session", "repair", ...args, "--store", fixture.store];
-    await expectFailure(sb, repair(fixture.brokenId, "--rule", "oversized-tool-output", "--yes"), 2, "usage", /oversized-tool-output is fixed by `recover context trim`/);
+    await expectFailure(
+      sb,
+      repair(fixture.brokenId, "--rule", "oversized-tool-output", "--yes"),
+      2,
+      "usage",
+      /oversized-tool-output is fixed by `recover context trim`/,
+    );
     await expectFailure(sb, repair(fixture.brokenId, "--rule", "no-such-rule", "--yes"), 2, "usage", /unknown rule no-such-rule/);
     expectOneLineError(await sb.run(repair(fixture.brokenId, "--rule", "empty-text-part", "--only", "empty-text-part", "--yes")), /--rule or --only/);
     await expectFailure(sb, repair("ses_doesnotexist", "--yes"), 2, "session-not-found", /no session ses_doesnotexist/);
@@ -237,7 +243,14 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     }
     expect(session.changes.map(({ reasons: _, ...c }) => c)).toEqual([
       { op: "delete", record: "part", id: records.blankPartId, sessionId: fixture.brokenId, messageId: records.assistantId, rules: ["empty-text-part"] },
-      { op: "update", record: "part", id: records.runningPartId, sessionId: fixture.brokenId, messageId: records.assistantId, rules: ["tool-call-interrupted"] },
+      {
+        op: "update",
+        record: "part",
+        id: records.runningPartId,
+        sessionId: fixture.brokenId,
+        messageId: records.assistantId,
+        rules: ["tool-call-interrupted"],
+      },
       { op: "update", record: "part", id: records.tornPartId, sessionId: fixture.brokenId, messageId: records.tornMessageId, rules: ["unreadable-record"] },
     ]);
     expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0 });
@@ -279,7 +292,13 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     const store = writeTestStore(built, format);
     const sb = sandbox();
     const before = storeBytes(store);
-    const line = await expectFailure(sb, ["session", "repair", id, "--yes", "--store", store.store], 3, "live-writer", new RegExp(`session ${id} was written \\d+ s ago.*--force`));
+    const line = await expectFailure(
+      sb,
+      ["session", "repair", id, "--yes", "--store", store.store],
+      3,
+      "live-writer",
+      new RegExp(`session ${id} was written \\d+ s ago.*--force`),
+    );
     const ago = Number(/written (\d+) s ago/.exec(line)![1]);
     expect(ago).toBeGreaterThanOrEqual(15);
     expect(ago).toBeLessThan(60);
@@ -297,7 +316,13 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     const before = storeBytes(fixture);
     // This test process is alive for sure: it stands in for another recover.
     const lock = writeLock(sb.state, fixture.readPath, process.pid);
-    await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 3, "store-locked", new RegExp(`another recover \\(pid ${process.pid}\\b.*is changing`));
+    await expectFailure(
+      sb,
+      ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store],
+      3,
+      "store-locked",
+      new RegExp(`another recover \\(pid ${process.pid}\\b.*is changing`),
+    );
     expectStoreBytes(fixture, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
     expect(JSON.parse(fs.readFileSync(lock, "utf8")).pid).toBe(process.pid);
@@ -350,7 +375,13 @@ describe("session repair (opencode-sqlite only)", () => {
     const sb = sandbox();
     const before = storeBytes(fixture);
     holder = await holdOpen(fixture.readPath);
-    await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store], 3, "live-writer", new RegExp(`\\(pid ${holder.pid}\\) has .*opencode\\.db open.*--force`));
+    await expectFailure(
+      sb,
+      ["session", "repair", fixture.brokenId, "--yes", "--store", fixture.store],
+      3,
+      "live-writer",
+      new RegExp(`\\(pid ${holder.pid}\\) has .*opencode\\.db open.*--force`),
+    );
     expectStoreBytes(fixture, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
 
@@ -379,7 +410,9 @@ describe("session repair (opencode-sqlite only)", () => {
       const interrupted = name === "Ctrl-C";
       expect(r.status, r.output).toBe(interrupted ? 130 : 1);
       // The prompt's cursor codes may precede the error on its line.
-      expect(r.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toMatch(interrupted ? /^recover: interrupted; nothing was changed$/m : /^recover: not confirmed; nothing was changed$/m);
+      expect(r.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toMatch(
+        interrupted ? /^recover: interrupted; nothing was changed$/m : /^recover: not confirmed; nothing was changed$/m,
+      );
       expectNoStack(r.output);
       expectStoreBytes(fixture, before);
       expect(fs.existsSync(sb.backups)).toBe(false);
@@ -394,7 +427,13 @@ describe("session repair (opencode-sqlite only)", () => {
     const file = path.join(tempDir(), "backups");
     fs.writeFileSync(file, "not a folder\n");
     try {
-      await expectFailure(sb, ["session", "repair", fixture.brokenId, "--yes", "--backup-dir", file, "--store", fixture.store], 2, "backup-unwritable", new RegExp(file));
+      await expectFailure(
+        sb,
+        ["session", "repair", fixture.brokenId, "--yes", "--backup-dir", file, "--store", fixture.store],
+        2,
+        "backup-unwritable",
+        new RegExp(file),
+      );
     } finally {
       expectStoreBytes(fixture, before);
     }

@@ -108,7 +108,13 @@ describe.each(FORMATS)("session restore (%s)", (format: Format) => {
     const edited = storeState(fixture);
     const bytes = storeBytes(fixture);
 
-    await expectFailure(sb, ["session", "restore", id, "--yes"], 3, "restore-conflict", new RegExp(`1 record changed after backup ${id} .*part ${records.runningPartId}.*--force`));
+    await expectFailure(
+      sb,
+      ["session", "restore", id, "--yes"],
+      3,
+      "restore-conflict",
+      new RegExp(`1 record changed after backup ${id} .*part ${records.runningPartId}.*--force`),
+    );
     expectStoreBytes(fixture, bytes);
     expect(fs.readdirSync(sb.backups)).toEqual([id]);
 
@@ -131,7 +137,13 @@ describe.each(FORMATS)("session restore (%s)", (format: Format) => {
     const { id } = await repair(sb, fixture, ["--all"]);
     const repaired = storeState(fixture);
 
-    await expectFailure(sb, ["session", "restore", id, "--session", fixture.healthyId, "--yes"], 2, "session-not-found", new RegExp(`backup ${id} holds no records of session ${fixture.healthyId}`));
+    await expectFailure(
+      sb,
+      ["session", "restore", id, "--session", fixture.healthyId, "--yes"],
+      2,
+      "session-not-found",
+      new RegExp(`backup ${id} holds no records of session ${fixture.healthyId}`),
+    );
     expectOneLineError(await sb.run(["session", "restore", id, "--session", "../x", "--yes"]), /invalid session id/);
 
     const r = await sb.run(["session", "restore", id, "--session", fixture.brokenId, "--yes", "--json"]);

@@ -57,15 +57,18 @@ describe.each(FORMATS)("session selection (%s)", (format: Format) => {
     expect(expectJsonError(json, "session-not-found").message).toContain("ses_0000nosuchsession");
   });
 
-  it.each([["a/b"], [".."], ["../x"], [`${"ses_"}../../etc/passwd`], ["..\\x"], ["/etc/passwd"]])("a path-like id %j exits 2 with a one-line error", async (id) => {
-    const r = await run(["session", "scan", id, "--store", store]);
-    expect(r.status).toBe(2);
-    expect(r.stdout).toBe("");
-    expectOneLineError(r, /invalid session id/);
-    const json = await run(["--json", "session", "scan", id, "--store", store]);
-    expect(json.status).toBe(2);
-    expectJsonError(json, "invalid-id");
-  });
+  it.each([["a/b"], [".."], ["../x"], [`${"ses_"}../../etc/passwd`], ["..\\x"], ["/etc/passwd"]])(
+    "a path-like id %j exits 2 with a one-line error",
+    async (id) => {
+      const r = await run(["session", "scan", id, "--store", store]);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe("");
+      expectOneLineError(r, /invalid session id/);
+      const json = await run(["--json", "session", "scan", id, "--store", store]);
+      expect(json.status).toBe(2);
+      expectJsonError(json, "invalid-id");
+    },
+  );
 
   it("--rule a,b restricts the scan to those rules", async () => {
     const r = await run(["session", "scan", "--all", "--rule", "empty-text-part,incomplete-message", "--json", "--store", store]);

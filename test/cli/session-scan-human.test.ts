@@ -6,7 +6,10 @@ const TRIM_RULES = new Set(["oversized-tool-output", "context-overflow"]);
 
 /** stdout split into session groups: header line + the finding lines below it, then the summary. */
 function groups(stdout: string): { header: string; lines: string[] }[] {
-  const blocks = stdout.split(/\n{2,}/).map((b) => b.trim()).filter(Boolean);
+  const blocks = stdout
+    .split(/\n{2,}/)
+    .map((b) => b.trim())
+    .filter(Boolean);
   return blocks.slice(0, -1).map((block) => {
     const [header, ...lines] = block.split("\n");
     return { header: header!, lines };

@@ -49,7 +49,12 @@ function scanDoc(stdout: string): ScanDoc {
     expect(session).toMatchObject({ id: expect.stringMatching(/^ses_/), findings: expect.any(Array) });
     for (const f of session.findings) {
       for (const key of Object.keys(f)) expect(FINDING_KEYS).toContain(key);
-      expect(f).toMatchObject({ rule: expect.any(String), severity: expect.stringMatching(/^(error|warning)$/), message: expect.any(String), fixable: expect.any(Boolean) });
+      expect(f).toMatchObject({
+        rule: expect.any(String),
+        severity: expect.stringMatching(/^(error|warning)$/),
+        message: expect.any(String),
+        fixable: expect.any(Boolean),
+      });
       expect(f.message.length).toBeGreaterThan(0);
       if ("messageId" in f) expect(f.messageId).toMatch(/^msg_/);
       if ("partId" in f) expect(f.partId).toMatch(/^prt_/);

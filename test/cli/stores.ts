@@ -125,11 +125,7 @@ export interface DefectStore {
 export function defectStore(): DefectStore {
   const built = buildStore({
     seed: 11,
-    sessions: [
-      healthySession({ start: T0, title: "Validate config with zod" }),
-      brokenTurnSession(T0 + DAY),
-      warningsOnlySession(T0 + 2 * DAY),
-    ],
+    sessions: [healthySession({ start: T0, title: "Validate config with zod" }), brokenTurnSession(T0 + DAY), warningsOnlySession(T0 + 2 * DAY)],
   });
   const [healthy, broken, warnings] = built.sessions;
   return { built, healthyId: healthy!.id, brokenId: broken!.id, warningsId: warnings!.id };
@@ -184,7 +180,8 @@ export function addOpencode2Tables(dbFile: string, options: { dropV1?: boolean }
       INSERT INTO session_v2 VALUES ('ses_v2aaaaaaaaaaaaaaaaaaaaaaaaa', 'global', 'An OpenCode 2 session', ${T0}, ${T0}, '{}');
       INSERT INTO session_message VALUES ('msg_v2aaaaaaaaaaaaaaaaaaaaaaaaa', 'ses_v2aaaaaaaaaaaaaaaaaaaaaaaaa', 1, ${T0}, '{"role":"user"}');
     `);
-    if (options.dropV1) db.exec("PRAGMA foreign_keys = OFF; DROP TABLE part; DROP TABLE message; DROP TABLE todo; DROP TABLE session_share; DROP TABLE session;");
+    if (options.dropV1)
+      db.exec("PRAGMA foreign_keys = OFF; DROP TABLE part; DROP TABLE message; DROP TABLE todo; DROP TABLE session_share; DROP TABLE session;");
     db.pragma("wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();

@@ -22,7 +22,9 @@ function copyOf(demo: "claude" | "openclaw"): string {
 }
 
 async function repair(store: string, session: string, error: string) {
-  return await run(["session", "repair", session, "--store", store, "--json", "--yes", "--error", error], { env: { XDG_STATE_HOME: path.join(store, "..", "state") } });
+  return await run(["session", "repair", session, "--store", store, "--json", "--yes", "--error", error], {
+    env: { XDG_STATE_HOME: path.join(store, "..", "state") },
+  });
 }
 
 const changedLines = (doc: Record<string, unknown>) =>

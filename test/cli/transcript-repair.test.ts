@@ -107,7 +107,13 @@ function lineIds(file: string, sessionId: string): string[] {
  * holds nothing else but one line per inserted or updated record (a deleted line is gone), and each of those
  * carries the id the plan named.
  */
-function expectOnlyPlannedLinesChanged(before: Buffer, after: Buffer, ids: string[], changes: ChangeDoc["sessions"][number]["changes"], dialect: Dialect): void {
+function expectOnlyPlannedLinesChanged(
+  before: Buffer,
+  after: Buffer,
+  ids: string[],
+  changes: ChangeDoc["sessions"][number]["changes"],
+  dialect: Dialect,
+): void {
   const old = splitRaw(before);
   const now = splitRaw(after);
   expect(ids).toHaveLength(old.length);
@@ -193,7 +199,12 @@ describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo sto
   it("repairs every damaged session with one backup, and scan finds no error afterwards", async () => {
     expect(doc.backup?.id).toMatch(BACKUP_ID);
     for (const file of jsonlFiles(store)) expect(original.get(file)!.bytes.includes(Buffer.from("} \n")), file).toBe(true);
-    expect(doc.sessions.filter((s) => s.changes.length > 0).map((s) => s.id).sort()).toEqual(damaged.map((e) => e.sessionId).sort());
+    expect(
+      doc.sessions
+        .filter((s) => s.changes.length > 0)
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(damaged.map((e) => e.sessionId).sort());
     const scan = await sb.run(["session", "scan", "--all", "--json", "--store", store]);
     const after = parseJsonDocument(scan.stdout) as unknown as ScanDoc;
     expect(after.summary.errors).toBe(0);
@@ -303,7 +314,11 @@ describe("session repair: dry runs and how a session is named", () => {
     expect(doc.sessions.map((s) => s.id)).toEqual([keyed.sessionId]);
     expect(doc.summary.changes).toBeGreaterThan(0);
     const other = EXPECTED.filter((e) => e.format === "openclaw" && e.sessionId !== keyed.sessionId);
-    for (const e of other) expect(fs.readFileSync(path.join(store, path.relative("fixtures/demo/openclaw", e.path))).equals(fs.readFileSync(path.resolve(e.path))), e.sessionId).toBe(true);
+    for (const e of other)
+      expect(
+        fs.readFileSync(path.join(store, path.relative("fixtures/demo/openclaw", e.path))).equals(fs.readFileSync(path.resolve(e.path))),
+        e.sessionId,
+      ).toBe(true);
   });
 
   it("trailing-assistant is fixed only when named: the default repair keeps the aborted turn, --rule trailing-assistant removes it", async () => {
@@ -502,7 +517,10 @@ describe("session list on transcript stores", () => {
       expect(r.status, `${store}: ${r.stderr}`).toBe(0);
       const doc = parseJsonDocument(r.stdout) as { store: { format: string }; sessions: { id: string; updated: string; messages: number }[] };
       expect(doc.store.format, store).toBe(format);
-      expect(doc.sessions.map((s) => s.id), store).toEqual([id]);
+      expect(
+        doc.sessions.map((s) => s.id),
+        store,
+      ).toEqual([id]);
       expect(doc.sessions[0]!.messages).toBe(2);
     }
   });

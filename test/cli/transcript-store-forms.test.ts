@@ -37,7 +37,10 @@ describe("a transcript store named through any of its parts", () => {
     // Repaired again through the config dir, restored through the project dir: the same store either way.
     const again = await run(["session", "repair", "b08bc1fc", "--store", config, "--yes", "--json"], { env });
     expect(again.status, again.stderr).toBe(0);
-    const restoredAgain = await run(["session", "restore", (parseJsonDocument(again.stdout) as { backup: { id: string } }).backup.id, "--store", path.dirname(file), "--yes"], { env });
+    const restoredAgain = await run(
+      ["session", "restore", (parseJsonDocument(again.stdout) as { backup: { id: string } }).backup.id, "--store", path.dirname(file), "--yes"],
+      { env },
+    );
     expect(restoredAgain.status, restoredAgain.stderr).toBe(0);
     expect(fs.readFileSync(file).equals(original)).toBe(true);
   });

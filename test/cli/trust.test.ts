@@ -50,7 +50,12 @@ function demoCopies(): Record<Kind, { root: string; forms: string[] }> {
 }
 
 /** How a refusal names what is really at the path, per kind of store. */
-const SAYS: Record<Kind, RegExp> = { "opencode-sqlite": /SQLite database|opencode data dir/, "opencode-json": /opencode JSON tree/, claude: /Claude Code/, openclaw: /openclaw/ };
+const SAYS: Record<Kind, RegExp> = {
+  "opencode-sqlite": /SQLite database|opencode data dir/,
+  "opencode-json": /opencode JSON tree/,
+  claude: /Claude Code/,
+  openclaw: /openclaw/,
+};
 
 /** Every command that opens a store, read-only or not (context trim and explain need a session id: any will do). */
 const COMMANDS: string[][] = [
@@ -92,10 +97,14 @@ describe("a forced --format that does not match what is on disk is refused, and 
     const planned: { args: string[]; kind: Kind }[] = [];
     for (const kind of FORMATS) {
       // The write that used to leave opencode.db at 0 bytes, for every kind × every other format.
-      for (const format of FORMATS.filter((f) => f !== kind)) planned.push({ args: ["session", "repair", "--all", "--yes", "--force", "--store", stores[kind].root, "--format", format], kind });
+      for (const format of FORMATS.filter((f) => f !== kind))
+        planned.push({ args: ["session", "repair", "--all", "--yes", "--force", "--store", stores[kind].root, "--format", format], kind });
     }
     // Every other command on the issue's own pair (a database forced to claude) and on a transcript store forced to opencode.
-    for (const [kind, format] of [["opencode-sqlite", "claude"], ["claude", "opencode-json"]] as const) {
+    for (const [kind, format] of [
+      ["opencode-sqlite", "claude"],
+      ["claude", "opencode-json"],
+    ] as const) {
       for (const command of COMMANDS) planned.push({ args: [...command, "--store", stores[kind].forms.at(-1)!, "--format", format], kind });
     }
     const results: { label: string; result: RunResult; kind: Kind }[] = [];
@@ -156,7 +165,10 @@ describe("a store that holds no session of the named format is not-a-store (exit
   it("an empty folder, with or without --format, for scan (and list and repair)", async () => {
     const empty = tempDir();
     const scans = [undefined, ...FORMATS].map((format) => ["session", "scan", "--all", "--store", empty, ...(format ? ["--format", format] : []), "--json"]);
-    const others = [["session", "list", "--format", "claude"], ["session", "repair", "--all", "--yes", "--format", "openclaw"]].map((c) => [...c, "--store", empty, "--json"]);
+    const others = [
+      ["session", "list", "--format", "claude"],
+      ["session", "repair", "--all", "--yes", "--format", "openclaw"],
+    ].map((c) => [...c, "--store", empty, "--json"]);
     const runs = [...scans, ...others].map((args) => runAsync(args));
     for (const r of await Promise.all(runs)) {
       expect(r.status, r.stdout).toBe(2);
@@ -207,7 +219,10 @@ describe("a transcript most of whose lines cannot be read is not rewritten witho
     const env = { XDG_STATE_HOME: tempDir() };
     const refused = await run(["session", "repair", "aaaa1111", "--yes", "--store", claude], { env });
     expect(refused.status).toBe(3);
-    expectOneLineError(refused, /10 of 12 lines cannot be read as records, so this is not a damaged transcript but something else; nothing was changed \(--force rewrites it anyway\)/);
+    expectOneLineError(
+      refused,
+      /10 of 12 lines cannot be read as records, so this is not a damaged transcript but something else; nothing was changed \(--force rewrites it anyway\)/,
+    );
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     // A dry run still shows what would happen; --force does it.
     expect((await run(["session", "repair", "aaaa1111", "--dry-run", "--store", claude], { env })).status).toBe(1);
@@ -299,7 +314,11 @@ describe("every command recover prints for the user works when pasted, on the st
     const root = path.resolve(".");
     const noRecover = { ...env, PATH: process.env.PATH ?? "" };
     const bin = path.relative(root, BIN);
-    const scan = spawnSync(process.execPath, [bin, "session", "scan", "--all", "--store", store], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });
+    const scan = spawnSync(process.execPath, [bin, "session", "scan", "--all", "--store", store], {
+      encoding: "utf8",
+      cwd: root,
+      env: { ...childEnv(noRecover), PATH: process.env.PATH },
+    });
     const hint = new RegExp(`→ (node ${bin.replace(/[.]/g, "\\.")} session repair \\S+ --rule \\S+ --store .*)$`, "m").exec(scan.stdout)?.[1];
     expect(hint, scan.stdout.slice(0, 2000)).toBeDefined();
     const r = spawnSync("sh", ["-c", `${hint} --dry-run`], { encoding: "utf8", cwd: root, env: { ...childEnv(noRecover), PATH: process.env.PATH } });

@@ -1,7 +1,16 @@
 // Text from the store reaches a person's terminal with its control characters escaped and long values shortened:
 // a session title holding `ESC]0;…BEL ESC[2J` must not retitle and clear the terminal. Point 11 of the issue.
 import { describe, expect, it } from "vitest";
-import { buildStore, MINUTE, Transcript, writeJsonStore, writeSqliteStore, type BuiltStore, type Json, type SessionSpec } from "../support/opencode-fixtures.js";
+import {
+  buildStore,
+  MINUTE,
+  Transcript,
+  writeJsonStore,
+  writeSqliteStore,
+  type BuiltStore,
+  type Json,
+  type SessionSpec,
+} from "../support/opencode-fixtures.js";
 import { expectNoStack, parseJsonDocument, run, tempDir } from "./run.js";
 import { FORMATS, type Format } from "./stores.js";
 
@@ -24,7 +33,8 @@ function hostileStore(format: Format): BuiltStore {
     w.assistant([w.stepStart(), w.text("Running it."), w.running("bash\u001b[2J", { command: "npm test", description: "Run all tests" })], UNFINISHED),
   ];
   const sessions: SessionSpec[] = [{ title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start, messages: messages() }];
-  if (format === "opencode-sqlite") sessions.push({ id: HUGE_ID, title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start + MINUTE, messages: messages() });
+  if (format === "opencode-sqlite")
+    sessions.push({ id: HUGE_ID, title: HOSTILE_TITLE, directory: HOSTILE_DIRECTORY, created: start + MINUTE, messages: messages() });
   return buildStore({ seed: 4, sessions });
 }
 
@@ -63,7 +73,9 @@ describe.each(FORMATS)("store text is printed escaped and shortened (%s)", (form
 
   it("--json keeps every value exact (the JSON encoder escapes control characters itself)", async () => {
     const store = writeHostile(format);
-    const doc = parseJsonDocument((await run(["session", "list", "--store", store, "--json"], { env })).stdout) as { sessions: { id: string; title: string; directory: string }[] };
+    const doc = parseJsonDocument((await run(["session", "list", "--store", store, "--json"], { env })).stdout) as {
+      sessions: { id: string; title: string; directory: string }[];
+    };
     expect(doc.sessions.map((s) => s.title)).toContain(HOSTILE_TITLE);
     expect(doc.sessions.map((s) => s.directory)).toContain(HOSTILE_DIRECTORY);
     if (format === "opencode-sqlite") expect(doc.sessions.map((s) => s.id)).toContain(HUGE_ID);

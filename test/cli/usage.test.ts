@@ -77,7 +77,10 @@ describe("usage errors exit 2", () => {
   });
 
   it.each(cases)("%s, with --json: one JSON error document", async (_name, args, pattern) => {
-    for (const argv of [["--json", ...args], [...args, "--json"]]) {
+    for (const argv of [
+      ["--json", ...args],
+      [...args, "--json"],
+    ]) {
       const r = await run(argv);
       expect(r.status).toBe(2);
       const error = expectJsonError(r);
@@ -98,16 +101,20 @@ it("an unknown session subcommand is named in the error", async () => {
 });
 
 describe("help and version", () => {
-  it.each([[["--help"]], [["-h"]], [["session", "list", "--help"]], [["session", "scan", "--help"]], [["rules", "--help"]], [["session", "scan", "-h", "--json"]]])(
-    "%j exits 0 and shows Examples",
-    async (args) => {
-      const r = await run(args);
-      expect(r.status).toBe(0);
-      expect(r.stdout).toMatch(/^Usage: recover/);
-      expect(r.stdout).toContain("Examples");
-      expectNoStack(r.stderr);
-    },
-  );
+  it.each([
+    [["--help"]],
+    [["-h"]],
+    [["session", "list", "--help"]],
+    [["session", "scan", "--help"]],
+    [["rules", "--help"]],
+    [["session", "scan", "-h", "--json"]],
+  ])("%j exits 0 and shows Examples", async (args) => {
+    const r = await run(args);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: recover/);
+    expect(r.stdout).toContain("Examples");
+    expectNoStack(r.stderr);
+  });
 
   // BUG (src/cli/main.ts, buildProgram): the `session` group gets no "Examples" help text, unlike the program
   // and every leaf command; `recover session --help` lists the subcommands and stops.
@@ -145,8 +152,14 @@ describe("help and version", () => {
     const doc = parseJsonDocument(r.stdout);
     expect(doc.schemaVersion).toBe(1);
     const rules = doc.rules as { id: string; severity: string; fixable: boolean }[];
-    expect(rules.map((x) => x.id)).toEqual(human.stdout.trimEnd().split("\n").map((l) => l.split(/\s+/)[0]));
-    for (const rule of rules) expect(rule).toMatchObject({ id: expect.any(String), severity: expect.stringMatching(/^(error|warning)$/), fixable: expect.any(Boolean) });
+    expect(rules.map((x) => x.id)).toEqual(
+      human.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.split(/\s+/)[0]),
+    );
+    for (const rule of rules)
+      expect(rule).toMatchObject({ id: expect.any(String), severity: expect.stringMatching(/^(error|warning)$/), fixable: expect.any(Boolean) });
   });
 });
 

@@ -17,8 +17,10 @@ const NOW = Date.parse("2026-11-20T12:00:00.000Z");
 
 function normalise(text: string, work: string): string {
   return text
-    .split(work).join("<WORK>")
-    .split(fs.realpathSync(work)).join("<WORK>")
+    .split(work)
+    .join("<WORK>")
+    .split(fs.realpathSync(work))
+    .join("<WORK>")
     .replace(/\d{8}T\d{6}(\d{3})?Z?-[0-9a-z-]+/gi, "<BACKUP-ID>")
     .replace(/20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<ISO>");
 }
@@ -81,7 +83,28 @@ test("record the outputs of every command on every demo store", { timeout: 600_0
     record(`battle.resume-json.${name}`, ["battle", "resume", taskId, "--json"], work, fx.root);
   }
   // Every command's help, as commander prints it (the command tree is built another way after the redesign).
-  const commands = [[], ["session"], ["session", "list"], ["session", "scan"], ["session", "repair"], ["session", "restore"], ["session", "backups"], ["context"], ["context", "trim"], ["explain"], ["rules"], ["battle"], ["battle", "status"], ["battle", "resume"], ["battle", "fix"], ["battle", "rollback"], ["checkpoint"], ["checkpoint", "create"], ["checkpoint", "list"], ["checkpoint", "prune"]];
+  const commands = [
+    [],
+    ["session"],
+    ["session", "list"],
+    ["session", "scan"],
+    ["session", "repair"],
+    ["session", "restore"],
+    ["session", "backups"],
+    ["context"],
+    ["context", "trim"],
+    ["explain"],
+    ["rules"],
+    ["battle"],
+    ["battle", "status"],
+    ["battle", "resume"],
+    ["battle", "fix"],
+    ["battle", "rollback"],
+    ["checkpoint"],
+    ["checkpoint", "create"],
+    ["checkpoint", "list"],
+    ["checkpoint", "prune"],
+  ];
   for (const words of commands) record(`help.${words.join("-") || "recover"}`, [...words, "--help"], work);
   record("rules", ["rules"], work);
   record("rules-json", ["rules", "--json"], work);

@@ -109,14 +109,24 @@ describe.each(FORMATS)("the provider view of a healthy multi-turn session (%s st
     // Stored order of message 1: step-start, reasoning, text, read, read, step-finish, step-start, reasoning, text, step-finish.
     expect(request.messages.map(sourcesOf)).toEqual([
       [src("text", u0[0]!.id, "text")],
-      [src("thinking", a1[1]!.id, "text"), src("text", a1[2]!.id, "text"), src("tool_use", a1[3]!.id, "state.input"), src("tool_use", a1[4]!.id, "state.input")],
+      [
+        src("thinking", a1[1]!.id, "text"),
+        src("text", a1[2]!.id, "text"),
+        src("tool_use", a1[3]!.id, "state.input"),
+        src("tool_use", a1[4]!.id, "state.input"),
+      ],
       [src("tool_result", a1[3]!.id, "state.output"), src("tool_result", a1[4]!.id, "state.output")],
       [src("thinking", a1[7]!.id, "text"), src("text", a1[8]!.id, "text")],
       [src("text", u2[0]!.id, "text"), src("image", u2[1]!.id, "url")],
       [src("thinking", a3[1]!.id, "text"), src("text", a3[2]!.id, "text")],
       // The prompt and the two synthetic Read texts; the text/plain file part (u4[3]) is not sent.
       [src("text", u4[0]!.id, "text"), src("text", u4[1]!.id, "text"), src("text", u4[2]!.id, "text")],
-      [src("thinking", a5[1]!.id, "text"), src("text", a5[2]!.id, "text"), src("tool_use", a5[3]!.id, "state.input"), src("tool_use", a5[4]!.id, "state.input")],
+      [
+        src("thinking", a5[1]!.id, "text"),
+        src("text", a5[2]!.id, "text"),
+        src("tool_use", a5[3]!.id, "state.input"),
+        src("tool_use", a5[4]!.id, "state.input"),
+      ],
       [src("tool_result", a5[3]!.id, "state.output"), src("tool_result", a5[4]!.id, "state.output")],
       [src("text", a5[8]!.id, "text")],
     ]);
@@ -209,7 +219,12 @@ describe.each(FORMATS)("tool states in the provider view (%s store)", (format) =
   ]);
   // Turn the lint call into a failed one: status error with an error message, as opencode stores a tool failure.
   const lint = partsOf(built, 3)[2]!;
-  (lint.data as { state: Json }).state = { status: "error", input: { command: "npx eslint .", description: "Lint" }, error: "Error: eslint exited with code 2", time: { start: lint.created, end: lint.created + 900 } };
+  (lint.data as { state: Json }).state = {
+    status: "error",
+    input: { command: "npx eslint .", description: "Lint" },
+    error: "Error: eslint exited with code 2",
+    time: { start: lint.created, end: lint.created + 900 },
+  };
 
   it("a running and a pending call each get opencode's interrupted error result; the next prompt merges after them", () => {
     const { request, view } = sentFor(format, built);
@@ -224,8 +239,20 @@ describe.each(FORMATS)("tool states in the provider view (%s store)", (format) =
     const [, , running, pending] = partsOf(built, 1);
     const results = request.messages[2]!.content;
     expect(results.slice(0, 2)).toEqual([
-      { type: "tool_result", id: callIdOf(running!), isError: true, chars: INTERRUPTED.length, source: { kind: "part", id: running!.id, messageId: messageIdOf(built, 1) } },
-      { type: "tool_result", id: callIdOf(pending!), isError: true, chars: INTERRUPTED.length, source: { kind: "part", id: pending!.id, messageId: messageIdOf(built, 1) } },
+      {
+        type: "tool_result",
+        id: callIdOf(running!),
+        isError: true,
+        chars: INTERRUPTED.length,
+        source: { kind: "part", id: running!.id, messageId: messageIdOf(built, 1) },
+      },
+      {
+        type: "tool_result",
+        id: callIdOf(pending!),
+        isError: true,
+        chars: INTERRUPTED.length,
+        source: { kind: "part", id: pending!.id, messageId: messageIdOf(built, 1) },
+      },
     ]);
     // The text itself, from the conversation the request was built from.
     const conversation = view.conversation.messages[2]!.blocks;
@@ -270,14 +297,22 @@ describe.each(FORMATS)("reasoning in the provider view (%s store)", (format) => 
   it("signed reasoning of the latest user message's model is a thinking block; unsigned and other-model reasoning are not sent", () => {
     const built = reasoningSession();
     const { request, view } = sentFor(format, built);
-    expect(shapeOf(request)).toEqual(["user:[text]", "assistant:[text]", "user:[text]", "assistant:[thinking,text,tool_use]", "user:[tool_result]", "assistant:[text]"]);
+    expect(shapeOf(request)).toEqual([
+      "user:[text]",
+      "assistant:[text]",
+      "user:[text]",
+      "assistant:[thinking,text,tool_use]",
+      "user:[tool_result]",
+      "assistant:[text]",
+    ]);
     const opus = partsOf(built, 1);
     const sonnet = partsOf(built, 3);
     expect(sourcesOf(request.messages[1]!)).toEqual([src("text", opus[2]!.id, "text")]);
     expect(sourcesOf(request.messages[3]!)[0]).toBe(src("thinking", sonnet[1]!.id, "text"));
     expect(sourcesOf(request.messages[5]!)).toEqual([src("text", sonnet[7]!.id, "text")]);
     // The conversation still holds both, unsigned, for the rules to see.
-    const thinkingOf = (n: number) => view.conversation.messages[n]!.blocks.filter((b) => b.type === "thinking").map((b) => [b.source.id, (b as { signed: boolean }).signed]);
+    const thinkingOf = (n: number) =>
+      view.conversation.messages[n]!.blocks.filter((b) => b.type === "thinking").map((b) => [b.source.id, (b as { signed: boolean }).signed]);
     expect(thinkingOf(1)).toEqual([[opus[1]!.id, false]]);
     expect(thinkingOf(3)).toEqual([[sonnet[1]!.id, true]]);
     expect(thinkingOf(5)).toEqual([[sonnet[6]!.id, false]]);
@@ -286,14 +321,27 @@ describe.each(FORMATS)("reasoning in the provider view (%s store)", (format) => 
   it("back on Opus, Opus's signed reasoning is sent again and Sonnet's is not (the latest user message decides)", () => {
     const built = reasoningSession(OPUS);
     const { request } = sentFor(format, built);
-    expect(shapeOf(request)).toEqual(["user:[text]", "assistant:[thinking,text]", "user:[text]", "assistant:[text,tool_use]", "user:[tool_result]", "assistant:[text]", "user:[text]"]);
+    expect(shapeOf(request)).toEqual([
+      "user:[text]",
+      "assistant:[thinking,text]",
+      "user:[text]",
+      "assistant:[text,tool_use]",
+      "user:[tool_result]",
+      "assistant:[text]",
+      "user:[text]",
+    ]);
     expect(request.messages[1]!.content[0]!.source.id).toBe(partsOf(built, 1)[1]!.id);
   });
 
   it("redacted thinking (redactedData, no signature) is sent", () => {
     const built = session((w) => [
       w.user("Is the fix safe for credit notes?", { gap: 2 * SECOND }),
-      w.assistant([w.stepStart(), unsignedReasoning(w, "", { anthropic: { redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" } }), w.text("Yes, with one caveat."), w.stepFinish("stop")]),
+      w.assistant([
+        w.stepStart(),
+        unsignedReasoning(w, "", { anthropic: { redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" } }),
+        w.text("Yes, with one caveat."),
+        w.stepFinish("stop"),
+      ]),
     ]);
     const { request } = sentFor(format, built);
     expect(request.messages[1]!.content.map((b) => b.type)).toHaveLength(2);
@@ -304,7 +352,12 @@ describe.each(FORMATS)("reasoning in the provider view (%s store)", (format) => 
   it("redacted thinking is a redacted_thinking block, as the AI SDK sends it", () => {
     const built = session((w) => [
       w.user("Is the fix safe for credit notes?", { gap: 2 * SECOND }),
-      w.assistant([w.stepStart(), unsignedReasoning(w, "", { anthropic: { redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" } }), w.text("Yes, with one caveat."), w.stepFinish("stop")]),
+      w.assistant([
+        w.stepStart(),
+        unsignedReasoning(w, "", { anthropic: { redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" } }),
+        w.text("Yes, with one caveat."),
+        w.stepFinish("stop"),
+      ]),
     ]);
     expect(shapeOf(sentFor(format, built).request)[1]).toBe("assistant:[redacted_thinking,text]");
   });
@@ -318,7 +371,9 @@ describe.each(FORMATS)("compacted tool output in the provider view (%s store)", 
       w.assistant([
         w.stepStart(),
         w.reasoning("Print the log."),
-        toolOutput(w, "bash", { command: "cat logs/worker.log", description: "Show worker log" }, "INFO worker 1 ok\n".repeat(2_000), { compactedAt: START + 3 * 3_600_000 }),
+        toolOutput(w, "bash", { command: "cat logs/worker.log", description: "Show worker log" }, "INFO worker 1 ok\n".repeat(2_000), {
+          compactedAt: START + 3 * 3_600_000,
+        }),
         w.stepFinish("tool-calls"),
         w.stepStart(),
         w.text("Every batch processed without errors."),
@@ -329,7 +384,13 @@ describe.each(FORMATS)("compacted tool output in the provider view (%s store)", 
     expect(shapeOf(request)).toEqual(["user:[text]", "assistant:[thinking,tool_use]", "user:[tool_result]", "assistant:[text]"]);
     const bash = partsOfType(built, 1, "tool")[0]!;
     expect(request.messages[2]!.content).toEqual([
-      { type: "tool_result", id: callIdOf(bash), isError: false, chars: CLEARED.length, source: { kind: "part", id: bash.id, messageId: messageIdOf(built, 1) } },
+      {
+        type: "tool_result",
+        id: callIdOf(bash),
+        isError: false,
+        chars: CLEARED.length,
+        source: { kind: "part", id: bash.id, messageId: messageIdOf(built, 1) },
+      },
     ]);
     expect(view.conversation.messages[2]!.blocks[0]!.text).toBe(CLEARED);
     // The tool_use keeps its input.
@@ -445,7 +506,11 @@ describe.each(FORMATS)("history before a finished compaction (%s store)", (forma
       w.user("Invoice totals are off by a cent on some orders. Find out why.", { gap: 2 * SECOND }),
       w.assistant([w.stepStart(), w.reasoning("Rounding per line."), w.text("Rounding per line."), w.stepFinish("stop")]),
       userMessage(w, [{ type: "compaction", auto: true }], 10 * MINUTE),
-      w.assistant([w.stepStart(), w.text("We found per-line rounding in invoiceTotal. Next: round once."), w.stepFinish("stop")], { mode: "compaction", agent: "compaction", summary: true }),
+      w.assistant([w.stepStart(), w.text("We found per-line rounding in invoiceTotal. Next: round once."), w.stepFinish("stop")], {
+        mode: "compaction",
+        agent: "compaction",
+        summary: true,
+      }),
       w.user("Continue with the totals change."),
       w.assistant([w.stepStart(), w.text("Switching invoiceTotal to integer cents now."), w.stepFinish("stop")]),
     ]);

@@ -8,7 +8,13 @@ type Case = [text: string, expected: Partial<ClassifiedError>];
 const ANTHROPIC: Case[] = [
   [
     "messages.22: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01HqfLWiAKQLsniF2fBGF2KD, toolu_01SJzDkeAZER935cpGFptTNk. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
-    { kind: "orphan_tool_use", index: 22, contentIndex: null, ids: ["toolu_01HqfLWiAKQLsniF2fBGF2KD", "toolu_01SJzDkeAZER935cpGFptTNk"], provider: "anthropic" },
+    {
+      kind: "orphan_tool_use",
+      index: 22,
+      contentIndex: null,
+      ids: ["toolu_01HqfLWiAKQLsniF2fBGF2KD", "toolu_01SJzDkeAZER935cpGFptTNk"],
+      provider: "anthropic",
+    },
   ],
   [
     "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_015cqXRmSf7tsfMgJ9ibV1z3. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
@@ -32,7 +38,10 @@ const ANTHROPIC: Case[] = [
     "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
     { kind: "thinking_order", index: 1, contentIndex: 0 },
   ],
-  ["messages.51.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.", { kind: "thinking_order", index: 51, contentIndex: 0 }],
+  [
+    "messages.51.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.",
+    { kind: "thinking_order", index: 51, contentIndex: 0 },
+  ],
   [
     "messages.5.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
     { kind: "thinking_modified", index: 5, contentIndex: 1 },
@@ -59,13 +68,28 @@ const ANTHROPIC: Case[] = [
     "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again",
     { kind: "context_overflow", tokens: { current: 207951, max: 200000 } },
   ],
-  ['{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}', { kind: "request_too_large", message: "Request exceeds the maximum size" }],
-  ['{"type":"error","error":{"type":"invalid_request_error","message":"Request size exceeds model context window"}}', { kind: "context_overflow", provider: "anthropic", tokens: null }],
+  [
+    '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
+    { kind: "request_too_large", message: "Request exceeds the maximum size" },
+  ],
+  [
+    '{"type":"error","error":{"type":"invalid_request_error","message":"Request size exceeds model context window"}}',
+    { kind: "context_overflow", provider: "anthropic", tokens: null },
+  ],
   ["Request too large (max 32MB). Double press esc to go back and try with a smaller file.", { kind: "request_too_large" }],
   ["The request body is not valid JSON: unexpected end of data: line 1 column 48213 (char 48212)", { kind: "invalid_json_body" }],
-  ["messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes", { kind: "image_invalid", index: 120, contentIndex: 0 }],
-  ["messages.168.content.0.tool_result.content.1.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes", { kind: "image_invalid", index: 168, contentIndex: 0 }],
-  ["messages.108.content.3.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels", { kind: "image_invalid", index: 108, contentIndex: 3 }],
+  [
+    "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
+    { kind: "image_invalid", index: 120, contentIndex: 0 },
+  ],
+  [
+    "messages.168.content.0.tool_result.content.1.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
+    { kind: "image_invalid", index: 168, contentIndex: 0 },
+  ],
+  [
+    "messages.108.content.3.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels",
+    { kind: "image_invalid", index: 108, contentIndex: 3 },
+  ],
   ["Could not process image", { kind: "image_invalid" }],
 ];
 
@@ -78,23 +102,35 @@ const OPENAI: Case[] = [
     "This model's maximum context length is 4097 tokens. However, you requested 4268 tokens (4012 in the messages, 256 in the completion). Please reduce the length of the messages or completion.",
     { kind: "context_overflow", tokens: { current: 4268, max: 4097 } },
   ],
-  ["Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", { kind: "orphan_tool_result", provider: "openai" }],
+  [
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+    { kind: "orphan_tool_result", provider: "openai" },
+  ],
   ["Messages with role 'tool' must be a response to a preceding message with 'tool_calls'", { kind: "orphan_tool_result" }],
   [
     "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_DAZJkqyYW8JTJdkO76E5MoPH",
     { kind: "orphan_tool_use", ids: ["call_DAZJkqyYW8JTJdkO76E5MoPH"], provider: "openai" },
   ],
-  ["An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)", { kind: "orphan_tool_use" }],
+  [
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)",
+    { kind: "orphan_tool_use" },
+  ],
   [
     "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: message[532].role",
     { kind: "orphan_tool_use", ids: [] },
   ],
   ["No tool output found for function call call_k20FunjGZouIu7PaUIAHz2G6.", { kind: "orphan_tool_use", ids: ["call_k20FunjGZouIu7PaUIAHz2G6"] }],
-  ["No tool call found for function call output with call_id call_1VwAGCPnkFRCzHAEGpfZRIVB.", { kind: "orphan_tool_result", ids: ["call_1VwAGCPnkFRCzHAEGpfZRIVB"] }],
+  [
+    "No tool call found for function call output with call_id call_1VwAGCPnkFRCzHAEGpfZRIVB.",
+    { kind: "orphan_tool_result", ids: ["call_1VwAGCPnkFRCzHAEGpfZRIVB"] },
+  ],
 ];
 
 const GEMINI_BEDROCK: Case[] = [
-  ["Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.", { kind: "orphan_tool_use", provider: "gemini" }],
+  [
+    "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+    { kind: "orphan_tool_use", provider: "gemini" },
+  ],
   [
     "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:Task` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
     { kind: "thinking_signature", provider: "gemini" },
@@ -103,18 +139,37 @@ const GEMINI_BEDROCK: Case[] = [
     "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_jQ912rboYgzgLULQpRxWot, tooluse_8dcc1PqLSRCJ9cSXn1WmkA",
     { kind: "orphan_tool_use", index: 2, ids: ["tooluse_jQ912rboYgzgLULQpRxWot", "tooluse_8dcc1PqLSRCJ9cSXn1WmkA"], provider: "bedrock" },
   ],
-  ["The toolUse blocks at messages.2.content contain duplicate Ids: http_request", { kind: "duplicate_tool_id", index: 2, ids: ["http_request"], provider: "bedrock" }],
-  ["The text field in the ContentBlock object at messages.15.content.0 is blank. Add text to the text field, and try again.", { kind: "empty_content", index: 15, contentIndex: 0, provider: "bedrock" }],
-  ["A conversation must start with a user message. Try again with a conversation that starts with a user message.", { kind: "first_not_user", provider: "bedrock" }],
-  ["A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.", { kind: "roles_not_alternating", provider: "bedrock" }],
-  ["The content field in the Message object at messages.4 is empty. Add a ContentBlock object to the content field and try again.", { kind: "empty_content", index: 4 }],
+  [
+    "The toolUse blocks at messages.2.content contain duplicate Ids: http_request",
+    { kind: "duplicate_tool_id", index: 2, ids: ["http_request"], provider: "bedrock" },
+  ],
+  [
+    "The text field in the ContentBlock object at messages.15.content.0 is blank. Add text to the text field, and try again.",
+    { kind: "empty_content", index: 15, contentIndex: 0, provider: "bedrock" },
+  ],
+  [
+    "A conversation must start with a user message. Try again with a conversation that starts with a user message.",
+    { kind: "first_not_user", provider: "bedrock" },
+  ],
+  [
+    "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+    { kind: "roles_not_alternating", provider: "bedrock" },
+  ],
+  [
+    "The content field in the Message object at messages.4 is empty. Add a ContentBlock object to the content field and try again.",
+    { kind: "empty_content", index: 4 },
+  ],
   ["The content field at messages.6.content.0.toolResult cannot be empty when status value is error.", { kind: "empty_content", index: 6, contentIndex: 0 }],
-  ["The model returned the following errors: prompt is too long: 200049 tokens > 200000 maximum", { kind: "context_overflow", tokens: { current: 200049, max: 200000 }, provider: "bedrock" }],
+  [
+    "The model returned the following errors: prompt is too long: 200049 tokens > 200000 maximum",
+    { kind: "context_overflow", tokens: { current: 200049, max: 200000 }, provider: "bedrock" },
+  ],
 ];
 
 function expectClassified(input: string | object, expected: Partial<ClassifiedError>): void {
   const got = classifyProviderError(input);
-  for (const [key, value] of Object.entries(expected)) expect(got[key as keyof ClassifiedError], `${key} of ${JSON.stringify(input).slice(0, 120)}`).toEqual(value);
+  for (const [key, value] of Object.entries(expected))
+    expect(got[key as keyof ClassifiedError], `${key} of ${JSON.stringify(input).slice(0, 120)}`).toEqual(value);
 }
 
 describe("classifyProviderError: every exact text in the reference", () => {
@@ -142,13 +197,21 @@ describe("classifyProviderError: wrapped the ways errors reach users", () => {
     });
   }
   it("an OpenAI invalid_request_error body, with the index only in param", () => {
-    const body = { error: { message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", type: "invalid_request_error", param: "messages.[3].role", code: null } };
+    const body = {
+      error: {
+        message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        type: "invalid_request_error",
+        param: "messages.[3].role",
+        code: null,
+      },
+    };
     expectClassified(JSON.stringify(body), { kind: "orphan_tool_result", index: 3, provider: "openai" });
   });
   it("an OpenAI context_length_exceeded body", () => {
     const body = {
       error: {
-        message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 202868 tokens (202767 in the messages, 101 in the functions). Please reduce the length of the messages or functions.",
+        message:
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 202868 tokens (202767 in the messages, 101 in the functions). Please reduce the length of the messages or functions.",
         type: "invalid_request_error",
         param: "messages",
         code: "context_length_exceeded",
@@ -157,22 +220,35 @@ describe("classifyProviderError: wrapped the ways errors reach users", () => {
     expectClassified(JSON.stringify(body), { kind: "context_overflow", tokens: { current: 202868, max: 128000 }, provider: "openai" });
   });
   it("opencode's ContextOverflowError", () => {
-    expectClassified({ name: "ContextOverflowError", data: { message: "prompt is too long: 212345 tokens > 200000 maximum" } }, { kind: "context_overflow", tokens: { current: 212345, max: 200000 } });
+    expectClassified(
+      { name: "ContextOverflowError", data: { message: "prompt is too long: 212345 tokens > 200000 maximum" } },
+      { kind: "context_overflow", tokens: { current: 212345, max: 200000 } },
+    );
   });
   it("a bare 413 with no recognisable text is still a byte limit", () => {
     expectClassified({ name: "APIError", data: { message: "Payload Too Large", statusCode: 413, isRetryable: false } }, { kind: "request_too_large" });
   });
   it("ids without a known prefix are taken from the list the API spells out", () => {
-    expectClassified("messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: bash-uOQIdN0O. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", {
-      kind: "orphan_tool_use",
-      ids: ["bash-uOQIdN0O"],
-    });
+    expectClassified(
+      "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: bash-uOQIdN0O. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      {
+        kind: "orphan_tool_use",
+        ids: ["bash-uOQIdN0O"],
+      },
+    );
   });
 });
 
 describe("classifyProviderError: errors that only look like session damage", () => {
   it("a rate limit that mentions tokens is not a context error", () => {
-    const body = { type: "error", error: { type: "rate_limit_error", message: "This request would exceed the rate limit for your organization of 40,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits." } };
+    const body = {
+      type: "error",
+      error: {
+        type: "rate_limit_error",
+        message:
+          "This request would exceed the rate limit for your organization of 40,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.",
+      },
+    };
     const got = classifyProviderError(JSON.stringify(body));
     expect(got.kind).toBe("unknown");
     expect(got.tokens).toBeNull();

@@ -102,7 +102,6 @@ export interface CliResult {
   stderr: string;
 }
 
-
 /** Runs bin/recover (build first) with `input` on stdin, no colour, RECOVER_DEBUG unset, plus `env`. */
 export function runWithStdin(args: string[], input: string, env: Record<string, string> = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: cliEnv(env), input, timeout: 25_000 });

@@ -149,7 +149,14 @@ describe("validateAnthropic on hand-built requests", () => {
     );
     const found = validateAnthropic(r, "off");
     expect(found.map(summary)).toEqual([
-      { kind: "duplicate_tool_id", index: 3, contentIndex: 1, text: "messages.3.content.1: `tool_use` ids must be unique", blocks: ["prt_dup"], messageIds: ["msg_3"] },
+      {
+        kind: "duplicate_tool_id",
+        index: 3,
+        contentIndex: 1,
+        text: "messages.3.content.1: `tool_use` ids must be unique",
+        blocks: ["prt_dup"],
+        messageIds: ["msg_3"],
+      },
     ]);
     expectClassifiedAlike(found[0]!);
   });
@@ -158,8 +165,22 @@ describe("validateAnthropic on hand-built requests", () => {
     const r = request(["user", [text("Go.")]], ["assistant", [text("", "prt_empty"), text("ok")]], ["user", [text(" \n\t", "prt_ws")]]);
     const found = validateAnthropic(r, "off");
     expect(found.map(summary)).toEqual([
-      { kind: "empty_content", index: 1, contentIndex: 0, text: "messages: text content blocks must be non-empty", blocks: ["prt_empty"], messageIds: ["msg_1"] },
-      { kind: "empty_content", index: 2, contentIndex: 0, text: "text content blocks must contain non-whitespace text", blocks: ["prt_ws"], messageIds: ["msg_2"] },
+      {
+        kind: "empty_content",
+        index: 1,
+        contentIndex: 0,
+        text: "messages: text content blocks must be non-empty",
+        blocks: ["prt_empty"],
+        messageIds: ["msg_1"],
+      },
+      {
+        kind: "empty_content",
+        index: 2,
+        contentIndex: 0,
+        text: "text content blocks must contain non-whitespace text",
+        blocks: ["prt_ws"],
+        messageIds: ["msg_2"],
+      },
     ]);
     for (const v of found) expect(classifyProviderError(v.text).kind).toBe("empty_content");
   });
@@ -168,7 +189,14 @@ describe("validateAnthropic on hand-built requests", () => {
     const middle = request(["user", [text("Go.")]], ["assistant", []], ["user", [text("Hello?")]]);
     const found = validateAnthropic(middle, "off");
     expect(found.map(summary)).toEqual([
-      { kind: "empty_content", index: 1, contentIndex: null, text: "messages.1: all messages must have non-empty content except for the optional final assistant message", blocks: [], messageIds: ["msg_1"] },
+      {
+        kind: "empty_content",
+        index: 1,
+        contentIndex: null,
+        text: "messages.1: all messages must have non-empty content except for the optional final assistant message",
+        blocks: [],
+        messageIds: ["msg_1"],
+      },
     ]);
     expectClassifiedAlike(found[0]!);
     expect(validateAnthropic(request(["user", [text("Go.")]], ["assistant", []]), "off")).toEqual([]);
@@ -181,7 +209,14 @@ describe("validateAnthropic on hand-built requests", () => {
     const r = request(["assistant", [text("Continuing.", "prt_a")]], ["user", [text("Thanks.")]]);
     const found = validateAnthropic(r, "off");
     expect(found.map(summary)).toEqual([
-      { kind: "first_not_user", index: 0, contentIndex: null, text: 'messages: first message must use the "user" role', blocks: ["prt_a"], messageIds: ["msg_0"] },
+      {
+        kind: "first_not_user",
+        index: 0,
+        contentIndex: null,
+        text: 'messages: first message must use the "user" role',
+        blocks: ["prt_a"],
+        messageIds: ["msg_0"],
+      },
     ]);
     expectClassifiedAlike(found[0]!);
   });
@@ -229,11 +264,30 @@ describe("validateAnthropic on hand-built requests", () => {
   });
 
   it("trailing_thinking: an assistant message may not end on (redacted) thinking, in any position", () => {
-    const r = request(["user", [text("Go.")]], ["assistant", [thinking(), text("x"), thinking("prt_tail")]], ["user", [text("More.")]], ["assistant", [redacted("prt_r")]]);
+    const r = request(
+      ["user", [text("Go.")]],
+      ["assistant", [thinking(), text("x"), thinking("prt_tail")]],
+      ["user", [text("More.")]],
+      ["assistant", [redacted("prt_r")]],
+    );
     const found = validateAnthropic(r, "on");
     expect(found.map(summary)).toEqual([
-      { kind: "trailing_thinking", index: 1, contentIndex: null, text: "messages.1: The final block in an assistant message cannot be `thinking`.", blocks: ["prt_tail"], messageIds: ["msg_1"] },
-      { kind: "trailing_thinking", index: 3, contentIndex: null, text: "messages.3: The final block in an assistant message cannot be `thinking`.", blocks: ["prt_r"], messageIds: ["msg_3"] },
+      {
+        kind: "trailing_thinking",
+        index: 1,
+        contentIndex: null,
+        text: "messages.1: The final block in an assistant message cannot be `thinking`.",
+        blocks: ["prt_tail"],
+        messageIds: ["msg_1"],
+      },
+      {
+        kind: "trailing_thinking",
+        index: 3,
+        contentIndex: null,
+        text: "messages.3: The final block in an assistant message cannot be `thinking`.",
+        blocks: ["prt_r"],
+        messageIds: ["msg_3"],
+      },
     ]);
     expectClassifiedAlike(found[0]!);
   });
@@ -264,7 +318,10 @@ describe("validateAnthropic on hand-built requests", () => {
     // The index of the first thinking block, wherever it is.
     const later = request(["user", [text("Go.")]], ["assistant", [text("x"), text("y"), thinking("prt_third"), text("z")]]);
     expect(validateAnthropic(later, "off").map((v) => [v.kind, v.text])).toEqual([
-      ["thinking_order", "messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text."],
+      [
+        "thinking_order",
+        "messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.",
+      ],
       [
         "thinking_when_disabled",
         "messages.1.content.2: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.",
@@ -407,7 +464,9 @@ describe.each(FORMATS)("validateAnthropic on real sessions (%s store)", (format)
     const built = storeOf(
       sessionOf(
         (w) => [
-          w.assistant([w.stepStart(), w.reasoning("Continue the refactor."), w.text("Continuing the refactor."), w.stepFinish("stop")], { parentID: "msg_0f6b12e50001g9BHONa7bZPqnX" }),
+          w.assistant([w.stepStart(), w.reasoning("Continue the refactor."), w.text("Continuing the refactor."), w.stepFinish("stop")], {
+            parentID: "msg_0f6b12e50001g9BHONa7bZPqnX",
+          }),
           w.user("Thanks, now run the tests.", { gap: 2 * SECOND }),
           w.assistant([w.stepStart(), w.text("All green."), w.stepFinish("stop")]),
         ],

@@ -75,7 +75,12 @@ function threeTurns(start?: number) {
         w.stepFinish("stop"),
       ]),
       w.user("Thanks. Anything else to watch?"),
-      w.assistant([w.stepStart(), w.reasoning("R5: mention credit notes."), w.text("Only credit notes: they round toward zero on exact halves."), w.stepFinish("stop")]),
+      w.assistant([
+        w.stepStart(),
+        w.reasoning("R5: mention credit notes."),
+        w.text("Only credit notes: they round toward zero on exact halves."),
+        w.stepFinish("stop"),
+      ]),
     ],
     start === undefined ? {} : { start },
   );
@@ -116,7 +121,13 @@ function afterAnErroredTurn() {
 function latestToolTurn() {
   return sessionOf((w) => [
     w.user("Check the tax module too."),
-    w.assistant([w.stepStart(), w.reasoning("R3: read the tax module."), w.text("Reading the tax module."), w.read("src/invoices/tax.ts", TAX_TS), w.stepFinish("tool-calls")]),
+    w.assistant([
+      w.stepStart(),
+      w.reasoning("R3: read the tax module."),
+      w.text("Reading the tax module."),
+      w.read("src/invoices/tax.ts", TAX_TS),
+      w.stepFinish("tool-calls"),
+    ]),
     w.assistant([w.stepStart(), w.reasoning("R4: it rounds once; fine."), w.text("The tax module already rounds once."), w.stepFinish("stop")]),
   ]);
 }
@@ -165,7 +176,16 @@ function repairForError(fx: Fixture, errorText: string, opts: { only?: boolean; 
     const writer = store.openWriter();
     try {
       const { targets, changes } = repairTargets([{ sessionRef: records.sessionRef, changes: planned.changes }], writer, store.codec, fx.now);
-      const backup = runTransaction({ kind: "repair", writer, backupRoot: fx.backupRoot, stateDir: fx.stateDir, sessions: [fx.sessionId], changes, targets, now: fx.now });
+      const backup = runTransaction({
+        kind: "repair",
+        writer,
+        backupRoot: fx.backupRoot,
+        stateDir: fx.stateDir,
+        sessions: [fx.sessionId],
+        changes,
+        targets,
+        now: fx.now,
+      });
       return { explanation: aimed.explanation, plan: planned, backup };
     } finally {
       writer.close();
@@ -173,8 +193,7 @@ function repairForError(fx: Fixture, errorText: string, opts: { only?: boolean; 
   });
 }
 
-const reasoningIds = (built: BuiltStore) =>
-  built.sessions[0]!.messages.flatMap((m) => m.parts.filter((p) => p.data?.type === "reasoning").map((p) => p.id));
+const reasoningIds = (built: BuiltStore) => built.sessions[0]!.messages.flatMap((m) => m.parts.filter((p) => p.data?.type === "reasoning").map((p) => p.id));
 
 describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (format) => {
   it("an invalid signature in an earlier turn: exactly that reasoning part goes, every other record stays byte for byte", () => {
@@ -193,7 +212,9 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     );
     expect(ops(plan.changes)).toEqual([`delete part ${r3.partId}`]);
     expect(plan.changes[0]!.rules).toEqual(["provider-error"]);
-    expect(plan.changes[0]!.reasons).toEqual(["removed the thinking the provider rejected (invalid signature); never edited or made up (kept verbatim in the backup)"]);
+    expect(plan.changes[0]!.reasons).toEqual([
+      "removed the thinking the provider rejected (invalid signature); never edited or made up (kept verbatim in the backup)",
+    ]);
     expect(plan.fixed.map((f) => `${f.rule} ${f.partId}`)).toEqual([`provider-error ${r3.partId}`]);
     // On disk: that part is gone; only the session record's update time moved.
     expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: [`part:${r3.partId}`], changed: [`session:${fx.sessionId}`] });
@@ -269,7 +290,13 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const was = storedPart(before, a!.id) as { state: Json };
     expect(storedPart(after, a!.id)).toEqual({
       ...was,
-      state: { ...was.state, status: "error", error: "Tool execution aborted", metadata: { interrupted: true }, time: { start: (was.state.time as Json).start, end: fx.now } },
+      state: {
+        ...was.state,
+        status: "error",
+        error: "Tool execution aborted",
+        metadata: { interrupted: true },
+        time: { start: (was.state.time as Json).start, end: fx.now },
+      },
     });
     expect(storedPart(after, b!.id)).toEqual(storedPart(before, b!.id));
   });
@@ -279,7 +306,13 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
       sessionOf((w) => [
         w.user("Check the tax module too."),
         // Its reasoning lost the signature, so the turn is sent without thinking; opencode stopped after the tool ran.
-        w.assistant([w.stepStart(), unsignedReasoning(w, "Read the tax module."), w.text("Reading the tax module."), w.read("src/invoices/tax.ts", TAX_TS), w.stepFinish("tool-calls")]),
+        w.assistant([
+          w.stepStart(),
+          unsignedReasoning(w, "Read the tax module."),
+          w.text("Reading the tax module."),
+          w.read("src/invoices/tax.ts", TAX_TS),
+          w.stepFinish("tool-calls"),
+        ]),
       ]),
     );
     const turn = built.sessions[0]!.messages.at(-1)!;
@@ -297,7 +330,8 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
   it("thinking disabled for the model: every reasoning part goes, nothing else", () => {
     const built = storeOf(threeTurns());
     const fx = setup(format, built);
-    const text = "messages.9.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.";
+    const text =
+      "messages.9.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.";
     const { plan } = repairForError(fx, text);
     expect(ops(plan.changes)).toEqual(sorted(...reasoningIds(built).map((id) => `delete part ${id}`)));
     expect(rescan(fx)).toEqual([]);
@@ -308,7 +342,14 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const built = storeOf(
       sessionOf((w) => [
         w.user("Read the totals module again."),
-        w.assistant([w.stepStart(), w.read("src/invoices/totals.ts", TOTALS_TS), w.stepFinish("tool-calls"), w.stepStart(), w.text("Same as before."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.read("src/invoices/totals.ts", TOTALS_TS),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Same as before."),
+          w.stepFinish("stop"),
+        ]),
       ]),
     );
     const first = built.sessions[0]!.messages[1]!.parts.find((p) => p.data?.type === "tool")!;
@@ -343,13 +384,22 @@ function storedErrorSession(start: number) {
   return sessionOf(
     (w) => [
       w.user("Now apply the fix."),
-      { role: "assistant", created: w.tick(2 * SECOND), parts: [], info: { time: { completed: w.tick(SECOND) }, error: STORED_SIGNATURE_ERROR, finish: undefined } } as MessageSpec,
+      {
+        role: "assistant",
+        created: w.tick(2 * SECOND),
+        parts: [],
+        info: { time: { completed: w.tick(SECOND) }, error: STORED_SIGNATURE_ERROR, finish: undefined },
+      } as MessageSpec,
     ],
     { start },
   );
 }
 
-function cliStore(session: ReturnType<typeof threeTurns>, format: "opencode-sqlite" | "opencode-json" = "opencode-sqlite", extra: ReturnType<typeof threeTurns>[] = []) {
+function cliStore(
+  session: ReturnType<typeof threeTurns>,
+  format: "opencode-sqlite" | "opencode-json" = "opencode-sqlite",
+  extra: ReturnType<typeof threeTurns>[] = [],
+) {
   const built = buildStore({ seed: 19, sessions: [session, ...extra] });
   return { built, id: built.sessions[0]!.id, store: writeTestStore(built, format) };
 }
@@ -384,7 +434,9 @@ describe("session repair --error through the CLI", () => {
     const before = storeState(store);
     const r = await sb.run(["session", "repair", id, "--error-file", file, "--yes", "--resume", "--store", store.store]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stderr).toBe(`note: session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`);
+    expect(r.stderr).toBe(
+      `note: session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`,
+    );
     expect(r.stdout).toMatch(new RegExp(`^  delete part ${r3.partId} \\[provider-error\\]  removed the thinking the provider rejected`, "m"));
     expect(r.stdout).toContain(`\ncontinue with: opencode run --session ${id} "continue"\n`);
     expect(r.stdout).toMatch(/^undo with: recover session restore \S+ --store \S+$/m);
@@ -410,7 +462,13 @@ describe("session repair --error through the CLI", () => {
     const { id, store } = cliStore(threeTurns(T0));
     const sb = sandbox();
     const before = storeBytes(store);
-    const line = await expectFailure(sb, ["session", "repair", id, "--yes", "--error", SIG(4), "--store", store.store], 1, "fix-failed", /nothing in session \S+ matches what it names, so nothing was changed/);
+    const line = await expectFailure(
+      sb,
+      ["session", "repair", id, "--yes", "--error", SIG(4), "--store", store.store],
+      1,
+      "fix-failed",
+      /nothing in session \S+ matches what it names, so nothing was changed/,
+    );
     expect(line).toContain("the error given (thinking_signature)");
     expectStoreBytes(store, before);
     noBackups(sb);
@@ -447,11 +505,23 @@ describe("session repair --error through the CLI", () => {
     const sb = sandbox();
     const before = storeBytes(store);
     const [one, two] = built.sessions.map((s) => s.id);
-    await expectFailure(sb, ["session", "repair", one!, two!, "--error", SIG(5), "--store", store.store], 2, "usage", /--error names one session's error: give exactly one session/);
+    await expectFailure(
+      sb,
+      ["session", "repair", one!, two!, "--error", SIG(5), "--store", store.store],
+      2,
+      "usage",
+      /--error names one session's error: give exactly one session/,
+    );
     await expectFailure(sb, ["session", "repair", "--all", "--error", SIG(5), "--store", store.store], 2, "usage", /give exactly one session/);
     const file = path.join(tempDir(), "e.txt");
     fs.writeFileSync(file, SIG(5));
-    await expectFailure(sb, ["session", "repair", one!, "--error", SIG(5), "--error-file", file, "--store", store.store], 2, "usage", /give --error or --error-file, not both/);
+    await expectFailure(
+      sb,
+      ["session", "repair", one!, "--error", SIG(5), "--error-file", file, "--store", store.store],
+      2,
+      "usage",
+      /give --error or --error-file, not both/,
+    );
     const empty = runWithStdin(["session", "repair", one!, "--error", "-", "--store", store.store], "  \n", sb.env);
     expect(empty.status).toBe(2);
     expectOneLineError(empty, /the error text is empty/);
@@ -497,7 +567,9 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode
     const gone = Object.keys(before).filter((k) => !(k in after));
     expect(gone).toEqual([partKey(store, r1.messageId, r1.partId)]);
     // Every other reasoning part is as it was.
-    const otherReasoning = built.sessions[0]!.messages.flatMap((m) => m.parts.filter((p) => p.data?.type === "reasoning" && p.id !== r1.partId).map((p) => partKey(store, m.id, p.id)));
+    const otherReasoning = built.sessions[0]!.messages.flatMap((m) =>
+      m.parts.filter((p) => p.data?.type === "reasoning" && p.id !== r1.partId).map((p) => partKey(store, m.id, p.id)),
+    );
     expect(otherReasoning.length).toBeGreaterThan(0);
     for (const key of otherReasoning) expect(after[key]).toBe(before[key]);
 

@@ -11,7 +11,19 @@ import { incompleteMessage } from "../../src/rules/incomplete-message.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import { MINUTE, SECOND, replaceWithBytes, truncateAfter, type Json } from "../support/opencode-fixtures.js";
-import { ABORTED, dropSessionRecord, hasText, messageWhere, messageWithText, partWhere, pendingTool, sessionOf, storeOf, textPart, UNFINISHED } from "../rules/harness.js";
+import {
+  ABORTED,
+  dropSessionRecord,
+  hasText,
+  messageWhere,
+  messageWithText,
+  partWhere,
+  pendingTool,
+  sessionOf,
+  storeOf,
+  textPart,
+  UNFINISHED,
+} from "../rules/harness.js";
 import {
   cleanupAll,
   diff,
@@ -39,7 +51,8 @@ afterAll(cleanupAll);
 const readBackupState = (fx: { backupRoot: string }, id: string) => readBackup(fx.backupRoot, id).manifest.state;
 
 const TAX_TS = "export const tax = (subtotalCents: number) => Math.round(subtotalCents * 0.2);";
-const SUITE_OUTPUT = " ✓ test/config.test.ts (5 tests) 6ms\n ✓ test/invoices.test.ts (12 tests) 41ms\n\n Test Files  2 passed (2)\n      Tests  17 passed (17)\n";
+const SUITE_OUTPUT =
+  " ✓ test/config.test.ts (5 tests) 6ms\n ✓ test/invoices.test.ts (12 tests) 41ms\n\n Test Files  2 passed (2)\n      Tests  17 passed (17)\n";
 
 const isTool = (status: string) => (d: Json) => d.type === "tool" && (d.state as { status: string }).status === status;
 
@@ -70,10 +83,14 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const { plan: p, backup } = repair(fx);
     expect(ops(p.changes)).toEqual(sorted(`update part ${bash.partId}`, `update part ${edit.partId}`));
     expect(p.fixed.map((f) => `${f.rule} ${f.partId}`).sort()).toEqual(sorted(`tool-call-interrupted ${bash.partId}`, `tool-call-interrupted ${edit.partId}`));
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: [], changed: sorted(`part:${bash.partId}`, `part:${edit.partId}`, `session:${fx.sessionId}`) });
+    expect(diff(original, snapshot(fx))).toEqual({
+      added: [],
+      removed: [],
+      changed: sorted(`part:${bash.partId}`, `part:${edit.partId}`, `session:${fx.sessionId}`),
+    });
 
     const after = load(fx);
-    const bashState = (bashBefore.state as Json);
+    const bashState = bashBefore.state as Json;
     expect(storedPart(after, bash.partId)).toEqual({
       ...bashBefore,
       state: {
@@ -150,7 +167,10 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
       const records = store.loadSession(fx.sessionId, "full");
       const options = { ...DEFAULT_RULE_OPTIONS, now: fx.now };
       const context = new OpencodeFixContext(records, opencodeSessionView(records, options), fx.now, store.codec, options);
-      return incompleteMessage.fix!({ rule: "incomplete-message", severity: "warning", sessionId: fx.sessionId, fixable: true, messageId: id, message: "" }, context);
+      return incompleteMessage.fix!(
+        { rule: "incomplete-message", severity: "warning", sessionId: fx.sessionId, fixable: true, messageId: id, message: "" },
+        context,
+      );
     });
     expect(edits).toHaveLength(1);
     const edit = edits[0]!;
@@ -219,7 +239,11 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
 
     const { plan: p, backup } = repair(fx);
     expect(ops(p.changes)).toEqual(sorted(`delete part ${empty.partId}`, `update part ${blank.partId}`));
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: [`part:${empty.partId}`], changed: sorted(`part:${blank.partId}`, `session:${fx.sessionId}`) });
+    expect(diff(original, snapshot(fx))).toEqual({
+      added: [],
+      removed: [`part:${empty.partId}`],
+      changed: sorted(`part:${blank.partId}`, `session:${fx.sessionId}`),
+    });
     const after = load(fx);
     expect(partIds(after, empty.messageId)).not.toContain(empty.partId);
     expect(storedPart(after, blank.partId)).toEqual({ ...blankBefore, text: INTERRUPTED_PLACEHOLDER, synthetic: true });
@@ -336,7 +360,13 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const built = storeOf(
       sessionOf((w) => {
         const prompt = w.user("Check the tax module too.");
-        const firstStep = [w.stepStart(), w.reasoning("Read the tax module first."), w.text("Reading the tax module."), w.read("src/invoices/tax.ts", TAX_TS), w.stepFinish("tool-calls")];
+        const firstStep = [
+          w.stepStart(),
+          w.reasoning("Read the tax module first."),
+          w.text("Reading the tax module."),
+          w.read("src/invoices/tax.ts", TAX_TS),
+          w.stepFinish("tool-calls"),
+        ];
         const stepStart = w.stepStart();
         // The reasoning and the step-finish after it land in the same millisecond: ids with counters 1 and 2.
         const reasoning = w.reasoning("It rounds once from integer cents, so nothing to change. Tell the user.");
@@ -354,7 +384,9 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const before = partIds(load(fx), trailing.messageId);
     const at = before.indexOf(trailing.partId);
     const next = before[at + 1]!;
-    expect(next.slice(4, 16), "precondition: consecutive ticks of one millisecond").toBe((Number.parseInt(trailing.partId.slice(4, 16), 16) + 1).toString(16).padStart(12, "0"));
+    expect(next.slice(4, 16), "precondition: consecutive ticks of one millisecond").toBe(
+      (Number.parseInt(trailing.partId.slice(4, 16), 16) + 1).toString(16).padStart(12, "0"),
+    );
     const original = snapshot(fx);
     const { plan: p, backup } = repair(fx);
     const inserted = p.changes[0]!.key.id;
@@ -376,7 +408,13 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
       sessionOf(
         (w) => {
           const prompt = w.user("Check the tax module too.", { gap: 2 * SECOND });
-          const firstStep = [w.stepStart(), w.reasoning("Read the tax module first."), w.text("Reading the tax module."), w.read("src/invoices/tax.ts", TAX_TS), w.stepFinish("tool-calls")];
+          const firstStep = [
+            w.stepStart(),
+            w.reasoning("Read the tax module first."),
+            w.text("Reading the tax module."),
+            w.read("src/invoices/tax.ts", TAX_TS),
+            w.stepFinish("tool-calls"),
+          ];
           const stepStart = w.stepStart();
           const reasoning = { ...w.reasoning("It rounds once from integer cents, so nothing to change. Tell the user."), time: WRAP - 2 * SECOND };
           const finish = { ...w.stepFinish("stop"), time: WRAP + 150 };
@@ -421,7 +459,14 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
           w.stepFinish("stop"),
         ]),
         w.user("Great. Commit it.", { gap: 2 * MINUTE }),
-        w.assistant([w.stepStart(), w.bash("git commit -am 'Round invoice totals once'", "Commit", "[main 4f2a9c1] Round invoice totals once\n"), w.stepFinish("tool-calls"), w.stepStart(), w.text("Committed."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.bash("git commit -am 'Round invoice totals once'", "Commit", "[main 4f2a9c1] Round invoice totals once\n"),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Committed."),
+          w.stepFinish("stop"),
+        ]),
       ]),
     );
     const late = partWhere(built, hasText("Tax might round per line"));
@@ -460,7 +505,11 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const { plan: p, backup } = repair(fx);
     const expectedKeys = turn.flatMap((m) => [`message ${m.id}`, ...m.parts.map((x) => `part ${x.id}`)]);
     expect(ops(p.changes)).toEqual(expectedKeys.map((k) => `delete ${k}`).sort());
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: expectedKeys.map((k) => k.replace(" ", ":")).sort(), changed: [`session:${fx.sessionId}`] });
+    expect(diff(original, snapshot(fx))).toEqual({
+      added: [],
+      removed: expectedKeys.map((k) => k.replace(" ", ":")).sort(),
+      changed: [`session:${fx.sessionId}`],
+    });
     const after = load(fx);
     expect(after.messages.map((m) => m.ref.id)).toEqual(session.messages.slice(0, 3).map((m) => m.id));
     expect(after.messages.at(-1)!.ref.id).toBe(prompt.id);
@@ -502,9 +551,23 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const built = storeOf(
       sessionOf((w) => [
         w.user("Which dependencies are outdated?"),
-        w.assistant([w.stepStart(), w.tool("bash", { command: "npm outdated", description: "List outdated" }, { output: "zod 3.23.8 4.1.0\n", title: "List outdated", callID: dup }), w.stepFinish("tool-calls"), w.stepStart(), w.text("Only zod."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.tool("bash", { command: "npm outdated", description: "List outdated" }, { output: "zod 3.23.8 4.1.0\n", title: "List outdated", callID: dup }),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Only zod."),
+          w.stepFinish("stop"),
+        ]),
         w.user("Bump it.", { gap: 2 * MINUTE }),
-        w.assistant([w.stepStart(), w.tool("bash", { command: "npm install zod@4", description: "Bump zod" }, { output: "changed 1 package\n", title: "Bump zod", callID: dup }), w.stepFinish("tool-calls"), w.stepStart(), w.text("Bumped zod to 4.1.0."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.tool("bash", { command: "npm install zod@4", description: "Bump zod" }, { output: "changed 1 package\n", title: "Bump zod", callID: dup }),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Bumped zod to 4.1.0."),
+          w.stepFinish("stop"),
+        ]),
       ]),
     );
     const first = partWhere(built, (d) => d.type === "tool" && (d.state as { input: Json }).input.command === "npm outdated");
@@ -529,9 +592,23 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const built = storeOf(
       sessionOf((w) => [
         w.user("Which dependencies are outdated?"),
-        w.assistant([w.stepStart(), w.tool("bash", { command: "npm outdated", description: "List outdated" }, { output: "zod 3.23.8 4.1.0\n", title: "List outdated", callID: dup }), w.stepFinish("tool-calls"), w.stepStart(), w.text("Only zod."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.tool("bash", { command: "npm outdated", description: "List outdated" }, { output: "zod 3.23.8 4.1.0\n", title: "List outdated", callID: dup }),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Only zod."),
+          w.stepFinish("stop"),
+        ]),
         w.user("Bump it.", { gap: 2 * MINUTE }),
-        w.assistant([w.stepStart(), w.tool("bash", { command: "npm install zod@4", description: "Bump zod" }, { output: "changed 1 package\n", title: "Bump zod", callID: dup }), w.stepFinish("tool-calls"), w.stepStart(), w.text("Bumped."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.tool("bash", { command: "npm install zod@4", description: "Bump zod" }, { output: "changed 1 package\n", title: "Bump zod", callID: dup }),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Bumped."),
+          w.stepFinish("stop"),
+        ]),
       ]),
     );
     const later = partWhere(built, (d) => d.type === "tool" && (d.state as { input: Json }).input.command === "npm install zod@4");
@@ -577,7 +654,11 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     expect(raw(lone.partId).toString("latin1")).toContain("\\ud83d");
     expect(raw(latin1.partId).includes(Buffer.from([0x4d, 0xfc, 0x6c]))).toBe(true);
     expect(raw(nul.partId).toString("latin1")).toContain("\\u0000");
-    expect(rescan(fx).map((f) => `${f.rule} ${f.partId}`).sort()).toEqual(sorted(...[nul, lone, latin1].map((x) => `corrupted-tool-output ${x.partId}`)));
+    expect(
+      rescan(fx)
+        .map((f) => `${f.rule} ${f.partId}`)
+        .sort(),
+    ).toEqual(sorted(...[nul, lone, latin1].map((x) => `corrupted-tool-output ${x.partId}`)));
     const nulBefore = storedPart(before, nul.partId);
     const loneBefore = storedPart(before, lone.partId);
     const latinBefore = storedPart(before, latin1.partId);
@@ -585,7 +666,11 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
 
     const { plan: p, backup } = repair(fx);
     expect(ops(p.changes)).toEqual(sorted(...[nul, lone, latin1].map((x) => `update part ${x.partId}`)));
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: [], changed: sorted(...[nul, lone, latin1].map((x) => `part:${x.partId}`), `session:${fx.sessionId}`) });
+    expect(diff(original, snapshot(fx))).toEqual({
+      added: [],
+      removed: [],
+      changed: sorted(...[nul, lone, latin1].map((x) => `part:${x.partId}`), `session:${fx.sessionId}`),
+    });
     const after = load(fx);
     const clean = NUL_OUTPUT.replaceAll("\u0000", "");
     const nulState = nulBefore.state as Json;
@@ -617,7 +702,11 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
           w.stepStart(),
           w.text("Showing it."),
           {
-            ...w.tool("bash", { command: "cat customers.csv", description: "Show customers" }, { output: "name: Gr\uFFFDn (decoded upstream)\n1;Hans Mueller\n", title: "Show customers" }),
+            ...w.tool(
+              "bash",
+              { command: "cat customers.csv", description: "Show customers" },
+              { output: "name: Gr\uFFFDn (decoded upstream)\n1;Hans Mueller\n", title: "Show customers" },
+            ),
             corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])),
           },
           w.stepFinish("tool-calls"),
@@ -678,7 +767,11 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const zeroed = partWhere(built, hasText("All 17 tests pass."));
     const callID = (built.sessions[0]!.messages[3]!.parts.find((x) => x.id === tornTool.partId)!.data as Json).callID as string;
     const fx = setup(format, built);
-    expect(rescan(fx).map((f) => `${f.rule} ${f.partId}`).sort()).toEqual(sorted(...[tornTool, tornText, zeroed].map((x) => `unreadable-record ${x.partId}`)));
+    expect(
+      rescan(fx)
+        .map((f) => `${f.rule} ${f.partId}`)
+        .sort(),
+    ).toEqual(sorted(...[tornTool, tornText, zeroed].map((x) => `unreadable-record ${x.partId}`)));
     const original = snapshot(fx);
 
     const { plan: p, backup } = repair(fx);
@@ -711,7 +804,10 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const built = storeOf(
       sessionOf((w) => [
         w.user("Run the whole suite."),
-        { ...w.assistant([w.stepStart(), w.text("Running the full suite."), w.bash("npm test", "Run all tests", SUITE_OUTPUT), w.stepFinish("tool-calls")]), raw: '{"role":"assistant","ti' },
+        {
+          ...w.assistant([w.stepStart(), w.text("Running the full suite."), w.bash("npm test", "Run all tests", SUITE_OUTPUT), w.stepFinish("tool-calls")]),
+          raw: '{"role":"assistant","ti',
+        },
         w.user("Did it pass?", { gap: 5 * MINUTE }),
         w.assistant([w.stepStart(), w.text("Yes, all 17 tests passed."), w.stepFinish("stop")]),
       ]),
@@ -762,14 +858,21 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
         messageId: gone,
         parts: [
           { time: goneAt + SECOND, data: { type: "step-start", snapshot: "9f2c1e0d5b7a43e1c2d8f6a0b9e7c5d3a1f2e4b6" } },
-          { time: goneAt + 2 * SECOND, data: { type: "text", text: "Reverting the rounding change.", time: { start: goneAt + 2 * SECOND, end: goneAt + 3 * SECOND } } },
+          {
+            time: goneAt + 2 * SECOND,
+            data: { type: "text", text: "Reverting the rounding change.", time: { start: goneAt + 2 * SECOND, end: goneAt + 3 * SECOND } },
+          },
         ],
       },
     ];
     const built = storeOf(spec);
     const orphans = built.sessions[0]!.orphanParts.map((x) => x.id);
     const fx = setup(format, built);
-    expect(load(fx).orphanParts.map((x) => x.ref.id).sort()).toEqual(sorted(...orphans));
+    expect(
+      load(fx)
+        .orphanParts.map((x) => x.ref.id)
+        .sort(),
+    ).toEqual(sorted(...orphans));
     const original = snapshot(fx);
     const { plan: p, backup } = repair(fx);
     expect(ops(p.changes)).toEqual(sorted(...orphans.map((id) => `delete part ${id}`)));

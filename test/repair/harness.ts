@@ -150,7 +150,17 @@ export function restore(fx: Fixture, backupId: string, now = fx.later): Backup {
       const { targets, conflicts } = restoreTargets(backup, writer);
       expect(conflicts, "records changed after the repair").toEqual([]);
       const sessions = [...new Set(targets.map((t) => t.key.sessionId))];
-      return runTransaction({ kind: "restore", restoreOf: backupId, writer, backupRoot: fx.backupRoot, stateDir: fx.stateDir, sessions, changes: changesOfTargets(targets, "restore"), targets, now });
+      return runTransaction({
+        kind: "restore",
+        restoreOf: backupId,
+        writer,
+        backupRoot: fx.backupRoot,
+        stateDir: fx.stateDir,
+        sessions,
+        changes: changesOfTargets(targets, "restore"),
+        targets,
+        now,
+      });
     } finally {
       writer.close();
     }
@@ -306,7 +316,10 @@ export interface AfterRepair {
  */
 export function expectSettledAndRestorable(fx: Fixture, a: AfterRepair): void {
   const findings = rescan(fx).map((f) => `${f.rule} ${f.messageId ?? "-"} ${f.partId ?? "-"}`);
-  expect(findings.filter((f) => a.rules.includes(f.split(" ")[0]!)), "findings of the fixed rules").toEqual([]);
+  expect(
+    findings.filter((f) => a.rules.includes(f.split(" ")[0]!)),
+    "findings of the fixed rules",
+  ).toEqual([]);
   expect(findings.sort(), "every finding of a rescan").toEqual([...(a.remaining ?? [])].sort());
   const rules = a.replanRules ?? DEFAULT_REPAIR_RULES;
   expect(ops(plan(fx, { rules, now: fx.now }).changes), "re-plan at the pinned clock").toEqual([]);
@@ -318,7 +331,9 @@ export function expectSettledAndRestorable(fx: Fixture, a: AfterRepair): void {
 
 export function expectSameMtimes(actual: Snapshot, expected: Snapshot): void {
   expect([...actual.mtimes.keys()].sort()).toEqual([...expected.mtimes.keys()].sort());
-  const off = [...expected.mtimes].filter(([key, ms]) => Math.abs(actual.mtimes.get(key)! - ms) >= 2).map(([key, ms]) => `${key}: ${ms} → ${actual.mtimes.get(key)}`);
+  const off = [...expected.mtimes]
+    .filter(([key, ms]) => Math.abs(actual.mtimes.get(key)! - ms) >= 2)
+    .map(([key, ms]) => `${key}: ${ms} → ${actual.mtimes.get(key)}`);
   expect(off, "files whose mtime did not come back").toEqual([]);
 }
 

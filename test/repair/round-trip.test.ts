@@ -102,7 +102,10 @@ function fileBytes(fx: Fixture): Map<string, string> {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       const stat = fs.statSync(full);
-      out.set(path.relative(fx.storePath, full), entry.isDirectory() ? `dir ${stat.mode.toString(8)}` : `${stat.mode.toString(8)} ${stat.mtimeMs} ${fs.readFileSync(full).toString("hex")}`);
+      out.set(
+        path.relative(fx.storePath, full),
+        entry.isDirectory() ? `dir ${stat.mode.toString(8)}` : `${stat.mode.toString(8)} ${stat.mtimeMs} ${fs.readFileSync(full).toString("hex")}`,
+      );
       if (entry.isDirectory()) walk(full);
     }
   };
@@ -145,7 +148,9 @@ describe.each(FORMATS)("repair round trips (%s store)", (format) => {
     expect(backup.manifest.sessions).toEqual([fx.sessionId]);
     // The manifest lists every planned change, and one image per changed record plus the touched session.
     expect(backup.manifest.changes.map((c) => `${c.op} ${c.record} ${c.id}`).sort()).toEqual(ops(p.changes));
-    expect(backup.manifest.images.map((i) => `${i.key.record}:${i.key.id}`).sort()).toEqual(sorted(...p.changes.map((c) => `${c.key.record}:${c.key.id}`), `session:${fx.sessionId}`));
+    expect(backup.manifest.images.map((i) => `${i.key.record}:${i.key.id}`).sort()).toEqual(
+      sorted(...p.changes.map((c) => `${c.key.record}:${c.key.id}`), `session:${fx.sessionId}`),
+    );
     const d = diff(original, snapshot(fx));
     expect([...d.added, ...d.removed, ...d.changed].sort()).toEqual(sorted(...p.changes.map((c) => `${c.key.record}:${c.key.id}`), `session:${fx.sessionId}`));
     expect(rescan(fx).map((f) => f.rule)).toEqual(["unsigned-thinking"]);
@@ -237,7 +242,12 @@ describe.each(FORMATS)("repair round trips (%s store)", (format) => {
       const built = storeOf(
         sessionOf((w) => [
           w.user("Run the whole suite."),
-          w.assistant([w.stepStart(), w.text("Running the full suite."), w.running("bash", { command: "npm test", description: "Run all tests" }), textPart(w, "  ")]),
+          w.assistant([
+            w.stepStart(),
+            w.text("Running the full suite."),
+            w.running("bash", { command: "npm test", description: "Run all tests" }),
+            textPart(w, "  "),
+          ]),
           w.user("Thanks.", { gap: 2 * MINUTE }),
           w.assistant([w.stepStart(), w.stepFinish("stop")]),
           w.user("Hello?", { gap: 2 * MINUTE }),
@@ -369,7 +379,18 @@ describe.each([
       expect(diff(original, back)).toEqual(NO_DIFF);
       expect(back.rows).toEqual(original.rows);
       if (format === "json") expectSameMtimes(back, original);
-      for (const id of ids) expect(rescan({ ...base, sessionId: id }).map((f) => f.rule).sort(), id).toEqual(before.get(id)!.map((f) => f.rule).sort());
+      for (const id of ids)
+        expect(
+          rescan({ ...base, sessionId: id })
+            .map((f) => f.rule)
+            .sort(),
+          id,
+        ).toEqual(
+          before
+            .get(id)!
+            .map((f) => f.rule)
+            .sort(),
+        );
     } finally {
       fs.rmSync(path.dirname(dir), { recursive: true, force: true });
       fs.rmSync(scratch, { recursive: true, force: true });

@@ -14,7 +14,16 @@ const MS0 = Date.parse(T0);
 
 /** Claude Code lines, one record each, linked by uuid. */
 const claude = {
-  user: (uuid: string, parentUuid: string | null, content: unknown, timestamp = T0) => ({ parentUuid, isSidechain: false, type: "user", message: { role: "user", content }, uuid, timestamp, sessionId: "s1", cwd: "/w" }),
+  user: (uuid: string, parentUuid: string | null, content: unknown, timestamp = T0) => ({
+    parentUuid,
+    isSidechain: false,
+    type: "user",
+    message: { role: "user", content },
+    uuid,
+    timestamp,
+    sessionId: "s1",
+    cwd: "/w",
+  }),
   assistant: (uuid: string, parentUuid: string, id: string, content: unknown[], timestamp = T1) => ({
     parentUuid,
     isSidechain: false,
@@ -30,7 +39,13 @@ const claude = {
 /** openclaw (pi) entries: a header, then messages linked by id. */
 const pi = {
   header: { type: "session", version: 3, id: "s1", timestamp: T0, cwd: "/w" },
-  user: (id: string, parentId: string | null, content: unknown, timestamp = T0) => ({ type: "message", id, parentId, timestamp, message: { role: "user", content, timestamp: Date.parse(timestamp) } }),
+  user: (id: string, parentId: string | null, content: unknown, timestamp = T0) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp,
+    message: { role: "user", content, timestamp: Date.parse(timestamp) },
+  }),
   assistant: (id: string, parentId: string, content: unknown[], stopReason: string, timestamp = T1) => ({
     type: "message",
     id,
@@ -61,7 +76,10 @@ ruleTester(toolResultMissing, {
   invalid: [
     {
       name: "Claude Code: the interrupted call gets the result Claude Code writes, and the next prompt follows it",
-      records: { dialect: "claude", lines: [claude.user("u1", null, "list the files"), claude.assistant("a1", "u1", "msg_1", [call]), claude.user("u2", "a1", "stop", T2)] },
+      records: {
+        dialect: "claude",
+        lines: [claude.user("u1", null, "list the files"), claude.assistant("a1", "u1", "msg_1", [call]), claude.user("u2", "a1", "stop", T2)],
+      },
       findings: [{ messageId: "a1", partId: "a1#0", line: 2 }],
       output: new RegExp(
         `^${esc(line(claude.user("u1", null, "list the files")))}\\n${esc(line(claude.assistant("a1", "u1", "msg_1", [call])))}\\n` +
@@ -71,7 +89,10 @@ ruleTester(toolResultMissing, {
     },
     {
       name: "openclaw: the interrupted call gets openclaw's synthetic error result",
-      records: { dialect: "openclaw", lines: [pi.header, pi.user("aaaa0001", null, "list the files"), pi.assistant("aaaa0002", "aaaa0001", [piCall], "toolUse")] },
+      records: {
+        dialect: "openclaw",
+        lines: [pi.header, pi.user("aaaa0001", null, "list the files"), pi.assistant("aaaa0002", "aaaa0001", [piCall], "toolUse")],
+      },
       findings: [{ messageId: "aaaa0002", partId: "aaaa0002#0", line: 3 }],
       output: new RegExp(
         `^${esc([pi.header, pi.user("aaaa0001", null, "list the files"), pi.assistant("aaaa0002", "aaaa0001", [piCall], "toolUse")].map(line).join("\n"))}\\n` +
@@ -82,7 +103,11 @@ ruleTester(toolResultMissing, {
       name: "openclaw: a call of an aborted turn may be half-streamed, so it is dropped as openclaw drops it",
       records: {
         dialect: "openclaw",
-        lines: [pi.header, pi.user("aaaa0001", null, "list the files"), pi.assistant("aaaa0002", "aaaa0001", [{ type: "text", text: "Listing." }, piCall], "aborted")],
+        lines: [
+          pi.header,
+          pi.user("aaaa0001", null, "list the files"),
+          pi.assistant("aaaa0002", "aaaa0001", [{ type: "text", text: "Listing." }, piCall], "aborted"),
+        ],
       },
       findings: [{ partId: "aaaa0002#1" }],
       output: `${[pi.header, pi.user("aaaa0001", null, "list the files"), pi.assistant("aaaa0002", "aaaa0001", [{ type: "text", text: "Listing." }], "aborted")].map(line).join("\n")}\n`,
@@ -101,7 +126,14 @@ ruleTester(emptyTextPart, {
     },
     {
       name: "Claude Code: a prompt of nothing but empty text goes, and the reply follows its parent",
-      records: { dialect: "claude", lines: [claude.user("u1", null, "hi"), claude.user("u2", "u1", [{ type: "text", text: "" }], T1), claude.assistant("a1", "u2", "msg_1", [{ type: "text", text: "Hello." }], T2)] },
+      records: {
+        dialect: "claude",
+        lines: [
+          claude.user("u1", null, "hi"),
+          claude.user("u2", "u1", [{ type: "text", text: "" }], T1),
+          claude.assistant("a1", "u2", "msg_1", [{ type: "text", text: "Hello." }], T2),
+        ],
+      },
       findings: [{ messageId: "u2", partId: "u2#0" }],
       output: `${[claude.user("u1", null, "hi"), claude.assistant("a1", "u1", "msg_1", [{ type: "text", text: "Hello." }], T2)].map(line).join("\n")}\n`,
     },
@@ -117,7 +149,13 @@ ruleTester(emptyTextPart, {
         ],
       },
       findings: [{ messageId: "msg_0001", partId: "prt_0001" }],
-      changes: [{ op: "update", after: { type: "text", text: "[user interrupted]", synthetic: true }, reasons: ["the message has nothing else to say: the empty text becomes opencode's placeholder"] }],
+      changes: [
+        {
+          op: "update",
+          after: { type: "text", text: "[user interrupted]", synthetic: true },
+          reasons: ["the message has nothing else to say: the empty text becomes opencode's placeholder"],
+        },
+      ],
     },
   ],
 });
@@ -141,19 +179,36 @@ ruleTester(incompleteMessage, {
   valid: [
     {
       name: "opencode: a finished turn",
-      records: { messages: [{ id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] }, { id: "msg_0002", info: assistantInfo(MS0 + 1000, { time: { created: MS0 + 1000, completed: MS0 + 2000 } }), parts: [{ id: "prt_0002", data: { type: "text", text: "Hello." } }] }] },
+      records: {
+        messages: [
+          { id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] },
+          {
+            id: "msg_0002",
+            info: assistantInfo(MS0 + 1000, { time: { created: MS0 + 1000, completed: MS0 + 2000 } }),
+            parts: [{ id: "prt_0002", data: { type: "text", text: "Hello." } }],
+          },
+        ],
+      },
     },
   ],
   invalid: [
     {
       name: "opencode: an unfinished turn is completed as aborted, as opencode does on cancel",
-      records: { messages: [{ id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] }, { id: "msg_0002", info: assistantInfo(MS0 + 1000), parts: [{ id: "prt_0002", data: { type: "text", text: "Hel" } }] }] },
+      records: {
+        messages: [
+          { id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] },
+          { id: "msg_0002", info: assistantInfo(MS0 + 1000), parts: [{ id: "prt_0002", data: { type: "text", text: "Hel" } }] },
+        ],
+      },
       options: { now: Date.UTC(2030, 0, 1) },
       findings: [{ messageId: "msg_0002" }],
       changes: [
         {
           op: "update",
-          after: assistantInfo(MS0 + 1000, { time: { created: MS0 + 1000, completed: Date.UTC(2030, 0, 1) }, error: { name: "MessageAbortedError", data: { message: "The agent stopped before this turn finished (closed by recover)" } } }),
+          after: assistantInfo(MS0 + 1000, {
+            time: { created: MS0 + 1000, completed: Date.UTC(2030, 0, 1) },
+            error: { name: "MessageAbortedError", data: { message: "The agent stopped before this turn finished (closed by recover)" } },
+          }),
         },
       ],
     },
@@ -161,18 +216,29 @@ ruleTester(incompleteMessage, {
 });
 
 ruleTester(emptyMessage, {
-  valid: [{ name: "opencode: a user message with text", records: { messages: [{ id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] }] } }],
+  valid: [
+    {
+      name: "opencode: a user message with text",
+      records: { messages: [{ id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] }] },
+    },
+  ],
   invalid: [
     {
       name: "opencode: a finished reply of step markers only gets opencode's placeholder text",
       records: {
         messages: [
           { id: "msg_0001", info: userInfo, parts: [{ id: "prt_0001", data: { type: "text", text: "hi" } }] },
-          { id: "msg_0002", info: assistantInfo(MS0 + 1000, { time: { created: MS0 + 1000, completed: MS0 + 2000 } }), parts: [{ id: "prt_0002", data: { type: "step-start" } }] },
+          {
+            id: "msg_0002",
+            info: assistantInfo(MS0 + 1000, { time: { created: MS0 + 1000, completed: MS0 + 2000 } }),
+            parts: [{ id: "prt_0002", data: { type: "step-start" } }],
+          },
         ],
       },
       findings: [{ messageId: "msg_0002" }],
-      changes: [{ op: "insert", after: { type: "text", text: "[user interrupted]", synthetic: true }, reasons: ["gave the empty message opencode's placeholder text"] }],
+      changes: [
+        { op: "insert", after: { type: "text", text: "[user interrupted]", synthetic: true }, reasons: ["gave the empty message opencode's placeholder text"] },
+      ],
     },
   ],
 });

@@ -25,7 +25,15 @@ function readMigrations(w: Transcript, opts: { prunedTurns?: number } = {}): Mes
     });
     out.push(
       w.user(`Read the next ${READS_PER_TURN} migrations and check they all backfill amount_cents.`, { gap: 2 * MINUTE }),
-      w.assistant([w.stepStart(), w.text("Reading them."), ...reads, w.stepFinish("tool-calls"), w.stepStart(), w.text("All four backfill amount_cents."), w.stepFinish("stop")]),
+      w.assistant([
+        w.stepStart(),
+        w.text("Reading them."),
+        ...reads,
+        w.stepFinish("tool-calls"),
+        w.stepStart(),
+        w.text("All four backfill amount_cents."),
+        w.stepFinish("stop"),
+      ]),
     );
   }
   return out;

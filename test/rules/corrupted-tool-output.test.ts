@@ -10,7 +10,10 @@ function bashPrinted(output: string, damage?: Pick<PartSpec, "corrupt">) {
       w.assistant([
         w.stepStart(),
         w.text("Running it."),
-        { ...toolOutput(w, "bash", { command: "bash scripts/export.sh", description: "Run export script" }, output, { title: "Run export script" }), ...damage },
+        {
+          ...toolOutput(w, "bash", { command: "bash scripts/export.sh", description: "Run export script" }, output, { title: "Run export script" }),
+          ...damage,
+        },
         w.stepFinish("tool-calls"),
         w.stepStart(),
         w.text("It prints the export header and the customer rows."),
@@ -40,7 +43,9 @@ describe.each(FORMATS)("corrupted-tool-output (%s store)", (format) => {
   });
 
   it("Latin-1 bytes written into an otherwise ASCII output (invalid UTF-8) are reported", () => {
-    const built = bashPrinted("id;name\n1;Hans Mueller\n2;Lena Mueller\n", { corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])) });
+    const built = bashPrinted("id;name\n1;Hans Mueller\n2;Lena Mueller\n", {
+      corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])),
+    });
     const tool = theTool(built);
     const findings = scan(format, built, { now: lastWrite(built) + HOUR });
     expect(spots(findings)).toEqual(expected({ rule: "corrupted-tool-output", severity: "error", messageId: tool.messageId, partId: tool.partId }));
@@ -48,7 +53,9 @@ describe.each(FORMATS)("corrupted-tool-output (%s store)", (format) => {
   });
 
   it("invalid UTF-8 next to valid multi-byte text (an em dash) is reported too", () => {
-    const built = bashPrinted("export \u2014 customers\n1;Hans Mueller\n", { corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])) });
+    const built = bashPrinted("export \u2014 customers\n1;Hans Mueller\n", {
+      corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])),
+    });
     const tool = theTool(built);
     expect(spots(scan(format, built, { now: lastWrite(built) + HOUR }))).toEqual(
       expected({ rule: "corrupted-tool-output", severity: "error", messageId: tool.messageId, partId: tool.partId }),

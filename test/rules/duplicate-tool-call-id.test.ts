@@ -64,8 +64,12 @@ describe.each(FORMATS)("duplicate-tool-call-id (%s store)", (format) => {
         w.assistant([
           w.stepStart(),
           w.text("Reading both."),
-          toolOutput(w, "read", { filePath: "/home/dana/code/invoice-api/src/invoices/tax.ts" }, "<file>\n00001| export const tax = 1;\n</file>", { callID: "toolu_01Dup" }),
-          toolOutput(w, "read", { filePath: "/home/dana/code/invoice-api/src/invoices/lines.ts" }, "<file>\n00001| export const lines = [];\n</file>", { callID: "toolu_01Dup" }),
+          toolOutput(w, "read", { filePath: "/home/dana/code/invoice-api/src/invoices/tax.ts" }, "<file>\n00001| export const tax = 1;\n</file>", {
+            callID: "toolu_01Dup",
+          }),
+          toolOutput(w, "read", { filePath: "/home/dana/code/invoice-api/src/invoices/lines.ts" }, "<file>\n00001| export const lines = [];\n</file>", {
+            callID: "toolu_01Dup",
+          }),
           w.stepFinish("tool-calls"),
           w.stepStart(),
           w.text("Both modules are trivial."),

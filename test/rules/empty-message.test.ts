@@ -39,7 +39,12 @@ describe.each(FORMATS)("empty-message (%s store)", (format) => {
     const built = storeOf(
       sessionOf((w) => [
         userMessage(w, [
-          { type: "file", mime: "image/png", filename: "receipt.png", url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" },
+          {
+            type: "file",
+            mime: "image/png",
+            filename: "receipt.png",
+            url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+          },
         ]),
         w.assistant([w.stepStart(), w.text("The receipt shows 3 × 19.99 = 59.97, which matches the fixed total."), w.stepFinish("stop")]),
       ]),

@@ -98,9 +98,7 @@ function sessionUpdated(s: BuiltSession): number {
 
 /** The latest instant anything in the store was written: what "now" is measured against for live turns. */
 export function lastWrite(built: BuiltStore): number {
-  return Math.max(
-    ...built.sessions.flatMap((s) => [sessionUpdated(s), ...s.messages.map(messageUpdated), ...s.orphanParts.map(partUpdated)]),
-  );
+  return Math.max(...built.sessions.flatMap((s) => [sessionUpdated(s), ...s.messages.map(messageUpdated), ...s.orphanParts.map(partUpdated)]));
 }
 
 export interface ScanArgs {
@@ -235,7 +233,9 @@ export function openingTurn(w: Transcript): MessageSpec[] {
       w.stepFinish("tool-calls"),
       w.stepStart(),
       w.reasoning("Each line is rounded before summing, so the rounding errors accumulate across lines."),
-      w.text("`invoiceTotal` rounds every line to cents before summing, so the per-line rounding errors add up. Summing in integer cents and rounding once fixes it."),
+      w.text(
+        "`invoiceTotal` rounds every line to cents before summing, so the per-line rounding errors add up. Summing in integer cents and rounding once fixes it.",
+      ),
       w.stepFinish("stop"),
     ]),
   ];
@@ -277,7 +277,13 @@ export function abortedTool(w: Transcript, tool: string, input: Json, partialOut
 }
 
 /** A completed tool with an exact output (and optional extra state fields such as time.compacted). */
-export function toolOutput(w: Transcript, tool: string, input: Json, output: string, opts: { callID?: string; compactedAt?: number; title?: string } = {}): PartSpec {
+export function toolOutput(
+  w: Transcript,
+  tool: string,
+  input: Json,
+  output: string,
+  opts: { callID?: string; compactedAt?: number; title?: string } = {},
+): PartSpec {
   const spec = w.tool(tool, input, { output, title: opts.title ?? tool, ...(opts.callID ? { callID: opts.callID } : {}) });
   if (opts.compactedAt !== undefined) {
     const state = (spec.data as { state: { time: Json } }).state;

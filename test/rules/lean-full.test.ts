@@ -86,7 +86,10 @@ function damagedSession() {
     w.assistant([
       w.stepStart(),
       w.text("Checking the export."),
-      { ...bash(w, "cat exports/customers.csv", log(20_000, CSV_LINE), "toolu_01Latin1"), corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])) },
+      {
+        ...bash(w, "cat exports/customers.csv", log(20_000, CSV_LINE), "toolu_01Latin1"),
+        corrupt: replaceWithBytes("Mueller", Buffer.from([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72])),
+      },
       { ...bash(w, "cat exports/april.csv", `${log(18_000, CSV_LINE)}TORN-HERE${log(4_000, CSV_LINE)}`, "toolu_01Torn"), corrupt: truncateAfter("TORN-HERE") },
       (() => {
         const spec = bash(w, "cat exports/may.csv", log(20_000, CSV_LINE), "toolu_01NoCallId");
@@ -103,7 +106,10 @@ function damagedSession() {
     w.assistant([
       w.stepStart(),
       w.text("Building again."),
-      toolOutput(w, "bash", { command: "npm run build -- --verbose --again" }, log(60_000, BUILD_LINE), { callID: "toolu_01Pruned", compactedAt: START + 5 * HOUR }),
+      toolOutput(w, "bash", { command: "npm run build -- --verbose --again" }, log(60_000, BUILD_LINE), {
+        callID: "toolu_01Pruned",
+        compactedAt: START + 5 * HOUR,
+      }),
       bash(w, "npm run build", "webpack compiled successfully\n", "toolu_01Build"),
       w.stepFinish("tool-calls"),
       w.stepStart(),
@@ -158,7 +164,12 @@ function plantedStore(): BuiltStore {
   damaged.orphanParts = [
     {
       messageId: "msg_0f4c2c400001DeletedMessage0",
-      parts: [{ time: START + 3 * HOUR, data: { type: "text", text: `[orphan] ${log(20_000, THOUGHT)}`, time: { start: START + 3 * HOUR, end: START + 3 * HOUR + 900 } } }],
+      parts: [
+        {
+          time: START + 3 * HOUR,
+          data: { type: "text", text: `[orphan] ${log(20_000, THOUGHT)}`, time: { start: START + 3 * HOUR, end: START + 3 * HOUR + 900 } },
+        },
+      ],
     },
   ];
   return storeOf(damaged, overflowSession());
@@ -178,15 +189,35 @@ function expectedSpots(built: BuiltStore): { damaged: Spot[]; overflow: Spot[] }
       at("corrupted-tool-output", "error", tool("toolu_01Nul")),
       at("corrupted-tool-output", "error", tool("toolu_01Surrogate")),
       // the large unsigned reasoning sits in the crashed turn: incomplete-message covers it (one defect, one finding)
-      at("empty-text-part", "error", partWhere(built, (d) => d.type === "text" && String(d.text).startsWith(" \n \n"))),
-      at("tool-call-interrupted", "error", partWhere(built, (d) => d.tool === "write")),
+      at(
+        "empty-text-part",
+        "error",
+        partWhere(built, (d) => d.type === "text" && String(d.text).startsWith(" \n \n")),
+      ),
+      at(
+        "tool-call-interrupted",
+        "error",
+        partWhere(built, (d) => d.tool === "write"),
+      ),
       { rule: "incomplete-message", severity: "warning", messageId: crashed },
       at("corrupted-tool-output", "error", tool("toolu_01Latin1")),
       at("unreadable-record", "error", tool("toolu_01Torn")),
-      at("schema-violation", "error", partWhere(built, (d) => d.type === "tool" && !("callID" in d))),
-      at("duplicate-tool-call-id", "error", partWhere(built, (d) => d.callID === "toolu_01Build" && (d.state as { output: string }).output.length < 100)),
+      at(
+        "schema-violation",
+        "error",
+        partWhere(built, (d) => d.type === "tool" && !("callID" in d)),
+      ),
+      at(
+        "duplicate-tool-call-id",
+        "error",
+        partWhere(built, (d) => d.callID === "toolu_01Build" && (d.state as { output: string }).output.length < 100),
+      ),
       { rule: "thinking-only-message", severity: "error", messageId: messageWhere(built, messageWithText("[thinking-only]")) },
-      { rule: "empty-message", severity: "error", messageId: messageWhere(built, (m) => m.role === "assistant" && m.parts.every((p) => String(p.data?.type).startsWith("step-"))) },
+      {
+        rule: "empty-message",
+        severity: "error",
+        messageId: messageWhere(built, (m) => m.role === "assistant" && m.parts.every((p) => String(p.data?.type).startsWith("step-"))),
+      },
       at("thinking-block-order", "error", part("[after-text]")),
       at("trailing-thinking", "error", part("[trailing]")),
       { rule: "orphan-part", severity: "warning", messageId: "msg_0f4c2c400001DeletedMessage0", partId: built.sessions[0]!.orphanParts[0]!.id },

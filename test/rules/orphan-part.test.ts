@@ -12,7 +12,10 @@ describe.each(FORMATS)("orphan-part (%s store)", (format) => {
         messageId: gone,
         parts: [
           { time: goneAt + 1 * SECOND, data: { type: "step-start", snapshot: "9f2c1e0d5b7a43e1c2d8f6a0b9e7c5d3a1f2e4b6" } },
-          { time: goneAt + 2 * SECOND, data: { type: "text", text: "Reverting the rounding change.", time: { start: goneAt + 2 * SECOND, end: goneAt + 3 * SECOND } } },
+          {
+            time: goneAt + 2 * SECOND,
+            data: { type: "text", text: "Reverting the rounding change.", time: { start: goneAt + 2 * SECOND, end: goneAt + 3 * SECOND } },
+          },
         ],
       },
     ];
@@ -34,10 +37,7 @@ describe.each(FORMATS)("orphan-part (%s store)", (format) => {
     const [user, assistant] = session.messages;
     const findings = scan(format, built, { now: lastWrite(built) + HOUR, tamper: dropSessionRecord(session) });
     expect(spots(findings)).toEqual(
-      expected(
-        { rule: "orphan-part", severity: "warning", messageId: user!.id },
-        { rule: "orphan-part", severity: "warning", messageId: assistant!.id },
-      ),
+      expected({ rule: "orphan-part", severity: "warning", messageId: user!.id }, { rule: "orphan-part", severity: "warning", messageId: assistant!.id }),
     );
   });
 

@@ -62,7 +62,9 @@ describe.each(FORMATS)("oversized-tool-output (%s store)", (format) => {
         w.assistant([
           w.stepStart(),
           w.text("Writing the fixture."),
-          toolOutput(w, "write", { filePath: "/home/dana/code/invoice-api/test/fixtures/export.csv", content: fixture }, "Wrote file successfully.", { title: "test/fixtures/export.csv" }),
+          toolOutput(w, "write", { filePath: "/home/dana/code/invoice-api/test/fixtures/export.csv", content: fixture }, "Wrote file successfully.", {
+            title: "test/fixtures/export.csv",
+          }),
           w.stepFinish("tool-calls"),
           w.stepStart(),
           w.text("Wrote test/fixtures/export.csv."),

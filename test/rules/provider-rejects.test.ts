@@ -56,7 +56,10 @@ describe.each(FORMATS)("provider-rejects on sessions the API accepts (%s store)"
     const built = storeOf(
       sessionOf((w) => [
         w.user("Apply the fix.", { info: { model: opus } }),
-        w.assistant([w.stepStart(), w.reasoning("Opus: edit totals.ts.")], { ...opus, error: { name: "APIError", data: { message: "Overloaded", statusCode: 529, isRetryable: true } } }),
+        w.assistant([w.stepStart(), w.reasoning("Opus: edit totals.ts.")], {
+          ...opus,
+          error: { name: "APIError", data: { message: "Overloaded", statusCode: 529, isRetryable: true } },
+        }),
         w.user("Try again, please."),
         w.assistant([
           w.stepStart(),
@@ -150,18 +153,49 @@ const TAX_TS = "export const tax = (subtotalCents: number) => Math.round(subtota
 // In every session the opening turn is request messages 0–3; the next prompt is 4, its answer 5…
 const DEFECTS: Defect[] = [
   (() => {
-    const built = storeOf(sessionOf((w) => [w.user("Check the tax module."), w.assistant([w.stepStart(), w.text("   "), w.text("The tax module rounds once."), w.stepFinish("stop")])]));
-    return { name: "a whitespace-only text part", built, rule: "empty-text-part", at: () => ({ messageId: messageIdOf(built, 3), partId: partsOf(built, 3)[1]!.id }), text: "text content blocks must contain non-whitespace text" };
-  })(),
-  (() => {
-    const built = storeOf(sessionOf((w) => [w.user("Check the tax module."), w.assistant([w.stepStart(), textPart(w, ""), w.text("The tax module rounds once."), w.stepFinish("stop")])]));
-    return { name: "an empty text part", built, rule: "empty-text-part", at: () => ({ messageId: messageIdOf(built, 3), partId: partsOf(built, 3)[1]!.id }), text: "messages: text content blocks must be non-empty" };
+    const built = storeOf(
+      sessionOf((w) => [
+        w.user("Check the tax module."),
+        w.assistant([w.stepStart(), w.text("   "), w.text("The tax module rounds once."), w.stepFinish("stop")]),
+      ]),
+    );
+    return {
+      name: "a whitespace-only text part",
+      built,
+      rule: "empty-text-part",
+      at: () => ({ messageId: messageIdOf(built, 3), partId: partsOf(built, 3)[1]!.id }),
+      text: "text content blocks must contain non-whitespace text",
+    };
   })(),
   (() => {
     const built = storeOf(
       sessionOf((w) => [
         w.user("Check the tax module."),
-        w.assistant([w.stepStart(), w.text("Let me look at the tax module."), w.reasoning("Tax might round per line too."), w.read("src/invoices/tax.ts", TAX_TS), w.stepFinish("tool-calls"), w.stepStart(), w.text("It rounds once."), w.stepFinish("stop")]),
+        w.assistant([w.stepStart(), textPart(w, ""), w.text("The tax module rounds once."), w.stepFinish("stop")]),
+      ]),
+    );
+    return {
+      name: "an empty text part",
+      built,
+      rule: "empty-text-part",
+      at: () => ({ messageId: messageIdOf(built, 3), partId: partsOf(built, 3)[1]!.id }),
+      text: "messages: text content blocks must be non-empty",
+    };
+  })(),
+  (() => {
+    const built = storeOf(
+      sessionOf((w) => [
+        w.user("Check the tax module."),
+        w.assistant([
+          w.stepStart(),
+          w.text("Let me look at the tax module."),
+          w.reasoning("Tax might round per line too."),
+          w.read("src/invoices/tax.ts", TAX_TS),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("It rounds once."),
+          w.stepFinish("stop"),
+        ]),
       ]),
     );
     return {
@@ -176,7 +210,15 @@ const DEFECTS: Defect[] = [
     const built = storeOf(
       sessionOf((w) => [
         w.user("Check the tax module."),
-        w.assistant([w.stepStart(), w.reasoning("Read the tax module."), w.read("src/invoices/tax.ts", TAX_TS), w.stepFinish("tool-calls"), w.stepStart(), w.reasoning("It rounds once: fine."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.reasoning("Read the tax module."),
+          w.read("src/invoices/tax.ts", TAX_TS),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.reasoning("It rounds once: fine."),
+          w.stepFinish("stop"),
+        ]),
         w.user("And?"),
         w.assistant([w.stepStart(), w.text("It rounds once: nothing to change."), w.stepFinish("stop")]),
       ]),
@@ -193,14 +235,27 @@ const DEFECTS: Defect[] = [
     const built = storeOf(
       sessionOf((w) => [
         w.user("Read the totals module again."),
-        w.assistant([w.stepStart(), w.read("src/invoices/totals.ts", TOTALS_TS), w.stepFinish("tool-calls"), w.stepStart(), w.text("Same as before."), w.stepFinish("stop")]),
+        w.assistant([
+          w.stepStart(),
+          w.read("src/invoices/totals.ts", TOTALS_TS),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("Same as before."),
+          w.stepFinish("stop"),
+        ]),
       ]),
     );
     // A replaying proxy handed out the first call's id again.
     const first = partsOf(built, 1).find((p) => p.data?.type === "tool")!;
     const again = partsOf(built, 3).find((p) => p.data?.type === "tool")!;
     (again.data as Json).callID = (first.data as Json).callID;
-    return { name: "a reused tool call id", built, rule: "duplicate-tool-call-id", at: () => ({ messageId: messageIdOf(built, 3), partId: again.id }), text: "messages.5.content.0: `tool_use` ids must be unique" };
+    return {
+      name: "a reused tool call id",
+      built,
+      rule: "duplicate-tool-call-id",
+      at: () => ({ messageId: messageIdOf(built, 3), partId: again.id }),
+      text: "messages.5.content.0: `tool_use` ids must be unique",
+    };
   })(),
   (() => {
     const built = storeOf(
@@ -230,16 +285,25 @@ describe.each(FORMATS)("provider-rejects does not repeat a specific rule (%s sto
 
   it.each(DEFECTS.map((d) => [d.name, d] as const))("%s: alone, provider-rejects reports it in the API's words", (_name, d) => {
     const findings = scanWith(format, d.built, [providerRejects]);
-    expect(findings.map((f) => ({ rule: f.rule, severity: f.severity, fixable: f.fixable, messageId: f.messageId, ...(f.partId ? { partId: f.partId } : {}), message: f.message }))).toEqual([
-      { rule: "provider-rejects", severity: "error", fixable: false, ...d.at(), message: API(d.text) },
-    ]);
+    expect(
+      findings.map((f) => ({
+        rule: f.rule,
+        severity: f.severity,
+        fixable: f.fixable,
+        messageId: f.messageId,
+        ...(f.partId ? { partId: f.partId } : {}),
+        message: f.message,
+      })),
+    ).toEqual([{ rule: "provider-rejects", severity: "error", fixable: false, ...d.at(), message: API(d.text) }]);
   });
 });
 
 // ---------------------------------------------------------------------------------------------
 describe.each(FORMATS)("provider-rejects leaves the live tail and damaged messages alone (%s store)", (format) => {
   // The last turn stopped after its first thought: a request ending on it would end on thinking.
-  const built = storeOf(sessionOf((w) => [w.user("Now check the tax module."), w.assistant([w.stepStart(), w.reasoning("Read the tax module first.")], UNFINISHED)]));
+  const built = storeOf(
+    sessionOf((w) => [w.user("Now check the tax module."), w.assistant([w.stepStart(), w.reasoning("Read the tax module first.")], UNFINISHED)]),
+  );
   const reasoning = partsOf(built, 3)[1]!;
 
   it("still being written (seconds after the last write): nothing", () => {

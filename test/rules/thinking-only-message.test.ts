@@ -8,7 +8,11 @@ describe.each(FORMATS)("thinking-only-message (%s store)", (format) => {
       sessionOf((w) => [
         w.user("Should we also round the tax line?"),
         w.assistant(
-          [w.stepStart(), w.reasoning("Tax is computed on the rounded subtotal, so rounding it again would double-round. The answer is no."), w.stepFinish("stop")],
+          [
+            w.stepStart(),
+            w.reasoning("Tax is computed on the rounded subtotal, so rounding it again would double-round. The answer is no."),
+            w.stepFinish("stop"),
+          ],
           { finish: "stop" },
         ),
         w.user("Well?", { gap: 4 * MINUTE }),

@@ -62,7 +62,10 @@ describe.each(FORMATS)("tool-call-interrupted (%s store)", (format) => {
     const built = storeOf(
       sessionOf((w) => [
         w.user("Apply the fix in src/invoices/totals.ts."),
-        w.assistant([w.stepStart(), w.text("Editing the totals module."), pendingTool(w, "edit", '{"filePath":"/home/dana/code/invoice-api/src/inv')], UNFINISHED),
+        w.assistant(
+          [w.stepStart(), w.text("Editing the totals module."), pendingTool(w, "edit", '{"filePath":"/home/dana/code/invoice-api/src/inv')],
+          UNFINISHED,
+        ),
       ]),
     );
     const tool = partWhere(built, (d) => d.type === "tool" && (d.state as { status: string }).status === "pending");

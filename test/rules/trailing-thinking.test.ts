@@ -56,10 +56,7 @@ describe.each(FORMATS)("trailing-thinking (%s store)", (format) => {
 
   it("the live last turn that is thinking right now is not reported", () => {
     const built = storeOf(
-      sessionOf((w) => [
-        w.user("Check the tax module too."),
-        w.assistant([w.stepStart(), w.reasoning("Read the tax module first.")], UNFINISHED),
-      ]),
+      sessionOf((w) => [w.user("Check the tax module too."), w.assistant([w.stepStart(), w.reasoning("Read the tax module first.")], UNFINISHED)]),
     );
     expect(scan(format, built, { now: lastWrite(built) + 4 * SECOND })).toEqual([]);
   });

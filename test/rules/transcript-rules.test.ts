@@ -136,19 +136,49 @@ function healthyClaude(): ClaudeTranscript {
   t.toolResult(grep, "Found 2 files\nsrc/routes/invoices.ts\nsrc/db/query.ts");
   t.toolResult(read, "     1→export function list(req) {\n     2→  return db.invoices.findMany();\n     3→}");
   const edit = t.toolUseId();
-  t.assistant([{ type: "tool_use", id: edit, name: "Edit", input: { file_path: "/home/dana/code/invoice-api/src/routes/invoices.ts", old_string: "findMany()", new_string: "findMany({ where: { status: req.query.status } })" } }]);
+  t.assistant([
+    {
+      type: "tool_use",
+      id: edit,
+      name: "Edit",
+      input: {
+        file_path: "/home/dana/code/invoice-api/src/routes/invoices.ts",
+        old_string: "findMany()",
+        new_string: "findMany({ where: { status: req.query.status } })",
+      },
+    },
+  ]);
   t.toolResult(edit, "The file has been updated.");
-  t.meta(fileHistorySnapshot(promptUuid, new Date(START).toISOString(), { "/home/dana/code/invoice-api/src/routes/invoices.ts": { version: 1, backupTime: t.now() } }, true));
+  t.meta(
+    fileHistorySnapshot(
+      promptUuid,
+      new Date(START).toISOString(),
+      { "/home/dana/code/invoice-api/src/routes/invoices.ts": { version: 1, backupTime: t.now() } },
+      true,
+    ),
+  );
   const answer = t.assistant([{ type: "text", text: "The handler never passed the filter on; it does now." }])[0]!;
   t.meta({ type: "summary", summary: "Fix ignored status filter", leafUuid: answer });
   t.meta({ type: "custom-title", customTitle: "status filter", sessionId: t.sessionId });
-  t.meta({ parentUuid: undefined, isSidechain: false, type: "system", subtype: "turn_duration", durationMs: 41_000, uuid: undefined, timestamp: undefined, isMeta: false });
+  t.meta({
+    parentUuid: undefined,
+    isSidechain: false,
+    type: "system",
+    subtype: "turn_duration",
+    durationMs: 41_000,
+    uuid: undefined,
+    timestamp: undefined,
+    isMeta: false,
+  });
   // Compaction: a new root, the summary, more turns after it.
   t.advance(20 * MINUTE);
   t.compact("Summary: fixed the status filter in GET /invoices.");
   t.user("Now add a test for it.");
   const write = t.toolUseId();
-  t.assistant([{ type: "thinking", thinking: "A supertest case." }, { type: "tool_use", id: write, name: "Write", input: { file_path: "/home/dana/code/invoice-api/test/status.test.ts", content: "it('filters', ...)" } }]);
+  t.assistant([
+    { type: "thinking", thinking: "A supertest case." },
+    { type: "tool_use", id: write, name: "Write", input: { file_path: "/home/dana/code/invoice-api/test/status.test.ts", content: "it('filters', ...)" } },
+  ]);
   t.toolResult(write, "File created successfully.");
   t.assistant([{ type: "text", text: "Added test/status.test.ts." }]);
   return t;
@@ -230,9 +260,50 @@ describe("what is not damage", () => {
     t.toolResult(task, "3 callers");
     t.assistant([{ type: "text", text: "Three callers." }]);
     // Subagent lines: a call with no result, a result for no call, a parent that is not in the file.
-    t.meta({ parentUuid: null, isSidechain: true, userType: "external", cwd: t.cwd, sessionId: t.sessionId, version: t.version, agentId: "a9", type: "user", message: { role: "user", content: "grep round(" }, uuid: t.mintUuid(), timestamp: t.now() });
-    t.meta({ parentUuid: "not-in-this-file", isSidechain: true, userType: "external", cwd: t.cwd, sessionId: t.sessionId, version: t.version, agentId: "a9", type: "assistant", message: { id: "msg_sub", role: "assistant", content: [{ type: "tool_use", id: "toolu_01SidechainCallWithoutResult", name: "Grep", input: {} }], stop_reason: "tool_use" }, uuid: t.mintUuid(), timestamp: t.now() });
-    t.meta({ parentUuid: null, isSidechain: true, userType: "external", cwd: t.cwd, sessionId: t.sessionId, version: t.version, agentId: "a9", type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01SidechainOrphanResult0000", content: "x" }] }, uuid: t.mintUuid(), timestamp: t.now() });
+    t.meta({
+      parentUuid: null,
+      isSidechain: true,
+      userType: "external",
+      cwd: t.cwd,
+      sessionId: t.sessionId,
+      version: t.version,
+      agentId: "a9",
+      type: "user",
+      message: { role: "user", content: "grep round(" },
+      uuid: t.mintUuid(),
+      timestamp: t.now(),
+    });
+    t.meta({
+      parentUuid: "not-in-this-file",
+      isSidechain: true,
+      userType: "external",
+      cwd: t.cwd,
+      sessionId: t.sessionId,
+      version: t.version,
+      agentId: "a9",
+      type: "assistant",
+      message: {
+        id: "msg_sub",
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_01SidechainCallWithoutResult", name: "Grep", input: {} }],
+        stop_reason: "tool_use",
+      },
+      uuid: t.mintUuid(),
+      timestamp: t.now(),
+    });
+    t.meta({
+      parentUuid: null,
+      isSidechain: true,
+      userType: "external",
+      cwd: t.cwd,
+      sessionId: t.sessionId,
+      version: t.version,
+      agentId: "a9",
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01SidechainOrphanResult0000", content: "x" }] },
+      uuid: t.mintUuid(),
+      timestamp: t.now(),
+    });
     const o = open(t);
     expect(o.findings).toEqual([]);
     expect(sessionView(o.loaded, OPTIONS).transcript!.chain.at(-1)!.ref.line).toBe(4);
@@ -299,7 +370,15 @@ describe("tool-result-missing", () => {
     t.assistant([{ type: "text", text: "Here is the schema." }]);
     const o = open(t);
     expect(o.findings).toHaveLength(1);
-    expect(o.findings[0]).toMatchObject({ rule: "tool-result-missing", severity: "error", line: 3, messageId: call, partId: `${call}#0`, path: o.file, fixable: true });
+    expect(o.findings[0]).toMatchObject({
+      rule: "tool-result-missing",
+      severity: "error",
+      line: 3,
+      messageId: call,
+      partId: `${call}#0`,
+      path: o.file,
+      fixable: true,
+    });
     expect(o.findings[0]!.message).toContain(toolId);
 
     const r = repair(o);
@@ -383,7 +462,10 @@ describe("tool-result-missing", () => {
     const t = new OpenclawTranscript({ seed: 211, start: START });
     t.user("summarise the alerts");
     const toolId = t.toolCallId();
-    const call = t.assistant([{ type: "text", text: "Fetching." }, { type: "toolCall", id: toolId, name: "web_fetch", arguments: { url: "https://status.example" } }]);
+    const call = t.assistant([
+      { type: "text", text: "Fetching." },
+      { type: "toolCall", id: toolId, name: "web_fetch", arguments: { url: "https://status.example" } },
+    ]);
     const next = t.user("status?");
     t.assistant([{ type: "text", text: "All green." }]);
     const o = open(t);
@@ -458,7 +540,13 @@ describe("tool-result-missing", () => {
   it("the demo's aborted cron run that ends the file: the call is dropped; trailing-assistant stays a report until asked for", () => {
     const t = new OpenclawTranscript({ seed: 214, start: START });
     t.user("[cron:nightly-digest] compile the digest");
-    t.assistant([{ type: "text", text: "Listing merged PRs." }, { type: "toolCall", name: "exec", arguments: { command: "gh pr list" } }], { stopReason: "aborted" });
+    t.assistant(
+      [
+        { type: "text", text: "Listing merged PRs." },
+        { type: "toolCall", name: "exec", arguments: { command: "gh pr list" } },
+      ],
+      { stopReason: "aborted" },
+    );
     const o = open(t);
     expect(brief(o.findings)).toEqual([
       ["tool-result-missing", 3],
@@ -473,7 +561,13 @@ describe("tool-result-missing", () => {
   it("an aborted turn left with thinking only after its call is dropped goes too (it would end on thinking)", () => {
     const t = new OpenclawTranscript({ seed: 215, start: START });
     t.user("[cron:nightly-digest] compile the digest");
-    t.assistant([{ type: "thinking", thinking: "list PRs" }, { type: "toolCall", name: "exec", arguments: { command: "gh pr list" } }], { stopReason: "aborted" });
+    t.assistant(
+      [
+        { type: "thinking", thinking: "list PRs" },
+        { type: "toolCall", name: "exec", arguments: { command: "gh pr list" } },
+      ],
+      { stopReason: "aborted" },
+    );
     const o = open(t);
     const r = repair(o);
     expect(r.raw).toEqual(o.raw.slice(0, 2));
@@ -526,7 +620,24 @@ describe("orphan-tool-result", () => {
     ]);
     t.toolResult(a, "A");
     // One user line answering b, and a again (an older build merged them).
-    t.meta({ parentUuid: undefined, isSidechain: false, userType: "external", cwd: t.cwd, sessionId: t.sessionId, version: t.version, type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: b, content: "B" }, { type: "tool_result", tool_use_id: a, content: "A again" }] }, uuid: undefined, timestamp: undefined });
+    t.meta({
+      parentUuid: undefined,
+      isSidechain: false,
+      userType: "external",
+      cwd: t.cwd,
+      sessionId: t.sessionId,
+      version: t.version,
+      type: "user",
+      message: {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: b, content: "B" },
+          { type: "tool_result", tool_use_id: a, content: "A again" },
+        ],
+      },
+      uuid: undefined,
+      timestamp: undefined,
+    });
     t.assistant([{ type: "text", text: "Both read." }]);
     const o = open(t);
     expect(o.findings.map((f) => [f.rule, f.line])).toEqual([["orphan-tool-result", 5]]);
@@ -545,7 +656,7 @@ describe("orphan-tool-result", () => {
     const call = t.toolCallId();
     t.assistant([{ type: "toolCall", id: call, name: "web_fetch", arguments: { url: "https://x" } }]);
     const good = t.toolResult(call, "web_fetch", "ok");
-    t.toolResult("toolu_01KwZ5BHBdPWExZgXrshZ2Zc", "web_fetch", "{\"broken\": ");
+    t.toolResult("toolu_01KwZ5BHBdPWExZgXrshZ2Zc", "web_fetch", '{"broken": ');
     t.assistant([{ type: "text", text: "Fetched." }]);
     const o = open(t);
     expect(brief(o.findings)).toEqual([["orphan-tool-result", 5]]);
@@ -571,7 +682,9 @@ describe("broken-parent-chain", () => {
     t.assistant([{ type: "text", text: "Done." }]);
     const o = open(t);
     expect(brief(o.findings)).toEqual([["broken-parent-chain", 4]]);
-    expect(o.findings[0]!.message).toBe("parentUuid 444e905d-be9f-4199-bd40-c49db49ec142 is in no line of this file: resuming stops here and drops 2 earlier message lines");
+    expect(o.findings[0]!.message).toBe(
+      "parentUuid 444e905d-be9f-4199-bd40-c49db49ec142 is in no line of this file: resuming stops here and drops 2 earlier message lines",
+    );
     // Only the part after the cut is sent.
     expect(sessionView(o.loaded, OPTIONS).conversation.messages).toHaveLength(2);
     const r = repair(o);
@@ -664,7 +777,10 @@ describe("unreadable-record", () => {
     const t = new ClaudeTranscript({ seed, start: START });
     t.user("Add a retry to the HTTP client");
     const id = t.toolUseId();
-    t.assistant([{ type: "thinking", thinking: "Wrap fetch." }, { type: "tool_use", id, name: "Read", input: { file_path: "/src/http.ts" } }]);
+    t.assistant([
+      { type: "thinking", thinking: "Wrap fetch." },
+      { type: "tool_use", id, name: "Read", input: { file_path: "/src/http.ts" } },
+    ]);
     t.toolResult(id, "     1→export const get = fetch;");
     t.assistant([{ type: "text", text: "Wrapped it." }]);
     t.user("thanks");
@@ -828,7 +944,10 @@ describe("empty-text-part", () => {
     const t = new OpenclawTranscript({ seed: 261, start: START });
     t.user("   ");
     const id = t.toolCallId();
-    t.assistant([{ type: "text", text: "" }, { type: "toolCall", id, name: "exec", arguments: { command: "uptime" } }]);
+    t.assistant([
+      { type: "text", text: "" },
+      { type: "toolCall", id, name: "exec", arguments: { command: "uptime" } },
+    ]);
     t.toolResult(id, "exec", "up 3 days");
     t.assistant([{ type: "text", text: "Up 3 days." }]);
     const o = open(t);
@@ -935,7 +1054,9 @@ describe("corrupted-tool-output", () => {
     t.user("cat the binary log");
     const id = t.toolUseId();
     t.assistant([{ type: "tool_use", id, name: "Bash", input: { command: "cat app.log" } }]);
-    t.toolResult(id, "boot ok\u0000\u0000\u0000 ready", { toolUseResult: { stdout: "boot ok\u0000\u0000\u0000 ready", stderr: "", interrupted: false, isImage: false } });
+    t.toolResult(id, "boot ok\u0000\u0000\u0000 ready", {
+      toolUseResult: { stdout: "boot ok\u0000\u0000\u0000 ready", stderr: "", interrupted: false, isImage: false },
+    });
     t.assistant([{ type: "text", text: "It booted." }]);
     const o = open(t);
     expect(o.findings.map((f) => [f.rule, f.line])).toEqual([["corrupted-tool-output", 3]]);

@@ -45,7 +45,10 @@ describe("unsigned thinking in a Claude Code transcript (on request)", () => {
   it("in the latest tool-use turn the whole response and its result go; the prompt before stays the leaf's parent", () => {
     const t = new ClaudeTranscript({ start: START, seed: 12 });
     const prompt = t.user("check the migration status");
-    const lines = t.assistant([unsigned("Run prisma migrate status."), { type: "tool_use", id: "toolu_01AAAAAAAAAAAAAAAAAAAAAA", name: "Bash", input: { command: "npx prisma migrate status" } }]);
+    const lines = t.assistant([
+      unsigned("Run prisma migrate status."),
+      { type: "tool_use", id: "toolu_01AAAAAAAAAAAAAAAAAAAAAA", name: "Bash", input: { command: "npx prisma migrate status" } },
+    ]);
     const result = t.toolResult("toolu_01AAAAAAAAAAAAAAAAAAAAAA", "1 migration pending");
     const { plan, loaded } = planFor(t);
     const deleted = plan.changes.filter((c) => c.op === "delete").map((c) => c.key.id);

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { MINUTE, truncateAfter } from "../support/opencode-fixtures.js";
 import { expected, FORMATS, hasText, HOUR, lastWrite, messageWhere, messageWithText, partWhere, scan, sessionOf, spots, storeOf } from "./harness.js";
 
-const SUITE_OUTPUT = " ✓ test/config.test.ts (5 tests) 6ms\n ✓ test/invoices.test.ts (12 tests) 41ms\n\n Test Files  2 passed (2)\n      Tests  17 passed (17)\n";
+const SUITE_OUTPUT =
+  " ✓ test/config.test.ts (5 tests) 6ms\n ✓ test/invoices.test.ts (12 tests) 41ms\n\n Test Files  2 passed (2)\n      Tests  17 passed (17)\n";
 
 describe.each(FORMATS)("unreadable-record (%s store)", (format) => {
   it("a tool part whose JSON was cut off mid-write (torn write) is reported once, as unreadable, not as a schema violation", () => {

@@ -161,7 +161,12 @@ describe("a store format registered only here takes part in everything the regis
     const { home, whole, interrupted } = toyagentHome();
     const found = openStore({ store: home });
     expect(found.info).toEqual({ format: "toyagent", path: home, notices: [] });
-    expect(found.listSessions().map((s) => s.id).sort()).toEqual([whole, interrupted].sort());
+    expect(
+      found
+        .listSessions()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([whole, interrupted].sort());
 
     const located = openStore({ format: "toyagent", env: { TOYAGENT_HOME: home } });
     expect(located.info.path).toBe(home);

@@ -22,7 +22,11 @@ describe("the store registry", () => {
   });
 
   it("only SQLite writes beside its store (its -journal, -wal, -shm)", () => {
-    expect(storeAdapters().filter((a) => a.capabilities.writesBesideStore).map((a) => a.format)).toEqual(["opencode-sqlite"]);
+    expect(
+      storeAdapters()
+        .filter((a) => a.capabilities.writesBesideStore)
+        .map((a) => a.format),
+    ).toEqual(["opencode-sqlite"]);
   });
 
   it("takes a registration after the built-ins, refuses a format twice, and lets it go again", () => {

@@ -23,7 +23,14 @@ describe("SQLite rows whose data is not TEXT", () => {
   const scan = (mode: "lean" | "full") => {
     const store = openStore({ store: dir });
     try {
-      return scanSession(store, session.id, { rules: RULES, mode, now: Date.UTC(2026, 10, 22), maxOutputChars: 50_000, contextLimit: 200_000, liveWindowMs: 600_000 }).findings;
+      return scanSession(store, session.id, {
+        rules: RULES,
+        mode,
+        now: Date.UTC(2026, 10, 22),
+        maxOutputChars: 50_000,
+        contextLimit: 200_000,
+        liveWindowMs: 600_000,
+      }).findings;
     } finally {
       store.close();
     }

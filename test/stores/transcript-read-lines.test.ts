@@ -313,7 +313,10 @@ describe("byte-exact round trip", () => {
       ["openclaw", crlf(o), "openclaw", o.sessionId],
     ] as const) {
       const records = assembleTranscript(bytes, { path: `/${name}.jsonl`, sessionId: sid, dialect, mtime: 0 }, true);
-      expect(records.lines.every((l) => l.raw.at(-1) === 0x0d && !l.problem), name).toBe(true);
+      expect(
+        records.lines.every((l) => l.raw.at(-1) === 0x0d && !l.problem),
+        name,
+      ).toBe(true);
       expect(checkSession(sessionView(records, OPTIONS), RULES, OPTIONS), name).toEqual([]);
       const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
       expect(plan.changes, name).toEqual([]);
@@ -327,7 +330,9 @@ describe("byte-exact round trip", () => {
     // Insert a NUL run before line 3's record: the fix writes that record back without the NULs.
     const lines = good.toString("latin1").split("\n");
     const damagedLine = Buffer.concat([damage.nulRun(40), Buffer.from(lines[2]!, "latin1")]);
-    const bytes = Buffer.concat(lines.flatMap((l, i) => [i === 2 ? damagedLine : Buffer.from(l, "latin1"), ...(i < lines.length - 1 ? [Buffer.from("\n")] : [])]));
+    const bytes = Buffer.concat(
+      lines.flatMap((l, i) => [i === 2 ? damagedLine : Buffer.from(l, "latin1"), ...(i < lines.length - 1 ? [Buffer.from("\n")] : [])]),
+    );
     const records: TranscriptRecords = assembleTranscript(bytes, { path: "/c.jsonl", sessionId: t.sessionId, dialect: "claude", mtime: 0 }, true);
     expect(records.lines[0]!.ref.id).toBe(prompt);
     const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });

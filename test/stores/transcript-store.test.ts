@@ -24,7 +24,11 @@ afterAll(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const ids = (store: SessionStore) => store.listSessions().map((s) => s.id).sort();
+const ids = (store: SessionStore) =>
+  store
+    .listSessions()
+    .map((s) => s.id)
+    .sort();
 const newest = (lines: (string | Buffer)[]) =>
   Math.max(...lines.map((l) => (typeof l === "string" ? Date.parse(String((JSON.parse(l) as Json).timestamp ?? "")) : NaN)).filter((t) => !Number.isNaN(t)));
 
@@ -152,7 +156,10 @@ describe("Claude Code: every --store form", () => {
   it("agent-<id>.jsonl beside a session is part of that session, never a session of its own", () => {
     for (const store of [fx.config, path.join(fx.config, "projects"), fx.projectB]) {
       const listed = ids(openStore({ store }));
-      expect(listed.some((id) => id.startsWith("agent-")), store).toBe(false);
+      expect(
+        listed.some((id) => id.startsWith("agent-")),
+        store,
+      ).toBe(false);
       expectRecoverError(() => openStore({ store }).loadSession("agent-a1b2c3", "lean"), "session-not-found", /no session agent-a1b2c3/);
     }
   });
@@ -253,7 +260,10 @@ function openclawStore(): OpenclawFixture {
   const direct = new OpenclawTranscript({ seed: 41, start: START });
   direct.user("The NAS is almost full. Check disk usage.");
   const id = direct.toolCallId();
-  direct.assistant([{ type: "thinking", thinking: "Run df." }, { type: "toolCall", id, name: "exec", arguments: { command: "df -h" } }]);
+  direct.assistant([
+    { type: "thinking", thinking: "Run df." },
+    { type: "toolCall", id, name: "exec", arguments: { command: "df -h" } },
+  ]);
   direct.toolResult(id, "exec", "/dev/sda1 93%");
   direct.assistant([{ type: "text", text: "93% used." }]);
   direct.writeTo(state, "main", "agent:main:main");
@@ -375,13 +385,21 @@ describe("--format mismatches and bad paths", () => {
 
   it("a Claude Code config dir or projects/ dir forced to openclaw is refused, naming what openclaw needs", () => {
     for (const store of [claude.config, path.join(claude.config, "projects")]) {
-      expectRecoverError(() => openStore({ store, format: "openclaw" }), "not-a-store", /not an? openclaw store \(expected a state dir with agents\/, a sessions\/ dir or a \.jsonl\)/);
+      expectRecoverError(
+        () => openStore({ store, format: "openclaw" }),
+        "not-a-store",
+        /not an? openclaw store \(expected a state dir with agents\/, a sessions\/ dir or a \.jsonl\)/,
+      );
     }
   });
 
   it("an openclaw state dir or sessions/ dir forced to claude is refused, naming what Claude Code needs", () => {
     for (const store of [openclaw.state, openclaw.main]) {
-      expectRecoverError(() => openStore({ store, format: "claude" }), "not-a-store", /not a Claude Code store \(expected a config dir with projects\/, a projects\/ dir, a project dir or a \.jsonl\)/);
+      expectRecoverError(
+        () => openStore({ store, format: "claude" }),
+        "not-a-store",
+        /not a Claude Code store \(expected a config dir with projects\/, a projects\/ dir, a project dir or a \.jsonl\)/,
+      );
     }
   });
 
@@ -396,7 +414,11 @@ describe("--format mismatches and bad paths", () => {
   });
 
   it("an unknown --format is a usage error listing the formats", () => {
-    expectRecoverError(() => openStore({ store: claude.config, format: "claude-code" }), "usage", /unknown --format "claude-code" \(expected one of: .*claude.*openclaw/);
+    expectRecoverError(
+      () => openStore({ store: claude.config, format: "claude-code" }),
+      "usage",
+      /unknown --format "claude-code" \(expected one of: .*claude.*openclaw/,
+    );
   });
 
   it("a path that does not exist is store-not-found", () => {

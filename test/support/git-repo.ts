@@ -37,7 +37,8 @@ export function stateDir(): string {
 // ---------------------------------------------------------------------------------------------
 
 // simple-git refuses a custom environment holding EDITOR, PAGER and the like; the tests never need them.
-const DROP = /^(EDITOR|VISUAL|PAGER|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_ASKPASS|SSH_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_EXTERNAL_DIFF|GIT_TEMPLATE_DIR|GIT_DIR|GIT_WORK_TREE|GIT_INDEX_FILE|PREFIX|GIT_CONFIG.*|GIT_EXEC_PATH)$/;
+const DROP =
+  /^(EDITOR|VISUAL|PAGER|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_ASKPASS|SSH_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_EXTERNAL_DIFF|GIT_TEMPLATE_DIR|GIT_DIR|GIT_WORK_TREE|GIT_INDEX_FILE|PREFIX|GIT_CONFIG.*|GIT_EXEC_PATH)$/;
 
 export function gitIn(dir: string, env: Record<string, string> = {}): SimpleGit {
   const base: Record<string, string> = {};
@@ -147,11 +148,15 @@ export function copyDir(from: string, prefix = "recover-state-"): string {
 async function buildProject(dir: string, options: ProjectOptions): Promise<void> {
   const git = await initRepo(dir);
   write(dir, ".gitignore", "node_modules/\ndist/\n*.log\n.env\n");
-  write(dir, "package.json", `${JSON.stringify({ name: "invoice-service", type: "module", scripts: { test: "bun test", lint: "biome check .", typecheck: "tsc --noEmit" } }, null, 2)}\n`);
+  write(
+    dir,
+    "package.json",
+    `${JSON.stringify({ name: "invoice-service", type: "module", scripts: { test: "bun test", lint: "biome check .", typecheck: "tsc --noEmit" } }, null, 2)}\n`,
+  );
   write(dir, "tsconfig.json", '{ "compilerOptions": { "strict": true, "module": "NodeNext" } }\n');
   write(dir, "README.md", "# Invoice Service\n\nIssues and tracks invoices.\n");
   write(dir, "src/index.ts", 'import { app } from "./routes/invoices.js";\n\napp.listen(3000);\n');
-  write(dir, "src/routes/invoices.ts", 'export const app = { listen(port: number) { return port; } };\n');
+  write(dir, "src/routes/invoices.ts", "export const app = { listen(port: number) { return port; } };\n");
   write(dir, "src/auth/jwt.ts", "export function sign(payload: object): string {\n  return JSON.stringify(payload);\n}\n");
   write(dir, "tests/auth.test.ts", 'import { sign } from "../src/auth/jwt.js";\n\ntest("sign", () => expect(sign({})).toBe("{}"));\n');
   write(dir, "scripts/build.sh", "#!/bin/sh\nset -e\ntsc -p .\n", 0o755);
@@ -171,7 +176,11 @@ async function buildProject(dir: string, options: ProjectOptions): Promise<void>
   write(dir, "README.md", "# Invoice Service\n\nIssues and tracks invoices. Staged line.\n");
   await git.raw(["add", "README.md"]);
   write(dir, "README.md", "# Invoice Service\n\nIssues and tracks invoices. Staged line.\nUnstaged line.\n");
-  write(dir, "src/index.ts", 'import { app } from "./routes/invoices.js";\nimport { sign } from "./auth/jwt.js";\n\napp.listen(3000);\nconsole.log(sign({}));\n');
+  write(
+    dir,
+    "src/index.ts",
+    'import { app } from "./routes/invoices.js";\nimport { sign } from "./auth/jwt.js";\n\napp.listen(3000);\nconsole.log(sign({}));\n',
+  );
   fs.rmSync(path.join(dir, "src/routes/invoices.ts"));
   write(dir, "src/auth/expiry.ts", "export function isExpired(exp: number, now = Date.now() / 1000): boolean {\n  return exp <= now;\n}\n");
   write(dir, "notes/todo.md", "- refresh tokens\n");
@@ -194,7 +203,11 @@ async function buildProject(dir: string, options: ProjectOptions): Promise<void>
 }
 
 export function writePokeralph(dir: string, taskId = TASK): void {
-  write(dir, ".pokeralph/config.json", `${JSON.stringify({ maxIterationsPerTask: 8, mode: "yolo", feedbackLoops: ["test", "lint", "typecheck"], timeoutMinutes: 20, pollingIntervalMs: 2000, autoCommit: true }, null, 2)}\n`);
+  write(
+    dir,
+    ".pokeralph/config.json",
+    `${JSON.stringify({ maxIterationsPerTask: 8, mode: "yolo", feedbackLoops: ["test", "lint", "typecheck"], timeoutMinutes: 20, pollingIntervalMs: 2000, autoCommit: true }, null, 2)}\n`,
+  );
   const task = (id: string, title: string, status: string, priority: number) => ({
     id,
     title,
@@ -214,7 +227,10 @@ export function writePokeralph(dir: string, taskId = TASK): void {
         name: "Invoice Service",
         description: "HTTP service that issues and tracks invoices.",
         createdAt: "2026-02-03T09:12:44.120Z",
-        tasks: [task("001-project-setup", "Project setup with Bun workspaces", "completed", 1), task(taskId, "JWT authentication middleware", "in_progress", 2)],
+        tasks: [
+          task("001-project-setup", "Project setup with Bun workspaces", "completed", 1),
+          task(taskId, "JWT authentication middleware", "in_progress", 2),
+        ],
       },
       null,
       2,

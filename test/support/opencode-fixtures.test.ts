@@ -95,7 +95,13 @@ describe("buildStore", () => {
     expect(user!.created).toBe(Date.parse("2026-05-04T08:00:00Z"));
     expect(assistant!.created - user!.created).toBe(60_000);
     expect(assistant!.parts[0]!.created - assistant!.created).toBe(1_000);
-    expect(assistant!.info).toMatchObject({ role: "assistant", parentID: user!.id, modelID: "claude-sonnet-4-5", providerID: "anthropic", path: { cwd: s.info.directory } });
+    expect(assistant!.info).toMatchObject({
+      role: "assistant",
+      parentID: user!.id,
+      modelID: "claude-sonnet-4-5",
+      providerID: "anthropic",
+      path: { cwd: s.info.directory },
+    });
     expect(user!.info).toMatchObject({ agent: "build", model: { providerID: "anthropic", modelID: "claude-sonnet-4-5" } });
   });
 
@@ -109,7 +115,14 @@ describe("buildStore", () => {
 
   it("defaults finish to tool-calls when the message has tool parts", () => {
     const store = buildStore({
-      sessions: [{ messages: [{ role: "user", parts: [] }, { role: "assistant", parts: [{ data: { type: "tool", callID: "c", tool: "read", state: {} } }] }] }],
+      sessions: [
+        {
+          messages: [
+            { role: "user", parts: [] },
+            { role: "assistant", parts: [{ data: { type: "tool", callID: "c", tool: "read", state: {} } }] },
+          ],
+        },
+      ],
     });
     expect(store.sessions[0]!.messages[1]!.info!.finish).toBe("tool-calls");
   });
@@ -121,7 +134,9 @@ describe("writeSqliteStore", () => {
     sessions: [
       {
         ...healthySession({ start: Date.parse("2026-06-01T09:00:00Z") }),
-        orphanParts: [{ messageId: ascendingId("msg", Date.parse("2026-06-01T09:30:00Z"), 1, mulberry32(1)), parts: [{ data: { type: "text", text: "left behind" } }] }],
+        orphanParts: [
+          { messageId: ascendingId("msg", Date.parse("2026-06-01T09:30:00Z"), 1, mulberry32(1)), parts: [{ data: { type: "text", text: "left behind" } }] },
+        ],
       },
       {
         created: Date.parse("2026-06-02T09:00:00Z"),
@@ -203,7 +218,11 @@ describe("writeJsonStore", () => {
       },
       {
         messages: [
-          { role: "user", raw: "{\"role\":\"us", parts: [{ data: { type: "tool", output: "Müller" }, corrupt: replaceWithBytes("Müller", Buffer.from([0x4d, 0xfc])) }] },
+          {
+            role: "user",
+            raw: '{"role":"us',
+            parts: [{ data: { type: "tool", output: "Müller" }, corrupt: replaceWithBytes("Müller", Buffer.from([0x4d, 0xfc])) }],
+          },
         ],
       },
     ],

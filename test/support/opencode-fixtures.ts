@@ -249,10 +249,7 @@ interface MessageContext {
 function buildMessage(spec: MessageSpec, created: number, mc: MessageContext, ctx: BuildContext): BuiltMessage {
   const id = spec.id ?? ctx.mint("msg", created);
   const parts = buildParts(spec.parts, id, mc.sessionId, created, ctx);
-  const defaults =
-    spec.role === "user"
-      ? userDefaults(id, mc.sessionId, created)
-      : assistantDefaults(id, created, mc, parts, ctx.rand);
+  const defaults = spec.role === "user" ? userDefaults(id, mc.sessionId, created) : assistantDefaults(id, created, mc, parts, ctx.rand);
   const message: BuiltMessage = {
     id,
     sessionId: mc.sessionId,
@@ -471,8 +468,7 @@ CREATE INDEX \`todo_session_idx\` ON \`todo\` (\`session_id\`);
 `;
 
 // CAST(? AS TEXT) keeps a Buffer's bytes but with TEXT affinity, as opencode's rows always are.
-const INSERT_PART =
-  "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))";
+const INSERT_PART = "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))";
 
 function insertSession(db: Database.Database, s: BuiltSession): void {
   const info = s.info;
@@ -547,9 +543,13 @@ export function writeSqliteStore(dataDir: string, store: BuiltStore): string {
     db.exec(SCHEMA_V1);
     db.transaction(() => {
       for (const p of projectsOf(store)) {
-        db.prepare(
-          "INSERT INTO project (id, worktree, vcs, time_created, time_updated, time_initialized, sandboxes) VALUES (?, ?, 'git', ?, ?, ?, '[]')",
-        ).run(p.id, p.worktree, p.created, p.updated, p.created);
+        db.prepare("INSERT INTO project (id, worktree, vcs, time_created, time_updated, time_initialized, sandboxes) VALUES (?, ?, 'git', ?, ?, ?, '[]')").run(
+          p.id,
+          p.worktree,
+          p.created,
+          p.updated,
+          p.created,
+        );
       }
       for (const s of store.sessions) {
         insertSession(db, s);
@@ -708,7 +708,10 @@ export class Transcript {
       const mention = `@${file.path}`;
       const start = Math.max(0, text.indexOf(mention));
       parts.push(
-        { time: this.tick(2), data: { type: "text", synthetic: true, text: `Called the Read tool with the following input: ${JSON.stringify({ filePath: this.abs(file.path) })}` } },
+        {
+          time: this.tick(2),
+          data: { type: "text", synthetic: true, text: `Called the Read tool with the following input: ${JSON.stringify({ filePath: this.abs(file.path) })}` },
+        },
         { time: this.tick(2), data: { type: "text", synthetic: true, text: readOutput(file.content) } },
         {
           time: this.tick(2),
@@ -794,23 +797,31 @@ export class Transcript {
   }
 
   bash(command: string, description: string, output: string, opts: { exit?: number; ms?: number } = {}): PartSpec {
-    return this.tool("bash", { command, description }, {
-      output,
-      title: description,
-      // opencode keeps at most 30,000 characters of streamed output in metadata
-      metadata: { output: output.slice(0, 30_000), exit: opts.exit ?? 0, description },
-      ms: opts.ms ?? 2_400,
-    });
+    return this.tool(
+      "bash",
+      { command, description },
+      {
+        output,
+        title: description,
+        // opencode keeps at most 30,000 characters of streamed output in metadata
+        metadata: { output: output.slice(0, 30_000), exit: opts.exit ?? 0, description },
+        ms: opts.ms ?? 2_400,
+      },
+    );
   }
 
   read(file: string, content: string): PartSpec {
     const lines = content.split("\n");
-    return this.tool("read", { filePath: this.abs(file) }, {
-      output: readOutput(content),
-      title: file,
-      metadata: { preview: lines.slice(0, 20).join("\n"), truncated: false },
-      ms: 40,
-    });
+    return this.tool(
+      "read",
+      { filePath: this.abs(file) },
+      {
+        output: readOutput(content),
+        title: file,
+        metadata: { preview: lines.slice(0, 20).join("\n"), truncated: false },
+        ms: 40,
+      },
+    );
   }
 
   edit(file: string, oldString: string, newString: string): PartSpec {
@@ -827,16 +838,20 @@ export class Transcript {
       ...added.map((l) => `+${l}`),
       "",
     ].join("\n");
-    return this.tool("edit", { filePath: abs, oldString, newString }, {
-      output: "Edit applied successfully.",
-      title: file,
-      metadata: {
-        diagnostics: {},
-        diff,
-        filediff: { file: abs, before: oldString, after: newString, additions: added.length, deletions: removed.length },
+    return this.tool(
+      "edit",
+      { filePath: abs, oldString, newString },
+      {
+        output: "Edit applied successfully.",
+        title: file,
+        metadata: {
+          diagnostics: {},
+          diff,
+          filediff: { file: abs, before: oldString, after: newString, additions: added.length, deletions: removed.length },
+        },
+        ms: 120,
       },
-      ms: 120,
-    });
+    );
   }
 
   /** opencode adds a patch part after a step that changed files. */
@@ -954,7 +969,7 @@ const TURNS: Turn[] = [
       w.stepStart(),
       w.reasoning("PORT is currently a string with a default. z.coerce.number with int and range checks rejects 'abc' and out-of-range ports."),
       w.text(
-        'Replace the `PORT` entry with a coercing number schema:\n\n```ts\nPORT: z.coerce.number().int().min(1).max(65535).default(3000),\n```\n\nThen `port: parsed.data.PORT` no longer needs `Number(...)`. `PORT=abc` now fails with `PORT: Expected number, received nan`.',
+        "Replace the `PORT` entry with a coercing number schema:\n\n```ts\nPORT: z.coerce.number().int().min(1).max(65535).default(3000),\n```\n\nThen `port: parsed.data.PORT` no longer needs `Number(...)`. `PORT=abc` now fails with `PORT: Expected number, received nan`.",
       ),
       w.stepFinish("stop"),
     ]),

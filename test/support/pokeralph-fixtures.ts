@@ -16,14 +16,54 @@ export const HOUR = 60 * MINUTE;
 
 /** The PRD's tasks, one per scenario (ids and titles are what the scenarios below use). */
 export const TASKS = {
-  setup: { id: "001-project-setup", title: "Project setup with Bun workspaces", description: "Create the workspace layout, tsconfig and test runner.", criteria: ["bun test passes", "bun run typecheck passes"] },
-  auth: { id: "002-auth-system", title: "JWT authentication middleware", description: "Protect /invoices routes with JWT bearer auth.", criteria: ["401 without token", "200 with valid token", "tests cover expiry"] },
-  pdf: { id: "003-invoice-pdf", title: "Render invoices as PDF", description: "GET /invoices/:id.pdf renders the invoice with totals and VAT.", criteria: ["PDF snapshot test passes", "VAT rounding matches the spec"] },
-  rateLimit: { id: "004-rate-limiting", title: "Rate limiting per API key", description: "Limit each API key to 100 requests per minute.", criteria: ["429 after 100 requests", "limit resets after a minute"] },
-  email: { id: "005-email-notifications", title: "Email on invoice issue", description: "Send an email to the customer when an invoice is issued.", criteria: ["email sent once per invoice", "template covers totals"] },
-  search: { id: "006-invoice-search", title: "Search invoices by customer", description: "GET /invoices?customer= filters invoices.", criteria: ["filters by customer id", "paginates"] },
-  audit: { id: "007-audit-log", title: "Audit log of invoice changes", description: "Record who changed which invoice and when.", criteria: ["every change logged", "log is append-only"] },
-  refunds: { id: "008-refunds", title: "Partial refunds", description: "Support partial refunds on paid invoices.", criteria: ["refund cannot exceed paid amount"] },
+  setup: {
+    id: "001-project-setup",
+    title: "Project setup with Bun workspaces",
+    description: "Create the workspace layout, tsconfig and test runner.",
+    criteria: ["bun test passes", "bun run typecheck passes"],
+  },
+  auth: {
+    id: "002-auth-system",
+    title: "JWT authentication middleware",
+    description: "Protect /invoices routes with JWT bearer auth.",
+    criteria: ["401 without token", "200 with valid token", "tests cover expiry"],
+  },
+  pdf: {
+    id: "003-invoice-pdf",
+    title: "Render invoices as PDF",
+    description: "GET /invoices/:id.pdf renders the invoice with totals and VAT.",
+    criteria: ["PDF snapshot test passes", "VAT rounding matches the spec"],
+  },
+  rateLimit: {
+    id: "004-rate-limiting",
+    title: "Rate limiting per API key",
+    description: "Limit each API key to 100 requests per minute.",
+    criteria: ["429 after 100 requests", "limit resets after a minute"],
+  },
+  email: {
+    id: "005-email-notifications",
+    title: "Email on invoice issue",
+    description: "Send an email to the customer when an invoice is issued.",
+    criteria: ["email sent once per invoice", "template covers totals"],
+  },
+  search: {
+    id: "006-invoice-search",
+    title: "Search invoices by customer",
+    description: "GET /invoices?customer= filters invoices.",
+    criteria: ["filters by customer id", "paginates"],
+  },
+  audit: {
+    id: "007-audit-log",
+    title: "Audit log of invoice changes",
+    description: "Record who changed which invoice and when.",
+    criteria: ["every change logged", "log is append-only"],
+  },
+  refunds: {
+    id: "008-refunds",
+    title: "Partial refunds",
+    description: "Support partial refunds on paid invoices.",
+    criteria: ["refund cannot exceed paid amount"],
+  },
 } as const;
 export type TaskKey = keyof typeof TASKS;
 
@@ -233,7 +273,11 @@ export function iteration(spec: IterationSpec): Json {
     ...(spec.commitHash ? { commitHash: spec.commitHash } : {}),
     ...(spec.error ? { error: spec.error } : {}),
     ...(spec.feedback
-      ? { feedbackResults: Object.fromEntries(Object.entries(spec.feedback).map(([name, [passed, output]]) => [name, { passed, output, duration: durations[name] ?? 500 }])) }
+      ? {
+          feedbackResults: Object.fromEntries(
+            Object.entries(spec.feedback).map(([name, [passed, output]]) => [name, { passed, output, duration: durations[name] ?? 500 }]),
+          ),
+        }
       : {}),
   };
 }
@@ -304,22 +348,45 @@ function claudeLog(lines: string[]): string {
  * changes uncommitted in the tree, iteration 4 was in flight when pokeralph died.
  * `lastUpdateAgo`: how long ago progress was written (default 5 h: stale); `status`: running or awaiting_approval.
  */
-export async function crashedBattle(fx: PokeralphFixture, options: { lastUpdateAgo?: number; status?: "running" | "awaiting_approval"; task?: TaskKey } = {}): Promise<BattleScenario> {
+export async function crashedBattle(
+  fx: PokeralphFixture,
+  options: { lastUpdateAgo?: number; status?: "running" | "awaiting_approval"; task?: TaskKey } = {},
+): Promise<BattleScenario> {
   const task = options.task ?? "auth";
   const taskId = TASKS[task].id;
   const lastUpdate = fx.now - (options.lastUpdateAgo ?? 5 * HOUR);
   const t0 = lastUpdate - 42 * MINUTE;
   const commits: Record<string, string> = {};
 
-  writeProjectFile(fx, "src/auth/jwt.ts", `export function verify(token: string, secret: string): boolean {\n  return token.length > 0 && secret.length > 0;\n}\n`);
+  writeProjectFile(
+    fx,
+    "src/auth/jwt.ts",
+    `export function verify(token: string, secret: string): boolean {\n  return token.length > 0 && secret.length > 0;\n}\n`,
+  );
   commits.claude = await commitAll(fx, pokeralphSubject(task), t0 + 11 * MINUTE);
-  writeProjectFile(fx, "src/auth/middleware.ts", `import { verify } from "./jwt.ts";\n\nexport function requireAuth(header: string | undefined, secret: string): boolean {\n  const token = header?.replace(/^Bearer /, "") ?? "";\n  return verify(token, secret);\n}\n`);
-  writeProjectFile(fx, "src/routes/invoices.ts", `import { requireAuth } from "../auth/middleware.ts";\n\nexport function invoices(request: Request): Response {\n  if (!requireAuth(request.headers.get("authorization") ?? undefined, "dev")) return new Response("unauthorized", { status: 401 });\n  return Response.json({ invoices: [], method: request.method });\n}\n`);
-  writeProjectFile(fx, "tests/auth.test.ts", `import { expect, test } from "bun:test";\nimport { requireAuth } from "../src/auth/middleware.ts";\n\ntest("401 without token", () => expect(requireAuth(undefined, "s")).toBe(false));\n`);
+  writeProjectFile(
+    fx,
+    "src/auth/middleware.ts",
+    `import { verify } from "./jwt.ts";\n\nexport function requireAuth(header: string | undefined, secret: string): boolean {\n  const token = header?.replace(/^Bearer /, "") ?? "";\n  return verify(token, secret);\n}\n`,
+  );
+  writeProjectFile(
+    fx,
+    "src/routes/invoices.ts",
+    `import { requireAuth } from "../auth/middleware.ts";\n\nexport function invoices(request: Request): Response {\n  if (!requireAuth(request.headers.get("authorization") ?? undefined, "dev")) return new Response("unauthorized", { status: 401 });\n  return Response.json({ invoices: [], method: request.method });\n}\n`,
+  );
+  writeProjectFile(
+    fx,
+    "tests/auth.test.ts",
+    `import { expect, test } from "bun:test";\nimport { requireAuth } from "../src/auth/middleware.ts";\n\ntest("401 without token", () => expect(requireAuth(undefined, "s")).toBe(false));\n`,
+  );
   commits.iteration2 = await commitAll(fx, pokeralphSubject(task), t0 + 24 * MINUTE);
   // Iteration 3: typecheck failed, nothing committed; the changes stay in the working tree.
   writeProjectFile(fx, "src/auth/expiry.ts", `export function isExpired(exp: number, now = Date.now() / 1000): boolean {\n  return exp <= now;\n}\n`);
-  writeProjectFile(fx, "src/auth/middleware.ts", `import { verify } from "./jwt.ts";\nimport { isExpired } from "./expiry.ts";\n\nexport function requireAuth(header: string | undefined, secret: string, exp?: number): boolean {\n  const token: string = header?.replace(/^Bearer /, "");\n  return verify(token, secret) && !isExpired(exp ?? Infinity);\n}\n`);
+  writeProjectFile(
+    fx,
+    "src/auth/middleware.ts",
+    `import { verify } from "./jwt.ts";\nimport { isExpired } from "./expiry.ts";\n\nexport function requireAuth(header: string | undefined, secret: string, exp?: number): boolean {\n  const token: string = header?.replace(/^Bearer /, "");\n  return verify(token, secret) && !isExpired(exp ?? Infinity);\n}\n`,
+  );
 
   const status = options.status ?? "running";
   const history = {
@@ -327,7 +394,15 @@ export async function crashedBattle(fx: PokeralphFixture, options: { lastUpdateA
     status,
     startedAt: iso(t0),
     iterations: [
-      iteration({ number: 1, start: t0 + 0.1 * SECOND, minutes: 11.7, result: "success", output: "Exploring src/ ... Added src/auth/jwt.ts ... committed.", filesChanged: [`.pokeralph/battles/${taskId}/progress.json`], feedback: PASS }),
+      iteration({
+        number: 1,
+        start: t0 + 0.1 * SECOND,
+        minutes: 11.7,
+        result: "success",
+        output: "Exploring src/ ... Added src/auth/jwt.ts ... committed.",
+        filesChanged: [`.pokeralph/battles/${taskId}/progress.json`],
+        feedback: PASS,
+      }),
       iteration({
         number: 2,
         start: t0 + 11.8 * MINUTE,
@@ -345,7 +420,11 @@ export async function crashedBattle(fx: PokeralphFixture, options: { lastUpdateA
         result: "failure",
         output: "Added token expiry handling ...",
         filesChanged: ["src/auth/middleware.ts", "src/auth/expiry.ts"],
-        feedback: { test: [true, "17 pass, 0 fail"], lint: [true, "Checked 44 files"], typecheck: [false, "src/auth/middleware.ts(23,5): error TS2322: Type 'string | undefined' is not assignable to type 'string'."] },
+        feedback: {
+          test: [true, "17 pass, 0 fail"],
+          lint: [true, "Checked 44 files"],
+          typecheck: [false, "src/auth/middleware.ts(23,5): error TS2322: Type 'string | undefined' is not assignable to type 'string'."],
+        },
       }),
     ],
   };
@@ -359,7 +438,12 @@ export async function crashedBattle(fx: PokeralphFixture, options: { lastUpdateA
       lastOutput: "Editing src/auth/middleware.ts",
     }),
     logs: {
-      1: claudeLog(["Exploring src/ to understand the routing layer.", "Added src/auth/jwt.ts with verify().", "Ran bun test: 12 pass.", "Committed: [PokéRalph] 002-auth-system: JWT authentication middleware"]),
+      1: claudeLog([
+        "Exploring src/ to understand the routing layer.",
+        "Added src/auth/jwt.ts with verify().",
+        "Ran bun test: 12 pass.",
+        "Committed: [PokéRalph] 002-auth-system: JWT authentication middleware",
+      ]),
       2: claudeLog(["Wiring requireAuth() into /invoices.", "Added tests/auth.test.ts.", "All feedback loops pass."]),
       3: claudeLog(["Adding token expiry handling in src/auth/expiry.ts.", "typecheck: src/auth/middleware.ts(23,5): error TS2322"]),
     },
@@ -377,19 +461,49 @@ export async function failedFeedbackBattle(fx: PokeralphFixture, options: { task
   const task = options.task ?? "pdf";
   const taskId = TASKS[task].id;
   const t0 = options.at ?? fx.now - 30 * HOUR;
-  writeProjectFile(fx, "src/pdf/render.ts", `export function renderInvoice(id: string): Uint8Array {\n  return new TextEncoder().encode(\`%PDF-1.7 invoice \${id}\`);\n}\n`);
+  writeProjectFile(
+    fx,
+    "src/pdf/render.ts",
+    `export function renderInvoice(id: string): Uint8Array {\n  return new TextEncoder().encode(\`%PDF-1.7 invoice \${id}\`);\n}\n`,
+  );
   const c1 = await commitAll(fx, pokeralphSubject(task), t0 + 14 * MINUTE);
   writeProjectFile(fx, "src/pdf/vat.ts", `export const vat = (net: number) => Math.round(net * 0.2 * 100) / 100;\n`);
   const error = "PDF snapshot test keeps failing: the Inter font is not installed in this environment";
-  const failingTest = "tests/pdf.test.ts:\n✗ renders invoice totals [12.41ms]\n  error: expect(received).toMatchSnapshot()\n  Snapshot mismatch: font 'Inter' not found\n\n 18 pass\n 1 fail";
+  const failingTest =
+    "tests/pdf.test.ts:\n✗ renders invoice totals [12.41ms]\n  error: expect(received).toMatchSnapshot()\n  Snapshot mismatch: font 'Inter' not found\n\n 18 pass\n 1 fail";
   const history = {
     taskId,
     status: "failed",
     startedAt: iso(t0),
     iterations: [
-      iteration({ number: 1, start: t0, minutes: 14, result: "success", output: "Rendered invoices with pdf-lib ...", filesChanged: ["src/pdf/render.ts"], commitHash: c1, feedback: { ...PASS, test: [true, "18 pass, 0 fail"] } }),
-      iteration({ number: 2, start: t0 + 14.2 * MINUTE, minutes: 9, result: "failure", output: "Added VAT line ...", filesChanged: ["src/pdf/vat.ts", "tests/pdf.test.ts"], feedback: { ...PASS, test: [false, failingTest] } }),
-      iteration({ number: 3, start: t0 + 23.4 * MINUTE, minutes: 7, result: "failure", output: "Tried embedding the font ...", filesChanged: ["src/pdf/vat.ts", "tests/pdf.test.ts"], feedback: { ...PASS, test: [false, failingTest] } }),
+      iteration({
+        number: 1,
+        start: t0,
+        minutes: 14,
+        result: "success",
+        output: "Rendered invoices with pdf-lib ...",
+        filesChanged: ["src/pdf/render.ts"],
+        commitHash: c1,
+        feedback: { ...PASS, test: [true, "18 pass, 0 fail"] },
+      }),
+      iteration({
+        number: 2,
+        start: t0 + 14.2 * MINUTE,
+        minutes: 9,
+        result: "failure",
+        output: "Added VAT line ...",
+        filesChanged: ["src/pdf/vat.ts", "tests/pdf.test.ts"],
+        feedback: { ...PASS, test: [false, failingTest] },
+      }),
+      iteration({
+        number: 3,
+        start: t0 + 23.4 * MINUTE,
+        minutes: 7,
+        result: "failure",
+        output: "Tried embedding the font ...",
+        filesChanged: ["src/pdf/vat.ts", "tests/pdf.test.ts"],
+        feedback: { ...PASS, test: [false, failingTest] },
+      }),
     ],
     completedAt: iso(t0 + 30.5 * MINUTE),
     durationMs: 30.5 * MINUTE,
@@ -397,8 +511,20 @@ export async function failedFeedbackBattle(fx: PokeralphFixture, options: { task
   };
   const scenario = writeBattle(fx, taskId, {
     history,
-    progress: progress(taskId, { currentIteration: 3, status: "failed", lastUpdate: iso(t0 + 30.5 * MINUTE), logs: ["Snapshot mismatch again"], lastOutput: "Giving up: font missing", error, feedbackResults: { test: { passed: false, output: failingTest, duration: 2300 } } }),
-    logs: { 1: claudeLog(["Rendering invoices with pdf-lib."]), 2: claudeLog(["Adding VAT line.", "bun test: 1 fail"]), 3: claudeLog(["Embedding the Inter font.", "bun test: 1 fail"]) },
+    progress: progress(taskId, {
+      currentIteration: 3,
+      status: "failed",
+      lastUpdate: iso(t0 + 30.5 * MINUTE),
+      logs: ["Snapshot mismatch again"],
+      lastOutput: "Giving up: font missing",
+      error,
+      feedbackResults: { test: { passed: false, output: failingTest, duration: 2300 } },
+    }),
+    logs: {
+      1: claudeLog(["Rendering invoices with pdf-lib."]),
+      2: claudeLog(["Adding VAT line.", "bun test: 1 fail"]),
+      3: claudeLog(["Embedding the Inter font.", "bun test: 1 fail"]),
+    },
     mtime: t0 + 30.5 * MINUTE,
   });
   setTaskStatus(fx, task, "failed", t0 + 30.5 * MINUTE);
@@ -418,15 +544,39 @@ export async function completedBattle(fx: PokeralphFixture, options: { task?: Ta
     status: "completed",
     startedAt: iso(t0),
     iterations: [
-      iteration({ number: 1, start: t0, minutes: 8, result: "failure", output: "Created bunfig.toml ...", filesChanged: ["bunfig.toml", "src/config.ts"], feedback: { ...PASS, lint: [false, "src/config.ts:1:14 lint/style/useNumberNamespace"] } }),
-      iteration({ number: 2, start: t0 + 8.1 * MINUTE, minutes: 10.5, result: "success", output: "Fixed lint. <promise>COMPLETE</promise>", filesChanged: ["bunfig.toml", "src/config.ts"], commitHash: c2, feedback: PASS }),
+      iteration({
+        number: 1,
+        start: t0,
+        minutes: 8,
+        result: "failure",
+        output: "Created bunfig.toml ...",
+        filesChanged: ["bunfig.toml", "src/config.ts"],
+        feedback: { ...PASS, lint: [false, "src/config.ts:1:14 lint/style/useNumberNamespace"] },
+      }),
+      iteration({
+        number: 2,
+        start: t0 + 8.1 * MINUTE,
+        minutes: 10.5,
+        result: "success",
+        output: "Fixed lint. <promise>COMPLETE</promise>",
+        filesChanged: ["bunfig.toml", "src/config.ts"],
+        commitHash: c2,
+        feedback: PASS,
+      }),
     ],
     completedAt: iso(t0 + 18.7 * MINUTE),
     durationMs: 18.7 * MINUTE,
   };
   const scenario = writeBattle(fx, taskId, {
     history,
-    progress: progress(taskId, { currentIteration: 2, status: "completed", lastUpdate: iso(t0 + 18.7 * MINUTE), completionDetected: true, lastOutput: "Done", feedbackResults: { test: { passed: true, output: "12 pass, 0 fail", duration: 2100 } } }),
+    progress: progress(taskId, {
+      currentIteration: 2,
+      status: "completed",
+      lastUpdate: iso(t0 + 18.7 * MINUTE),
+      completionDetected: true,
+      lastOutput: "Done",
+      feedbackResults: { test: { passed: true, output: "12 pass, 0 fail", duration: 2100 } },
+    }),
     logs: { 1: claudeLog(["Creating bunfig.toml.", "lint: 1 error"]), 2: claudeLog(["Fixing lint.", "<promise>COMPLETE</promise>"]) },
     mtime: t0 + 18.7 * MINUTE,
   });
@@ -445,13 +595,30 @@ export async function cancelledBattle(fx: PokeralphFixture, options: { task?: Ta
     taskId,
     status: "cancelled",
     startedAt: iso(t0),
-    iterations: [iteration({ number: 1, start: t0, minutes: 12, result: "success", output: "Added email sender ...", filesChanged: ["src/email/send.ts"], commitHash: c1, feedback: PASS })],
+    iterations: [
+      iteration({
+        number: 1,
+        start: t0,
+        minutes: 12,
+        result: "success",
+        output: "Added email sender ...",
+        filesChanged: ["src/email/send.ts"],
+        commitHash: c1,
+        feedback: PASS,
+      }),
+    ],
     completedAt: iso(t0 + 15 * MINUTE),
     error: "Cancelled by user",
   };
   const scenario = writeBattle(fx, taskId, {
     history,
-    progress: progress(taskId, { currentIteration: 2, status: "failed", lastUpdate: iso(t0 + 15 * MINUTE), error: "Cancelled by user", lastOutput: "Writing the email template" }),
+    progress: progress(taskId, {
+      currentIteration: 2,
+      status: "failed",
+      lastUpdate: iso(t0 + 15 * MINUTE),
+      error: "Cancelled by user",
+      lastOutput: "Writing the email template",
+    }),
     logs: { 1: claudeLog(["Adding the email sender."]) },
     mtime: t0 + 15 * MINUTE,
   });
@@ -473,8 +640,25 @@ export async function timeoutBattle(fx: PokeralphFixture, options: { task?: Task
     status: "failed",
     startedAt: iso(t0),
     iterations: [
-      iteration({ number: 1, start: t0, minutes: 9, result: "failure", output: "Sketching a token bucket ...", filesChanged: ["src/middleware/rate-limit.ts"], feedback: { ...PASS, typecheck: [false, "src/middleware/rate-limit.ts(8,3): error TS2554: Expected 2 arguments, but got 1."] } }),
-      iteration({ number: 2, start: t0 + 9.2 * MINUTE, minutes: 36, result: "failure", output: "Running the rate-limit test with a real clock ...", filesChanged: ["src/middleware/rate-limit.ts", "tests/rate-limit.test.ts"], error: "Claude execution timed out", feedback: PASS }),
+      iteration({
+        number: 1,
+        start: t0,
+        minutes: 9,
+        result: "failure",
+        output: "Sketching a token bucket ...",
+        filesChanged: ["src/middleware/rate-limit.ts"],
+        feedback: { ...PASS, typecheck: [false, "src/middleware/rate-limit.ts(8,3): error TS2554: Expected 2 arguments, but got 1."] },
+      }),
+      iteration({
+        number: 2,
+        start: t0 + 9.2 * MINUTE,
+        minutes: 36,
+        result: "failure",
+        output: "Running the rate-limit test with a real clock ...",
+        filesChanged: ["src/middleware/rate-limit.ts", "tests/rate-limit.test.ts"],
+        error: "Claude execution timed out",
+        feedback: PASS,
+      }),
     ],
     completedAt: iso(t0 + 45.5 * MINUTE),
     durationMs: 45.5 * MINUTE,
@@ -500,11 +684,27 @@ export async function runningBattle(fx: PokeralphFixture, options: { task?: Task
     taskId,
     status: "running",
     startedAt: iso(t0),
-    iterations: [iteration({ number: 1, start: t0, minutes: 11, result: "failure", output: "Added customer filter ...", filesChanged: ["src/routes/invoices.ts"], feedback: { ...PASS, test: [false, "✗ paginates\n 20 pass\n 1 fail"] } })],
+    iterations: [
+      iteration({
+        number: 1,
+        start: t0,
+        minutes: 11,
+        result: "failure",
+        output: "Added customer filter ...",
+        filesChanged: ["src/routes/invoices.ts"],
+        feedback: { ...PASS, test: [false, "✗ paginates\n 20 pass\n 1 fail"] },
+      }),
+    ],
   };
   const scenario = writeBattle(fx, taskId, {
     history,
-    progress: progress(taskId, { currentIteration: 2, status: "in_progress", lastUpdate: iso(lastUpdate), logs: ["Fixing pagination"], lastOutput: "Editing src/routes/invoices.ts" }),
+    progress: progress(taskId, {
+      currentIteration: 2,
+      status: "in_progress",
+      lastUpdate: iso(lastUpdate),
+      logs: ["Fixing pagination"],
+      lastOutput: "Editing src/routes/invoices.ts",
+    }),
     logs: { 1: claudeLog(["Adding a customer filter.", "bun test: 1 fail"]) },
     mtime: lastUpdate,
   });
@@ -530,8 +730,26 @@ export async function rewrittenCommitBattle(fx: PokeralphFixture, options: { tas
     status: "paused",
     startedAt: iso(t0),
     iterations: [
-      iteration({ number: 1, start: t0, minutes: 10, result: "success", output: "Added audit log ...", filesChanged: ["src/audit/log.ts"], commitHash: c1, feedback: PASS }),
-      iteration({ number: 2, start: t0 + 10.2 * MINUTE, minutes: 8, result: "success", output: "Made the log append-only ...", filesChanged: ["src/audit/log.ts"], commitHash: ghost, feedback: PASS }),
+      iteration({
+        number: 1,
+        start: t0,
+        minutes: 10,
+        result: "success",
+        output: "Added audit log ...",
+        filesChanged: ["src/audit/log.ts"],
+        commitHash: c1,
+        feedback: PASS,
+      }),
+      iteration({
+        number: 2,
+        start: t0 + 10.2 * MINUTE,
+        minutes: 8,
+        result: "success",
+        output: "Made the log append-only ...",
+        filesChanged: ["src/audit/log.ts"],
+        commitHash: ghost,
+        feedback: PASS,
+      }),
     ],
   };
   const scenario = writeBattle(fx, taskId, {

@@ -95,11 +95,17 @@ describe("ClaudeTranscript", () => {
 
   it("signs thinking and ids tool_use blocks that lack them, keeps given ones, honours stopReason and overrides", () => {
     const t = new ClaudeTranscript({ seed: 3 });
-    const [thinking, tool] = t.assistant([{ type: "thinking", thinking: "x" }, { type: "tool_use", name: "Bash", input: { command: "ls" } }], {
-      stopReason: null,
-      usage: { output_tokens: 3 },
-      model: "claude-opus-4-5",
-    });
+    const [thinking, tool] = t.assistant(
+      [
+        { type: "thinking", thinking: "x" },
+        { type: "tool_use", name: "Bash", input: { command: "ls" } },
+      ],
+      {
+        stopReason: null,
+        usage: { output_tokens: 3 },
+        model: "claude-opus-4-5",
+      },
+    );
     const all = records(t.lines);
     const sig = contentOf(all[t.lineOf(thinking!) - 1]!)[0]!;
     expect(Object.keys(sig)).toEqual(["type", "thinking", "signature"]);
@@ -112,7 +118,13 @@ describe("ClaudeTranscript", () => {
       expect((messageOf(r).usage as Json).output_tokens).toBe(3);
       expect(messageOf(r).model).toBe("claude-opus-4-5");
     }
-    t.assistant([{ type: "thinking", thinking: "y", signature: "" }, { type: "text", text: "done" }], { extra: { isApiErrorMessage: true } });
+    t.assistant(
+      [
+        { type: "thinking", thinking: "y", signature: "" },
+        { type: "text", text: "done" },
+      ],
+      { extra: { isApiErrorMessage: true } },
+    );
     const [unsigned, last] = records(t.lines).slice(-2);
     expect(contentOf(unsigned!)[0]!.signature).toBe("");
     expect(Object.keys(last!).slice(-3)).toEqual(["isApiErrorMessage", "uuid", "timestamp"]);
@@ -145,7 +157,10 @@ describe("ClaudeTranscript", () => {
     const resultA = all[t.lineOf(ids.resultA!) - 1]!;
     expect(Object.keys(resultB)).toEqual([...ENVELOPE, "type", "message", "toolUseResult", "sourceToolAssistantUUID", "uuid", "timestamp"]);
     expect(resultB.type).toBe("user");
-    expect(messageOf(resultB)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: ids.b, content: "export const b = 2;", is_error: false }] });
+    expect(messageOf(resultB)).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: ids.b, content: "export const b = 2;", is_error: false }],
+    });
     expect(resultB.sourceToolAssistantUUID).toBe(response[3]);
     expect(resultA.sourceToolAssistantUUID).toBe(response[2]);
     expect(contentOf(resultA)[0]).not.toHaveProperty("is_error");
@@ -166,7 +181,12 @@ describe("ClaudeTranscript", () => {
     expect(u).toBe("11111111-1111-4111-8111-111111111111");
     const [r] = records(t.lines);
     expect(Object.keys(r!)).toEqual([...ENVELOPE, "type", "message", "isMeta", "uuid", "timestamp"]);
-    expect(r).toMatchObject({ parentUuid: null, type: "user", message: { role: "user", content: [{ type: "text", text: "hi" }] }, timestamp: "2026-03-01T10:00:00.000Z" });
+    expect(r).toMatchObject({
+      parentUuid: null,
+      type: "user",
+      message: { role: "user", content: [{ type: "text", text: "hi" }] },
+      timestamp: "2026-03-01T10:00:00.000Z",
+    });
   });
 
   it("writes meta records verbatim, filling chain fields only where the record has the key", () => {
@@ -190,18 +210,45 @@ describe("ClaudeTranscript", () => {
     const all = records(t.lines);
     const boundary = all[t.lineOf(ids.boundary!) - 1]!;
     expect(Object.keys(boundary)).toEqual([
-      "parentUuid", "logicalParentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch",
-      "type", "subtype", "content", "isMeta", "timestamp", "uuid", "level", "compactMetadata",
+      "parentUuid",
+      "logicalParentUuid",
+      "isSidechain",
+      "userType",
+      "cwd",
+      "sessionId",
+      "version",
+      "gitBranch",
+      "type",
+      "subtype",
+      "content",
+      "isMeta",
+      "timestamp",
+      "uuid",
+      "level",
+      "compactMetadata",
     ]);
-    expect(boundary).toMatchObject({ parentUuid: null, logicalParentUuid: ids.answer, type: "system", subtype: "compact_boundary", compactMetadata: { trigger: "auto", preTokens: 120_000 } });
+    expect(boundary).toMatchObject({
+      parentUuid: null,
+      logicalParentUuid: ids.answer,
+      type: "system",
+      subtype: "compact_boundary",
+      compactMetadata: { trigger: "auto", preTokens: 120_000 },
+    });
     const summary = all[t.lineOf(ids.summary!) - 1]!;
-    expect(summary).toMatchObject({ parentUuid: ids.boundary, type: "user", isCompactSummary: true, message: { role: "user", content: "Summary: read a.ts and b.ts." } });
+    expect(summary).toMatchObject({
+      parentUuid: ids.boundary,
+      type: "user",
+      isCompactSummary: true,
+      message: { role: "user", content: "Summary: read a.ts and b.ts." },
+    });
     expect(all[t.lineOf(ids.after!) - 1]!.parentUuid).toBe(ids.summary);
   });
 
   it("stamps ISO times that start at `start` and never go back", () => {
     const { t } = claudeSample();
-    const times = records(t.lines).map((r) => r.timestamp).filter((x): x is string => typeof x === "string");
+    const times = records(t.lines)
+      .map((r) => r.timestamp)
+      .filter((x): x is string => typeof x === "string");
     expect(times[0]).toBe("2026-03-01T10:00:00.000Z");
     for (const x of times) expect(x).toMatch(ISO);
     for (let i = 1; i < times.length; i++) expect(Date.parse(times[i]!)).toBeGreaterThanOrEqual(Date.parse(times[i - 1]!));
@@ -292,7 +339,10 @@ describe("OpenclawTranscript", () => {
     const usage = assistant.usage as Json & { cost: Json };
     expect(Object.keys(usage)).toEqual(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
     expect(usage.totalTokens).toBe(Number(usage.input) + Number(usage.output) + Number(usage.cacheRead) + Number(usage.cacheWrite));
-    expect(usage.cost.total).toBeCloseTo(Number(usage.cost.input) + Number(usage.cost.output) + Number(usage.cost.cacheRead) + Number(usage.cost.cacheWrite), 6);
+    expect(usage.cost.total).toBeCloseTo(
+      Number(usage.cost.input) + Number(usage.cost.output) + Number(usage.cost.cacheRead) + Number(usage.cost.cacheWrite),
+      6,
+    );
     const result = messageOf(at(ids.resultA!));
     expect(Object.keys(result)).toEqual(["role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"]);
     expect(result).toMatchObject({ role: "toolResult", toolCallId: ids.callA, toolName: "cron", content: [{ type: "text", text: "ok" }], isError: false });
@@ -397,7 +447,11 @@ describe("demo transcripts (fixtures/demo/claude, fixtures/demo/openclaw)", () =
 
   function filesUnder(root: string, rel: string): string[] {
     const dir = path.join(root, rel);
-    return fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).map((f) => path.join(rel, f)).sort();
+    return fs
+      .readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+      .map((f) => path.join(rel, f))
+      .sort();
   }
 
   it("are what the script generates, byte for byte", () => {

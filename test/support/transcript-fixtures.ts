@@ -612,9 +612,7 @@ export class OpenclawTranscript {
 
   private message(message: Json, at: number, parent: string | null | undefined): string {
     const id = this.entryId();
-    this.lines.push(
-      JSON.stringify({ type: "message", id, parentId: parent === undefined ? this.last : parent, timestamp: iso(at), message }),
-    );
+    this.lines.push(JSON.stringify({ type: "message", id, parentId: parent === undefined ? this.last : parent, timestamp: iso(at), message }));
     this.last = id;
     this.stats.lastAt = at;
     return id;

@@ -13,7 +13,8 @@ export default class UnhandledErrors implements Reporter {
   onTestRunEnd(_modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message?: string }>): void {
     const tolerated = errors.filter((e) => VITEST_RPC_TIMEOUT.test(e.message ?? ""));
     const real = errors.length - tolerated.length;
-    if (tolerated.length > 0) process.stderr.write(`note: tolerated ${tolerated.length} vitest worker RPC timeout(s) (vitest-dev/vitest#6479); not a test failure\n`);
+    if (tolerated.length > 0)
+      process.stderr.write(`note: tolerated ${tolerated.length} vitest worker RPC timeout(s) (vitest-dev/vitest#6479); not a test failure\n`);
     if (real > 0) {
       process.stderr.write(`${real} unhandled error(s) besides vitest's own RPC timeouts: the run fails\n`);
       process.exitCode = 1;

@@ -158,7 +158,10 @@ export function overflowSession(opts: { start?: number; heavy?: number; light?: 
     const first: PartSpec[] = [w.stepStart(), w.reasoning(`Turn ${t + 1}: I need the evidence before changing anything.`), w.text("Let me look.")];
     if (t < heavy && t % 3 === 1) {
       // The same file read again, its input written with the keys in another order: dedupe's case.
-      const input = t % 2 === 0 ? { filePath: "/srv/etl/src/etl/exporter.ts", limit: 2000, offset: 0 } : { offset: 0, filePath: "/srv/etl/src/etl/exporter.ts", limit: 2000 };
+      const input =
+        t % 2 === 0
+          ? { filePath: "/srv/etl/src/etl/exporter.ts", limit: 2000, offset: 0 }
+          : { offset: 0, filePath: "/srv/etl/src/etl/exporter.ts", limit: 2000 };
       first.push(w.tool("read", input, { output: exporter.output, title: "src/etl/exporter.ts", ms: 40 }));
     } else {
       first.push(w.read(`src/etl/${WORDS[t % WORDS.length]}.ts`, text.read(size()).content));
@@ -170,14 +173,27 @@ export function overflowSession(opts: { start?: number; heavy?: number; light?: 
     if (t % 4 !== 3) {
       const second: PartSpec[] = [w.stepStart(), w.text("Now the worker log.")];
       if (t % 3 === 2) {
-        second.push(erroredTool(w, "bash", { command: `ssh staging-etl-${t} journalctl -u etl-worker --since 02:00`, description: "Worker journal" }, "ssh: connect to host staging-etl port 22: Connection timed out"));
+        second.push(
+          erroredTool(
+            w,
+            "bash",
+            { command: `ssh staging-etl-${t} journalctl -u etl-worker --since 02:00`, description: "Worker journal" },
+            "ssh: connect to host staging-etl port 22: Connection timed out",
+          ),
+        );
       }
       second.push(w.bash(`journalctl -u etl-worker --since "02:00" --until "03:00" -n ${2000 + t}`, "Worker journal", text.log(size())));
       second.push(w.stepFinish("tool-calls"));
       messages.push(w.assistant(second));
     }
     // Last step: the answer.
-    messages.push(w.assistant([w.stepStart(), w.text(`Step ${t + 1}: the exporter resets the shard cursor after a partial batch, so the retry re-sends rows the ledger already has.`), w.stepFinish("stop")]));
+    messages.push(
+      w.assistant([
+        w.stepStart(),
+        w.text(`Step ${t + 1}: the exporter resets the shard cursor after a partial batch, so the retry re-sends rows the ledger already has.`),
+        w.stepFinish("stop"),
+      ]),
+    );
   }
   return { title: "Nightly ETL fails with ECONNRESET", directory: "/srv/etl", created: start, messages };
 }
@@ -225,7 +241,12 @@ export function estimate(store: TestStore, sessionId: string, factor = 1): { tok
 /** Violations of the Anthropic rules in the request built from the stored session. */
 export function violations(store: TestStore, sessionId: string, thinking: "on" | "auto"): Violation[] {
   const request = anthropicRequest(viewOf(store, sessionId).conversation);
-  const mode = thinking === "auto" ? (request.messages.some((m) => m.role === "assistant" && m.content.some((b) => b.type === "thinking" || b.type === "redacted_thinking")) ? "on" : "off") : "on";
+  const mode =
+    thinking === "auto"
+      ? request.messages.some((m) => m.role === "assistant" && m.content.some((b) => b.type === "thinking" || b.type === "redacted_thinking"))
+        ? "on"
+        : "off"
+      : "on";
   return validateAnthropic(request, mode);
 }
 
@@ -365,7 +386,12 @@ export function recentTurns(w: Transcript, count: number, big?: { tag: string; c
   const text = new Content(77);
   const out: MessageSpec[] = [];
   for (let i = 0; i < count; i++) {
-    if (i === 0 && big) out.push(...toolTurn(w, "Show me the current build log.", (x) => [call(x, "bash", { command: "npm run build", description: "Build" }, text.log(big.chars), big.tag)]));
+    if (i === 0 && big)
+      out.push(
+        ...toolTurn(w, "Show me the current build log.", (x) => [
+          call(x, "bash", { command: "npm run build", description: "Build" }, text.log(big.chars), big.tag),
+        ]),
+      );
     else out.push(...chatTurn(w, `Recent question ${i + 1}: what is left to do?`));
   }
   return out;
@@ -386,7 +412,9 @@ export function truncateSession(): SessionSpec {
   return session("Big outputs", (w) => [
     ...chatTurn(w, "The export job is slow. Let us look at its logs."),
     ...toolTurn(w, "Show the export log.", (x) => [call(x, "bash", { command: "cat logs/export.log", description: "Export log" }, text.log(100_000), "C")]),
-    ...toolTurn(w, "Show the full worker log.", (x) => [call(x, "bash", { command: "cat logs/worker.log", description: "Worker log" }, text.log(200_000), "A")]),
+    ...toolTurn(w, "Show the full worker log.", (x) => [
+      call(x, "bash", { command: "cat logs/worker.log", description: "Worker log" }, text.log(200_000), "A"),
+    ]),
     ...toolTurn(w, "Read the exporter.", (x) => [call(x, "read", { filePath: "/srv/etl/src/exporter.ts" }, readOutput(text.source(60_000)), "D")]),
     ...toolTurn(w, "Show the queue log.", (x) => [call(x, "bash", { command: "cat logs/queue.log", description: "Queue log" }, text.log(150_000), "B")]),
     ...toolTurn(w, "Read the retry wrapper.", (x) => [call(x, "read", { filePath: "/srv/etl/src/retry.ts" }, readOutput(text.source(30_000)), "E")]),
@@ -411,7 +439,10 @@ export function pruneSession(): SessionSpec {
         ]),
       );
     }
-    for (const t of [9, 10]) out.push(...toolTurn(w, `Show log ${t}.`, (x) => [call(x, "bash", { command: `cat logs/night-${t}.log`, description: `Log ${t}` }, text.log(80_000), `R${t}`)]));
+    for (const t of [9, 10])
+      out.push(
+        ...toolTurn(w, `Show log ${t}.`, (x) => [call(x, "bash", { command: `cat logs/night-${t}.log`, description: `Log ${t}` }, text.log(80_000), `R${t}`)]),
+      );
     return out;
   });
 }
@@ -526,9 +557,16 @@ export function bytesSession(): SessionSpec {
   return session("Dashboard shows stale numbers", (w) => [
     ...chatTurn(w, "The ETL dashboard shows yesterday's numbers."),
     imageMessage(w, "Here is what the dashboard shows right now.", 600_000),
-    w.assistant([w.stepStart(), w.text("Let me read the exporter log."), call(w, "bash", { command: "cat logs/export.log", description: "Export log" }, text.log(120_000), "B2"), w.stepFinish("tool-calls", ZERO_TOKENS)]),
+    w.assistant([
+      w.stepStart(),
+      w.text("Let me read the exporter log."),
+      call(w, "bash", { command: "cat logs/export.log", description: "Export log" }, text.log(120_000), "B2"),
+      w.stepFinish("tool-calls", ZERO_TOKENS),
+    ]),
     answer(w, [w.text("The export stopped at 02:14.")]),
-    ...toolTurn(w, "Read the scheduler log.", (x) => [call(x, "bash", { command: "cat logs/scheduler.log", description: "Scheduler log" }, text.log(90_000), "B3")]),
+    ...toolTurn(w, "Read the scheduler log.", (x) => [
+      call(x, "bash", { command: "cat logs/scheduler.log", description: "Scheduler log" }, text.log(90_000), "B3"),
+    ]),
     ...toolTurn(w, "Read the upload log.", (x) => [call(x, "bash", { command: "cat logs/upload.log", description: "Upload log" }, text.log(70_000), "B4")]),
     ...recentTurns(w, 4),
   ]);

@@ -28,7 +28,14 @@ function load(t: ClaudeTranscript | OpenclawTranscript) {
 }
 
 function trim(loaded: TranscriptRecords, store: ReturnType<typeof openStore>, budget: Partial<TrimOptions>) {
-  const options: TrimOptions = { targetTokens: 160_000, calibration: 1, keepTurns: 2, maxOutputChars: 50_000, strategies: new Set(TRIM_RULES.map((r) => r.id)), ...budget };
+  const options: TrimOptions = {
+    targetTokens: 160_000,
+    calibration: 1,
+    keepTurns: 2,
+    maxOutputChars: 50_000,
+    strategies: new Set(TRIM_RULES.map((r) => r.id)),
+    ...budget,
+  };
   return planSession(loaded, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: NOW, rules: TRIM_RULES, trim: options });
 }
 
@@ -100,7 +107,9 @@ describe("context trim on an openclaw transcript", () => {
   it("a long toolResult outside the kept turns is truncated around a marker, head and tail kept", () => {
     const t = new OpenclawTranscript({ start: START, seed: 33 });
     t.user("fetch the report");
-    t.assistant([{ type: "toolCall", id: "toolu_01AAAAAAAAAAAAAAAAAAAAAA", name: "web_fetch", arguments: { url: "https://example.com/r" } }], { stopReason: "toolUse" });
+    t.assistant([{ type: "toolCall", id: "toolu_01AAAAAAAAAAAAAAAAAAAAAA", name: "web_fetch", arguments: { url: "https://example.com/r" } }], {
+      stopReason: "toolUse",
+    });
     t.toolResult("toolu_01AAAAAAAAAAAAAAAAAAAAAA", "web_fetch", `HEAD${"y".repeat(900_000)}TAIL`);
     t.assistant([{ type: "text", text: "Done." }], { stopReason: "stop" });
     for (let i = 0; i < 3; i++) {

@@ -263,7 +263,9 @@ describe.each(FORMATS)("each strategy alone (%s)", (format) => {
       expect({ ...(t1 as Json), compacted: undefined }).toEqual({ ...(t0 as Json), compacted: undefined });
     }
     // What is sent for a compacted output is opencode's placeholder.
-    const sent = viewOf(w.store, w.id).conversation.messages.flatMap((m) => m.blocks).find((b) => b.type === "tool_result" && b.toolUseId === cid("L2"));
+    const sent = viewOf(w.store, w.id)
+      .conversation.messages.flatMap((m) => m.blocks)
+      .find((b) => b.type === "tool_result" && b.toolUseId === cid("L2"));
     expect(sent?.text).toBe(CLEARED);
   });
 
@@ -363,8 +365,16 @@ const CONTEXT_ERRORS: [string, string, number][] = [
   ["Anthropic", "prompt is too long: 219898 tokens > 200000 maximum", 200_000],
   ["Anthropic, another maximum", "prompt is too long: 219898 tokens > 180000 maximum", 180_000],
   ["Anthropic JSON body", '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 212345 tokens > 150000 maximum"}}', 150_000],
-  ["Anthropic max_tokens", "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again", 200_000],
-  ["Anthropic max_tokens, another maximum", "input length and `max_tokens` exceed context limit: 99759 + 8192 > 100000, decrease input length or `max_tokens` and try again", 100_000],
+  [
+    "Anthropic max_tokens",
+    "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again",
+    200_000,
+  ],
+  [
+    "Anthropic max_tokens, another maximum",
+    "input length and `max_tokens` exceed context limit: 99759 + 8192 > 100000, decrease input length or `max_tokens` and try again",
+    100_000,
+  ],
   [
     "OpenAI",
     "This model's maximum context length is 128000 tokens. However, your messages resulted in 202868 tokens (202767 in the messages, 101 in the functions). Please reduce the length of the messages or functions.",
@@ -399,12 +409,24 @@ describe("the limit", () => {
 
   it("--limit and --context-limit together: exit 2", async () => {
     const w = written("opencode-sqlite", dropSession());
-    await expectFailure(w.sb, ["context", "trim", w.id, "--limit", "100000", "--context-limit", "100000", "--dry-run", "--store", w.store.store], 2, "usage", /--limit or --context-limit, not both/);
+    await expectFailure(
+      w.sb,
+      ["context", "trim", w.id, "--limit", "100000", "--context-limit", "100000", "--dry-run", "--store", w.store.store],
+      2,
+      "usage",
+      /--limit or --context-limit, not both/,
+    );
   });
 
   it.each([
-    ["an orphan tool_use", "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01AbCdEfGhIjKlMnOpQrStUv. Each `tool_use` block must have a corresponding `tool_result` block in the next message."],
-    ["a rate limit", '{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 400,000 input tokens per minute."}}'],
+    [
+      "an orphan tool_use",
+      "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01AbCdEfGhIjKlMnOpQrStUv. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+    ],
+    [
+      "a rate limit",
+      '{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 400,000 input tokens per minute."}}',
+    ],
     ["an unknown text", "socket hang up"],
   ])("--error with %s (not a context or size error): exit 2, nothing written", (_name, text) => {
     const w = written("opencode-sqlite", dropSession());
@@ -429,7 +451,10 @@ describe("the limit", () => {
 
     it("trims to it", async () => {
       // ~101,000 tokens; 110,000 × 0.8 = 88,000: two turns go.
-      const w = written(format, withStoredError(dropSession(), { name: "ContextOverflowError", data: { message: "prompt is too long: 120345 tokens > 110000 maximum" } }));
+      const w = written(
+        format,
+        withStoredError(dropSession(), { name: "ContextOverflowError", data: { message: "prompt is too long: 120345 tokens > 110000 maximum" } }),
+      );
       const doc = await trimJson(w, 0, "--yes");
       expect(doc.tokens.limit).toBe(110_000);
       expect(doc.tokens.after).toBeLessThanOrEqual(88_000);
@@ -440,7 +465,11 @@ describe("the limit", () => {
   describe.each(FORMATS)("a byte budget (%s)", (format) => {
     it("a 413 request_too_large body: bytes counted against 30,000,000 by default", () => {
       const w = written(format, bytesSession());
-      const r = runWithInput(w.sb, ["context", "trim", w.id, "--error", "-", "--yes", "--json", "--store", w.store.store], '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}');
+      const r = runWithInput(
+        w.sb,
+        ["context", "trim", w.id, "--error", "-", "--yes", "--json", "--store", w.store.store],
+        '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
+      );
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
       const doc = trimDoc(r);
@@ -461,7 +490,11 @@ describe("the limit", () => {
       expect(doc.stillOver).toBe(false);
       expect(estimate(w.store, w.id).chars).toBe(doc.bytes!.after);
       // The flag wins over a 413's default.
-      const again = runWithInput(w.sb, ["context", "trim", w.id, "--error", "-", "--max-bytes", "400000", "--dry-run", "--json", "--store", w.store.store], '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}');
+      const again = runWithInput(
+        w.sb,
+        ["context", "trim", w.id, "--error", "-", "--max-bytes", "400000", "--dry-run", "--json", "--store", w.store.store],
+        '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
+      );
       expect(trimDoc(again).bytes!.max).toBe(400_000);
     });
 
@@ -533,7 +566,13 @@ describe.each(FORMATS)("dry runs and exit codes (%s)", (format) => {
 
   it.each(["0", "1.5", "-0.5", "abc", "NaN"])("--target %s: exit 2", async (value) => {
     const w = written(format, dropSession());
-    await expectFailure(w.sb, ["context", "trim", w.id, `--target=${value}`, "--dry-run", "--store", w.store.store], 2, "usage", /--target takes a ratio above 0 and at most 1/);
+    await expectFailure(
+      w.sb,
+      ["context", "trim", w.id, `--target=${value}`, "--dry-run", "--store", w.store.store],
+      2,
+      "usage",
+      /--target takes a ratio above 0 and at most 1/,
+    );
   });
 
   it("--target 1 is accepted", async () => {
@@ -569,7 +608,19 @@ describe.each(FORMATS)("the JSON document (%s)", (format) => {
     const built = storeWith(spec);
     const w: Written = { store: writeTestStore(built, format), id: built.sessions[0]!.id, sb: sandbox() };
     const doc = await trimJson(w, 0, "--yes");
-    expect(Object.keys(doc)).toEqual(["schemaVersion", "tool", "store", "dryRun", "backup", "undo", "sessions", "summary", "tokens", "strategies", "stillOver"]);
+    expect(Object.keys(doc)).toEqual([
+      "schemaVersion",
+      "tool",
+      "store",
+      "dryRun",
+      "backup",
+      "undo",
+      "sessions",
+      "summary",
+      "tokens",
+      "strategies",
+      "stillOver",
+    ]);
     expect(doc.schemaVersion).toBe(1);
     expect(doc.tool).toEqual({ name: "recover", version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(doc.store).toEqual({ format, path: fs.realpathSync(w.store.readPath), notices: [] });
@@ -604,7 +655,10 @@ describe.each(FORMATS)("the JSON document (%s)", (format) => {
     const last = built.sessions[0]!.messages.filter((m) => m.role === "assistant").at(-1)!;
     const t = last.info!.tokens as { input: number; cache: { read: number; write: number } };
     const truth = t.input + t.cache.read + t.cache.write;
-    const m = /^characters \/ 4, calibrated ×(\d\.\d\d) against the ([\d,]+) prompt tokens opencode stored for message (msg_\w+) \(our estimate there: ([\d,]+), (\d+\.\d)% off\)$/.exec(doc.tokens.method);
+    const m =
+      /^characters \/ 4, calibrated ×(\d\.\d\d) against the ([\d,]+) prompt tokens opencode stored for message (msg_\w+) \(our estimate there: ([\d,]+), (\d+\.\d)% off\)$/.exec(
+        doc.tokens.method,
+      );
     expect(m, doc.tokens.method).not.toBeNull();
     expect(Number(m![2]!.replace(/,/g, ""))).toBe(truth);
     expect(m![3]).toBe(last.id);
@@ -629,11 +683,14 @@ describe.each(FORMATS)("bugs (%s)", (format) => {
   it("truncate-outputs never splits a surrogate pair", async () => {
     // "x" + 40,000 × "📦 " (120,001 code units): with the default 50,000 the head is 29,963 units, which ends between
     // the two halves of a 📦.
-    const w = written(format, session("Emoji build log", (x) => [
-      ...chatTurn(x, "Why is the build slow?"),
-      ...toolTurn(x, "Build it.", (y) => [call(y, "bash", { command: "pnpm -r build", description: "Build" }, `x${"📦 ".repeat(40_000)}`, "EMOJI")]),
-      ...recentTurns(x, 4),
-    ]));
+    const w = written(
+      format,
+      session("Emoji build log", (x) => [
+        ...chatTurn(x, "Why is the build slow?"),
+        ...toolTurn(x, "Build it.", (y) => [call(y, "bash", { command: "pnpm -r build", description: "Build" }, `x${"📦 ".repeat(40_000)}`, "EMOJI")]),
+        ...recentTurns(x, 4),
+      ]),
+    );
     await trimJson(w, 1, "--yes", "--strategy", "truncate-outputs", "--limit", "1000");
     const output = stateOf(loadRecords(w.store, w.id), "EMOJI").output!;
     expect(output).toMatch(MARKER);
@@ -657,12 +714,15 @@ describe.each(FORMATS)("bugs (%s)", (format) => {
   // --max-bytes it reports fitting; a 413 (32 MB) comes back.
   it("--max-bytes counts bytes: the UTF-8 size of what is sent afterwards is at most the budget", async () => {
     const log = "東京都の売上データを集計しています。".repeat(6_000);
-    const w = written(format, session("Japanese logs", (x) => [
-      ...chatTurn(x, "売上の集計が遅い。"),
-      ...toolTurn(x, "ログを見せて。", (y) => [call(y, "bash", { command: "cat logs/a.log", description: "Log A" }, log, "JA1")]),
-      ...toolTurn(x, "もう一つ。", (y) => [call(y, "bash", { command: "cat logs/b.log", description: "Log B" }, log, "JA2")]),
-      ...recentTurns(x, 4),
-    ]));
+    const w = written(
+      format,
+      session("Japanese logs", (x) => [
+        ...chatTurn(x, "売上の集計が遅い。"),
+        ...toolTurn(x, "ログを見せて。", (y) => [call(y, "bash", { command: "cat logs/a.log", description: "Log A" }, log, "JA1")]),
+        ...toolTurn(x, "もう一つ。", (y) => [call(y, "bash", { command: "cat logs/b.log", description: "Log B" }, log, "JA2")]),
+        ...recentTurns(x, 4),
+      ]),
+    );
     const doc = await trimJson(w, 0, "--yes", "--max-bytes", "150000");
     expect(doc.bytes!.after).toBeLessThanOrEqual(150_000);
     const blocks = viewOf(w.store, w.id).conversation.messages.flatMap((m) => m.blocks);
@@ -677,7 +737,10 @@ describe.each(FORMATS)("bugs (%s)", (format) => {
   // write: the run that follows the advice falls back to 200,000, reports "nothing to trim" and exits 0 while the
   // session is still over the model's 130,000-token window.
   it("a second trim after a partial one still uses the limit of the stored error", async () => {
-    const w = written(format, withStoredError(truncateSession(), { name: "ContextOverflowError", data: { message: "prompt is too long: 160000 tokens > 130000 maximum" } }));
+    const w = written(
+      format,
+      withStoredError(truncateSession(), { name: "ContextOverflowError", data: { message: "prompt is too long: 160000 tokens > 130000 maximum" } }),
+    );
     const partial = await trimJson(w, 1, "--yes", "--strategy", "truncate-outputs", "--max-output-chars", "120000");
     expect(partial.tokens.limit).toBe(130_000);
     expect(partial.stillOver).toBe(true);

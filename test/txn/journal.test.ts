@@ -49,9 +49,10 @@ describe("journal (opencode JSON tree)", () => {
     // Half applied: the first changed file is back to its old bytes, the rest keep the new ones.
     const first = changed[0];
     const backupDir = path.dirname(manifestPath(state, id!));
-    if (first.length !== undefined) fs.writeFileSync(first.key.path, fs.readFileSync(path.join(backupDir, "images.bin")).subarray(first.offset, first.offset + first.length));
+    if (first.length !== undefined)
+      fs.writeFileSync(first.key.path, fs.readFileSync(path.join(backupDir, "images.bin")).subarray(first.offset, first.offset + first.length));
     else fs.rmSync(first.key.path);
-    fs.writeFileSync(`${first.key.path}.recover-tmp-123-deadbeef`, "{\"half\":");
+    fs.writeFileSync(`${first.key.path}.recover-tmp-123-deadbeef`, '{"half":');
     simulateCrash(state, id!, readPath);
 
     const scan = await run(["session", "scan", "--store", store, "--exit-zero"], { env });
@@ -89,11 +90,11 @@ describe("journal (opencode JSON tree)", () => {
     const [id] = backupsOf(state);
     const manifest = JSON.parse(fs.readFileSync(manifestPath(state, id!), "utf8"));
     const part = manifest.images.find((i: { key: { record: string } }) => i.key.record === "part");
-    fs.writeFileSync(part.key.path, "{\"someone\":\"else\"}");
+    fs.writeFileSync(part.key.path, '{"someone":"else"}');
     simulateCrash(state, id!, readPath);
     const scan = await run(["session", "scan", "--store", store], { env });
     expect(scan.status).toBe(3);
     expect(scan.stderr).toMatch(new RegExp(`repair ${id} was interrupted and part ${part.key.id} changed since`));
-    expect(fs.readFileSync(part.key.path, "utf8")).toBe("{\"someone\":\"else\"}");
+    expect(fs.readFileSync(part.key.path, "utf8")).toBe('{"someone":"else"}');
   });
 });

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaudeTranscript, MINUTE, damage } from "../support/transcript-fixtures.js";
 import { backupRootOf, FIXED_KILLS, randomKills, runCli, runSettled, trialCount, type KillPlan, type RunResult } from "./crash-support.js";
 
-const BASE_SEED = (Number(process.env.CRASH_SEED ?? 20_261_123) >>> 0) || 1;
+const BASE_SEED = Number(process.env.CRASH_SEED ?? 20_261_123) >>> 0 || 1;
 const TRIALS = trialCount("TRANSCRIPT_CRASH_TRIALS");
 const TURNS = 120;
 const TEMP_MARKER = ".recover-tmp-";
@@ -177,8 +177,14 @@ describe("a Claude Code transcript repair SIGKILLed at chosen and random moments
     expect(normalise(original, known)).not.toBe(reference);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     timing.run = median(runs.map((r) => r.milestones.exit));
-    const writing = runs.flatMap((r) => (r.milestones.backup !== undefined && (r.milestones.planned ?? r.milestones.applying) !== undefined ? [(r.milestones.planned ?? r.milestones.applying)! - r.milestones.backup] : []));
-    const applying = runs.flatMap((r) => (r.milestones.applying !== undefined && r.milestones.done !== undefined ? [r.milestones.done - r.milestones.applying] : []));
+    const writing = runs.flatMap((r) =>
+      r.milestones.backup !== undefined && (r.milestones.planned ?? r.milestones.applying) !== undefined
+        ? [(r.milestones.planned ?? r.milestones.applying)! - r.milestones.backup]
+        : [],
+    );
+    const applying = runs.flatMap((r) =>
+      r.milestones.applying !== undefined && r.milestones.done !== undefined ? [r.milestones.done - r.milestones.applying] : [],
+    );
     if (writing.length > 0) timing.backupWriting = Math.max(2, median(writing));
     if (applying.length > 0) timing.applying = Math.max(2, median(applying));
   }, 60_000);
@@ -194,69 +200,83 @@ describe("a Claude Code transcript repair SIGKILLed at chosen and random moments
   });
 
   const kills = [...FIXED_KILLS, ...randomKills(BASE_SEED, TRIALS)];
-  it.each(kills.map((k) => [k.name, k] as const))("%s", async (_name, kill) => {
-    // Kills anywhere in the run (from the spawn), while the backup is written, around the file's rename (applying).
-    const { anchor } = kill;
-    const trial = kill.trial === undefined ? `${anchor}-${Math.round(kill.at * 100)}` : String(kill.trial);
-    const delayMs = anchor === "spawn" ? kill.at * timing.run * 1.05 : anchor === "backup" ? kill.at * timing.backupWriting : kill.at * timing.applying * 1.25;
-    const plan: KillPlan = { anchor, delayMs };
-    const { config, stateHome, root } = copyStore(pristine, `trial-${trial}`);
-    const target = path.join(config, relFile);
-    const dir = path.dirname(target);
-    let where = "?";
-    const context = () => `${kill.name} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(delayMs)} ms after ${anchor}, landed ${where}; store kept in ${root}`;
-    const state = (bytes: Buffer) => (bytes.equals(original) ? "original" : normalise(bytes, known) === reference ? "repaired" : "mixed");
-    try {
-      const result = await runCli(repairArgs(config), stateHome, plan);
-      expect(result.killed || result.status === 0, `${context()}: the run failed: ${result.stderr}${result.stdout.slice(0, 500)}`).toBe(true);
+  it.each(kills.map((k) => [k.name, k] as const))(
+    "%s",
+    async (_name, kill) => {
+      // Kills anywhere in the run (from the spawn), while the backup is written, around the file's rename (applying).
+      const { anchor } = kill;
+      const trial = kill.trial === undefined ? `${anchor}-${Math.round(kill.at * 100)}` : String(kill.trial);
+      const delayMs =
+        anchor === "spawn" ? kill.at * timing.run * 1.05 : anchor === "backup" ? kill.at * timing.backupWriting : kill.at * timing.applying * 1.25;
+      const plan: KillPlan = { anchor, delayMs };
+      const { config, stateHome, root } = copyStore(pristine, `trial-${trial}`);
+      const target = path.join(config, relFile);
+      const dir = path.dirname(target);
+      let where = "?";
+      const context = () => `${kill.name} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(delayMs)} ms after ${anchor}, landed ${where}; store kept in ${root}`;
+      const state = (bytes: Buffer) => (bytes.equals(original) ? "original" : normalise(bytes, known) === reference ? "repaired" : "mixed");
+      try {
+        const result = await runCli(repairArgs(config), stateHome, plan);
+        expect(result.killed || result.status === 0, `${context()}: the run failed: ${result.stderr}${result.stdout.slice(0, 500)}`).toBe(true);
 
-      // 1. At the kill: the original or the repaired file, whole; a changed file is the run's own after-image.
-      const atKill = fs.readFileSync(target);
-      const seen = backupsOf(stateHome);
-      where = `${result.killed ? "killed" : "finished"}, backup ${seen[0]?.state ?? "none"}, file ${state(atKill)}`;
-      const temps = fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER));
-      if (temps.length > 0) where += ", temp file left";
-      landings.set(where, (landings.get(where) ?? 0) + 1);
-      expect(state(atKill), context()).not.toBe("mixed");
-      if (!atKill.equals(original)) {
-        expect(seen, `${context()}: a changed file without a backup`).toHaveLength(1);
-        expect(seen[0]!.afters.some((a) => a.startsWith(sha256(atKill))), `${context()}: the file is the manifest's after-image`).toBe(true);
-        expect(["applying", "done"], context()).toContain(seen[0]!.state);
+        // 1. At the kill: the original or the repaired file, whole; a changed file is the run's own after-image.
+        const atKill = fs.readFileSync(target);
+        const seen = backupsOf(stateHome);
+        where = `${result.killed ? "killed" : "finished"}, backup ${seen[0]?.state ?? "none"}, file ${state(atKill)}`;
+        const temps = fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER));
+        if (temps.length > 0) where += ", temp file left";
+        landings.set(where, (landings.get(where) ?? 0) + 1);
+        expect(state(atKill), context()).not.toBe("mixed");
+        if (!atKill.equals(original)) {
+          expect(seen, `${context()}: a changed file without a backup`).toHaveLength(1);
+          expect(
+            seen[0]!.afters.some((a) => a.startsWith(sha256(atKill))),
+            `${context()}: the file is the manifest's after-image`,
+          ).toBe(true);
+          expect(["applying", "done"], context()).toContain(seen[0]!.state);
+        }
+        // Nothing but the session file (and the temp file of a cut-short write) in the project folder.
+        expect(
+          fs.readdirSync(dir).filter((n) => !n.includes(TEMP_MARKER)),
+          context(),
+        ).toEqual([path.basename(target)]);
+
+        // 2. The next command settles it: no temp file, still one of the two, no journal left.
+        const scan = await runSettled(["session", "scan", t.sessionId, "--store", config, "--json", "--exit-zero"], stateHome);
+        expect(scan.status, `${context()}: scan after the kill: ${scan.stderr}${scan.stdout.slice(0, 500)}`).toBe(0);
+        expect(
+          fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER)),
+          `${context()}: temp files after the next scan`,
+        ).toEqual([]);
+        const settled = fs.readFileSync(target);
+        const settledState = state(settled);
+        expect(settledState, context()).not.toBe("mixed");
+        expect(journalPointers(stateHome), `${context()}: journal left unsettled`).toEqual([]);
+        const done = backupsOf(stateHome).filter((b) => b.state === "done");
+        const findings = (JSON.parse(scan.stdout) as { summary: { errors: number } }).summary.errors;
+
+        if (settledState === "repaired") {
+          expect(done, context()).toHaveLength(1);
+          expect(findings, `${context()}: the repaired file scans clean`).toBe(0);
+          // 3. The finished backup restores the original byte for byte.
+          const restore = await runSettled(["session", "restore", done[0]!.id, "--yes", "--json"], stateHome);
+          expect(restore.status, `${context()}: restore: ${restore.stderr}${restore.stdout.slice(-500)}`).toBe(0);
+          expect(fs.readFileSync(target).equals(original), `${context()}: restored file`).toBe(true);
+          expect(fs.readdirSync(dir), context()).toEqual([path.basename(target)]);
+        } else {
+          expect(done, context()).toHaveLength(0);
+          expect(findings, context()).toBeGreaterThan(0);
+          // 3'. Left as it was: a repair run to the end gives the reference result.
+          const again = await runSettled(repairArgs(config), stateHome);
+          expect(again.status, `${context()}: repair after the kill: ${again.stderr}${again.stdout.slice(0, 500)}`).toBe(0);
+          expect(state(fs.readFileSync(target)), context()).toBe("repaired");
+        }
+        fs.rmSync(root, { recursive: true, force: true });
+      } catch (error) {
+        failures++;
+        throw error;
       }
-      // Nothing but the session file (and the temp file of a cut-short write) in the project folder.
-      expect(fs.readdirSync(dir).filter((n) => !n.includes(TEMP_MARKER)), context()).toEqual([path.basename(target)]);
-
-      // 2. The next command settles it: no temp file, still one of the two, no journal left.
-      const scan = await runSettled(["session", "scan", t.sessionId, "--store", config, "--json", "--exit-zero"], stateHome);
-      expect(scan.status, `${context()}: scan after the kill: ${scan.stderr}${scan.stdout.slice(0, 500)}`).toBe(0);
-      expect(fs.readdirSync(dir).filter((n) => n.includes(TEMP_MARKER)), `${context()}: temp files after the next scan`).toEqual([]);
-      const settled = fs.readFileSync(target);
-      const settledState = state(settled);
-      expect(settledState, context()).not.toBe("mixed");
-      expect(journalPointers(stateHome), `${context()}: journal left unsettled`).toEqual([]);
-      const done = backupsOf(stateHome).filter((b) => b.state === "done");
-      const findings = (JSON.parse(scan.stdout) as { summary: { errors: number } }).summary.errors;
-
-      if (settledState === "repaired") {
-        expect(done, context()).toHaveLength(1);
-        expect(findings, `${context()}: the repaired file scans clean`).toBe(0);
-        // 3. The finished backup restores the original byte for byte.
-        const restore = await runSettled(["session", "restore", done[0]!.id, "--yes", "--json"], stateHome);
-        expect(restore.status, `${context()}: restore: ${restore.stderr}${restore.stdout.slice(-500)}`).toBe(0);
-        expect(fs.readFileSync(target).equals(original), `${context()}: restored file`).toBe(true);
-        expect(fs.readdirSync(dir), context()).toEqual([path.basename(target)]);
-      } else {
-        expect(done, context()).toHaveLength(0);
-        expect(findings, context()).toBeGreaterThan(0);
-        // 3'. Left as it was: a repair run to the end gives the reference result.
-        const again = await runSettled(repairArgs(config), stateHome);
-        expect(again.status, `${context()}: repair after the kill: ${again.stderr}${again.stdout.slice(0, 500)}`).toBe(0);
-        expect(state(fs.readFileSync(target)), context()).toBe("repaired");
-      }
-      fs.rmSync(root, { recursive: true, force: true });
-    } catch (error) {
-      failures++;
-      throw error;
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

@@ -74,21 +74,31 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
     .action(
       action<ResumeFlags>(async ({ args, options, io }) => {
         const env = io.env;
-        const assessed = await assessForResume({ taskId: args[0]!, cwd: io.cwd, ...(options.repo !== undefined ? { repo: options.repo } : {}), ...(options.strategy !== undefined ? { strategy: options.strategy } : {}), env });
+        const assessed = await assessForResume({
+          taskId: args[0]!,
+          cwd: io.cwd,
+          ...(options.repo !== undefined ? { repo: options.repo } : {}),
+          ...(options.strategy !== undefined ? { strategy: options.strategy } : {}),
+          env,
+        });
         let manualFix: ManualFixState | undefined;
         const notices: string[] = [];
         let current = assessed;
         if (assessed.choice.strategy === "rollback_and_retry" && options.run) {
           await confirmChange(io, options, `${assessed.battle.taskId}: roll back the failed iteration, then run a retry`);
           const previous = failedRetryCount(assessed.battle);
-          notices.push(...(await rollbackForRetry(assessed.assessment.repo.root, assessed.battle, { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) })));
+          notices.push(
+            ...(await rollbackForRetry(assessed.assessment.repo.root, assessed.battle, { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) })),
+          );
           current = await assessForResume({ taskId: assessed.battle.taskId, repo: assessed.assessment.repo.root, env });
           // The rollback changed the failure (or cleared it): keep the strategy and the failure it answered.
           current = { ...current, battle: { ...current.battle, failure: assessed.battle.failure }, choice: assessed.choice };
           return proceed(io, options, current, { previousRetryCount: previous, notices });
         }
         if (assessed.choice.strategy === "rollback_and_retry") {
-          notices.push(`rollback_and_retry: --run first rolls back iteration ${assessed.battle.failure?.iteration ?? "?"} (recover battle rollback), then runs this prompt`);
+          notices.push(
+            `rollback_and_retry: --run first rolls back iteration ${assessed.battle.failure?.iteration ?? "?"} (recover battle rollback), then runs this prompt`,
+          );
         }
         if (assessed.choice.strategy === "manual_then_continue") {
           manualFix = await changesSinceCheckpoint(assessed.assessment.repo.root, assessed.battle.taskId);
@@ -121,7 +131,13 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
     )
     .action(
       action<FixFlags>(async ({ args, options, io }) => {
-        const assessed = await assessForResume({ taskId: args[0]!, cwd: io.cwd, ...(options.repo !== undefined ? { repo: options.repo } : {}), strategy: undefined, env: io.env });
+        const assessed = await assessForResume({
+          taskId: args[0]!,
+          cwd: io.cwd,
+          ...(options.repo !== undefined ? { repo: options.repo } : {}),
+          strategy: undefined,
+          env: io.env,
+        });
         const root = assessed.assessment.repo.root;
         const taskId = assessed.battle.taskId;
         const state = await changesSinceCheckpoint(root, taskId);
@@ -143,7 +159,11 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
             printFix(io, taskId, state);
             printFeedback(io, verify!);
           }
-          throw new RecoverError("fix-failed", `the feedback loops still fail: fix them before --continue (or drop --verify to continue anyway)`, ExitCode.findings);
+          throw new RecoverError(
+            "fix-failed",
+            `the feedback loops still fail: fix them before --continue (or drop --verify to continue anyway)`,
+            ExitCode.findings,
+          );
         }
         // Continuing after a manual fix is the manual_then_continue strategy whatever the failure's default.
         const failure = assessed.battle.failure;
@@ -151,7 +171,10 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
         if (failure === null && !io.json) io.note(`${taskId} has no recorded failure; continuing with the manual changes anyway`);
         if (!io.json) printFix(io, taskId, state);
         if (verify && !io.json) printFeedback(io, verify);
-        return proceed(io, { ...options, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) }, current, { manualFix: state, notices: [] });
+        return proceed(io, { ...options, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) }, current, {
+          manualFix: state,
+          notices: [],
+        });
       }),
     );
 }
@@ -162,7 +185,12 @@ interface ProceedExtras {
   notices: string[];
 }
 
-async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?: string; instructions?: string }, assessed: Assessed, extras: ProceedExtras): Promise<number> {
+async function proceed(
+  io: Io,
+  options: GlobalOptions & { run?: boolean; claude?: string; instructions?: string },
+  assessed: Assessed,
+  extras: ProceedExtras,
+): Promise<number> {
   const env = io.env;
   const root = assessed.assessment.repo.root;
   const pm = packageManager(root);
@@ -185,7 +213,9 @@ async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?
     } else {
       printHeader(io, prepared, extras);
       if (handOff) {
-        io.out(`A pokeralph server runs this repository (${server.url}): let it continue the battle rather than run beside it:\n  ${handOff}\n(or add --run). To run the iteration yourself instead, stop the server first.\n`);
+        io.out(
+          `A pokeralph server runs this repository (${server.url}): let it continue the battle rather than run beside it:\n  ${handOff}\n(or add --run). To run the iteration yourself instead, stop the server first.\n`,
+        );
       } else {
         io.out(`Prompt written to ${prepared.promptFile}\nRun:\n  ${command}\n(or add --run to run it, record the iteration and checkpoint it)\n`);
       }
@@ -195,7 +225,11 @@ async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?
 
   if (server.kind === "live") {
     if (server.current && server.current.taskId !== prepared.taskId && server.current.status === "running") {
-      throw new RecoverError("live-writer", `pokeralph at ${server.url} is running battle ${server.current.taskId}: it runs one battle at a time; wait for it or stop it`, ExitCode.refused);
+      throw new RecoverError(
+        "live-writer",
+        `pokeralph at ${server.url} is running battle ${server.current.taskId}: it runs one battle at a time; wait for it or stop it`,
+        ExitCode.refused,
+      );
     }
     if (server.current && server.current.taskId === prepared.taskId) {
       throw new RecoverError("live-writer", `pokeralph at ${server.url} is already running ${prepared.taskId}: nothing to resume`, ExitCode.refused);
@@ -205,8 +239,12 @@ async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?
     if (io.json) io.out(`${JSON.stringify({ ...baseJson(prepared, extras), action: "handed-to-server", server: serverJson(server), handOff: sent })}\n`);
     else {
       printHeader(io, prepared, extras);
-      io.out(`pokeralph runs this repository (${server.url}): handed the battle to it (POST ${sent.url} → HTTP ${sent.status}) instead of running claude beside it.\n`);
-      io.out(`Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with recover battle status ${prepared.taskId}.\n`);
+      io.out(
+        `pokeralph runs this repository (${server.url}): handed the battle to it (POST ${sent.url} → HTTP ${sent.status}) instead of running claude beside it.\n`,
+      );
+      io.out(
+        `Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with recover battle status ${prepared.taskId}.\n`,
+      );
     }
     if (!sent.ok) throw new RecoverError("fix-failed", `pokeralph refused to start ${prepared.taskId}: HTTP ${sent.status} ${sent.body}`, ExitCode.findings);
     return ExitCode.ok;
@@ -215,13 +253,16 @@ async function proceed(io: Io, options: GlobalOptions & { run?: boolean; claude?
   if (claude.length === 1 && findExecutable(claude[0]!, env) === null) {
     throw new RecoverError("usage", `claude not found (${claude[0]}): pass --claude <path> or set CLAUDE_PATH`);
   }
-  if (!(assessed.choice.strategy === "rollback_and_retry")) await confirmChange(io, options, `${prepared.taskId}: run iteration ${prepared.iteration.number} with claude and record it`);
+  if (!(assessed.choice.strategy === "rollback_and_retry"))
+    await confirmChange(io, options, `${prepared.taskId}: run iteration ${prepared.iteration.number} with claude and record it`);
   writePromptFile(prepared);
   const override = Number(env.RECOVER_CLAUDE_TIMEOUT_MS);
   const timeoutMs = Number.isFinite(override) && override > 0 ? override : prepared.timeoutMinutes * 60_000;
   if (!io.json) {
     printHeader(io, prepared, extras);
-    io.out(`Running iteration ${prepared.iteration.number}: ${claude.join(" ")} --dangerously-skip-permissions --print <prompt> (timeout ${Math.round(timeoutMs / 1000)} s)\n`);
+    io.out(
+      `Running iteration ${prepared.iteration.number}: ${claude.join(" ")} --dangerously-skip-permissions --print <prompt> (timeout ${Math.round(timeoutMs / 1000)} s)\n`,
+    );
   }
   const outcome = await runIteration({
     root,
@@ -261,7 +302,13 @@ function baseJson(prepared: PreparedResume, extras: ProceedExtras): Record<strin
 }
 
 function fixJson(state: ManualFixState): Record<string, unknown> {
-  return { checkpoint: state.checkpoint ? { id: state.checkpoint.id, afterIteration: state.checkpoint.afterIteration, commit: state.checkpoint.commit } : null, base: state.base, changes: state.changes, diff: state.diff, notices: state.notices };
+  return {
+    checkpoint: state.checkpoint ? { id: state.checkpoint.id, afterIteration: state.checkpoint.afterIteration, commit: state.checkpoint.commit } : null,
+    base: state.base,
+    changes: state.changes,
+    diff: state.diff,
+    notices: state.notices,
+  };
 }
 
 function serverJson(server: ServerAnswer): Record<string, unknown> {
@@ -276,7 +323,9 @@ function outcomeJson(outcome: IterationOutcome): Record<string, unknown> {
     exitCode: outcome.exitCode,
     feedback: outcome.feedback,
     historyStatus: outcome.historyStatus,
-    checkpoint: outcome.checkpoint ? { id: outcome.checkpoint.checkpoint.id, ref: outcome.checkpoint.checkpoint.ref, commit: outcome.checkpoint.checkpoint.commit } : null,
+    checkpoint: outcome.checkpoint
+      ? { id: outcome.checkpoint.checkpoint.id, ref: outcome.checkpoint.checkpoint.ref, commit: outcome.checkpoint.checkpoint.commit }
+      : null,
     ...(outcome.checkpointError ? { checkpointError: outcome.checkpointError } : {}),
   };
 }
@@ -285,13 +334,17 @@ function printHeader(io: Io, prepared: PreparedResume, extras: ProceedExtras): v
   const f = prepared.failure;
   io.out(`${prepared.taskId}: ${f ? `${f.type} in iteration ${f.iteration} (${f.message})` : "no recorded failure"}\n`);
   io.out(`Strategy: ${prepared.strategy}${prepared.defaulted ? " (default for this failure)" : ""}; allowed: ${prepared.allowed.join(", ")}\n`);
-  io.out(`Next iteration: ${prepared.iteration.number}${prepared.iteration.retryCount !== undefined ? ` (retryCount ${prepared.iteration.retryCount})` : ""}\n`);
+  io.out(
+    `Next iteration: ${prepared.iteration.number}${prepared.iteration.retryCount !== undefined ? ` (retryCount ${prepared.iteration.retryCount})` : ""}\n`,
+  );
   for (const n of extras.notices) io.out(`note: ${n}\n`);
 }
 
 function printFix(io: Io, taskId: string, state: ManualFixState): void {
   const cp = state.checkpoint;
-  io.out(`${taskId}: changes since ${cp ? `checkpoint ${cp.id} (after iteration ${cp.afterIteration}, ${cp.commit.slice(0, 7)})` : `HEAD ${state.base.slice(0, 7)}`}\n`);
+  io.out(
+    `${taskId}: changes since ${cp ? `checkpoint ${cp.id} (after iteration ${cp.afterIteration}, ${cp.commit.slice(0, 7)})` : `HEAD ${state.base.slice(0, 7)}`}\n`,
+  );
   for (const n of state.notices) io.out(`note: ${n}\n`);
   if (state.changes.length === 0) io.out("  no changes\n");
   for (const c of state.changes) io.out(`  ${c.type.padEnd(8)} ${c.path}\n`);
@@ -302,7 +355,14 @@ function printFeedback(io: Io, results: FeedbackResults): void {
   io.out("Feedback loops:\n");
   for (const [name, r] of Object.entries(results)) {
     io.out(`  ${r.passed ? "✓" : "✗"} ${name}${r.duration !== undefined ? ` (${r.duration} ms)` : ""}\n`);
-    if (!r.passed && r.output) io.out(`${r.output.split("\n").slice(-10).map((l) => `      ${l}`).join("\n")}\n`);
+    if (!r.passed && r.output)
+      io.out(
+        `${r.output
+          .split("\n")
+          .slice(-10)
+          .map((l) => `      ${l}`)
+          .join("\n")}\n`,
+      );
   }
 }
 

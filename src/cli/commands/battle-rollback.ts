@@ -45,7 +45,9 @@ function printPlan(io: Io, plan: RollbackPlan): void {
   const c = io.color;
   for (const notice of plan.notices) io.note(notice);
   const t = plan.target;
-  io.out(`${c.bold(`rollback ${plan.taskId}`)} to ${t.checkpoint} (${t.afterIteration === 0 ? "before the battle" : `after iteration ${t.afterIteration}`}, ${t.commit.slice(0, 7)}): ${t.description}\n`);
+  io.out(
+    `${c.bold(`rollback ${plan.taskId}`)} to ${t.checkpoint} (${t.afterIteration === 0 ? "before the battle" : `after iteration ${t.afterIteration}`}, ${t.commit.slice(0, 7)}): ${t.description}\n`,
+  );
   const f = plan.files;
   io.out(`\nfiles restored from the checkpoint (${f.restored.length}):\n`);
   for (const p of f.restored) io.out(`  ${c.green("restore")} ${p}\n`);
@@ -61,7 +63,15 @@ function printPlan(io: Io, plan: RollbackPlan): void {
   if (plan.statusBefore !== plan.statusAfter) io.out(`status: ${plan.statusBefore ?? "-"} → ${plan.statusAfter ?? "-"}\n`);
   if (io.quiet) return;
   const colour = (line: string) =>
-    line.startsWith("+++") || line.startsWith("---") ? c.bold(line) : line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line.startsWith("@@") ? c.cyan(line) : line;
+    line.startsWith("+++") || line.startsWith("---")
+      ? c.bold(line)
+      : line.startsWith("+")
+        ? c.green(line)
+        : line.startsWith("-")
+          ? c.red(line)
+          : line.startsWith("@@")
+            ? c.cyan(line)
+            : line;
   for (const file of [plan.history, plan.sidecar]) {
     const diff = stateDiff(file, plan.taskId);
     if (diff === "") continue;
@@ -135,7 +145,11 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
           return options.dryRun && something ? ExitCode.findings : ExitCode.ok;
         }
         if (battle.liveness.state === "live" && !options.force) {
-          throw new RecoverError("live-writer", `${battle.liveness.detail}: stop or pause it first (rolling back under a running battle races its writes), or pass --force; nothing was changed`, ExitCode.refused);
+          throw new RecoverError(
+            "live-writer",
+            `${battle.liveness.detail}: stop or pause it first (rolling back under a running battle races its writes), or pass --force; nothing was changed`,
+            ExitCode.refused,
+          );
         }
         const what = `${plan.taskId}: ${plural(plan.files.restored.length, "file")} restored${plan.hard ? `, ${plural(plan.files.deleted.length, "file")} deleted` : ""}, ${plural(plan.iterationsRolledBack.length, "iteration")} rolled back`;
         await confirmChange(io, options, what);
@@ -146,7 +160,9 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
         }
         const c = io.color;
         for (const notice of outcome.notices) io.note(notice);
-        io.out(`\n${c.green("✔")} rolled back ${plan.taskId} to ${plan.target.checkpoint}: ${plural(outcome.files.restored.length, "file")} restored, ${plural(outcome.files.deleted.length, "file")} deleted, ${plural(outcome.iterationsRolledBack.length, "iteration")} rolled back\n`);
+        io.out(
+          `\n${c.green("✔")} rolled back ${plan.taskId} to ${plan.target.checkpoint}: ${plural(outcome.files.restored.length, "file")} restored, ${plural(outcome.files.deleted.length, "file")} deleted, ${plural(outcome.iterationsRolledBack.length, "iteration")} rolled back\n`,
+        );
         io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
         io.out(`undo the files with: ${c.bold(undoCommand(plan, outcome, io))}\n`);
         if (outcome.backup) {

@@ -32,7 +32,8 @@ interface PruneFlags extends RepoFlag {
 function parseCount(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new RecoverError("usage", `${name} takes a whole number of 0 or more, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+      throw new RecoverError("usage", `${name} takes a whole number of 0 or more, got ${JSON.stringify(value)}`);
     return n;
   };
 }
@@ -155,7 +156,10 @@ Exit codes: 0 created, 2 usage error (no .pokeralph/, not a git repository, unkn
           return ExitCode.ok;
         }
         io.out(`created checkpoint ${c.id} (${c.description}): ${short(c.commit)} in ${c.ref}\n`);
-        if (!io.quiet) io.out(`  ${plural(c.files.length, "file")} changed since ${c.afterIteration === 0 ? "HEAD" : "the previous checkpoint"}; HEAD, branch, index and stash untouched\n`);
+        if (!io.quiet)
+          io.out(
+            `  ${plural(c.files.length, "file")} changed since ${c.afterIteration === 0 ? "HEAD" : "the previous checkpoint"}; HEAD, branch, index and stash untouched\n`,
+          );
         printNotices(io, created.notices);
         return ExitCode.ok;
       }),
@@ -183,7 +187,9 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
         const project = findProject(resolve(io.cwd, options.repo ?? "."));
         const listing = await listCheckpoints(project, args[0]!);
         if (io.json) {
-          io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, taskId: listing.taskId, checkpoints: listing.checkpoints.map(checkpointJson), notices: listing.notices })}\n`);
+          io.out(
+            `${JSON.stringify({ ...DOCUMENT_HEAD, taskId: listing.taskId, checkpoints: listing.checkpoints.map(checkpointJson), notices: listing.notices })}\n`,
+          );
           return ExitCode.ok;
         }
         const recorded = listing.checkpoints.filter((c) => c.source === "recorded").length;
@@ -202,7 +208,11 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
     .description("drop recorded checkpoints by the recovery spec's retention policy (keep the newest 10, and any younger than 7 days)")
     .argument("<taskId>", "the battle's task id")
     .option("--dry-run", "show what would go, change nothing; exit 1 when something would")
-    .option("--older-than <days>", `the age past which checkpoints beyond the newest ones may go (default ${DEFAULT_RETENTION.maxAgeMs / DAY_MS})`, parseCount("--older-than"))
+    .option(
+      "--older-than <days>",
+      `the age past which checkpoints beyond the newest ones may go (default ${DEFAULT_RETENTION.maxAgeMs / DAY_MS})`,
+      parseCount("--older-than"),
+    )
     // Spelled as in `session backups --prune --older-than`; the old name stays for scripts that use it.
     .addOption(new Option("--older-than-days <days>", "same as --older-than").hideHelp().argParser(parseCount("--older-than-days")))
     .option("--keep <n>", `how many of the newest checkpoints are always kept (default ${DEFAULT_RETENTION.maxCheckpoints})`, parseCount("--keep"))
@@ -235,7 +245,11 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
         const dryRun = options.dryRun === true;
         let refsLeft: string[] = [];
         if (!dryRun && plan.remove.length > 0) {
-          await confirmChange(io, options, `the checkpoints of ${taskId}: drop ${plural(plan.remove.length, "checkpoint")} (entries in checkpoints.json and their refs)`);
+          await confirmChange(
+            io,
+            options,
+            `the checkpoints of ${taskId}: drop ${plural(plan.remove.length, "checkpoint")} (entries in checkpoints.json and their refs)`,
+          );
           refsLeft = (await applyPrune(project, plan, stateDir(io.env), runBackupRoot(options, io))).refsLeft;
         }
         if (io.json) {
@@ -243,7 +257,12 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
             ...DOCUMENT_HEAD,
             taskId,
             dryRun,
-            policy: { maxCheckpoints: policy.maxCheckpoints, maxAgeDays: policy.maxAgeMs / DAY_MS, keepFailed: policy.keepFailed, keepSuccessful: policy.keepSuccessful },
+            policy: {
+              maxCheckpoints: policy.maxCheckpoints,
+              maxAgeDays: policy.maxAgeMs / DAY_MS,
+              keepFailed: policy.keepFailed,
+              keepSuccessful: policy.keepSuccessful,
+            },
             pruned: plan.remove.map(checkpointJson),
             kept: plan.keep.length,
             inferred: plan.inferred,
@@ -251,9 +270,13 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
           };
           io.out(`${JSON.stringify(doc)}\n`);
         } else if (plan.remove.length === 0) {
-          io.out(`nothing to prune: ${plural(plan.keep.length, "recorded checkpoint")} of ${taskId}, all within the policy (newest ${policy.maxCheckpoints}, or younger than ${policy.maxAgeMs / DAY_MS} days)\n`);
+          io.out(
+            `nothing to prune: ${plural(plan.keep.length, "recorded checkpoint")} of ${taskId}, all within the policy (newest ${policy.maxCheckpoints}, or younger than ${policy.maxAgeMs / DAY_MS} days)\n`,
+          );
         } else {
-          io.out(`${dryRun ? "would prune" : "pruned"} ${plan.remove.length} of ${plural(plan.remove.length + plan.keep.length, "recorded checkpoint")} of ${taskId}:\n`);
+          io.out(
+            `${dryRun ? "would prune" : "pruned"} ${plan.remove.length} of ${plural(plan.remove.length + plan.keep.length, "recorded checkpoint")} of ${taskId}:\n`,
+          );
           for (const c of plan.remove) io.out(`  ${c.id}  iteration ${c.afterIteration}  ${short(c.commit)}  ${utc(c.time)}  ${c.description}\n`);
           if (dryRun) io.out("dry run: nothing was changed; run again without --dry-run to prune\n");
           else if (!io.quiet) io.out("their objects go at the next `git gc`\n");

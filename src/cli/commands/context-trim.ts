@@ -52,7 +52,8 @@ function parseRatio(value: string): number {
 
 function parseOutputChars(value: string): number {
   const n = parsePositiveInt("--max-output-chars")(value);
-  if (n < MIN_OUTPUT_CHARS) throw new RecoverError("usage", `--max-output-chars must be at least ${MIN_OUTPUT_CHARS} (room for the truncation marker and some output), got ${n}`);
+  if (n < MIN_OUTPUT_CHARS)
+    throw new RecoverError("usage", `--max-output-chars must be at least ${MIN_OUTPUT_CHARS} (room for the truncation marker and some output), got ${n}`);
   return n;
 }
 
@@ -61,7 +62,11 @@ const ALIASES: Record<string, string> = { "dedupe-outputs": "dedupe" };
 
 function parseStrategies(list: string | undefined): Set<string> {
   if (list === undefined) return new Set(STRATEGIES);
-  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean).map((s) => ALIASES[s] ?? s);
+  const wanted = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => ALIASES[s] ?? s);
   const unknown = wanted.filter((s) => !(STRATEGIES as readonly string[]).includes(s));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown strategy ${unknown.join(", ")} (expected: ${STRATEGIES.join(", ")})`);
   return new Set(wanted);
@@ -121,7 +126,12 @@ Examples:
     .option("--target <ratio>", "trim until the estimate is at most this share of the limit", parseRatio, 0.8)
     .option("--strategy <list>", `strategies allowed, in this order: ${STRATEGIES.join(",")}`)
     .option("--keep-turns <n>", "never touch the last N turns", parsePositiveInt("--keep-turns"), 4)
-    .option("--max-output-chars <n>", `truncate-outputs keeps this many characters of a long output (at least ${MIN_OUTPUT_CHARS})`, parseOutputChars, DEFAULT_RULE_OPTIONS.maxOutputChars)
+    .option(
+      "--max-output-chars <n>",
+      `truncate-outputs keeps this many characters of a long output (at least ${MIN_OUTPUT_CHARS})`,
+      parseOutputChars,
+      DEFAULT_RULE_OPTIONS.maxOutputChars,
+    )
     .option("--dry-run", "show the plan, write nothing; exit 1 when there is something to trim")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
     .addHelpText(
@@ -148,9 +158,13 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
           // The limit an error states holds whatever happened since; only its positions go stale.
           const stored = storedError(view, { evenIfAnswered: true });
-          const error: ClassifiedError | undefined = errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
+          const error: ClassifiedError | undefined =
+            errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
           if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
-            throw new RecoverError("usage", `that error is ${error.kind}, not a context or size error; try \`${io.command(["session", "repair", id!, "--error", "-"])}\``);
+            throw new RecoverError(
+              "usage",
+              `that error is ${error.kind}, not a context or size error; try \`${io.command(["session", "repair", id!, "--error", "-"])}\``,
+            );
           }
           const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
           const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? DEFAULT_MAX_BYTES : undefined);
@@ -158,7 +172,9 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const state = stateDir(io.env);
           const recalled = recalledCalibration(state, store.info.path, id!);
           const { factor, method } =
-            recalled !== undefined ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` } : calibrate(records, view);
+            recalled !== undefined
+              ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` }
+              : calibrate(records, view);
           const trim: TrimOptions = {
             targetTokens: target,
             calibration: factor,
@@ -176,7 +192,12 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             ...(bytes !== undefined ? { bytes: { before: beforeBytes, after: plan.after.bytes, max: bytes } } : {}),
             strategies: TRIM_RULES.map((rule) => {
               const found = plan.fixed.filter((f) => f.rule === rule.id);
-              return { id: rule.id, records: found.length, tokens: calibrated(found.reduce((n, f) => n + (f.saves?.tokens ?? 0), 0)), bytes: found.reduce((n, f) => n + (f.saves?.bytes ?? 0), 0) };
+              return {
+                id: rule.id,
+                records: found.length,
+                tokens: calibrated(found.reduce((n, f) => n + (f.saves?.tokens ?? 0), 0)),
+                bytes: found.reduce((n, f) => n + (f.saves?.bytes ?? 0), 0),
+              };
             }).filter((s) => s.records > 0),
             stillOver: bytes !== undefined ? plan.after.bytes > bytes : calibrated(plan.after.estimatedTokens) > target,
           };

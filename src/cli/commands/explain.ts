@@ -69,7 +69,12 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
             const view = sessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
             const position = locate(anthropicRequest(view.conversation), error.index, error.contentIndex);
             const part = position?.block?.source.kind === "part" ? position.block.source.id : undefined;
-            return { session: id, messages: position?.message.sourceMessageIds ?? [], ...(part ? { part } : {}), explanation: planForError(error, view).explanation };
+            return {
+              session: id,
+              messages: position?.message.sourceMessageIds ?? [],
+              ...(part ? { part } : {}),
+              explanation: planForError(error, view).explanation,
+            };
           });
         }
         const fix = fixCommand(error, located?.session, from, io);
@@ -86,18 +91,23 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
             fix,
             message: error.message,
             cause: error.note ?? cause,
-            ...(located ? { session: located.session, records: { messages: located.messages, part: located.part ?? null }, explanation: located.explanation } : {}),
+            ...(located
+              ? { session: located.session, records: { messages: located.messages, part: located.part ?? null }, explanation: located.explanation }
+              : {}),
           };
           io.out(`${JSON.stringify(doc)}\n`);
         } else {
           const c = io.color;
           io.out(`${c.bold(error.kind)} (${error.provider})\n`);
           io.out(`cause: ${safeMessage(error.note ?? cause)}\n`);
-          if (error.index !== null) io.out(`at:    messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`} of the request\n`);
+          if (error.index !== null)
+            io.out(`at:    messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`} of the request\n`);
           if (error.ids.length > 0) io.out(`ids:   ${safeMessage(error.ids.join(", "))}\n`);
           if (error.tokens) io.out(`size:  ${error.tokens.current.toLocaleString("en-US")} tokens > ${error.tokens.max.toLocaleString("en-US")}\n`);
           if (located) {
-            io.out(`in:    ${safeMessage(`session ${located.session}: ${located.messages.length ? `message ${located.messages.join(", ")}` : "no request message at that position"}${located.part ? `, part ${located.part}` : ""}`)}\n`);
+            io.out(
+              `in:    ${safeMessage(`session ${located.session}: ${located.messages.length ? `message ${located.messages.join(", ")}` : "no request message at that position"}${located.part ? `, part ${located.part}` : ""}`)}\n`,
+            );
             io.out(`what:  ${safeMessage(located.explanation)}\n`);
           }
           io.out(fix ? `fix:   ${c.bold(safeMessage(fix))}\n` : "fix:   none offline\n");

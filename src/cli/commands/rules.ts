@@ -9,7 +9,6 @@ import { fixedBy } from "../reporters/rule-lookup.js";
 /** The listing documents the command itself, not this run of it: no store flags. */
 const recoverCommand = (words: string[] | null) => (words ? ["recover", ...words].join(" ") : null);
 
-
 export function addRules(program: Command): void {
   program
     .command("rules")
@@ -17,7 +16,13 @@ export function addRules(program: Command): void {
     .addHelpText("after", "\nExamples:\n  recover rules\n  recover rules --json")
     .action(
       action(({ io }) => {
-        const rows = RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, fixable: r.fixedBy !== "none", fixedBy: recoverCommand(fixedBy(r)) }));
+        const rows = RULES.map((r) => ({
+          id: r.id,
+          severity: r.severity,
+          description: r.description,
+          fixable: r.fixedBy !== "none",
+          fixedBy: recoverCommand(fixedBy(r)),
+        }));
         if (io.json) {
           io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, rules: rows })}\n`);
           return ExitCode.ok;

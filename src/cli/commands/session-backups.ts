@@ -16,7 +16,17 @@ interface BackupsFlags {
 
 function row(b: Backup) {
   const m = b.manifest;
-  return { id: m.id, createdAt: m.createdAt, kind: m.kind, state: m.state, store: m.store, sessions: m.sessions, changes: m.changes.length, path: b.dir, ...(m.restoreOf ? { restoreOf: m.restoreOf } : {}) };
+  return {
+    id: m.id,
+    createdAt: m.createdAt,
+    kind: m.kind,
+    state: m.state,
+    store: m.store,
+    sessions: m.sessions,
+    changes: m.changes.length,
+    path: b.dir,
+    ...(m.restoreOf ? { restoreOf: m.restoreOf } : {}),
+  };
 }
 
 function printTable(backups: Backup[], io: Io): void {
@@ -28,7 +38,15 @@ function printTable(backups: Backup[], io: Io): void {
   const rows = backups.map((b) => {
     const m = b.manifest;
     // A manifest names the sessions a repair changed: ids from the store, printed escaped and shortened.
-    return [safeValue(m.id), safeValue(m.createdAt.replace("T", " ").slice(0, 19)), safeValue(m.kind), safeValue(m.state), String(m.changes.length), `${m.store.format} ${safeValue(m.store.path)}`, safeMessage(m.sessions.join(","))];
+    return [
+      safeValue(m.id),
+      safeValue(m.createdAt.replace("T", " ").slice(0, 19)),
+      safeValue(m.kind),
+      safeValue(m.state),
+      String(m.changes.length),
+      `${m.store.format} ${safeValue(m.store.path)}`,
+      safeMessage(m.sessions.join(",")),
+    ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
@@ -62,11 +80,17 @@ Examples:
         }
         if (options.olderThan === undefined) throw new RecoverError("usage", "--prune needs --older-than <days>");
         const prunable = prunableBackups(backups, options.olderThan, Date.now());
-        if (prunable.length > 0) await confirmChange(io, options, `${root}: delete ${prunable.length} backup${prunable.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
+        if (prunable.length > 0)
+          await confirmChange(io, options, `${root}: delete ${prunable.length} backup${prunable.length === 1 ? "" : "s"} older than ${options.olderThan} days`);
         // A backup a transaction took over while the question was asked stays (and is not reported as pruned).
         const old = prunable.filter((b) => deleteBackup(root, b));
         if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, root, pruned: old.map(row) })}\n`);
-        else io.out(old.length === 0 ? "nothing to prune\n" : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${safeMessage(old.map((b) => b.manifest.id).join(", "))}\n`);
+        else
+          io.out(
+            old.length === 0
+              ? "nothing to prune\n"
+              : `pruned ${old.length} backup${old.length === 1 ? "" : "s"}: ${safeMessage(old.map((b) => b.manifest.id).join(", "))}\n`,
+          );
         return ExitCode.ok;
       }),
     );

@@ -45,7 +45,13 @@ function printTable(sessions: SessionSummary[], io: Io): void {
     return;
   }
   const c = io.color;
-  const rows = sessions.map((s) => [safeValue(s.id), safeValue(truncate(s.title, 40)), iso(s.updated).replace("T", " ").slice(0, 16), String(s.messages), safeValue(s.directory)]);
+  const rows = sessions.map((s) => [
+    safeValue(s.id),
+    safeValue(truncate(s.title, 40)),
+    iso(s.updated).replace("T", " ").slice(0, 16),
+    String(s.messages),
+    safeValue(s.directory),
+  ]);
   const head = ["ID", "TITLE", "UPDATED (UTC)", "MSGS", "DIRECTORY"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");

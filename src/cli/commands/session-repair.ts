@@ -37,11 +37,15 @@ interface RepairFlags {
  */
 export function repairRules(list: string | undefined): readonly Rule[] {
   if (list === undefined) return RULES.filter((r) => (r.fix && !r.repairOnRequest) || r.fixedBy === "trim");
-  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const wanted = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
   const trim = RULES.filter((r) => wanted.includes(r.id) && r.fixedBy === "trim").map((r) => r.id);
-  if (trim.length > 0) throw new RecoverError("usage", `${trim.join(", ")} ${trim.length === 1 ? "is" : "are"} fixed by \`recover context trim\`, not by repair`);
+  if (trim.length > 0)
+    throw new RecoverError("usage", `${trim.join(", ")} ${trim.length === 1 ? "is" : "are"} fixed by \`recover context trim\`, not by repair`);
   return RULES.filter((r) => wanted.includes(r.id));
 }
 
@@ -82,7 +86,11 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         if (options.rule !== undefined && options.only !== undefined) throw new RecoverError("usage", "give --rule or --only, not both");
         const rules = repairRules(options.rule ?? options.only);
         return withStore(options, io, async (store) => {
-          const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false });
+          const ids = selectSessions(
+            store,
+            { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
+            { emptyMeansAll: false },
+          );
           const errorText = readErrorText(options.error, options.errorFile);
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
           const now = Date.now();
@@ -94,10 +102,20 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               const records = store.loadSession(id, "full");
               const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
               if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
-              const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, liveWindowMs, now, rules: aimed.rules, ...(aimed.filter ? { filter: aimed.filter } : {}) });
+              const plan = planSession(records, store.fixing, {
+                ...DEFAULT_RULE_OPTIONS,
+                liveWindowMs,
+                now,
+                rules: aimed.rules,
+                ...(aimed.filter ? { filter: aimed.filter } : {}),
+              });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
               if (errorText !== undefined && !answers(plan, aimed.answering)) {
-                throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`, ExitCode.findings);
+                throw new RecoverError(
+                  "fix-failed",
+                  `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`,
+                  ExitCode.findings,
+                );
               }
               planned.push({ plan, sessionRef: records.sessionRef });
               spinner.update(`planned ${planned.length}/${ids.length} sessions`);
@@ -152,6 +170,9 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
   const extra = [...(plan.rule ? [plan.rule] : []), ...(plan.scopedRules?.rules ?? [])].filter((r) => !rules.includes(r));
   const scope = plan.scopedRules;
   const answering = plan.targets ?? new Set<string>();
-  const filter = scope && scope.messageIds.size > 0 ? (f: Finding) => !scope.rules.some((r) => r.id === f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId) : undefined;
+  const filter =
+    scope && scope.messageIds.size > 0
+      ? (f: Finding) => !scope.rules.some((r) => r.id === f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId)
+      : undefined;
   return { rules: [...rules, ...extra], answering, note, ...(filter ? { filter } : {}) };
 }

@@ -46,7 +46,8 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
         const id = args[0]!;
         const root = runBackupRoot(options, io);
         const manifest = readRestorable(root, id, options.session);
-        const storeOptions = options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
+        const storeOptions =
+          options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
         return withStore(storeOptions, io, (store) => {
           refuseOtherFormat(manifest, store.info);
           return withWriter(store, options, io, async (tx) => {
@@ -59,16 +60,24 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
               dryRun: options.dryRun === true,
               backup: null,
               restoreOf: id,
-              sessions: planned.sessions.map((sessionId): ReportedSession => ({
-                id: sessionId,
-                title: store.listSessions().find((s) => s.id === sessionId)?.title ?? "",
-                unfixed: [],
-                changes: targets.flatMap((t, i) =>
-                  t.key.sessionId !== sessionId
-                    ? []
-                    : [{ summary: changes[i]!, reasons: [`put back from backup ${id}`], diff: () => unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after)) }],
-                ),
-              })),
+              sessions: planned.sessions.map(
+                (sessionId): ReportedSession => ({
+                  id: sessionId,
+                  title: store.listSessions().find((s) => s.id === sessionId)?.title ?? "",
+                  unfixed: [],
+                  changes: targets.flatMap((t, i) =>
+                    t.key.sessionId !== sessionId
+                      ? []
+                      : [
+                          {
+                            summary: changes[i]!,
+                            reasons: [`put back from backup ${id}`],
+                            diff: () => unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after)),
+                          },
+                        ],
+                  ),
+                }),
+              ),
             };
             const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
             reporter.plan(report);

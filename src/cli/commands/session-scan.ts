@@ -25,7 +25,10 @@ interface ScanFlags {
 
 export function selectRules(list: string | undefined): readonly Rule[] {
   if (list === undefined) return RULES;
-  const wanted = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const wanted = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
   if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
   return RULES.filter((r) => wanted.includes(r.id));
@@ -46,7 +49,12 @@ export function addSessionScan(session: Command): void {
     .option("--rule <ids>", "only these rules (comma-separated)")
     .option("--exit-zero", "report findings but exit 0")
     .option("--max-output-chars <n>", "oversized-tool-output threshold", parsePositiveInt("--max-output-chars"), DEFAULT_RULE_OPTIONS.maxOutputChars)
-    .option("--context-limit <tokens>", "the model's context window for context-overflow", parsePositiveInt("--context-limit"), DEFAULT_RULE_OPTIONS.contextLimit)
+    .option(
+      "--context-limit <tokens>",
+      "the model's context window for context-overflow",
+      parsePositiveInt("--context-limit"),
+      DEFAULT_RULE_OPTIONS.contextLimit,
+    )
     .option("--include-live", "also judge a last turn written in the last 10 minutes (left alone by default: its agent may be writing it)")
     .addHelpText(
       "after",
@@ -63,7 +71,11 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
       action<ScanFlags>(({ args, options, io }) => {
         const rules = selectRules(options.rule);
         return withStore(options, io, async (store) => {
-          const ids = selectSessions(store, { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) }, { emptyMeansAll: true });
+          const ids = selectSessions(
+            store,
+            { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
+            { emptyMeansAll: true },
+          );
           const now = Date.now();
           const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
           const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };

@@ -44,7 +44,11 @@ function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: n
   const title = result.project.prd.value?.tasks.find((t) => t.id === b.taskId)?.title;
   const status = safeValue(b.status ?? "unknown");
   const shown =
-    b.liveness.state === "crashed" ? `${c.red(status)} ${c.red("(crashed)")}` : b.liveness.state === "live" ? `${c.green(status)} ${c.dim("(live)")}` : colourStatus(io, status, b.failure !== null);
+    b.liveness.state === "crashed"
+      ? `${c.red(status)} ${c.red("(crashed)")}`
+      : b.liveness.state === "live"
+        ? `${c.green(status)} ${c.dim("(live)")}`
+        : colourStatus(io, status, b.failure !== null);
   io.out(`\n${c.bold(safeValue(b.taskId))}  ${shown}${title ? `  ${safeValue(title)}` : ""}\n`);
   if (history) {
     const parts = [`started ${stamp(history.startedAt)}`, `${history.iterations.length} iteration${history.iterations.length === 1 ? "" : "s"}`];
@@ -52,7 +56,9 @@ function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: n
     const progress = b.battle.progress.value;
     if (progress) {
       const age = now - Date.parse(progress.lastUpdate);
-      parts.push(`progress: iteration ${progress.currentIteration} ${progress.status}, updated ${Number.isFinite(age) ? `${formatAge(age)} ago` : progress.lastUpdate}`);
+      parts.push(
+        `progress: iteration ${progress.currentIteration} ${progress.status}, updated ${Number.isFinite(age) ? `${formatAge(age)} ago` : progress.lastUpdate}`,
+      );
     }
     io.out(`  ${c.dim(safeMessage(parts.join(" · ")))}\n`);
     for (const it of history.iterations) printIteration(io, it);
@@ -88,7 +94,9 @@ function printIteration(io: Io, it: Iteration): void {
     .join("  ");
   const commit = it.commitHash ? `  ${c.dim("commit")} ${safeValue(it.commitHash.slice(0, 8))}` : "";
   const retry = it.retryCount ? c.dim(` (retry ${it.retryCount})`) : "";
-  io.out(`  #${String(it.number).padEnd(3)}${mark} ${safeValue(it.result).padEnd(9)}${safeValue(stamp(it.startedAt))}${duration}${retry}  ${feedback}${commit}\n`);
+  io.out(
+    `  #${String(it.number).padEnd(3)}${mark} ${safeValue(it.result).padEnd(9)}${safeValue(stamp(it.startedAt))}${duration}${retry}  ${feedback}${commit}\n`,
+  );
   for (const [name, r] of failingLoops(it)) io.out(`        ${c.dim(`${safeValue(name)}:`)} ${telling(r.output)}\n`);
   if (it.error) io.out(`        ${c.dim("error:")} ${clip(it.error, 1)[0]}\n`);
 }
@@ -116,7 +124,10 @@ export function findingLine(f: BattleFinding, io: Io): string {
 
 /** The line of a tool's output that says what failed (an error, a ✗), else its first line. */
 function telling(output: string): string {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.find((l) => /error|fail|✗|✖/i.test(l) && !/^\d+ fail$|\b0 fail\b/.test(l)) ?? lines[0];
   return line === undefined ? "(no output)" : clip(line, 1)[0]!;
 }
@@ -128,7 +139,10 @@ function stamp(iso: string): string {
 
 /** At most `lines` lines, each at most 160 characters: tool output can be megabytes. */
 function clip(text: string, lines: number): string[] {
-  const all = text.trim().split("\n").filter((l) => l.trim() !== "");
+  const all = text
+    .trim()
+    .split("\n")
+    .filter((l) => l.trim() !== "");
   const kept = all.slice(0, lines).map((l) => escapeControls(l.length > 160 ? `${l.slice(0, 159)}…` : l));
   if (all.length > lines) kept.push(`… ${all.length - lines} more line${all.length - lines === 1 ? "" : "s"}`);
   return kept;

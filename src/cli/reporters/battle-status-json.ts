@@ -38,14 +38,18 @@ function battleJson(b: BattleAssessment): Record<string, unknown> {
       result: it.result,
       startedAt: it.startedAt,
       endedAt: it.endedAt ?? null,
-      feedback: Object.fromEntries(Object.entries(it.feedbackResults ?? {}).map(([name, r]) => [name, { passed: r.passed, ...(r.passed ? {} : { output: r.output }) }])),
+      feedback: Object.fromEntries(
+        Object.entries(it.feedbackResults ?? {}).map(([name, r]) => [name, { passed: r.passed, ...(r.passed ? {} : { output: r.output }) }]),
+      ),
       commitHash: it.commitHash ?? null,
       error: it.error ?? null,
       filesChanged: it.filesChanged,
       ...(it.retryCount !== undefined ? { retryCount: it.retryCount } : {}),
     })),
     commits: b.commits,
-    progress: progress ? { currentIteration: progress.currentIteration, status: progress.status, lastUpdate: progress.lastUpdate, error: progress.error } : null,
+    progress: progress
+      ? { currentIteration: progress.currentIteration, status: progress.status, lastUpdate: progress.lastUpdate, error: progress.error }
+      : null,
   };
 }
 

@@ -20,7 +20,15 @@ function clip(line: string): string {
 export function humanChangeReporter(io: Io): ChangeReporter {
   const c = io.color;
   const colourLine = (line: string) =>
-    line.startsWith("+++") || line.startsWith("---") ? c.bold(line) : line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line.startsWith("@@") ? c.cyan(line) : line;
+    line.startsWith("+++") || line.startsWith("---")
+      ? c.bold(line)
+      : line.startsWith("+")
+        ? c.green(line)
+        : line.startsWith("-")
+          ? c.red(line)
+          : line.startsWith("@@")
+            ? c.cyan(line)
+            : line;
   return {
     plan(report) {
       for (const notice of report.store.notices) io.note(notice);
@@ -41,7 +49,9 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         for (const finding of session.unfixed) {
           const where = findingPlace(finding);
           const severity = finding.severity === "error" ? c.red("error") : c.yellow("warning");
-          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${safeMessage(finding.message)}  ${c.dim(`→ ${fixCommand(finding, io)}`)}\n`);
+          io.out(
+            `  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${safeMessage(finding.message)}  ${c.dim(`→ ${fixCommand(finding, io)}`)}\n`,
+          );
         }
       }
     },
@@ -53,9 +63,14 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         const n = (x: number) => x.toLocaleString("en-US");
         io.out(`\ntokens: ${n(t.tokens.before)} → ${n(t.tokens.after)} (limit ${n(t.tokens.limit)}, target ${n(t.tokens.target)}; ${t.tokens.method})\n`);
         if (t.bytes) io.out(`bytes:  ${n(t.bytes.before)} → ${n(t.bytes.after)} (max ${n(t.bytes.max)})\n`);
-        for (const s of t.strategies) io.out(`  ${s.id.padEnd(18)} ${String(s.records).padStart(5)} record${s.records === 1 ? " " : "s"}  −${n(s.tokens)} tokens\n`);
-        if (t.stillOver) io.out(`${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy), keep fewer turns (--keep-turns) or lower --max-output-chars\n`);
-        if (changeCount(report) > 0) io.out(c.dim("nothing is lost for good: every removed byte is in the backup, and `recover session restore` brings it all back\n"));
+        for (const s of t.strategies)
+          io.out(`  ${s.id.padEnd(18)} ${String(s.records).padStart(5)} record${s.records === 1 ? " " : "s"}  −${n(s.tokens)} tokens\n`);
+        if (t.stillOver)
+          io.out(
+            `${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy), keep fewer turns (--keep-turns) or lower --max-output-chars\n`,
+          );
+        if (changeCount(report) > 0)
+          io.out(c.dim("nothing is lost for good: every removed byte is in the backup, and `recover session restore` brings it all back\n"));
       }
       const changes = changeCount(report);
       const sessions = report.sessions.filter((s) => s.changes.length > 0).length;

@@ -34,7 +34,14 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
         })),
         ...(report.skipped ? { skipped: liveSkipJson(report.skipped) } : {}),
         summary: { sessions: report.sessions.length, changes: changeCount(report), unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length, 0) },
-        ...(report.trim ? { tokens: report.trim.tokens, ...(report.trim.bytes ? { bytes: report.trim.bytes } : {}), strategies: report.trim.strategies, stillOver: report.trim.stillOver } : {}),
+        ...(report.trim
+          ? {
+              tokens: report.trim.tokens,
+              ...(report.trim.bytes ? { bytes: report.trim.bytes } : {}),
+              strategies: report.trim.strategies,
+              stillOver: report.trim.stillOver,
+            }
+          : {}),
       };
       io.out(`${JSON.stringify(doc)}\n`);
     },

@@ -50,7 +50,12 @@ function findingLine(f: Finding, io: Io): string {
 /** Where a finding is: a transcript's line (and the block in it), else the record ids; ready to print. */
 export function findingPlace(f: Finding): string {
   if (f.line !== undefined) return `line ${f.line}${f.partId?.includes("#") ? safeValue(f.partId.slice(f.partId.lastIndexOf("#"))) : ""}`;
-  return [f.messageId, f.partId].filter(Boolean).map((id) => safeValue(id)).join("/") || (f.path !== undefined ? safeValue(f.path) : "session");
+  return (
+    [f.messageId, f.partId]
+      .filter(Boolean)
+      .map((id) => safeValue(id))
+      .join("/") || (f.path !== undefined ? safeValue(f.path) : "session")
+  );
 }
 
 /** The command that fixes a finding, ready to print: escaped and shortened, as a session id comes from the store. */

@@ -9,7 +9,11 @@ const CLEARED = "[Old tool result content cleared]";
 /** The same input whatever order its keys were written in. */
 function normalised(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(normalised).join(",")}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${normalised(value[k])}`).join(",")}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${normalised(value[k])}`)
+      .join(",")}}`;
   return JSON.stringify(value);
 }
 
@@ -39,7 +43,11 @@ export const dedupeOutputs: Rule = {
         newest.set(key, record.ref.id);
         if (keep.has(message.ref.id) || taken.has(record.ref.id)) continue;
         const saves = clearedSaves((p.state as { output?: string }).output, record.content.outputChars ?? 0, CLEARED);
-        calls.push({ key, partId: record.ref.id, candidate: { report: at(record, `${p.tool} was called again later with the same input: clear this older output`), saves } });
+        calls.push({
+          key,
+          partId: record.ref.id,
+          candidate: { report: at(record, `${p.tool} was called again later with the same input: clear this older output`), saves },
+        });
       }
     }
     const older = calls.filter((c) => newest.get(c.key) !== c.partId).map((c) => c.candidate);

@@ -25,7 +25,10 @@ export const dropImages: Rule = {
       if (keep.has(line.ref.id) || role !== "user") continue;
       for (const block of blocks) {
         if (block.type !== "media" || !block.mime.startsWith("image/")) continue;
-        candidates.push({ report: atBlock(block, `${block.mime} image of ${plural(block.chars, "byte")}: replace it with a note`), saves: { tokens: 0, bytes: block.chars - PLACEHOLDER.length } });
+        candidates.push({
+          report: atBlock(block, `${block.mime} image of ${plural(block.chars, "byte")}: replace it with a note`),
+          saves: { tokens: 0, bytes: block.chars - PLACEHOLDER.length },
+        });
       }
     }
     for (const message of view.opencode?.messages ?? []) {
@@ -34,7 +37,10 @@ export const dropImages: Rule = {
         const mime = (part as { mime?: string }).mime ?? "";
         if (part.type !== "file" || !mime.startsWith("image/")) continue;
         const bytes = (record.content.urlChars ?? 0) - PLACEHOLDER.length;
-        candidates.push({ report: at(record, `${mime} image of ${plural(record.content.urlChars ?? 0, "byte")}: replace it with a note`), saves: { tokens: 0, bytes } });
+        candidates.push({
+          report: at(record, `${mime} image of ${plural(record.content.urlChars ?? 0, "byte")}: replace it with a note`),
+          saves: { tokens: 0, bytes },
+        });
       }
     }
     candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
@@ -52,6 +58,10 @@ export const dropImages: Rule = {
     }
     const part = context.part(finding.partId);
     if (!part) return [];
-    return context.replace(part, { type: "text", text: PLACEHOLDER, synthetic: true }, "replaced the image with a note to fit the request size limit (the image is in the backup)");
+    return context.replace(
+      part,
+      { type: "text", text: PLACEHOLDER, synthetic: true },
+      "replaced the image with a note to fit the request size limit (the image is in the backup)",
+    );
   },
 };

@@ -30,7 +30,10 @@ export const dropOldestTurns: Rule = {
     const candidates: Candidate[] = [];
     for (const turn of turns(view.opencode?.messages ?? []).slice(1)) {
       if (turn.some((m) => keep.has(m.ref.id))) break;
-      const saves = turn.reduce((n, m) => ({ tokens: n.tokens + (byMessage.get(m.ref.id)?.tokens ?? 0), bytes: n.bytes + (byMessage.get(m.ref.id)?.bytes ?? 0) }), { tokens: 0, bytes: 0 });
+      const saves = turn.reduce(
+        (n, m) => ({ tokens: n.tokens + (byMessage.get(m.ref.id)?.tokens ?? 0), bytes: n.bytes + (byMessage.get(m.ref.id)?.bytes ?? 0) }),
+        { tokens: 0, bytes: 0 },
+      );
       if (saves.tokens === 0) continue;
       candidates.push({ report: at(turn[0]!, `turn of ${plural(turn.length, "message")} (${plural(saves.tokens, "token")}): take it out`), saves });
     }

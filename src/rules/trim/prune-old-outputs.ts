@@ -56,7 +56,13 @@ export const pruneOldOutputs: Rule = {
   },
   /** Claude Code clears old results with this same text (its microcompaction); the result stays in the backup. */
   fix(finding, context) {
-    if (context.kind === "lines") return rewriteOutput(finding, context, "cleared the old tool result, as Claude Code's own microcompaction does (the result is in the backup)", () => CLEARED);
+    if (context.kind === "lines")
+      return rewriteOutput(
+        finding,
+        context,
+        "cleared the old tool result, as Claude Code's own microcompaction does (the result is in the backup)",
+        () => CLEARED,
+      );
     return markCompacted(finding, context, "marked the old output compacted, as opencode's prune does: it is sent as a placeholder and stays on disk");
   },
 };
@@ -81,7 +87,10 @@ function transcriptCandidates(history: TranscriptHistory, keep: ReadonlySet<stri
       continue;
     }
     if (taken.has(block.source.id)) continue;
-    candidates.push({ report: atBlock(block, `tool result of ${plural(block.chars, "character")} from an older turn: clear it`), saves: clearedSaves(block.text, block.chars, CLEARED) });
+    candidates.push({
+      report: atBlock(block, `tool result of ${plural(block.chars, "character")} from an older turn: clear it`),
+      saves: clearedSaves(block.text, block.chars, CLEARED),
+    });
   }
   return candidates.reverse();
 }

@@ -28,7 +28,10 @@ export const purgeErrors: Rule = {
           if (part.type !== "tool" || state?.status !== "error" || chars <= 0) continue;
           const input = (state as { input?: unknown }).input;
           const bytes = Math.max(0, Buffer.byteLength(JSON.stringify(input ?? {})) - 2);
-          candidates.push({ report: at(record, `errored ${(part as { tool: string }).tool} call more than ${PURGE_AFTER_TURNS} turns old: empty its input`), saves: { tokens: tokensOf(chars), bytes } });
+          candidates.push({
+            report: at(record, `errored ${(part as { tool: string }).tool} call more than ${PURGE_AFTER_TURNS} turns old: empty its input`),
+            saves: { tokens: tokensOf(chars), bytes },
+          });
         }
       }
     }

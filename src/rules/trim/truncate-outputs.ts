@@ -41,7 +41,10 @@ export const truncateOutputs: Rule = {
       if (block.chars <= trim.maxOutputChars) continue;
       const kept = truncated(block.text, trim.maxOutputChars);
       const saves = { tokens: tokensOf(block.chars - kept.length), bytes: Buffer.byteLength(block.text) - Buffer.byteLength(kept) };
-      candidates.push({ report: atBlock(block, `tool result of ${plural(block.chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`), saves });
+      candidates.push({
+        report: atBlock(block, `tool result of ${plural(block.chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`),
+        saves,
+      });
     }
     for (const message of view.opencode?.messages ?? []) {
       if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
@@ -55,7 +58,10 @@ export const truncateOutputs: Rule = {
           tokens: tokensOf(chars - (kept?.length ?? trim.maxOutputChars)),
           bytes: output !== undefined && kept !== undefined ? Buffer.byteLength(output) - Buffer.byteLength(kept) : chars - trim.maxOutputChars,
         };
-        candidates.push({ report: at(record, `${(part as { tool: string }).tool} output of ${plural(chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`), saves });
+        candidates.push({
+          report: at(record, `${(part as { tool: string }).tool} output of ${plural(chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`),
+          saves,
+        });
       }
     }
     candidates.sort((a, b) => (trim.maxBytes !== undefined ? b.saves.bytes - a.saves.bytes : b.saves.tokens - a.saves.tokens));
@@ -65,14 +71,23 @@ export const truncateOutputs: Rule = {
     if (context.kind === "lines") {
       const max = context.options.trim?.maxOutputChars;
       if (max === undefined) return [];
-      return rewriteOutput(finding, context, `kept the first and last characters of the tool result, ${max.toLocaleString("en-US")} in all (the whole result is in the backup)`, (text) => truncated(text, max));
+      return rewriteOutput(
+        finding,
+        context,
+        `kept the first and last characters of the tool result, ${max.toLocaleString("en-US")} in all (the whole result is in the backup)`,
+        (text) => truncated(text, max),
+      );
     }
     const part = context.part(finding.partId);
     const max = context.options.trim?.maxOutputChars;
     if (!part || max === undefined) return [];
-    return context.update(part, `kept the first and last characters of the output, ${max.toLocaleString("en-US")} in all (the whole output is in the backup)`, (value) => {
-      const state = value.state;
-      if (isObject(state) && typeof state.output === "string") state.output = truncated(state.output, max);
-    });
+    return context.update(
+      part,
+      `kept the first and last characters of the output, ${max.toLocaleString("en-US")} in all (the whole output is in the backup)`,
+      (value) => {
+        const state = value.state;
+        if (isObject(state) && typeof state.output === "string") state.output = truncated(state.output, max);
+      },
+    );
   },
 };

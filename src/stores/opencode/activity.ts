@@ -12,7 +12,12 @@ import type { RecordRef } from "../../model/record.js";
  * The latest time the records carry. A record that holds no readable time (a torn or invalid file) asks `untimed`:
  * its store's own clue, if it has one, or 0.
  */
-export function recordedActivity(sessionUpdated: number, messages: readonly MessageRecord[], parts: readonly PartRecord[], untimed: (ref: RecordRef) => number): number {
+export function recordedActivity(
+  sessionUpdated: number,
+  messages: readonly MessageRecord[],
+  parts: readonly PartRecord[],
+  untimed: (ref: RecordRef) => number,
+): number {
   let latest = sessionUpdated;
   for (const message of messages) {
     const time = message.info?.time;

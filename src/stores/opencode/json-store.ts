@@ -35,7 +35,10 @@ export class OpencodeJsonStore implements OpencodeStore {
   private messageIndex?: Map<string, string>;
   private orphanPartsBySession?: Map<string, string[]>;
 
-  constructor(private readonly storageDir: string, notices: string[] = []) {
+  constructor(
+    private readonly storageDir: string,
+    notices: string[] = [],
+  ) {
     this.info = { format: "opencode-json", path: storageDir, notices: [...notices] };
     this.codec = jsonTreeCodec(storageDir);
     this.fixing = opencodeFixing(this.codec);

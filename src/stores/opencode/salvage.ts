@@ -90,11 +90,24 @@ function rebuiltMessage(message: MessageRecord, found: Json, context: RecordFixC
   const near = [...all.slice(0, Math.max(index, 0)).reverse(), ...all.slice(index + 1)].map((m) => m.info).filter((i): i is MessageInfo => i !== undefined);
   const user = near.find((i) => i.role === "user");
   const assistant = near.find((i) => i.role === "assistant");
-  const role = found.role === "user" || found.role === "assistant" ? found.role : message.parts.some((p) => ["tool", "reasoning", "step-start", "step-finish"].includes(String(p.part?.type))) ? "assistant" : "user";
+  const role =
+    found.role === "user" || found.role === "assistant"
+      ? found.role
+      : message.parts.some((p) => ["tool", "reasoning", "step-start", "step-finish"].includes(String(p.part?.type)))
+        ? "assistant"
+        : "user";
   const created = message.created;
-  const model = user?.role === "user" ? user.model : assistant?.role === "assistant" ? { providerID: assistant.providerID, modelID: assistant.modelID } : { providerID: "unknown", modelID: "unknown" };
+  const model =
+    user?.role === "user"
+      ? user.model
+      : assistant?.role === "assistant"
+        ? { providerID: assistant.providerID, modelID: assistant.modelID }
+        : { providerID: "unknown", modelID: "unknown" };
   if (role === "user") return { role, time: { created }, agent: user?.role === "user" ? user.agent : "build", model };
-  const previousUser = all.slice(0, Math.max(index, 0)).reverse().find((m) => m.info?.role === "user");
+  const previousUser = all
+    .slice(0, Math.max(index, 0))
+    .reverse()
+    .find((m) => m.info?.role === "user");
   const a = assistant?.role === "assistant" ? assistant : undefined;
   return {
     role,

@@ -5,10 +5,7 @@
 import { RecoverError } from "../../errors.js";
 
 export function corrupt(path: string, damage: string): RecoverError {
-  return new RecoverError(
-    "store-corrupt",
-    `${path} is damaged (PRAGMA quick_check: ${damage}); work on a copy: \`sqlite3 ${path} .recover > recovered.sql\``,
-  );
+  return new RecoverError("store-corrupt", `${path} is damaged (PRAGMA quick_check: ${damage}); work on a copy: \`sqlite3 ${path} .recover > recovered.sql\``);
 }
 
 export function sqliteError(error: unknown, path: string): Error {

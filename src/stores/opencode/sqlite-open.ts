@@ -34,7 +34,10 @@ function nativeModuleError(error: unknown): RecoverError | undefined {
   const mismatched = /NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|better_sqlite3\.node/.test(`${message} ${(error as { code?: string })?.code ?? ""}`);
   if (!missing && !mismatched) return undefined;
   const why = missing ? "is missing (installed with install scripts disabled?)" : `cannot be loaded by Node.js ${process.version} (${message.split("\n")[0]})`;
-  return new RecoverError("native-module-missing", `better-sqlite3's native module, which reads opencode.db, ${why}; rebuild it: cd ${installFolder()} && npm rebuild better-sqlite3`);
+  return new RecoverError(
+    "native-module-missing",
+    `better-sqlite3's native module, which reads opencode.db, ${why}; rebuild it: cd ${installFolder()} && npm rebuild better-sqlite3`,
+  );
 }
 
 /** The folder whose node_modules holds better-sqlite3: where `npm rebuild` must run. */

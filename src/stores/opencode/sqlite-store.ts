@@ -74,9 +74,7 @@ export class OpencodeSqliteStore implements OpencodeStore {
   }
 
   private checkSchema(): void {
-    const tables = new Set(
-      this.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[],
-    );
+    const tables = new Set(this.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
     const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
     if (tables.has("session_v2")) {
       if (missing.length > 0) {
@@ -119,9 +117,7 @@ export class OpencodeSqliteStore implements OpencodeStore {
   }
 
   listSessions(): SessionSummary[] {
-    return this.guard(() =>
-      (this.db.prepare(`${SESSION_SELECT} ORDER BY s.time_updated DESC, s.id`).all() as SessionRow[]).map(toSummary),
-    );
+    return this.guard(() => (this.db.prepare(`${SESSION_SELECT} ORDER BY s.time_updated DESC, s.id`).all() as SessionRow[]).map(toSummary));
   }
 
   listStraySessionIds(): string[] {

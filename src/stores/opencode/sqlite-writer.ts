@@ -55,7 +55,10 @@ export class OpencodeSqliteWriter implements StoreWriter {
     const result = this.guard(() => this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[]);
     if (result.length === 1 && result[0] === "ok") return;
     const damage = result.map((line) => line.replace(/\s*\n\s*/g, " ")).join("; ");
-    throw new RecoverError("store-corrupt", `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed. Work on a copy: \`sqlite3 ${this.info.path} .recover > recovered.sql\``);
+    throw new RecoverError(
+      "store-corrupt",
+      `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed. Work on a copy: \`sqlite3 ${this.info.path} .recover > recovered.sql\``,
+    );
   }
 
   openers(): { pid: number; name: string }[] {
@@ -86,7 +89,10 @@ export class OpencodeSqliteWriter implements StoreWriter {
       const table = tableOf(key);
       const names = this.tableColumns(table);
       const select = names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
-      const row = this.statement(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`).raw(true).safeIntegers(true).get(key.id) as unknown[] | undefined;
+      const row = this.statement(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`)
+        .raw(true)
+        .safeIntegers(true)
+        .get(key.id) as unknown[] | undefined;
       if (!row) return { exists: false };
       const columns: [string, Cell][] = names.map((name, i) => [name, cell(row[i * 3] as string, row[i * 3 + 1], row[i * 3 + 2] as Buffer | null)]);
       return { exists: true, bytes: encodeRow({ table, columns }) };
@@ -152,7 +158,11 @@ export class OpencodeSqliteWriter implements StoreWriter {
       for (const target of ordered) {
         const current = this.read(target.key);
         if (!sameImage(current, target.before)) {
-          throw new RecoverError("store-changed", `${target.key.record} ${target.key.id} changed since it was read (is opencode running?); nothing was changed`, 3);
+          throw new RecoverError(
+            "store-changed",
+            `${target.key.record} ${target.key.id} changed since it was read (is opencode running?); nothing was changed`,
+            3,
+          );
         }
         this.write(target);
       }

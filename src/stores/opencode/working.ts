@@ -131,7 +131,10 @@ export class OpencodeRecords implements RecordFamily {
       return [index, unwrappedIdTime(key.id, created) ?? 0, key.id];
     };
     const compare = (a: [number, number, string], b: [number, number, string]) => a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
-    const sorted = changes.map((change) => ({ change, at: position(change) })).sort((a, b) => compare(a.at, b.at)).map((c) => c.change);
+    const sorted = changes
+      .map((change) => ({ change, at: position(change) }))
+      .sort((a, b) => compare(a.at, b.at))
+      .map((c) => c.change);
     assertValid(sorted);
     return { changes: sorted };
   }

@@ -18,7 +18,10 @@ export const TASK_ID_PATTERN = /^\d{3}-[a-z0-9-]+$/;
 
 export function assertTaskId(taskId: string): void {
   if (!TASK_ID_PATTERN.test(taskId)) {
-    throw new RecoverError("invalid-id", `invalid task id ${JSON.stringify(taskId)}: pokeralph task ids look like 002-auth-system (three digits, a dash, lowercase letters, digits and dashes)`);
+    throw new RecoverError(
+      "invalid-id",
+      `invalid task id ${JSON.stringify(taskId)}: pokeralph task ids look like 002-auth-system (three digits, a dash, lowercase letters, digits and dashes)`,
+    );
   }
 }
 

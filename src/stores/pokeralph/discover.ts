@@ -36,7 +36,10 @@ export function findPokeralph(options: FindOptions = {}): PokeralphRepo {
     if (stat?.isDirectory()) return located(dir);
     if (dirname(dir) === dir) break;
   }
-  throw new RecoverError("store-not-found", `no ${POKERALPH_DIR}/ found in ${start} or any parent directory; run inside a pokeralph repository or pass --repo <dir>`);
+  throw new RecoverError(
+    "store-not-found",
+    `no ${POKERALPH_DIR}/ found in ${start} or any parent directory; run inside a pokeralph repository or pass --repo <dir>`,
+  );
 }
 
 function atRepo(target: string): PokeralphRepo {
@@ -103,7 +106,10 @@ export function resolveTaskId(repo: PokeralphRepo, wanted: string): string {
   const matches = known.filter((id) => id.startsWith(wanted));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {
-    throw new RecoverError("usage", `task id prefix ${wanted} matches ${matches.length} battles (${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}); give more characters`);
+    throw new RecoverError(
+      "usage",
+      `task id prefix ${wanted} matches ${matches.length} battles (${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}); give more characters`,
+    );
   }
   const shown = known.length === 0 ? "no battle has run yet" : `battles: ${known.slice(0, 8).join(", ")}${known.length > 8 ? ", …" : ""}`;
   throw new RecoverError("usage", `no battle for task ${wanted} in ${repo.battlesDir} (${shown})`);

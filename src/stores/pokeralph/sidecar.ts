@@ -54,7 +54,10 @@ export function readSidecar(path: string): Sidecar | null {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new RecoverError("store-corrupt", `${path} is not valid JSON (${(error as Error).message}); fix it or move it away (its checkpoints' refs stay under refs/pokeralph/checkpoints/)`);
+    throw new RecoverError(
+      "store-corrupt",
+      `${path} is not valid JSON (${(error as Error).message}); fix it or move it away (its checkpoints' refs stay under refs/pokeralph/checkpoints/)`,
+    );
   }
   const parsed = Sidecar.safeParse(json);
   if (!parsed.success) {

@@ -51,7 +51,13 @@ export function lineRecord(raw: Buffer, number: number, file: Pick<TranscriptFil
 }
 
 /** `keepIds`: the lines already carry their ids (a planning pass keeps each line's id from the load). */
-export function recordsOf(lines: TranscriptLine[], endsWithNewline: boolean, file: TranscriptFile, bytes?: Buffer, { keepIds = false } = {}): TranscriptRecords {
+export function recordsOf(
+  lines: TranscriptLine[],
+  endsWithNewline: boolean,
+  file: TranscriptFile,
+  bytes?: Buffer,
+  { keepIds = false } = {},
+): TranscriptRecords {
   const seen = new Set<string>();
   for (const line of keepIds ? [] : lines) {
     // A reused uuid (Claude Code's saved_hook_context does it) names the first line only.
@@ -62,7 +68,15 @@ export function recordsOf(lines: TranscriptLine[], endsWithNewline: boolean, fil
   }
   const sessionRef: RecordRef = { kind: "session", id: file.sessionId, sessionId: file.sessionId, path: file.path };
   const summary = summaryOf(lines, file);
-  const records: TranscriptRecords = { family: "transcript", dialect: file.dialect, summary, sessionRef, lines, endsWithNewline, lastActivity: summary.updated };
+  const records: TranscriptRecords = {
+    family: "transcript",
+    dialect: file.dialect,
+    summary,
+    sessionRef,
+    lines,
+    endsWithNewline,
+    lastActivity: summary.updated,
+  };
   if (bytes) records.bytes = bytes;
   return records;
 }

@@ -14,7 +14,10 @@ export const claudeStore = transcriptAdapter({
   /** `CLAUDE_CONFIG_DIR` (a comma-separated list: every one is read), else `~/.claude`, `~/.config/claude`. */
   defaultRoot(env) {
     const home = env.HOME || homedir();
-    const configured = (env.CLAUDE_CONFIG_DIR ?? "").split(",").map((d) => d.trim()).filter(Boolean);
+    const configured = (env.CLAUDE_CONFIG_DIR ?? "")
+      .split(",")
+      .map((d) => d.trim())
+      .filter(Boolean);
     const candidates = configured.length > 0 ? configured : [join(home, ".claude"), join(home, ".config", "claude")];
     const root = rootAmong("claude", candidates, "projects", CLAUDE_LAYOUT);
     if (root) return root;

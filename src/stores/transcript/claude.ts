@@ -87,10 +87,21 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
       return [{ type: "thinking", source, chars: (str(block.data) ?? "").length, signed: true, redacted: true }];
     case "tool_use":
     case "server_tool_use":
-      return [{ type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.input) + (str(block.name) ?? "").length }];
+      return [
+        { type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.input) + (str(block.name) ?? "").length },
+      ];
     case "tool_result": {
       const text = resultText(block.content);
-      return [{ type: "tool_result", source, toolUseId: str(block.tool_use_id) ?? "", isError: block.is_error === true, chars: resultChars(block.content), ...(text !== undefined ? { text } : {}) }];
+      return [
+        {
+          type: "tool_result",
+          source,
+          toolUseId: str(block.tool_use_id) ?? "",
+          isError: block.is_error === true,
+          chars: resultChars(block.content),
+          ...(text !== undefined ? { text } : {}),
+        },
+      ];
     }
     case "image":
     case "document": {

@@ -58,7 +58,14 @@ export function linksOf(value: Json, role: LineRole, idField: string, parentFiel
 
 /** A handle to block `index` of a line's content (`field` names where it sits in the record). */
 export function handle(line: TranscriptLine, index: number, field: string): Block["source"] {
-  return { kind: "line", id: blockId(line.ref.id, index), messageId: line.ref.id, field, ...(line.ref.path ? { path: line.ref.path } : {}), line: line.ref.line };
+  return {
+    kind: "line",
+    id: blockId(line.ref.id, index),
+    messageId: line.ref.id,
+    field,
+    ...(line.ref.path ? { path: line.ref.path } : {}),
+    line: line.ref.line,
+  };
 }
 
 export function textBlock(line: TranscriptLine, index: number, field: string, text: string): Block {

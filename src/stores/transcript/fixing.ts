@@ -88,7 +88,8 @@ export class TranscriptFixContext implements LineFixContext {
       }
       if (target.uuid === undefined || parent === null) continue;
       for (const summary of this.summariesOf.get(target.uuid) ?? []) {
-        if (!gone.has(summary)) edits.push(...this.update(summary, `${reason}: the summary names the deleted line's parent`, (value) => (value.leafUuid = parent)));
+        if (!gone.has(summary))
+          edits.push(...this.update(summary, `${reason}: the summary names the deleted line's parent`, (value) => (value.leafUuid = parent)));
       }
     }
     return edits;
@@ -109,7 +110,10 @@ export class TranscriptFixContext implements LineFixContext {
   removeThinking(target: TranscriptLine, index: number, reason: string): Edit[] {
     const turn = this.latestToolTurn(target);
     if (!turn) return this.dropBlock(target, index, `${reason} (kept verbatim in the backup)`);
-    return this.deleteLines(turn, `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn and its results are taken out (kept in the backup) and the model redoes the step`);
+    return this.deleteLines(
+      turn,
+      `${reason}; it is in the latest tool-use turn, whose thinking the API forbids changing, so the whole turn and its results are taken out (kept in the backup) and the model redoes the step`,
+    );
   }
 
   /** The lines of the last assistant message when it holds tool calls and `line` is one of them, with its results' lines. */
@@ -190,7 +194,11 @@ const AGENT_FIXES: Record<TranscriptDialect, AgentFixes> = {
   claude: {
     freshId: () => randomUUID(),
     closeInterruptedCall: (context, line, _index, call) =>
-      context.insertAfter(context.resultAnchor(line), claudeResult(line, call, context), "gave the interrupted call the error result Claude Code writes when a tool use is interrupted"),
+      context.insertAfter(
+        context.resultAnchor(line),
+        claudeResult(line, call, context),
+        "gave the interrupted call the error result Claude Code writes when a tool use is interrupted",
+      ),
   },
   openclaw: {
     /** pi: 8 hex digits, unique in the file. */
@@ -203,8 +211,17 @@ const AGENT_FIXES: Record<TranscriptDialect, AgentFixes> = {
     closeInterruptedCall(context, line, index, call) {
       const stop = (line.value!.message as Json | undefined)?.stopReason;
       // openclaw #4597: an aborted or failed turn may hold a half-streamed call; a made-up result for it is rejected.
-      if (stop === "error" || stop === "aborted") return context.dropBlock(line, index, `dropped the ${String(call.name)} call of a turn that ended with "${stop}" (it may be half-streamed; openclaw drops these too)`);
-      return context.insertAfter(context.resultAnchor(line), openclawResult(line, call, context), "gave the interrupted call the error result openclaw itself inserts");
+      if (stop === "error" || stop === "aborted")
+        return context.dropBlock(
+          line,
+          index,
+          `dropped the ${String(call.name)} call of a turn that ended with "${stop}" (it may be half-streamed; openclaw drops these too)`,
+        );
+      return context.insertAfter(
+        context.resultAnchor(line),
+        openclawResult(line, call, context),
+        "gave the interrupted call the error result openclaw itself inserts",
+      );
     },
     fillBlankPrompt(context, line) {
       return context.update(line, "the blank prompt becomes openclaw's own `(continue)`", (value) => {
@@ -218,7 +235,12 @@ const AGENT_FIXES: Record<TranscriptDialect, AgentFixes> = {
 function isResultLine(line: TranscriptLine): boolean {
   const message = line.value?.message as Json | undefined;
   if (message?.role === "toolResult") return true;
-  return line.value?.type === "user" && Array.isArray(message?.content) && message.content.length > 0 && message.content.every((b) => (b as Json)?.type === "tool_result");
+  return (
+    line.value?.type === "user" &&
+    Array.isArray(message?.content) &&
+    message.content.length > 0 &&
+    message.content.every((b) => (b as Json)?.type === "tool_result")
+  );
 }
 
 /** Envelope fields a Claude Code line repeats on every record of a session. */

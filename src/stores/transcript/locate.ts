@@ -25,7 +25,11 @@ export function rootAmong(dialect: TranscriptDialect, candidates: string[], mark
  * `here` is what is on disk there (what-is-here.ts), against which a forced `--format` has already been checked.
  */
 export function transcriptRootAt(target: string, here: WhatIsHere): TranscriptRoot | undefined {
-  const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({ dialect, path: storeOf(target, dialect), sources: [{ dir: target, patterns }] });
+  const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({
+    dialect,
+    path: storeOf(target, dialect),
+    sources: [{ dir: target, patterns }],
+  });
   // Judged by its bytes, not its name: a SQLite file called x.jsonl is still no transcript.
   const dialect = here.formats.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
   if (statSync(target).isFile()) return dialect === undefined ? undefined : { dialect, path: storeOf(target, dialect), sources: [], file: target };
@@ -37,7 +41,6 @@ export function transcriptRootAt(target: string, here: WhatIsHere): TranscriptRo
   const flat = readdirSync(target).some((name) => name.endsWith(".jsonl"));
   return at(dialect, [flat ? "*.jsonl" : "*/*.jsonl"]);
 }
-
 
 /**
  * The agent's own store a path lies in: the config dir above `projects/` (Claude Code), the state dir above

@@ -112,7 +112,8 @@ function userContent(line: TranscriptLine, content: unknown, field: string) {
       const block = obj(item);
       const at = `${field}.${index}`;
       if (block?.type === "text") return [textBlock(line, index, at, str(block.text) ?? "")];
-      if (block?.type === "image") return [{ type: "media", source: handle(line, index, at), mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
+      if (block?.type === "image")
+        return [{ type: "media", source: handle(line, index, at), mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
       return block ? [{ type: "text", source: handle(line, index, at), chars: jsonLength(block), blank: false }] : [];
     }),
   };
@@ -130,7 +131,9 @@ function assistantBlock(line: TranscriptLine, block: Json | undefined, index: nu
       return [{ type: "thinking", source, chars: (str(block.thinking) ?? "").length, signed, ...(redacted ? { redacted } : {}) }];
     }
     case "toolCall":
-      return [{ type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.arguments) + (str(block.name) ?? "").length }];
+      return [
+        { type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.arguments) + (str(block.name) ?? "").length },
+      ];
     case "image":
       return [{ type: "media", source, mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
     default:

@@ -59,19 +59,31 @@ export function readLine(raw: Buffer, number: number, accept: AcceptRecord): Rea
     return { ...line, value: clean, corruption: { kind: "invalid-utf8", field: "(line)", detail: `invalid UTF-8 at byte ${invalidAt} of the line` } };
   }
   if (parsed.whole && nuls > 0) {
-    return { ...line, value: parsed.whole, salvage: [parsed.whole], problem: unreadable("zero-filled", `${nuls} NUL bytes before the record (a crashed append left them)`) };
+    return {
+      ...line,
+      value: parsed.whole,
+      salvage: [parsed.whole],
+      problem: unreadable("zero-filled", `${nuls} NUL bytes before the record (a crashed append left them)`),
+    };
   }
   if (invalidAt !== undefined) {
     const clean = parseRecords(dropInvalidUtf8(body).toString("utf8"), accept);
     const salvage = clean.whole ? [clean.whole] : clean.records;
-    return { ...line, ...(salvage.length ? { salvage } : {}), problem: unreadable("invalid-utf8", `invalid UTF-8 at byte ${invalidAt + nuls}, and the JSON does not parse`) };
+    return {
+      ...line,
+      ...(salvage.length ? { salvage } : {}),
+      problem: unreadable("invalid-utf8", `invalid UTF-8 at byte ${invalidAt + nuls}, and the JSON does not parse`),
+    };
   }
   if (parsed.records.length > 0) {
     const dropped = parsed.dropped > 0 ? `, after ${parsed.dropped} bytes of a torn record` : "";
     return {
       ...line,
       salvage: parsed.records,
-      problem: unreadable("concatenated", `${parsed.records.length === 1 ? "a record" : `${parsed.records.length} records`} run together on one line${dropped} (an append that was cut short)`),
+      problem: unreadable(
+        "concatenated",
+        `${parsed.records.length === 1 ? "a record" : `${parsed.records.length} records`} run together on one line${dropped} (an append that was cut short)`,
+      ),
     };
   }
   return { ...line, problem: parsed.problem ?? unreadable("invalid-json", "JSON does not parse") };

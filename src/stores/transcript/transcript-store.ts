@@ -69,7 +69,9 @@ export class TranscriptStore implements SessionStore {
     const paths =
       this.root.file !== undefined
         ? [this.root.file]
-        : sources.flatMap(({ dir, patterns }) => fg.sync(patterns, { cwd: dir, absolute: true, onlyFiles: true, suppressErrors: true, followSymbolicLinks: false }).sort());
+        : sources.flatMap(({ dir, patterns }) =>
+            fg.sync(patterns, { cwd: dir, absolute: true, onlyFiles: true, suppressErrors: true, followSymbolicLinks: false }).sort(),
+          );
     for (const path of paths) {
       const id = basename(path, ".jsonl");
       // Claude Code's older builds keep a subagent's run beside the session as agent-<id>.jsonl: part of that session.
@@ -117,7 +119,8 @@ export class TranscriptStore implements SessionStore {
   loadSession(id: string, mode: LoadMode): TranscriptRecords {
     assertSafeId(id);
     const file = this.sessionFiles().get(id);
-    if (!file) throw new RecoverError("session-not-found", `no session ${id} in this store`, ExitCode.usage, { words: ["session", "list"], why: "to see them" });
+    if (!file)
+      throw new RecoverError("session-not-found", `no session ${id} in this store`, ExitCode.usage, { words: ["session", "list"], why: "to see them" });
     const { bytes, mtime } = readSessionFile(file.path);
     return assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
   }
@@ -136,7 +139,11 @@ export class TranscriptStore implements SessionStore {
     const { bytes, mtime } = readSessionFile(file.path);
     const head = bytes.subarray(0, Math.min(bytes.length, HEAD_BYTES));
     const cut = head.lastIndexOf(0x0a);
-    const summary = assembleTranscript(cut >= 0 && head.length < bytes.length ? head.subarray(0, cut + 1) : head, { path: file.path, sessionId: file.id, dialect: this.root.dialect, mtime }, false).summary;
+    const summary = assembleTranscript(
+      cut >= 0 && head.length < bytes.length ? head.subarray(0, cut + 1) : head,
+      { path: file.path, sessionId: file.id, dialect: this.root.dialect, mtime },
+      false,
+    ).summary;
     summary.messages = countMessages(bytes, this.root.dialect);
     summary.updated = lastTimestamp(bytes) ?? summary.updated;
     // A session renamed late keeps its new name past the head.

@@ -44,7 +44,13 @@ export class TranscriptLines implements RecordFamily {
   place(edit: Edit & { op: "insert" }): NewRecord {
     const ref = this.loaded.sessionRef;
     const key: RecordKey = { record: "line", id: edit.id, sessionId: ref.sessionId, ...(ref.path !== undefined ? { path: ref.path } : {}) };
-    return { id: edit.id, after: anchorOf(edit).ref.id, value: edit.value, ref: { kind: "line", id: edit.id, sessionId: ref.sessionId, ...(ref.path !== undefined ? { path: ref.path } : {}) }, key };
+    return {
+      id: edit.id,
+      after: anchorOf(edit).ref.id,
+      value: edit.value,
+      ref: { kind: "line", id: edit.id, sessionId: ref.sessionId, ...(ref.path !== undefined ? { path: ref.path } : {}) },
+      key,
+    };
   }
 
   /** One fix per line per pass. */

@@ -142,7 +142,8 @@ describe("the reference's example files", () => {
 
 describe("what pokeralph accepts", () => {
   it("any number of fractional digits, none at all, and leap days", () => {
-    for (const ts of ["2026-02-04T14:00:03Z", "2026-02-04T14:00:03.4020001Z", "2028-02-29T00:00:00.000Z"]) expect(IsoDatetime.safeParse(ts).success, ts).toBe(true);
+    for (const ts of ["2026-02-04T14:00:03Z", "2026-02-04T14:00:03.4020001Z", "2028-02-29T00:00:00.000Z"])
+      expect(IsoDatetime.safeParse(ts).success, ts).toBe(true);
   });
   it("an empty feedbackLoops list and empty acceptance criteria (the spec wants them non-empty, the code does not)", () => {
     expect(Config.safeParse({ ...json(CONFIG), feedbackLoops: [] }).success).toBe(true);
