@@ -13,6 +13,7 @@ import type { Backup } from "./backup-store.js";
 import { hasJournal, recoverJournal } from "./journal.js";
 import { lockStore, type StoreLock } from "./lock.js";
 import type { Manifest } from "./manifest.js";
+import { backupsIn } from "./state-dir.js";
 import { runTransaction } from "./transaction.js";
 
 /** What a transaction needs of a store: its identity and a writer on it. */
@@ -83,18 +84,7 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
       stateDir: options.stateDir,
       backupRoot: options.backupRoot,
       settled,
-      commit: (write) =>
-        runTransaction({
-          kind: write.kind,
-          writer: open,
-          backupRoot: options.backupRoot,
-          stateDir: options.stateDir,
-          sessions: write.sessions,
-          changes: write.changes,
-          targets: write.targets,
-          now: write.now ?? Date.now(),
-          ...(write.restoreOf !== undefined ? { restoreOf: write.restoreOf } : {}),
-        }),
+      commit: (write) => runTransaction({ ...write, writer: open, backupRoot: options.backupRoot, stateDir: options.stateDir, now: write.now ?? Date.now() }),
     };
     result = plan(tx);
   } catch (error) {
@@ -118,26 +108,16 @@ export function settleOnRead(store: WritableStore, state: string): void {
     store.info.notices.push(`an unfinished change of this store is in recover's journal, but ${unwritable}; it will be settled when the store can be written`);
     return;
   }
-  let lock: StoreLock;
   try {
-    lock = lockStore(state, store.info.path);
+    // The recipe's own lock, writer and journal settling (its outcome becomes a notice), with nothing to commit.
+    withStoreTransaction(store, () => undefined, { stateDir: state, backupRoot: backupsIn(state), refuseUnwritable: false });
   } catch (error) {
+    // Only the lock says store-locked: another recover is in flight, so its journal is not unfinished.
     if (error instanceof RecoverError && error.code === "store-locked") {
       store.info.notices.push("another recover is changing this store right now; what you see may change when it finishes");
       return;
     }
     throw error;
-  }
-  try {
-    const writer = store.openWriter();
-    try {
-      const outcome = recoverJournal(state, writer);
-      if (outcome) store.info.notices.push(outcome);
-    } finally {
-      writer.close();
-    }
-  } finally {
-    lock.release();
   }
 }
 
