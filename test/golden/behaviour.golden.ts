@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test } from "vitest";
+import { expect, test } from "vitest";
 import { kitchenSinkRepo } from "../support/pokeralph-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -29,6 +29,9 @@ function record(name: string, args: string[], work: string, cwd = ROOT): void {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", XDG_STATE_HOME: path.join(work, "state") };
   delete env.FORCE_COLOR;
   const result = spawnSync(process.execPath, [path.join(ROOT, "bin/recover"), ...args], { encoding: "utf8", env, cwd });
+  // A recording is only worth comparing when the command ran to an exit code of its own, not a crash or a timeout.
+  expect(result.status, `${name}: ${result.stderr}`).not.toBeNull();
+  expect(result.stderr, name).not.toMatch(/internal error|\n\s+at /);
   const text = `$ recover ${args.join(" ")}\nexit ${result.status}\n--- stdout\n${result.stdout}--- stderr\n${result.stderr}`;
   fs.writeFileSync(path.join(OUT, `${name}.txt`), normalise(text, work));
 }
