@@ -1,6 +1,6 @@
 /**
  * Errors a user can act on. Anything thrown as a RecoverError is printed as one line (or one JSON document)
- * with its exit code; anything else is a bug and is reported as such, still without a stack trace unless
+ * and ends the run with the exit code `cli/exit-codes.ts` gives its code; anything else is a bug and is reported as such, still without a stack trace unless
  * RECOVER_DEBUG is set.
  */
 export const ExitCode = {
@@ -21,6 +21,7 @@ export type ErrorCode =
   | "store-corrupt"
   | "store-busy"
   | "unsupported-store"
+  | "unsupported-repository"
   | "permission-denied"
   | "no-space"
   | "read-only-filesystem"
@@ -33,6 +34,7 @@ export type ErrorCode =
   | "store-locked"
   | "live-writer"
   | "needs-confirmation"
+  | "not-confirmed"
   | "backup-not-found"
   | "backup-unreadable"
   | "backup-unwritable"
@@ -51,11 +53,11 @@ export interface NextStep {
   why: string;
 }
 
+/** An error carries what went wrong (its code); which exit code that is, is the CLI's to say, in one table. */
 export class RecoverError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly exitCode: ExitCode = ExitCode.usage,
     readonly next?: NextStep,
   ) {
     super(message);

@@ -37,9 +37,8 @@ export function chooseStrategy(battle: BattleAssessment, requested: string | und
     if (battle.status === "completed") throw new RecoverError("usage", `${battle.taskId} is completed: nothing to resume`);
     if (battle.status === "running" || battle.status === "awaiting_approval") {
       throw new RecoverError(
-        "usage",
+        "store-busy",
         `${battle.taskId} is ${battle.status} and a pokeralph server is running it: nothing to resume (see recover battle status)`,
-        3,
       );
     }
     if (battle.status === null)
@@ -309,7 +308,7 @@ export async function handOffToServer(taskId: string, env: NodeJS.ProcessEnv = p
     const body = await response.text();
     return { url, status: response.status, ok: response.ok, body: body.slice(0, 2000) };
   } catch (error) {
-    throw new RecoverError("fix-failed", `pokeralph answered the probe but POST ${url} failed: ${(error as Error).message}`, 1);
+    throw new RecoverError("fix-failed", `pokeralph answered the probe but POST ${url} failed: ${(error as Error).message}`);
   }
 }
 

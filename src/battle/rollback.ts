@@ -10,7 +10,7 @@
  * and checkpoints.json in one transaction (backed up like a session repair).
  */
 import { relative } from "node:path";
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
 import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
@@ -340,8 +340,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: before rollback to ${plan.target.checkpoint}`);
       let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
       for (let k = 2; !(await createRef(repo, ref, commit, `recover: safety checkpoint of ${taskId} before a rollback`)); k++) {
-        if (k > 20)
-          throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`, ExitCode.refused);
+        if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`);
         ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
       }
       const historyNow = readStateText(paths.history);
@@ -381,7 +380,6 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
           throw new RecoverError(
             "store-changed",
             `${file.path} changed while rolling back (is pokeralph running?); the files are restored, the state is not; safety checkpoint ${ref}`,
-            ExitCode.refused,
           );
         }
         targets.push({

@@ -134,5 +134,5 @@ async function claimRef(repo: Repo, taskId: string, afterIteration: number, comm
     for (let k = 2; taken.has(name); k++) name = `${prefix}${afterIteration}-${k}`;
     if (await createRef(repo, name, commit, `recover: checkpoint ${taskId} after iteration ${afterIteration}`)) return name;
   }
-  throw new RecoverError("store-busy", `could not claim a ref under ${prefix}: another process keeps creating checkpoints for ${taskId}`, 3);
+  throw new RecoverError("store-busy", `could not claim a ref under ${prefix}: another process keeps creating checkpoints for ${taskId}`);
 }

@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, rmdirSync, rmSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 
 export const CHECKPOINT_REFS = "refs/pokeralph/checkpoints";
 
@@ -102,7 +102,7 @@ function gitFailure(args: string[], error: unknown): RecoverError {
     .split("\n")
     .map((l) => l.trim())
     .find((l) => l !== "");
-  return new RecoverError("fix-failed", `git ${args[0]} failed: ${text ?? "no message"}`, ExitCode.findings);
+  return new RecoverError("fix-failed", `git ${args[0]} failed: ${text ?? "no message"}`);
 }
 
 const splitZ = (out: string): string[] => out.split("\0").filter((s) => s !== "");
@@ -183,30 +183,27 @@ export async function openRepo(dir: string, purpose: "snapshot" | "read" = "snap
   for (const [i, [, what]] of IN_PROGRESS.entries()) {
     if (!existsSync(resolve(root, paths[i]!.trim()))) continue;
     if (purpose === "read") notices.push(what.replace(/:.*/, ""));
-    else throw new RecoverError("store-busy", `${root}: ${what}; nothing was changed`, ExitCode.refused);
+    else throw new RecoverError("store-busy", `${root}: ${what}; nothing was changed`);
   }
   const lock = resolve(root, paths[IN_PROGRESS.length]!.trim());
   if (purpose === "snapshot" && existsSync(lock)) {
     throw new RecoverError(
       "store-locked",
       `${lock} exists: another git command is running (if none is, a crashed one left it: remove the file); nothing was changed`,
-      ExitCode.refused,
     );
   }
   if (purpose === "snapshot" && (await run(git, ["config", "--bool", "core.sparseCheckout"])).trim() === "true") {
     // Files outside the sparse cone are absent on purpose; a snapshot would record them as deleted.
     throw new RecoverError(
-      "unsupported-store",
+      "unsupported-repository",
       `${root} uses a sparse checkout, which checkpoints do not support (files outside the cone would look deleted); nothing was changed`,
-      ExitCode.refused,
     );
   }
   const head = (await run(git, ["rev-parse", "-q", "--verify", "HEAD^{commit}"])).trim();
   if (head === "") {
     throw new RecoverError(
-      "unsupported-store",
+      "unsupported-repository",
       `${root} has no commits yet: a checkpoint is a commit whose parent is HEAD (commit once, then try again); nothing was changed`,
-      ExitCode.refused,
     );
   }
   const branch = (await run(git, ["symbolic-ref", "-q", "--short", "HEAD"])).trim() || null;
@@ -497,7 +494,6 @@ export async function restoreTree(repoOrDir: Repo | string, commit: string, opti
     throw new RecoverError(
       "restore-conflict",
       `cannot restore ${target.slice(0, 7)}: ${unique.slice(0, 3).join("; ")}${unique.length > 3 ? `; and ${unique.length - 3} more` : ""} (move ${unique.length === 1 ? "it" : "them"} away first${hard ? "" : ", or use --hard if it was created since"}); nothing was changed`,
-      ExitCode.refused,
     );
   }
 

@@ -5,7 +5,7 @@
  */
 import { dirname, join, basename, relative, resolve } from "node:path";
 import { realpathSync } from "node:fs";
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
 import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
 import { readSidecar, SIDECAR_SCHEMA_VERSION, sidecarText, type Sidecar } from "../stores/pokeralph/sidecar.js";
@@ -36,7 +36,7 @@ export async function updateSidecar<T>(path: string, taskId: string, change: (si
     async (tx) => {
       const sidecar = readSidecar(path) ?? { schemaVersion: SIDECAR_SCHEMA_VERSION, taskId, checkpoints: [] };
       if (sidecar.taskId !== taskId) {
-        throw new RecoverError("store-corrupt", `${path} records checkpoints of task ${sidecar.taskId}, not ${taskId}; nothing was changed`, ExitCode.refused);
+        throw new RecoverError("store-corrupt", `${path} records checkpoints of task ${sidecar.taskId}, not ${taskId}; nothing was changed`);
       }
       const result = await change(sidecar);
       // The record id, as a rollback names it: the path from the project (the folder holding .pokeralph/).

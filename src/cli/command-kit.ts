@@ -3,8 +3,9 @@
  * or an error into output and an exit code.
  */
 import { resolve } from "node:path";
+import { exitCodeOf } from "./exit-codes.js";
 import type { Command } from "commander";
-import { ExitCode, fsError, RecoverError } from "../errors.js";
+import { fsError, RecoverError } from "../errors.js";
 import { openStore } from "../stores/discover.js";
 import type { SessionStore } from "../stores/store.js";
 import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
@@ -63,17 +64,13 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" 
     error instanceof RecoverError
       ? error
       : (environmentError(error) ??
-        new RecoverError(
-          "internal",
-          `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`,
-          ExitCode.usage,
-        ));
+        new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`));
   if (io.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
   const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));
   // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
   else io.err(`recover: ${safeMessage(message)}\n`);
-  return known.exitCode;
+  return exitCodeOf(known);
 }
 
 /**

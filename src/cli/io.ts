@@ -5,7 +5,7 @@
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import type { Ora } from "ora";
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import { commandLine, invokedAs } from "./next-command.js";
 import { safeMessage } from "./safe-text.js";
 
@@ -148,8 +148,7 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
         // Ctrl-C at the prompt is an interrupt, not a "no": exit 130 as a shell expects after SIGINT. A closed
         // terminal (Ctrl-D, end of input) is inquirer's ExitPromptError too, but without SIGINT: that is a "no".
         const { name, message } = (error ?? {}) as Partial<Error>;
-        if (name === "ExitPromptError" && /SIGINT/.test(message ?? ""))
-          throw new RecoverError("interrupted", "interrupted; nothing was changed", ExitCode.interrupted);
+        if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
         return false;
       }
     },

@@ -4,7 +4,7 @@
  * must say --yes).
  */
 import { resolve } from "node:path";
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
 import { backupRoot, stateDir } from "../txn/state-dir.js";
 import { settleOnRead, withStoreTransaction, type OpenTransaction } from "../txn/store-transaction.js";
@@ -29,7 +29,7 @@ export function runBackupRoot(options: GlobalOptions, io: Pick<Io, "env" | "cwd"
 export async function confirmChange(io: Io, options: GlobalOptions, what: string): Promise<void> {
   if (options.yes) return;
   if (!io.interactive) {
-    throw new RecoverError("needs-confirmation", `refusing to change ${what} without --yes (no terminal to ask; nothing was changed)`, ExitCode.usage);
+    throw new RecoverError("needs-confirmation", `refusing to change ${what} without --yes (no terminal to ask; nothing was changed)`);
   }
-  if (!(await io.confirm(`Change ${what}?`))) throw new RecoverError("needs-confirmation", "not confirmed; nothing was changed", ExitCode.findings);
+  if (!(await io.confirm(`Change ${what}?`))) throw new RecoverError("not-confirmed", "not confirmed; nothing was changed");
 }

@@ -51,7 +51,6 @@ export function refuseMostlyUnreadable(records: LoadedSession, force: boolean | 
   throw new RecoverError(
     "not-a-transcript",
     `${records.sessionRef.path ?? records.summary.id}: ${unreadable} of ${written.length} lines cannot be read as records, so this is not a damaged transcript but something else; nothing was changed (--force rewrites it anyway)`,
-    ExitCode.refused,
   );
 }
 
@@ -108,7 +107,6 @@ export async function reportAndWrite(
       throw new RecoverError(
         "live-writer",
         `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`,
-        ExitCode.refused,
       );
     }
     reporter.plan(report);

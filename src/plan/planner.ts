@@ -101,7 +101,6 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
   throw new RecoverError(
     "fix-failed",
     `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`,
-    1,
   );
 }
 
@@ -140,7 +139,6 @@ function assertProviderAccepts(view: SessionView, changes: readonly RecordChange
       throw new RecoverError(
         "fix-failed",
         `the repaired session would still be rejected (${violation.text}) in ${culprit}, which the plan claims to fix; nothing was changed (please report this)`,
-        1,
       );
     }
   }

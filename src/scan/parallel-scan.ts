@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { RecoverError, type ErrorCode, type ExitCode } from "../errors.js";
+import { RecoverError, type ErrorCode } from "../errors.js";
 import type { RuleOptions } from "../rules/rule.js";
 import type { StoreFormat } from "../stores/store.js";
 import type { SessionResult } from "./session-result.js";
@@ -17,7 +17,7 @@ export interface WorkerSetup {
   options: RuleOptions;
 }
 
-export type WorkerReply = { index: number; result: SessionResult } | { index: number; error: { code: ErrorCode; message: string; exitCode: ExitCode } };
+export type WorkerReply = { index: number; result: SessionResult } | { index: number; error: { code: ErrorCode; message: string } };
 
 const IN_FLIGHT = 8;
 
@@ -54,7 +54,7 @@ export async function* scanInParallel(
   };
   for (const worker of workers) {
     worker.on("message", (reply: WorkerReply) => {
-      if ("error" in reply) failure ??= new RecoverError(reply.error.code, reply.error.message, reply.error.exitCode);
+      if ("error" in reply) failure ??= new RecoverError(reply.error.code, reply.error.message);
       else done.set(reply.index, reply.result);
       handOut(worker);
       notify();

@@ -16,7 +16,7 @@ parentPort!.on("message", ({ index, id }: { index: number; id: string }) => {
     reply = { index, result: scanSession(store, id, options) };
   } catch (error) {
     const known = error instanceof RecoverError ? error : new RecoverError("internal", `internal error: ${(error as Error).message}`);
-    reply = { index, error: { code: known.code, message: known.message, exitCode: known.exitCode } };
+    reply = { index, error: { code: known.code, message: known.message } };
   }
   parentPort!.postMessage(reply);
 });

@@ -62,7 +62,7 @@ export class FileWriter implements StoreWriter {
   apply(targets: readonly ImageTarget[]): void {
     for (const target of targets) {
       if (!sameImage(this.read(target.key), target.before)) {
-        throw new RecoverError("store-changed", `${this.pathOf(target.key)} changed since it was read (is opencode running?); nothing was changed`, 3);
+        throw new RecoverError("store-changed", `${this.pathOf(target.key)} changed since it was read (is opencode running?); nothing was changed`);
       }
     }
     for (const target of applyOrder(targets)) {

@@ -2,7 +2,7 @@
  * Session ids come from users and end up in SQL parameters and file paths: reject anything that could walk out
  * of a store, then resolve unique prefixes against the sessions the store lists.
  */
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 
 export function assertSafeId(id: string, what = "session id"): void {
   if (id === "") throw new RecoverError("invalid-id", `empty ${what}: give an id or a unique prefix of one`);
@@ -17,7 +17,7 @@ export function resolveSessionId(wanted: string, known: readonly { id: string }[
   const matches = known.filter((s) => s.id.startsWith(wanted));
   if (matches.length === 1) return matches[0]!.id;
   if (matches.length === 0) {
-    throw new RecoverError("session-not-found", `no session ${wanted} in this store`, ExitCode.usage, { words: ["session", "list"], why: "to see them" });
+    throw new RecoverError("session-not-found", `no session ${wanted} in this store`, { words: ["session", "list"], why: "to see them" });
   }
   const shown = matches
     .slice(0, 5)

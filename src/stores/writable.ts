@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import { storeAdapter } from "./registry.js";
 import type { ImageTarget, StoreInfo } from "./store.js";
 import { writeBlock } from "./write-block.js";
@@ -13,7 +13,7 @@ import { writeBlock } from "./write-block.js";
 /** Refuse (exit 3) when the store, or a folder a target file lives in, cannot be written. */
 export function refuseUnwritableStore(info: StoreInfo, targets: readonly ImageTarget[] = []): void {
   const reason = whyUnwritable(info, targets);
-  if (reason) throw new RecoverError("store-read-only", `${reason}: nothing was changed`, ExitCode.refused);
+  if (reason) throw new RecoverError("store-read-only", `${reason}: nothing was changed`);
 }
 
 /** Why the store cannot be written, as the start of a sentence; undefined when it can. */

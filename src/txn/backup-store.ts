@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ExitCode, ownWriteError, RecoverError } from "../errors.js";
+import { ownWriteError, RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, writeFileDurable } from "../fs/durable.js";
 import type { StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
@@ -96,7 +96,7 @@ export function readBackup(root: string, id: string): Backup {
   assertSafeId(id, "backup id");
   const dir = join(root, id);
   if (!existsSync(join(dir, "manifest.json"))) {
-    throw new RecoverError("backup-not-found", `no backup ${id} in ${root}`, ExitCode.usage, { words: ["session", "backups"], why: "to list them" });
+    throw new RecoverError("backup-not-found", `no backup ${id} in ${root}`, { words: ["session", "backups"], why: "to list them" });
   }
   return { dir, manifest: readManifest(dir) };
 }

@@ -69,7 +69,6 @@ export function settle(backup: Backup, writer: StoreWriter): string | undefined 
     throw new RecoverError(
       "interrupted-transaction",
       `${manifest.kind} ${manifest.id} was interrupted and ${names} changed since; nothing was done. Inspect ${backup.dir}, then \`recover session restore ${manifest.id} --force\``,
-      3,
     );
   }
   if (current.every(({ entry, now }) => fingerprint(now) === entry.after)) {

@@ -56,7 +56,6 @@ export function lockStore(state: string, storePath: string): StoreLock {
         throw new RecoverError(
           "store-locked",
           `another recover (pid ${holder.pid}, since ${holder.since ?? "?"}) is changing ${storePath}; wait for it to finish`,
-          3,
         );
       }
       rmSync(file, { force: true });
@@ -72,5 +71,5 @@ export function lockStore(state: string, storePath: string): StoreLock {
     closeSync(fd);
     return { release: () => rmSync(file, { force: true }) };
   }
-  throw new RecoverError("store-locked", `cannot take the lock ${file} for ${storePath}; another recover may be starting`, 3);
+  throw new RecoverError("store-locked", `cannot take the lock ${file} for ${storePath}; another recover may be starting`);
 }

@@ -3,7 +3,7 @@
  * own backup holds what it overwrote), so it is undoable like a repair. The command parses options and prints;
  * what may be restored, and how, is decided here.
  */
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import type { ChangeSummary } from "../model/change.js";
 import type { StoreInfo, ImageTarget } from "../stores/store.js";
 import { assertSafeId } from "../stores/session-id.js";
@@ -55,7 +55,6 @@ export function planRestore(tx: Pick<OpenTransaction, "writer">, root: string, i
     throw new RecoverError(
       "restore-conflict",
       `${conflicts.length} record${conflicts.length === 1 ? "" : "s"} changed after backup ${id} was taken (${names}${conflicts.length > 5 ? ", …" : ""}); restoring would undo those later changes too. Pass --force to restore anyway (they are backed up first)`,
-      ExitCode.refused,
     );
   }
   return { backupId: id, targets, changes: changesOfTargets(targets, "restore"), sessions: [...new Set(targets.map((t) => t.key.sessionId))] };

@@ -5,7 +5,7 @@
  * caller plan; `commit` backs up the before-images, journals, applies and marks the transaction done
  * (transaction.ts). Settling on read, which every command does before it looks at a store, lives here too.
  */
-import { ExitCode, RecoverError } from "../errors.js";
+import { RecoverError } from "../errors.js";
 import type { ChangeSummary } from "../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../stores/store.js";
 import { refuseUnwritableStore, whyUnwritable } from "../stores/writable.js";
@@ -133,6 +133,5 @@ export function refuseLiveWriter(writer: StoreWriter, force: boolean | undefined
   throw new RecoverError(
     "live-writer",
     `${who} has ${writer.info.path} open; quit it first (writing under a running agent races its own writes), or pass --force`,
-    ExitCode.refused,
   );
 }

@@ -30,7 +30,7 @@ export function repairTargets(
       for (const file of files) {
         const before = writer.read(file.key);
         if (!before.exists || writer.payload(before)?.equals(file.before) !== true) {
-          throw new RecoverError("store-changed", `${file.key.path ?? file.key.id} changed since it was read (is its agent running?); nothing was changed`, 3);
+          throw new RecoverError("store-changed", `${file.key.path ?? file.key.id} changed since it was read (is its agent running?); nothing was changed`);
         }
         targets.push({ key: file.key, before, after: writer.withPayload(file.key, before, file.after, now) });
       }
@@ -42,11 +42,7 @@ export function repairTargets(
       const stillThere =
         change.op === "insert" ? !before.exists : before.exists && writer.payload(before)?.equals(change.beforeBytes ?? Buffer.alloc(0)) === true;
       if (!stillThere) {
-        throw new RecoverError(
-          "store-changed",
-          `${change.key.record} ${change.key.id} changed since it was read (is opencode running?); nothing was changed`,
-          3,
-        );
+        throw new RecoverError("store-changed", `${change.key.record} ${change.key.id} changed since it was read (is opencode running?); nothing was changed`);
       }
       const after = change.op === "delete" || !change.after ? ABSENT : writer.withPayload(change.key, before, codec.encode(change.after), now);
       targets.push({ key: change.key, before, after });

@@ -1,6 +1,7 @@
 // Snapshots through a temporary index, in real repositories: what a checkpoint holds, and everything it must leave
 // exactly as it was (status, branch, HEAD, the index to the byte, the stash, ignored files, the nested repository).
 import fs from "node:fs";
+import { exitCodeOf } from "../../src/cli/exit-codes.js";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
@@ -300,7 +301,7 @@ describe("repositories in a state a checkpoint cannot be taken in are refused, w
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(RecoverError);
-      expect((error as RecoverError).exitCode).toBe(3);
+      expect(exitCodeOf(error as RecoverError)).toBe(3);
       expect((error as RecoverError).message).toMatch(message);
       expect((error as RecoverError).message).not.toContain("\n");
       expect(fs.existsSync(battleFile(dir, "checkpoints.json"))).toBe(false);
@@ -315,7 +316,7 @@ describe("repositories in a state a checkpoint cannot be taken in are refused, w
     writePokeralph(dir);
     const error = (await createCheckpoint(dir, { taskId: TASK, stateDir: stateDir() }).catch((e: unknown) => e)) as RecoverError;
     expect(error).toBeInstanceOf(RecoverError);
-    expect(error.exitCode).toBe(2);
+    expect(exitCodeOf(error)).toBe(2);
     expect(error.message).toMatch(/is not in a git repository/);
     expect(fs.existsSync(battleFile(dir, "checkpoints.json"))).toBe(false);
   });

@@ -2,6 +2,7 @@
 // by the orchestrator (commitHash recorded), a failed iteration that left no commit, other tasks' and the user's
 // commits in between; recorded checkpoints from the sidecar and refs; and commits that vanished.
 import fs from "node:fs";
+import { exitCodeOf } from "../../src/cli/exit-codes.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { createRef } from "../../src/checkpoint/git-snapshot.js";
@@ -178,7 +179,7 @@ describe("checkpoint list: what it refuses and what it only notes", () => {
     for (const id of ["003-billing", "../../etc", "Auth"]) {
       const error = (await listCheckpoints(dir, id).catch((e: unknown) => e)) as RecoverError;
       expect(error).toBeInstanceOf(RecoverError);
-      expect(error.exitCode).toBe(2);
+      expect(exitCodeOf(error)).toBe(2);
     }
   });
 
@@ -197,7 +198,7 @@ describe("checkpoint list: what it refuses and what it only notes", () => {
     const error = (await listCheckpoints(dir, TASK).catch((e: unknown) => e)) as RecoverError;
     expect(error).toBeInstanceOf(RecoverError);
     expect(error.code).toBe("store-corrupt");
-    expect(error.exitCode).toBe(2);
+    expect(exitCodeOf(error)).toBe(2);
   });
 
   it("a repository mid-merge can still be listed (with a note)", async () => {

@@ -1,6 +1,7 @@
 // restoreTree, the primitive a rollback will use: a checkpoint's files come back byte for byte without moving the
 // branch or touching the index; files created since stay (or go, with hard); ignored files are never touched.
 import fs from "node:fs";
+import { exitCodeOf } from "../../src/cli/exit-codes.js";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
@@ -173,7 +174,7 @@ describe("restoreTree round trip", () => {
     for (const hard of [false, true]) {
       const error = (await restoreTree(dir, checkpoint.commit, { hard }).catch((e: unknown) => e)) as RecoverError;
       expect(error).toBeInstanceOf(RecoverError);
-      expect(error.exitCode).toBe(3);
+      expect(exitCodeOf(error)).toBe(3);
       expect(error.message).toMatch(/src\/index\.ts is a directory now but a file in the checkpoint/);
       expect(error.message).not.toContain("\n");
       expect(worktreeBytes(dir)).toEqual(bytes);
@@ -204,7 +205,7 @@ describe("restoreTree round trip", () => {
     const { dir } = await makeProject({ clean: true });
     const error = (await restoreTree(dir, "0123456789abcdef0123456789abcdef01234567").catch((e: unknown) => e)) as RecoverError;
     expect(error).toBeInstanceOf(RecoverError);
-    expect(error.exitCode).toBe(2);
+    expect(exitCodeOf(error)).toBe(2);
   });
 
   it("a repository mid-merge is refused before anything is written", async () => {
@@ -213,7 +214,7 @@ describe("restoreTree round trip", () => {
     write(dir, "README.md", "changed\n");
     fs.writeFileSync(path.join(dir, ".git/MERGE_HEAD"), `${checkpoint.parent}\n`);
     const error = (await restoreTree(dir, checkpoint.commit).catch((e: unknown) => e)) as RecoverError;
-    expect(error.exitCode).toBe(3);
+    expect(exitCodeOf(error)).toBe(3);
     expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("changed\n");
   });
 });

@@ -159,11 +159,7 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
             printFix(io, taskId, state);
             printFeedback(io, verify!);
           }
-          throw new RecoverError(
-            "fix-failed",
-            `the feedback loops still fail: fix them before --continue (or drop --verify to continue anyway)`,
-            ExitCode.findings,
-          );
+          throw new RecoverError("fix-failed", `the feedback loops still fail: fix them before --continue (or drop --verify to continue anyway)`);
         }
         // Continuing after a manual fix is the manual_then_continue strategy whatever the failure's default.
         const failure = assessed.battle.failure;
@@ -228,11 +224,10 @@ async function proceed(
       throw new RecoverError(
         "live-writer",
         `pokeralph at ${server.url} is running battle ${server.current.taskId}: it runs one battle at a time; wait for it or stop it`,
-        ExitCode.refused,
       );
     }
     if (server.current && server.current.taskId === prepared.taskId) {
-      throw new RecoverError("live-writer", `pokeralph at ${server.url} is already running ${prepared.taskId}: nothing to resume`, ExitCode.refused);
+      throw new RecoverError("live-writer", `pokeralph at ${server.url} is already running ${prepared.taskId}: nothing to resume`);
     }
     await confirmChange(io, options, `${prepared.taskId}: ask pokeralph at ${server.url} to start the battle`);
     const sent = await handOffToServer(prepared.taskId, env);
@@ -246,7 +241,7 @@ async function proceed(
         `Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with recover battle status ${prepared.taskId}.\n`,
       );
     }
-    if (!sent.ok) throw new RecoverError("fix-failed", `pokeralph refused to start ${prepared.taskId}: HTTP ${sent.status} ${sent.body}`, ExitCode.findings);
+    if (!sent.ok) throw new RecoverError("fix-failed", `pokeralph refused to start ${prepared.taskId}: HTTP ${sent.status} ${sent.body}`);
     return ExitCode.ok;
   }
 

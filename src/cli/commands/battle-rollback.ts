@@ -148,7 +148,6 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
           throw new RecoverError(
             "live-writer",
             `${battle.liveness.detail}: stop or pause it first (rolling back under a running battle races its writes), or pass --force; nothing was changed`,
-            ExitCode.refused,
           );
         }
         const what = `${plan.taskId}: ${plural(plan.files.restored.length, "file")} restored${plan.hard ? `, ${plural(plan.files.deleted.length, "file")} deleted` : ""}, ${plural(plan.iterationsRolledBack.length, "iteration")} rolled back`;

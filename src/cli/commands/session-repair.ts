@@ -3,7 +3,7 @@
  * `--dry-run` stops after the plan and exits 1 when there is something to do (terraform's -detailed-exitcode).
  */
 import { Option, type Command } from "commander";
-import { ExitCode, RecoverError } from "../../errors.js";
+import { RecoverError } from "../../errors.js";
 import { planForError, storedError } from "../../plan/error-fixes.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
@@ -114,7 +114,6 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 throw new RecoverError(
                   "fix-failed",
                   `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`,
-                  ExitCode.findings,
                 );
               }
               planned.push({ plan, sessionRef: records.sessionRef });
@@ -163,7 +162,7 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
   if (plan.trim || (!plan.rule && !plan.scopedRules)) {
     if (errorText !== undefined) {
       const next = plan.trim ? "; run `recover context trim`" : "";
-      throw new RecoverError("fix-failed", `${note}${next}; nothing was changed`, ExitCode.findings);
+      throw new RecoverError("fix-failed", `${note}${next}; nothing was changed`);
     }
     return { rules, answering: new Set(), note };
   }

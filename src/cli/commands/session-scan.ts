@@ -2,6 +2,7 @@
  * `recover session scan`: read-only; every selected session through the rule engine, findings to a reporter.
  */
 import type { Command } from "commander";
+import { exitCodeOf } from "../exit-codes.js";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
@@ -103,7 +104,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
             if (error instanceof RecoverError && reporter.abort) {
               reporter.abort({ code: error.code, message: error.message });
               if (!io.json) io.err(`recover: ${safeMessage(error.message)}\n`);
-              return error.exitCode;
+              return exitCodeOf(error);
             }
             throw error;
           }

@@ -161,7 +161,6 @@ export class OpencodeSqliteWriter implements StoreWriter {
           throw new RecoverError(
             "store-changed",
             `${target.key.record} ${target.key.id} changed since it was read (is opencode running?); nothing was changed`,
-            3,
           );
         }
         this.write(target);

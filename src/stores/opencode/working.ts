@@ -158,7 +158,6 @@ function assertValid(changes: readonly RecordChange[]): void {
       throw new RecoverError(
         "fix-failed",
         `a fix (${change.rules.join(", ")}) would write an invalid ${change.key.record} ${change.key.id} (${issue?.path.join(".") || "record"}: ${issue?.message}); nothing was changed (please report this)`,
-        1,
       );
     }
   }

@@ -6,7 +6,7 @@
 import fg from "fast-glob";
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ExitCode, RecoverError, fsError } from "../../errors.js";
+import { RecoverError, fsError } from "../../errors.js";
 import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
 import type { TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
 import { assertSafeId } from "../session-id.js";
@@ -119,8 +119,7 @@ export class TranscriptStore implements SessionStore {
   loadSession(id: string, mode: LoadMode): TranscriptRecords {
     assertSafeId(id);
     const file = this.sessionFiles().get(id);
-    if (!file)
-      throw new RecoverError("session-not-found", `no session ${id} in this store`, ExitCode.usage, { words: ["session", "list"], why: "to see them" });
+    if (!file) throw new RecoverError("session-not-found", `no session ${id} in this store`, { words: ["session", "list"], why: "to see them" });
     const { bytes, mtime } = readSessionFile(file.path);
     return assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
   }

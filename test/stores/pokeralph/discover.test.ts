@@ -1,6 +1,7 @@
 // Finding `.pokeralph/`: upward from the cwd, or exactly where --repo says; task ids that could walk out of
 // battles/ are refused; every failure is a one-line input error (exit 2).
 import fs from "node:fs";
+import { exitCodeOf } from "../../../src/cli/exit-codes.js";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ function inputError(work: () => unknown, code: string, pattern: RegExp): void {
   }
   expect(error).toBeInstanceOf(RecoverError);
   expect((error as RecoverError).code).toBe(code);
-  expect((error as RecoverError).exitCode).toBe(2);
+  expect(exitCodeOf(error as RecoverError)).toBe(2);
   expect((error as RecoverError).message).toMatch(pattern);
   expect((error as RecoverError).message).not.toContain("\n");
 }

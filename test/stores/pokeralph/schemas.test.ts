@@ -1,6 +1,7 @@
 // pokeralph's schemas: accept what pokeralph v0.2.0 accepts (the reference §1.8 example files verbatim), reject
 // what its zod schemas reject, and always hand back the original object (unknown keys kept).
 import fs from "node:fs";
+import { exitCodeOf } from "../../../src/cli/exit-codes.js";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -237,7 +238,7 @@ describe("bytes that are not a JSON object", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(RecoverError);
-    expect((error as RecoverError).exitCode).toBe(2);
+    expect(exitCodeOf(error as RecoverError)).toBe(2);
     expect((error as RecoverError).message).toMatch(/^f\.json: /);
     expect((error as RecoverError).message).not.toContain("\n");
     const ok = file(HISTORY);
