@@ -59,24 +59,56 @@ export async function gitFacts(root: string, hashes: Iterable<string>): Promise<
     return { ...empty, available: false, detail: `git could not be run: ${firstLine(error)}` };
   }
   const head = await succeeds(git, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  const recorded = [...new Set(hashes)];
+  const described = await describeAtOnce(git, recorded);
   const commits = new Map<string, CommitState>();
-  for (const recorded of new Set(hashes)) commits.set(recorded, await commitState(git, recorded, head));
+  for (const hash of recorded) commits.set(hash, await commitState(git, hash, head, described));
   const taskCommits = head ? await pokeralphCommits(git) : new Map<string, PokeralphCommit[]>();
   return { available: true, head, commits, taskCommits };
 }
 
-async function commitState(git: SimpleGit, recorded: string, head: string | null): Promise<CommitState> {
+interface Described {
+  full: string;
+  subject: string;
+  time: string;
+}
+
+/**
+ * Every recorded commit that exists, described by one `git log --no-walk` instead of three gits per commit (a battle
+ * records one per iteration). Missing objects and non-commits are left out (--ignore-missing; a tree is reported on
+ * stderr and skipped). null when git refuses the whole list (an ambiguous short hash): then each is asked alone.
+ */
+async function describeAtOnce(git: SimpleGit, recorded: string[]): Promise<Described[] | null> {
+  const hashes = recorded.map((r) => r.trim()).filter((h) => HASH.test(h));
+  if (hashes.length === 0) return [];
+  const out = await succeeds(git, ["log", "--no-walk=unsorted", "--ignore-missing", "--format=%H%x1f%s%x1f%cI", ...hashes.map((h) => `${h}^{commit}`)]);
+  if (out === null) return null;
+  return out
+    .split("\n")
+    .map((line) => line.split("\x1f"))
+    .filter((fields) => fields.length === 3 && HASH.test(fields[0]!))
+    .map(([full, subject, time]) => ({ full: full!, subject: subject!, time: time! }));
+}
+
+async function commitState(git: SimpleGit, recorded: string, head: string | null, batch: Described[] | null): Promise<CommitState> {
   const hash = recorded.trim();
   if (!HASH.test(hash)) return { recorded, exists: false, inHead: null };
-  const exists = (await succeeds(git, ["cat-file", "-e", `${hash}^{commit}`])) !== null;
-  if (!exists) return { recorded, exists: false, inHead: null };
-  const full = (await succeeds(git, ["rev-parse", "--verify", "-q", `${hash}^{commit}`])) ?? hash;
-  const [subject, time] = ((await succeeds(git, ["show", "-s", "--format=%s%x1f%cI", full])) ?? "").split("\x1f");
+  const one = batch ? (batch.find((d) => d.full.startsWith(hash.toLowerCase())) ?? null) : await describeOne(git, hash);
+  if (!one) return { recorded, exists: false, inHead: null };
+  const { full, subject, time } = one;
   const described = { ...(subject ? { subject } : {}), ...(time ? { time } : {}) };
   if (!head) return { recorded, exists: true, full, inHead: null, ...described };
   // Exit 0: an ancestor (or HEAD itself); exit 1: not. Both commits exist, so a failure means "not".
   const inHead = (await succeeds(git, ["merge-base", "--is-ancestor", full, head])) !== null;
   return { recorded, exists: true, full, inHead, ...described };
+}
+
+async function describeOne(git: SimpleGit, hash: string): Promise<Described | null> {
+  const exists = (await succeeds(git, ["cat-file", "-e", `${hash}^{commit}`])) !== null;
+  if (!exists) return null;
+  const full = (await succeeds(git, ["rev-parse", "--verify", "-q", `${hash}^{commit}`])) ?? hash;
+  const [subject = "", time = ""] = ((await succeeds(git, ["show", "-s", "--format=%s%x1f%cI", full])) ?? "").split("\x1f");
+  return { full, subject, time };
 }
 
 async function pokeralphCommits(git: SimpleGit): Promise<Map<string, PokeralphCommit[]>> {

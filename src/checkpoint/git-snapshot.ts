@@ -160,6 +160,77 @@ const IN_PROGRESS: [marker: string, what: string][] = [
 export async function openRepo(dir: string, purpose: "snapshot" | "read" = "snapshot"): Promise<Repo> {
   const at = resolve(dir);
   if (!existsSync(at)) throw new RecoverError("store-not-found", `no such directory: ${at}`);
+  const found = (await locateAtOnce(at)) ?? (await locateStepByStep(at));
+  const { gitDir, root, head, branch } = found;
+  const git = gitAt(root);
+
+  const notices: string[] = [];
+  for (const [i, [, what]] of IN_PROGRESS.entries()) {
+    if (!existsSync(found.markers[i]!)) continue;
+    if (purpose === "read") notices.push(what.replace(/:.*/, ""));
+    else throw new RecoverError("store-busy", `${root}: ${what}; nothing was changed`);
+  }
+  const lock = found.markers[IN_PROGRESS.length]!;
+  if (purpose === "snapshot" && existsSync(lock)) {
+    throw new RecoverError(
+      "store-locked",
+      `${lock} exists: another git command is running (if none is, a crashed one left it: remove the file); nothing was changed`,
+    );
+  }
+  if (purpose === "snapshot" && (await run(git, ["config", "--bool", "core.sparseCheckout"])).trim() === "true") {
+    // Files outside the sparse cone are absent on purpose; a snapshot would record them as deleted.
+    throw new RecoverError(
+      "unsupported-repository",
+      `${root} uses a sparse checkout, which checkpoints do not support (files outside the cone would look deleted); nothing was changed`,
+    );
+  }
+  if (head === "") {
+    throw new RecoverError(
+      "unsupported-repository",
+      `${root} has no commits yet: a checkpoint is a commit whose parent is HEAD (commit once, then try again); nothing was changed`,
+    );
+  }
+  if (branch === null && purpose === "snapshot")
+    notices.push(`HEAD is detached at ${head.slice(0, 7)}: fine, the checkpoint's parent is that commit and no branch is involved`);
+  return { root, gitDir, head, branch, notices };
+}
+
+/** Where a repository is and what state it is in: its git dir, top level, marker paths (absolute), HEAD, branch. */
+interface Located {
+  gitDir: string;
+  root: string;
+  /** IN_PROGRESS's markers, then index.lock. */
+  markers: string[];
+  /** "" when HEAD has no commit yet. */
+  head: string;
+  branch: string | null;
+}
+
+const MARKERS = [...IN_PROGRESS.map(([m]) => m), "index.lock"];
+
+/**
+ * The common case in one git process instead of five (every battle and checkpoint command opens the repository,
+ * some twice): rev-parse answers each option in order. It fails as a whole on anything unusual (not a repository,
+ * no work tree, HEAD without a commit), and then the step-by-step path gives the precise answer.
+ */
+async function locateAtOnce(at: string): Promise<Located | null> {
+  let lines: string[];
+  try {
+    const args = ["rev-parse", "--absolute-git-dir", "--show-toplevel", ...MARKERS.flatMap((m) => ["--git-path", m]), "HEAD^{commit}", "--abbrev-ref", "HEAD"];
+    lines = (await gitAt(at).raw(args)).split("\n").map((l) => l.trim());
+  } catch {
+    return null;
+  }
+  const [gitDir, root] = lines;
+  const head = lines[2 + MARKERS.length];
+  const branch = lines[3 + MARKERS.length];
+  if (!gitDir || !root || !head || !/^[0-9a-f]{40,64}$/.test(head) || !branch) return null;
+  // --git-path answers relative to the directory git ran in.
+  const markers = lines.slice(2, 2 + MARKERS.length).map((p) => resolve(at, p));
+  return { gitDir, root, markers, head, branch: branch === "HEAD" ? null : branch };
+}
+
+async function locateStepByStep(at: string): Promise<Located> {
   let located: string[];
   try {
     located = (await gitAt(at).raw(["rev-parse", "--absolute-git-dir", "--show-toplevel"])).split("\n");
@@ -176,40 +247,11 @@ export async function openRepo(dir: string, purpose: "snapshot" | "read" = "snap
   const gitDir = located[0]!.trim();
   const root = located[1]!.trim();
   const git = gitAt(root);
-
-  const notices: string[] = [];
-  const markers = [...IN_PROGRESS.map(([m]) => m), "index.lock"];
-  const paths = (await run(git, ["rev-parse", ...markers.flatMap((m) => ["--git-path", m])])).split("\n");
-  for (const [i, [, what]] of IN_PROGRESS.entries()) {
-    if (!existsSync(resolve(root, paths[i]!.trim()))) continue;
-    if (purpose === "read") notices.push(what.replace(/:.*/, ""));
-    else throw new RecoverError("store-busy", `${root}: ${what}; nothing was changed`);
-  }
-  const lock = resolve(root, paths[IN_PROGRESS.length]!.trim());
-  if (purpose === "snapshot" && existsSync(lock)) {
-    throw new RecoverError(
-      "store-locked",
-      `${lock} exists: another git command is running (if none is, a crashed one left it: remove the file); nothing was changed`,
-    );
-  }
-  if (purpose === "snapshot" && (await run(git, ["config", "--bool", "core.sparseCheckout"])).trim() === "true") {
-    // Files outside the sparse cone are absent on purpose; a snapshot would record them as deleted.
-    throw new RecoverError(
-      "unsupported-repository",
-      `${root} uses a sparse checkout, which checkpoints do not support (files outside the cone would look deleted); nothing was changed`,
-    );
-  }
+  const paths = (await run(git, ["rev-parse", ...MARKERS.flatMap((m) => ["--git-path", m])])).split("\n");
+  const markers = MARKERS.map((_, i) => resolve(root, paths[i]!.trim()));
   const head = (await run(git, ["rev-parse", "-q", "--verify", "HEAD^{commit}"])).trim();
-  if (head === "") {
-    throw new RecoverError(
-      "unsupported-repository",
-      `${root} has no commits yet: a checkpoint is a commit whose parent is HEAD (commit once, then try again); nothing was changed`,
-    );
-  }
-  const branch = (await run(git, ["symbolic-ref", "-q", "--short", "HEAD"])).trim() || null;
-  if (branch === null && purpose === "snapshot")
-    notices.push(`HEAD is detached at ${head.slice(0, 7)}: fine, the checkpoint's parent is that commit and no branch is involved`);
-  return { root, gitDir, head, branch, notices };
+  const branch = head === "" ? null : (await run(git, ["symbolic-ref", "-q", "--short", "HEAD"])).trim() || null;
+  return { gitDir, root, markers, head, branch };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
