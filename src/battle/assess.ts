@@ -16,14 +16,14 @@ import { httpProbe, type ServerAnswer, type ServerProbe } from "./server-probe.j
 export interface AssessOptions {
   /** `--repo`. */
   repo?: string;
-  cwd?: string;
+  cwd: string;
   /** One battle: its task id or a unique prefix. */
   taskId?: string;
   /** Epoch ms; tests pin it. */
   now?: number;
   /** How to ask whether pokeralph runs (default: HTTP on PORT / RECOVER_POKERALPH_URL from `env`). */
   probe?: ServerProbe;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   staleAfterMs?: number;
   artefactStaleMs?: number;
 }
@@ -66,8 +66,8 @@ export interface RepoAssessment {
   battles: BattleAssessment[];
 }
 
-export async function assessBattles(options: AssessOptions = {}): Promise<RepoAssessment> {
-  const repo = findPokeralph({ ...(options.repo !== undefined ? { repo: options.repo } : {}), ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
+export async function assessBattles(options: AssessOptions): Promise<RepoAssessment> {
+  const repo = findPokeralph({ ...(options.repo !== undefined ? { repo: options.repo } : {}), cwd: options.cwd });
   const ids = options.taskId !== undefined ? [resolveTaskId(repo, options.taskId)] : undefined;
   const now = options.now ?? Date.now();
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
@@ -78,7 +78,7 @@ export async function assessBattles(options: AssessOptions = {}): Promise<RepoAs
   const config = project.config.value ?? DEFAULT_CONFIG;
 
   const claimsToRun = battles.some((b) => b.history.value?.status === "running" || b.history.value?.status === "awaiting_approval");
-  const probe = options.probe ?? httpProbe({ env: options.env ?? process.env });
+  const probe = options.probe ?? httpProbe({ env: options.env });
   const server = claimsToRun ? await probe(repo.root) : null;
 
   const hashes = battles.flatMap((b) => b.history.value?.iterations.flatMap((it) => (it.commitHash !== undefined ? [it.commitHash] : [])) ?? []);

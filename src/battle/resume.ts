@@ -161,11 +161,11 @@ export function errorContext(strategy: ResumeStrategy, failure: BattleFailure | 
 
 export interface PrepareOptions {
   repo?: string;
-  cwd?: string;
+  cwd: string;
   taskId: string;
   strategy?: string;
   instructions?: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   probe?: ServerProbe;
 }
 
@@ -178,9 +178,9 @@ export interface Assessed {
 export async function assessForResume(options: PrepareOptions): Promise<Assessed> {
   const assessment = await assessBattles({
     ...(options.repo !== undefined ? { repo: options.repo } : {}),
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    cwd: options.cwd,
     taskId: options.taskId,
-    ...(options.env ? { env: options.env } : {}),
+    env: options.env,
     ...(options.probe ? { probe: options.probe } : {}),
   });
   const battle = assessment.battles[0];
@@ -301,7 +301,7 @@ export interface HandOff {
 }
 
 /** `POST /api/battle/start/<taskId>`: pokeralph continues the battle from history.json itself. */
-export async function handOffToServer(taskId: string, env: NodeJS.ProcessEnv = process.env): Promise<HandOff> {
+export async function handOffToServer(taskId: string, env: NodeJS.ProcessEnv): Promise<HandOff> {
   const url = `${pokeralphBaseUrl(env)}/api/battle/start/${encodeURIComponent(taskId)}`;
   try {
     const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal: AbortSignal.timeout(5000) });

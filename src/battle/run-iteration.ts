@@ -32,7 +32,7 @@ export const OUTPUT_TAIL_CHARS = 64 * 1024;
 /**
  * `--claude <path>`, else `CLAUDE_PATH` (pokeralph splits it on spaces: `npx claude` works), else `claude` on PATH.
  */
-export function claudeCommand(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+export function claudeCommand(explicit: string | undefined, env: NodeJS.ProcessEnv): string[] {
   if (explicit !== undefined && explicit.trim() !== "") return [explicit];
   const fromEnv = env.CLAUDE_PATH?.trim();
   if (fromEnv) return fromEnv.split(/\s+/);
@@ -40,7 +40,7 @@ export function claudeCommand(explicit: string | undefined, env: NodeJS.ProcessE
 }
 
 /** Is `command` runnable (a path that exists, or a name found on PATH)? */
-export function findExecutable(command: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export function findExecutable(command: string, env: NodeJS.ProcessEnv): string | null {
   if (command.includes("/")) return existsSync(command) ? command : null;
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir && existsSync(join(dir, command))) return join(dir, command);
@@ -77,14 +77,14 @@ function packageScripts(root: string): Record<string, unknown> | null {
 }
 
 export interface FeedbackOptions {
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   timeoutMs?: number;
   /** Called as each loop finishes (progress output). */
   onResult?: (name: string, result: { passed: boolean; output: string; duration?: number }) => void;
 }
 
 /** Run each loop as `<pm> run <loop>` in the repository, one after the other, as pokeralph does. */
-export async function runFeedbackLoops(root: string, loops: readonly string[], options: FeedbackOptions = {}): Promise<FeedbackResults> {
+export async function runFeedbackLoops(root: string, loops: readonly string[], options: FeedbackOptions): Promise<FeedbackResults> {
   const pm = packageManager(root);
   const scripts = packageScripts(root);
   const results: FeedbackResults = {};
@@ -94,7 +94,7 @@ export async function runFeedbackLoops(root: string, loops: readonly string[], o
       result = { passed: false, output: `Script "${name}" not found in package.json` };
     } else {
       const started = Date.now();
-      const ran = await runProcess(pm, ["run", name], { cwd: root, env: options.env ?? process.env, timeoutMs: options.timeoutMs ?? FEEDBACK_TIMEOUT_MS });
+      const ran = await runProcess(pm, ["run", name], { cwd: root, env: options.env, timeoutMs: options.timeoutMs ?? FEEDBACK_TIMEOUT_MS });
       const output = ran.timedOut ? `${ran.output}\nfeedback loop "${name}" timed out` : ran.output;
       result = { passed: !ran.timedOut && ran.code === 0, output: output.trim(), duration: Date.now() - started };
     }
@@ -168,9 +168,9 @@ export interface RunIterationOptions {
   claude: string[];
   feedbackLoops: readonly string[];
   timeoutMs: number;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Where the sidecar lock lives (tests). */
-  stateDir?: string;
+  stateDir: string;
   onFeedback?: FeedbackOptions["onResult"];
 }
 
@@ -196,7 +196,7 @@ export interface IterationOutcome {
 
 export async function runIteration(options: RunIterationOptions): Promise<IterationOutcome> {
   const { root, taskId } = options;
-  const env = { ...(options.env ?? process.env), CI: "true" };
+  const env = { ...options.env, CI: "true" };
   const battleDir = join(root, ".pokeralph", "battles", taskId);
   const logsDir = join(battleDir, "logs");
   mkdirSync(logsDir, { recursive: true });
@@ -230,13 +230,7 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
     feedbackResults: feedback,
     ...(options.iteration.retryCount !== undefined ? { retryCount: options.iteration.retryCount } : {}),
   };
-  const historyStatus = recordIteration(
-    join(battleDir, "history.json"),
-    taskId,
-    iteration,
-    result === "success",
-    options.stateDir ? { stateDir: options.stateDir } : {},
-  );
+  const historyStatus = recordIteration(join(battleDir, "history.json"), taskId, iteration, result === "success", { stateDir: options.stateDir });
 
   let checkpoint: CreatedCheckpoint | null = null;
   let checkpointError: string | undefined;
@@ -244,7 +238,7 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
     checkpoint = await createCheckpoint(root, {
       taskId,
       afterIteration: options.iteration.number,
-      ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+      stateDir: options.stateDir,
     });
   } catch (e) {
     checkpointError = (e as Error).message;
@@ -275,7 +269,7 @@ async function dirtyFiles(root: string): Promise<string[]> {
  * (pokeralph's start continues a paused battle), `failed` with the error after a failure (so `battle status` and
  * `battle resume` see it; pokeralph would start a failed battle afresh).
  */
-export function recordIteration(path: string, taskId: string, iteration: Record<string, unknown>, success: boolean, dirs: { stateDir?: string } = {}): string {
+export function recordIteration(path: string, taskId: string, iteration: Record<string, unknown>, success: boolean, dirs: { stateDir: string }): string {
   let history: Record<string, unknown>;
   const text = historyTextIfAny(path);
   if (text !== null) {
@@ -311,7 +305,7 @@ export function recordIteration(path: string, taskId: string, iteration: Record<
     taskId,
     files: [{ path, text: JSON.stringify(history, null, 2) }],
     rule: "battle-resume",
-    ...(dirs.stateDir ? { stateDir: dirs.stateDir } : {}),
+    stateDir: dirs.stateDir,
   });
   return history.status as string;
 }

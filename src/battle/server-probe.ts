@@ -27,13 +27,13 @@ export type ServerProbe = (repoRoot: string) => Promise<ServerAnswer>;
 export const DEFAULT_PROBE_TIMEOUT_MS = 300;
 
 /** pokeralph's own address rule: `PORT` (default 3456) on localhost. */
-export function pokeralphBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+export function pokeralphBaseUrl(env: NodeJS.ProcessEnv): string {
   const override = env.RECOVER_POKERALPH_URL?.trim();
   if (override) return override.replace(/\/+$/, "");
   return `http://localhost:${env.PORT?.trim() || "3456"}`;
 }
 
-export function httpProbe(options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): ServerProbe {
+export function httpProbe(options: { env: NodeJS.ProcessEnv; timeoutMs?: number }): ServerProbe {
   const base = pokeralphBaseUrl(options.env);
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   return async (repoRoot) => {

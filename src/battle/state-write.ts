@@ -7,7 +7,7 @@ import type { ImageTarget } from "../stores/store.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
 import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
 import type { Backup } from "../txn/backup-store.js";
-import { backupRoot as defaultBackupRoot, stateDir as defaultStateDir } from "../txn/state-dir.js";
+import { backupsIn } from "../txn/state-dir.js";
 import { withStoreTransaction } from "../txn/store-transaction.js";
 import { changesOfTargets } from "../txn/targets.js";
 
@@ -18,13 +18,13 @@ export interface StateWrite {
   files: { path: string; text: string }[];
   /** Names the change in the backup manifest. */
   rule: string;
-  stateDir?: string;
+  stateDir: string;
   backupRoot?: string;
 }
 
 export function writeBattleState(write: StateWrite): Backup | null {
-  const stateDir = write.stateDir ?? defaultStateDir();
-  const backupRoot = write.backupRoot ?? defaultBackupRoot(undefined);
+  const stateDir = write.stateDir;
+  const backupRoot = write.backupRoot ?? backupsIn(stateDir);
   // The folders the files go into are checked by the transaction itself (a battle folder may not exist yet).
   return withStoreTransaction(
     new BattleFilesStore(write.battleDir),

@@ -15,7 +15,7 @@ export interface CreateCheckpointOptions {
   /** 0 = before the battle; default: the last iteration history.json records (0 when none). */
   afterIteration?: number;
   /** recover's state dir, where the sidecar lock lives (default $XDG_STATE_HOME/recover). */
-  stateDir?: string;
+  stateDir: string;
   /** Where the sidecar's before-image is backed up (default: the state dir's backups/). */
   backupRoot?: string;
   now?: () => Date;
@@ -116,7 +116,7 @@ export async function createCheckpoint(project: string, options: CreateCheckpoin
     },
     {
       rule: "checkpoint-create",
-      ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
+      stateDir: options.stateDir,
       ...(options.backupRoot !== undefined ? { backupRoot: options.backupRoot } : {}),
     },
   );

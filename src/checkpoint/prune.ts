@@ -80,7 +80,7 @@ export interface PruneResult {
  * Sidecar entries go first, refs second: a crash in between leaves refs without entries, which `list` shows as
  * ref-only checkpoints and the next prune removes, never entries whose commit nothing keeps alive.
  */
-export async function applyPrune(project: string, plan: PrunePlan, stateDir?: string, backupRoot?: string): Promise<PruneResult> {
+export async function applyPrune(project: string, plan: PrunePlan, stateDir: string, backupRoot?: string): Promise<PruneResult> {
   const { taskId } = plan.listing;
   if (plan.remove.length === 0) return { removed: [], refsLeft: [] };
   const repo = await openRepo(project, "read");
@@ -93,7 +93,7 @@ export async function applyPrune(project: string, plan: PrunePlan, stateDir?: st
       (sidecar) => {
         sidecar.checkpoints = sidecar.checkpoints.filter((c) => !ids.has(c.id));
       },
-      { rule: "checkpoint-prune", ...(stateDir !== undefined ? { stateDir } : {}), ...(backupRoot !== undefined ? { backupRoot } : {}) },
+      { rule: "checkpoint-prune", stateDir, ...(backupRoot !== undefined ? { backupRoot } : {}) },
     );
   }
   const refsLeft: string[] = [];

@@ -10,14 +10,14 @@ import { NEW_FILE_MODE } from "../stores/file-writer.js";
 import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
 import { readSidecar, SIDECAR_SCHEMA_VERSION, sidecarText, type Sidecar } from "../stores/pokeralph/sidecar.js";
 import type { ImageTarget } from "../stores/store.js";
-import { backupsIn, stateDir } from "../txn/state-dir.js";
+import { backupsIn } from "../txn/state-dir.js";
 import { withStoreTransaction } from "../txn/store-transaction.js";
 import { changesOfTargets } from "../txn/targets.js";
 
 export interface SidecarChange {
   /** Names the change in the backup manifest (`checkpoint-create`, `checkpoint-prune`). */
   rule: string;
-  stateDir?: string;
+  stateDir: string;
   /** Where the before-image goes; the state dir's `backups/` by default. */
   backupRoot?: string;
 }
@@ -29,7 +29,7 @@ export interface SidecarChange {
  * undone (`recover session restore <backup-id>`); a sidecar left byte for byte as it was is not written.
  */
 export async function updateSidecar<T>(path: string, taskId: string, change: (sidecar: Sidecar) => Promise<T> | T, how: SidecarChange): Promise<T> {
-  const state = how.stateDir ?? stateDir();
+  const state = how.stateDir;
   const options = { stateDir: state, backupRoot: how.backupRoot ?? backupsIn(state), refuseUnwritable: false, alsoLock: [sidecarLockKey(path)] };
   return withStoreTransaction(
     new BattleFilesStore(dirname(path)),

@@ -25,7 +25,7 @@ const IN_FLIGHT = 8;
 export const PARALLEL_MIN_SESSIONS = 16;
 
 /** How many threads (this one included) scan `sessions` sessions; RECOVER_SCAN_THREADS overrides (0 or 1 = this thread only). */
-export function workerCount(sessions: number, env: NodeJS.ProcessEnv = process.env): number {
+export function workerCount(sessions: number, env: NodeJS.ProcessEnv): number {
   const forced = Number.parseInt(env.RECOVER_SCAN_THREADS ?? "", 10);
   if (Number.isInteger(forced) && forced >= 0) return forced;
   if (sessions < PARALLEL_MIN_SESSIONS) return 0;

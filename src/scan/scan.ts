@@ -27,7 +27,7 @@ export function scanSession(store: SessionStore, id: string, options: ScanOption
 }
 
 export async function* scanSessions(store: SessionStore, ids: readonly string[], options: ScanOptions): AsyncGenerator<SessionResult> {
-  const threads = options.mode === "full" ? 0 : workerCount(ids.length, options.env);
+  const threads = options.mode === "full" ? 0 : workerCount(ids.length, options.env ?? {});
   if (threads > 1) {
     const { rules, mode: _mode, env: _env, ...ruleOptions } = options;
     // Each thread opens what the user named (a part of a store reads only that part).

@@ -16,7 +16,7 @@ import { assertFormatMatches, whatIsAt } from "./what-is-here.js";
 export interface StoreOptions {
   store?: string;
   format?: string;
-  /** Where default locations are looked up (HOME, XDG_DATA_HOME, OPENCODE_DB, …); process.env when not given. */
+  /** Where default locations are looked up (HOME, XDG_DATA_HOME, OPENCODE_DB, …): the CLI passes its run's; none without. */
   env?: NodeJS.ProcessEnv;
   /** What a relative `--store` is relative to; the process's working directory when not given. */
   cwd?: string;
@@ -35,7 +35,7 @@ export function openStore(options: StoreOptions, adapters: readonly StoreAdapter
   let target: string;
   if (options.store !== undefined) target = resolve(options.cwd ?? "", options.store);
   else {
-    const located = (forced ?? fallback).locate(options.env ?? process.env);
+    const located = (forced ?? fallback).locate(options.env ?? {});
     if (typeof located !== "string") return located;
     target = located;
   }

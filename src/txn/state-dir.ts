@@ -5,11 +5,11 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+export function stateDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "recover");
 }
 
-export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv): string {
   return backupDir !== undefined ? resolve(backupDir) : backupsIn(stateDir(env));
 }
 

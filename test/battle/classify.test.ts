@@ -45,7 +45,7 @@ const answering =
     answer;
 
 async function assess(fx: PokeralphFixture, probe: ServerProbe = absent, taskId?: string): Promise<RepoAssessment> {
-  return assessBattles({ cwd: fx.root, now: fx.now, probe, ...(taskId ? { taskId } : {}) });
+  return assessBattles({ cwd: fx.root, env: {}, now: fx.now, probe, ...(taskId ? { taskId } : {}) });
 }
 
 function battle(result: RepoAssessment, taskId: string): BattleAssessment {

@@ -90,7 +90,7 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
           notices.push(
             ...(await rollbackForRetry(assessed.assessment.repo.root, assessed.battle, { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) })),
           );
-          current = await assessForResume({ taskId: assessed.battle.taskId, repo: assessed.assessment.repo.root, env });
+          current = await assessForResume({ taskId: assessed.battle.taskId, repo: assessed.assessment.repo.root, cwd: io.cwd, env });
           // The rollback changed the failure (or cleared it): keep the strategy and the failure it answered.
           current = { ...current, battle: { ...current.battle, failure: assessed.battle.failure }, choice: assessed.choice };
           return proceed(io, options, current, { previousRetryCount: previous, notices });

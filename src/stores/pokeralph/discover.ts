@@ -23,13 +23,13 @@ export interface PokeralphRepo {
 export interface FindOptions {
   /** `--repo`: the repository root or its `.pokeralph/` folder; no upward search. */
   repo?: string;
-  /** Where the upward search starts (default: the process cwd). */
-  cwd?: string;
+  /** Where the upward search starts, and what a relative `repo` is relative to: the CLI passes its run's cwd. */
+  cwd: string;
 }
 
-export function findPokeralph(options: FindOptions = {}): PokeralphRepo {
-  if (options.repo !== undefined) return atRepo(resolve(options.cwd ?? process.cwd(), options.repo));
-  const start = resolve(options.cwd ?? process.cwd());
+export function findPokeralph(options: FindOptions): PokeralphRepo {
+  if (options.repo !== undefined) return atRepo(resolve(options.cwd, options.repo));
+  const start = resolve(options.cwd);
   for (let dir = start; ; dir = dirname(dir)) {
     const candidate = join(dir, POKERALPH_DIR);
     const stat = statIfExists(candidate);

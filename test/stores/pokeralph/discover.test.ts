@@ -46,13 +46,13 @@ describe("findPokeralph", () => {
   it("--repo takes the repository root, or its .pokeralph/ folder, relative to the cwd", () => {
     const root = tree();
     expect(findPokeralph({ repo: root, cwd: "/" }).root).toBe(root);
-    expect(findPokeralph({ repo: path.join(root, ".pokeralph") }).root).toBe(root);
+    expect(findPokeralph({ repo: path.join(root, ".pokeralph"), cwd: "/" }).root).toBe(root);
     expect(findPokeralph({ repo: path.basename(root), cwd: path.dirname(root) }).root).toBe(root);
   });
 
   it("--repo does not search upward: a subdirectory is not the repository", () => {
     const root = tree();
-    inputError(() => findPokeralph({ repo: path.join(root, "src") }), "store-not-found", /no \.pokeralph\/ in .*src: not a pokeralph repository/);
+    inputError(() => findPokeralph({ repo: path.join(root, "src"), cwd: "/" }), "store-not-found", /no \.pokeralph\/ in .*src: not a pokeralph repository/);
   });
 
   it("no .pokeralph/ anywhere upward is an input error naming where it looked", () => {
@@ -63,13 +63,13 @@ describe("findPokeralph", () => {
 
   it("--repo that does not exist, or is a file; a .pokeralph that is a file", () => {
     const root = tree();
-    inputError(() => findPokeralph({ repo: path.join(root, "nope") }), "store-not-found", /no such directory/);
+    inputError(() => findPokeralph({ repo: path.join(root, "nope"), cwd: "/" }), "store-not-found", /no such directory/);
     fs.writeFileSync(path.join(root, "notes.txt"), "x");
-    inputError(() => findPokeralph({ repo: path.join(root, "notes.txt") }), "not-a-store", /is a file/);
+    inputError(() => findPokeralph({ repo: path.join(root, "notes.txt"), cwd: "/" }), "not-a-store", /is a file/);
     const other = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "recover-discover-")));
     dirs.push(other);
     fs.writeFileSync(path.join(other, ".pokeralph"), "");
-    inputError(() => findPokeralph({ repo: other }), "not-a-store", /is not a directory/);
+    inputError(() => findPokeralph({ repo: other, cwd: "/" }), "not-a-store", /is not a directory/);
   });
 });
 
