@@ -10,6 +10,7 @@ import type { ChangeSummary } from "../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../stores/store.js";
 import { refuseUnwritableStore, whyUnwritable } from "../stores/writable.js";
 import type { Backup } from "./backup-store.js";
+import { removeLeftovers } from "./leftovers.js";
 import { hasJournal, recoverJournal, settleTakenOver } from "./journal.js";
 import { lockInStateDir, lockStore, storeLockState, type HeldStoreLock, type StoreLock } from "./lock.js";
 import type { Manifest } from "./manifest.js";
@@ -85,6 +86,7 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
     const settledOwn = recoverJournal(options.stateDir, open);
     if (settledOwn) store.info.notices.push(settledOwn);
     const settled = settledOwn ?? settledDead;
+    removeLeftovers(options.stateDir, options.backupRoot);
     const tx: OpenTransaction = {
       writer: open,
       stateDir: options.stateDir,
