@@ -200,7 +200,7 @@ export function lockStore(state: string, storePath: string): HeldStoreLock {
     if (!ownerGone(holder, touchedMs)) {
       throw new RecoverError(
         "store-locked",
-        `another recover (${describeOwner(holder)}, since ${holder.since ?? "?"}) is changing ${storePath}; wait for it to finish`,
+        `another recover (${describeOwner(holder)}, since ${holder.since ?? "?"}) is changing ${storePath}; wait for it to finish (its lock is ${file})`,
       );
     }
     // Its transaction was cut short and its backup is out of reach (another machine's state dir): leave the lock,
