@@ -84,6 +84,14 @@ export function fsError(error: unknown, path: string): RecoverError | undefined 
 }
 
 /**
+ * Another writer (a recover with another state dir, the agent itself) changed the store while this run read or
+ * wrote it: a race, refused for safety (exit 3), never "not found". `what` names the record or file.
+ */
+export function storeChanged(what: string): RecoverError {
+  return new RecoverError("store-changed", `the store changed while recover worked (${what}); nothing was written; run again`);
+}
+
+/**
  * A write of recover's own files (a backup, the journal, a lock) failed before anything reached the store: say why
  * in words, that nothing was changed, and what to do (`advice`, e.g. "pass --backup-dir <dir on another disk>").
  */

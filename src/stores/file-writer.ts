@@ -6,7 +6,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { RecoverError, fsError } from "../errors.js";
+import { errnoCode, fsError, storeChanged } from "../errors.js";
 import { mkdirDurable, unlinkDurable, writeFileDurable } from "../fs/durable.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "./store.js";
@@ -59,22 +59,29 @@ export class FileWriter implements StoreWriter {
     return undefined;
   }
 
+  /** Refuse (store-changed) a file that no longer holds its before-image: someone else wrote it since. */
+  private expectBefore(target: ImageTarget): void {
+    if (!sameImage(this.read(target.key), target.before)) throw storeChanged(`${this.pathOf(target.key)} changed since it was read`);
+  }
+
   apply(targets: readonly ImageTarget[]): void {
-    for (const target of targets) {
-      if (!sameImage(this.read(target.key), target.before)) {
-        throw new RecoverError("store-changed", `${this.pathOf(target.key)} changed since it was read (is opencode running?); nothing was changed`);
-      }
-    }
+    // Every file first, so a store that changed since the plan is refused before anything is written.
+    for (const target of targets) this.expectBefore(target);
     for (const target of applyOrder(targets)) {
       const path = this.pathOf(target.key);
+      // Again as each file is replaced: a writer that got in since is not overwritten (the transaction puts back
+      // what this one already wrote).
+      this.expectBefore(target);
       try {
         if (!target.after.exists) {
-          if (this.read(target.key).exists) unlinkDurable(path);
+          if (target.before.exists) unlinkDurable(path);
           continue;
         }
         mkdirDurable(dirname(path));
         writeFileDurable(path, target.after.bytes, target.after.mode ?? NEW_FILE_MODE, target.after.mtimeMs);
       } catch (error) {
+        // A file (or its folder) this run read is gone: another writer removed it.
+        if (errnoCode(error) === "ENOENT") throw storeChanged(`${path} was removed`);
         throw fsError(error, path) ?? error;
       }
     }

@@ -3,10 +3,10 @@
  * fsynced before the store is touched, and private (0700/0600): backups hold whole transcripts.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ownWriteError, RecoverError } from "../errors.js";
-import { fsyncPath, mkdirDurable, writeFileDurable } from "../fs/durable.js";
+import { fsyncPath, mkdirDurable, TEMP_MARKER, writeFileDurable } from "../fs/durable.js";
 import type { StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
 import { Manifest, type ImageEntry, type TransactionState } from "./manifest.js";
@@ -43,16 +43,28 @@ function ensurePrivateDir(dir: string): void {
 /** The before-images of a backup, end to end in one file: one fsync for any number of records. */
 export const IMAGES_FILE = "images.bin";
 
+/**
+ * A backup is written in a folder named like a temp file, with the writer's pid (`.<id>.recover-tmp-<pid>-<hex>`),
+ * and renamed to its id once whole: a folder named by an id is always a whole backup, and one a killed recover left
+ * says who left it (leftovers.ts removes it; `session backups` lists it as incomplete).
+ */
+export function backupTempDir(root: string, id: string): string {
+  return join(root, `.${id}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString("hex")}`);
+}
+
 /** Write every before-image, then the manifest, all fsynced: only then may the store be changed. */
 export function writeBackup(root: string, manifest: Manifest, beforeImages: readonly StoredImage[]): Backup {
   const dir = join(root, manifest.id);
+  const temp = backupTempDir(root, manifest.id);
   try {
     ensurePrivateDir(root);
-    ensurePrivateDir(dir);
-    writeBackupFiles(dir, manifest, beforeImages);
+    ensurePrivateDir(temp);
+    writeBackupFiles(temp, manifest, beforeImages);
+    renameSync(temp, dir);
     fsyncPath(root);
   } catch (error) {
-    // A backup that is not whole is no backup, and `session backups` would not even list its folder: remove it.
+    // A backup that is not whole is no backup: remove it.
+    discardBackupDir(temp);
     discardBackupDir(dir);
     throw ownWriteError(error, `the backup to ${root}`, "pass --backup-dir <dir on another disk>");
   }
@@ -165,7 +177,8 @@ export function listBackups(root: string): Backup[] {
   const found: Backup[] = [];
   for (const name of readdirSync(root).sort()) {
     const dir = join(root, name);
-    if (!statSync(dir).isDirectory() || !existsSync(join(dir, "manifest.json"))) continue;
+    // A dot folder is a backup still being written (or one a killed recover left): not a backup yet.
+    if (name.startsWith(".") || !statSync(dir).isDirectory() || !existsSync(join(dir, "manifest.json"))) continue;
     try {
       found.push({ dir, manifest: readManifest(dir) });
     } catch {

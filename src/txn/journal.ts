@@ -96,6 +96,38 @@ function removeTempFiles(paths: string[]): void {
   }
 }
 
+/**
+ * Settle the transaction a dead recover from another state dir was applying (its lock named the backup), and drop
+ * that state dir's pointer to it when it can be reached. Call with the store lock held.
+ */
+export function settleTakenOver(holderState: string, backupDir: string, writer: StoreWriter): string | undefined {
+  if (!existsSync(join(backupDir, "manifest.json"))) return undefined;
+  const outcome = settle({ dir: backupDir, manifest: readManifest(backupDir) }, writer);
+  try {
+    const pointer = pointerFile(holderState, writer.info.path);
+    if ((JSON.parse(readFileSync(pointer, "utf8")) as { backup?: string }).backup === backupDir) rmSync(pointer, { force: true });
+  } catch {
+    /* out of reach, or already gone: that recover's next command finds the backup settled */
+  }
+  return outcome;
+}
+
+/**
+ * The store changed under a transaction while it was applied (another writer got in): put back every record this
+ * transaction already wrote, leave the stranger's records alone. Returns how many records were put back.
+ */
+export function undoOwnWrites(backup: Backup, writer: StoreWriter): number {
+  const { manifest } = backup;
+  removeTempFiles(manifest.images.map((e) => e.key.path).filter((p): p is string => p !== undefined));
+  const undo: ImageTarget[] = manifest.images
+    .map((entry) => ({ entry, now: writer.read(entry.key) }))
+    .filter(({ entry, now }) => entry.before !== entry.after && fingerprint(now) === entry.after)
+    .map(({ entry, now }) => ({ key: entry.key, before: now, after: beforeImage(backup, entry, modeOf(entry.before)) }));
+  if (undo.length > 0) writer.apply(undo);
+  setState(backup, undo.length > 0 ? "rolled-back" : "abandoned");
+  return undo.length;
+}
+
 export function hasJournal(state: string, storePath: string): boolean {
   return existsSync(pointerFile(state, storePath));
 }

@@ -10,8 +10,9 @@ import type { ChangeSummary } from "../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../stores/store.js";
 import { refuseUnwritableStore, whyUnwritable } from "../stores/writable.js";
 import type { Backup } from "./backup-store.js";
-import { hasJournal, recoverJournal } from "./journal.js";
-import { lockStore, type StoreLock } from "./lock.js";
+import { removeLeftovers } from "./leftovers.js";
+import { hasJournal, recoverJournal, settleTakenOver } from "./journal.js";
+import { lockInStateDir, lockStore, storeLockState, type HeldStoreLock, type StoreLock } from "./lock.js";
 import type { Manifest } from "./manifest.js";
 import { backupsIn } from "./state-dir.js";
 import { runTransaction } from "./transaction.js";
@@ -73,18 +74,33 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
   };
   let result: T;
   try {
-    for (const key of options.alsoLock ?? []) locks.push(lockStore(options.stateDir, key));
-    locks.push(lockStore(options.stateDir, store.info.path));
+    for (const key of options.alsoLock ?? []) locks.push(lockInStateDir(options.stateDir, key));
+    const storeLock: HeldStoreLock = lockStore(options.stateDir, store.info.path);
+    locks.push(storeLock);
     writer = store.openWriter();
     const open = writer;
-    const settled = recoverJournal(options.stateDir, open);
-    if (settled) store.info.notices.push(settled);
+    // A dead recover's transaction first, whatever state dir it used (its lock named its backup), then our own.
+    const dead = storeLock.tookOver;
+    const settledDead = dead?.applying !== undefined ? settleTakenOver(dead.stateDir, dead.applying, open) : undefined;
+    if (settledDead) store.info.notices.push(settledDead);
+    const settledOwn = recoverJournal(options.stateDir, open);
+    if (settledOwn) store.info.notices.push(settledOwn);
+    const settled = settledOwn ?? settledDead;
+    removeLeftovers(options.stateDir, options.backupRoot);
     const tx: OpenTransaction = {
       writer: open,
       stateDir: options.stateDir,
       backupRoot: options.backupRoot,
       settled,
-      commit: (write) => runTransaction({ ...write, writer: open, backupRoot: options.backupRoot, stateDir: options.stateDir, now: write.now ?? Date.now() }),
+      commit: (write) =>
+        runTransaction({
+          ...write,
+          writer: open,
+          backupRoot: options.backupRoot,
+          stateDir: options.stateDir,
+          now: write.now ?? Date.now(),
+          onApplying: (dir) => storeLock.markApplying(dir),
+        }),
     };
     result = plan(tx);
   } catch (error) {
@@ -102,7 +118,8 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
  * notice on the store, which every reporter prints.
  */
 export function settleOnRead(store: WritableStore, state: string): void {
-  if (!hasJournal(state, store.info.path)) return;
+  // Ours in the journal, or a dead recover's lock beside the store (from any state dir).
+  if (!hasJournal(state, store.info.path) && storeLockState(store.info.path) !== "stale") return;
   const unwritable = whyUnwritable(store.info);
   if (unwritable) {
     store.info.notices.push(`an unfinished change of this store is in recover's journal, but ${unwritable}; it will be settled when the store can be written`);

@@ -3,7 +3,7 @@
  * read the store's current state first: a plan is only valid while the store still holds what it was made from.
  */
 import { isAbsolute, join, relative } from "node:path";
-import { RecoverError } from "../errors.js";
+import { RecoverError, storeChanged } from "../errors.js";
 import { ABSENT, keyOf, summariseChange, type ChangeSummary, type FileImage, type RecordChange, type RecordKey } from "../model/change.js";
 import type { RecordRef } from "../model/record.js";
 import type { ImageTarget, RecordCodec, StoreWriter } from "../stores/store.js";
@@ -30,7 +30,7 @@ export function repairTargets(
       for (const file of files) {
         const before = writer.read(file.key);
         if (!before.exists || writer.payload(before)?.equals(file.before) !== true) {
-          throw new RecoverError("store-changed", `${file.key.path ?? file.key.id} changed since it was read (is its agent running?); nothing was changed`);
+          throw storeChanged(`${file.key.path ?? file.key.id} changed since it was read; is its agent running?`);
         }
         targets.push({ key: file.key, before, after: writer.withPayload(file.key, before, file.after, now) });
       }
@@ -42,7 +42,7 @@ export function repairTargets(
       const stillThere =
         change.op === "insert" ? !before.exists : before.exists && writer.payload(before)?.equals(change.beforeBytes ?? Buffer.alloc(0)) === true;
       if (!stillThere) {
-        throw new RecoverError("store-changed", `${change.key.record} ${change.key.id} changed since it was read (is opencode running?); nothing was changed`);
+        throw storeChanged(`${change.key.record} ${change.key.id} changed since it was read; is opencode running?`);
       }
       const after = change.op === "delete" || !change.after ? ABSENT : writer.withPayload(change.key, before, codec.encode(change.after), now);
       targets.push({ key: change.key, before, after });

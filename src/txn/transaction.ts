@@ -10,7 +10,7 @@ import type { ImageTarget, StoreWriter } from "../stores/store.js";
 import { TOOL } from "../model/tool.js";
 import { refuseUnwritableStore } from "../stores/writable.js";
 import { discardBackupDir, fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
-import { clearJournal, journal, settle } from "./journal.js";
+import { clearJournal, journal, settle, undoOwnWrites } from "./journal.js";
 import type { Manifest } from "./manifest.js";
 
 export interface TransactionInput {
@@ -23,6 +23,8 @@ export interface TransactionInput {
   targets: ImageTarget[];
   now: number;
   restoreOf?: string;
+  /** Told the backup being applied (then undefined once settled), to record it with the store's lock. */
+  onApplying?: (backupDir: string | undefined) => void;
 }
 
 export function runTransaction(input: TransactionInput): Backup {
@@ -60,14 +62,18 @@ export function runTransaction(input: TransactionInput): Backup {
     discardBackupDir(backup.dir);
     throw ownWriteError(error, `recover's journal in ${input.stateDir}`, "set XDG_STATE_HOME to a folder on another disk", "state-unwritable");
   }
+  const applying = input.onApplying ?? (() => undefined);
   try {
+    applying(backup.dir);
     writer.apply(input.targets);
   } catch (error) {
-    // A store that changed under us is detected before anything is written; any other failure may come after
+    // A store that changed under us (checked before anything is written, and again as each file is replaced) gets
+    // back what this transaction wrote, and keeps the other writer's records; any other failure may come after
     // some files were replaced: undo whatever reached the store from the backup before reporting the error.
-    if (error instanceof RecoverError && error.code === "store-changed") setState(backup, "abandoned");
+    if (error instanceof RecoverError && error.code === "store-changed") undoOwnWrites(backup, writer);
     else settle(backup, writer);
     clearJournal(input.stateDir, writer.info.path);
+    applying(undefined);
     throw error;
   }
   try {
@@ -81,5 +87,6 @@ export function runTransaction(input: TransactionInput): Backup {
     );
   }
   clearJournal(input.stateDir, writer.info.path);
+  applying(undefined);
   return backup;
 }

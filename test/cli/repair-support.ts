@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import { buildStore, type BuiltStore } from "../support/opencode-fixtures.js";
@@ -107,14 +108,15 @@ export function partKey(store: TestStore, messageId: string, partId: string): st
 
 /**
  * Every file of the data dir with its bytes, for "nothing was written". SQLite's -shm is shared memory (any reader
- * touches it) and an empty -wal is what a reader of a WAL database may leave: neither is a write.
+ * touches it) and an empty -wal is what a reader of a WAL database may leave: neither is a write. Nor is another
+ * recover's lock (`.recover.lock`, `.opencode.db.recover.lock`): a test that plants one checks it on its own.
  */
 export function storeBytes(store: TestStore): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   const walk = (p: string) => {
     const stat = fs.statSync(p);
     if (stat.isDirectory()) for (const name of fs.readdirSync(p).sort()) walk(path.join(p, name));
-    else if (p.endsWith("-shm") || (p.endsWith("-wal") && stat.size === 0)) return;
+    else if (p.endsWith("-shm") || (p.endsWith("-wal") && stat.size === 0) || p.endsWith(".recover.lock")) return;
     else files.set(p, fs.readFileSync(p));
   };
   walk(store.dataDir);
@@ -266,16 +268,27 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** The lock file recover takes for a store: src/txn/lock.ts names it by the sha256 of the store's real path. */
-export function lockFile(state: string, storePath: string): string {
-  const key = createHash("sha256").update(fs.realpathSync(storePath)).digest("hex").slice(0, 24);
-  return path.join(state, "locks", `${key}.lock`);
+/** Where a store's own lock lives (txn/lock.ts): in a directory store, beside a file store; the state dir has none. */
+export function lockFile(_state: string, storePath: string): string {
+  const real = fs.realpathSync(storePath);
+  return fs.statSync(real).isDirectory() ? path.join(real, ".recover.lock") : path.join(path.dirname(real), `.${path.basename(real)}.recover.lock`);
 }
 
+/** A lock as another recover on this machine writes it, held by `pid`. */
 export function writeLock(state: string, storePath: string, pid: number): string {
   const file = lockFile(state, storePath);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(file, JSON.stringify({ pid, since: new Date(Date.now() - 5_000).toISOString(), store: storePath }));
+  const holder = { pid, host: os.hostname(), since: new Date(Date.now() - 5_000).toISOString(), stateDir: state, store: storePath, token: `t${pid}` };
+  const ns = pidNamespace();
+  fs.writeFileSync(file, JSON.stringify(ns === undefined ? holder : { ...holder, pidNamespace: ns }));
   return file;
+}
+
+function pidNamespace(): string | undefined {
+  try {
+    return fs.readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return undefined;
+  }
 }
 
 /** The pid of a process that has exited (its owner was killed, say). */

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fg from "fast-glob";
-import { RecoverError, fsError } from "../../errors.js";
+import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
 import { SessionInfo } from "../../model/opencode.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { StoreFixing } from "../../model/fixing.js";
@@ -48,6 +48,8 @@ export class OpencodeJsonStore implements OpencodeStore {
     try {
       return readFileSync(path);
     } catch (error) {
+      // Every file read here was just listed: gone now, another writer removed it (a race, not a missing store).
+      if (errnoCode(error) === "ENOENT") throw storeChanged(`${path} was removed while it was read`);
       throw fsError(error, path) ?? error;
     }
   }

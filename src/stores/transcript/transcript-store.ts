@@ -6,7 +6,7 @@
 import fg from "fast-glob";
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { RecoverError, fsError } from "../../errors.js";
+import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
 import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
 import type { TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
 import { assertSafeId } from "../session-id.js";
@@ -156,6 +156,8 @@ function readSessionFile(path: string): { bytes: Buffer; mtime: number } {
   try {
     return { mtime: statSync(path).mtimeMs, bytes: readFileSync(path) };
   } catch (error) {
+    // The file was found by listing the store: gone now, another writer removed it (a race, not a missing store).
+    if (errnoCode(error) === "ENOENT") throw storeChanged(`${path} was removed while it was read`);
     throw fsError(error, path) ?? error;
   }
 }
