@@ -18,6 +18,7 @@ import { opencodeFixing } from "./working.js";
 import { OpencodeJsonWriter } from "./json-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
+import { placeUntimed } from "./untimed.js";
 
 interface SessionFile {
   path: string;
@@ -150,8 +151,8 @@ export class OpencodeJsonStore implements OpencodeStore {
     for (const file of this.list(messageDir).filter((f) => f.endsWith(".json"))) {
       const messageId = file.slice(0, -".json".length);
       const path = join(messageDir, file);
-      // A message whose time cannot be read is ordered by when its file was written: the only clue left.
-      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), statSync(path).mtimeMs, keep));
+      // NaN: the file holds no time of its own; placeUntimed gives it one from its place in the session.
+      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), Number.NaN, keep));
       const partDir = join(this.storageDir, "part", messageId);
       for (const partFile of this.list(partDir).filter((f) => f.endsWith(".json"))) {
         const partPath = join(partDir, partFile);
@@ -164,6 +165,7 @@ export class OpencodeJsonStore implements OpencodeStore {
       const ref: RecordRef = { kind: "part", id: segments.at(-1)!.slice(0, -".json".length), sessionId: id, messageId: segments.at(-2)!, path };
       parts.push(partFromBytes(ref, this.read(path), keep));
     }
+    placeUntimed(messages, (m) => untimedActivity(m.ref));
     if (!sessionFile && messages.length === 0 && parts.length === 0) {
       throw new RecoverError("session-not-found", `no session ${id} in ${this.storageDir}`);
     }
