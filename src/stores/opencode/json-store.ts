@@ -7,18 +7,19 @@ import { join } from "node:path";
 import fg from "fast-glob";
 import { RecoverError, fsError } from "../../errors.js";
 import { SessionInfo } from "../../model/opencode.js";
-import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { LoadMode, MessageRecord, PartRecord, SessionHome, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { assertSafeId } from "../session-id.js";
-import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
+import type { OpencodeCodec, OpencodeStore, StoreInfo, StoreWriter } from "../store.js";
 import { jsonTreeCodec } from "./codec.js";
 import { opencodeFixing } from "./working.js";
 import { OpencodeJsonWriter } from "./json-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 import { placeUntimed } from "./untimed.js";
+import { sessionPaths } from "./recreate-session.js";
 
 interface SessionFile {
   path: string;
@@ -29,7 +30,7 @@ interface SessionFile {
 
 export class OpencodeJsonStore implements OpencodeStore {
   readonly info: StoreInfo;
-  readonly codec: RecordCodec;
+  readonly codec: OpencodeCodec;
   readonly fixing: StoreFixing;
   private sessionFiles?: Map<string, SessionFile>;
   /** message id → session id, for every message file; built once, only when orphans are looked for. */
@@ -184,7 +185,27 @@ export class OpencodeJsonStore implements OpencodeStore {
       missing: !sessionFile,
     });
     if (sessionFile?.info) records.info = sessionFile.info;
+    if (!sessionFile && records.messages.length > 0) records.home = this.home(records.messages);
     return records;
+  }
+
+  /**
+   * Where a session without its file belongs (its file goes under session/<projectID>/): the project whose worktree
+   * its messages ran in, else the project of a session in the same directory, else opencode's "global" project.
+   */
+  private home(messages: MessageRecord[]): SessionHome {
+    const { directory, worktree } = sessionPaths(messages);
+    const known = [...this.sessions().values()].flatMap((s) => (s.info ? [s.info] : [])).sort((a, b) => b.time.updated - a.time.updated);
+    const version = known[0]?.version ?? "unknown";
+    for (const file of worktree === undefined ? [] : this.list(join(this.storageDir, "project")).filter((f) => f.endsWith(".json"))) {
+      const decoded = decodeJson(this.read(join(this.storageDir, "project", file)));
+      if (!decoded.ok || decoded.value.worktree !== worktree) continue;
+      const id = typeof decoded.value.id === "string" ? decoded.value.id : file.slice(0, -".json".length);
+      return { projectID: id, worktree, version, found: `its worktree ${worktree}` };
+    }
+    const sibling = directory === undefined ? undefined : known.find((s) => s.directory === directory);
+    if (sibling) return { projectID: sibling.projectID, version, found: `another session in ${directory}` };
+    return { projectID: "global", version, found: "no project holds its directory" };
   }
 
   openWriter(): StoreWriter {
