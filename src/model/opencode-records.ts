@@ -88,6 +88,11 @@ export interface SessionRecords {
   missingSessionRecord?: true;
   /** With `missingSessionRecord`: where the store would file a recreated session record. */
   home?: SessionHome;
+  /**
+   * JSON tree: messages whose file is also filed under other sessions (message id → those session ids). Their parts
+   * live once, under part/<message id>/, so both sessions read them: no repair of one may change them.
+   */
+  sharedMessages?: Record<string, string[]>;
   sessionRef: RecordRef;
   /** Ordered by (time.created, id); parts by id within a message. */
   messages: MessageRecord[];

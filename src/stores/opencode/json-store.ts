@@ -33,8 +33,8 @@ export class OpencodeJsonStore implements OpencodeStore {
   readonly codec: OpencodeCodec;
   readonly fixing: StoreFixing;
   private sessionFiles?: Map<string, SessionFile>;
-  /** message id → session id, for every message file; built once, only when orphans are looked for. */
-  private messageIndex?: Map<string, string>;
+  /** message id → the sessions whose folder holds a file of it (two when a message file was copied); built once. */
+  private messageIndex?: Map<string, string[]>;
   private orphanPartsBySession?: Map<string, string[]>;
 
   constructor(
@@ -119,18 +119,24 @@ export class OpencodeJsonStore implements OpencodeStore {
   }
 
   /** Part folders whose message file does not exist, grouped by the sessionID their part files name. */
-  private orphanParts(): Map<string, string[]> {
-    if (this.orphanPartsBySession) return this.orphanPartsBySession;
+  private messageSessions(): Map<string, string[]> {
     if (!this.messageIndex) {
       this.messageIndex = new Map();
       for (const rel of fg.sync("message/*/*.json", { cwd: this.storageDir, onlyFiles: true })) {
         const [, sessionId, file] = rel.split("/");
-        this.messageIndex.set(file!.slice(0, -".json".length), sessionId!);
+        const messageId = file!.slice(0, -".json".length);
+        this.messageIndex.set(messageId, [...(this.messageIndex.get(messageId) ?? []), sessionId!]);
       }
     }
+    return this.messageIndex;
+  }
+
+  private orphanParts(): Map<string, string[]> {
+    if (this.orphanPartsBySession) return this.orphanPartsBySession;
+    const index = this.messageSessions();
     const bySession = new Map<string, string[]>();
     for (const messageId of this.list(join(this.storageDir, "part"))) {
-      if (this.messageIndex.has(messageId)) continue;
+      if (index.has(messageId)) continue;
       for (const file of this.list(join(this.storageDir, "part", messageId))) {
         const path = join(this.storageDir, "part", messageId, file);
         const decoded = decodeJson(this.read(path));
@@ -186,7 +192,20 @@ export class OpencodeJsonStore implements OpencodeStore {
     });
     if (sessionFile?.info) records.info = sessionFile.info;
     if (!sessionFile && records.messages.length > 0) records.home = this.home(records.messages);
+    const shared = this.sharedMessages(id, records.messages);
+    if (shared) records.sharedMessages = shared;
     return records;
+  }
+
+  /** Messages of this session whose file another session's folder holds too (a copied message file). */
+  private sharedMessages(id: string, messages: MessageRecord[]): Record<string, string[]> | undefined {
+    const index = this.messageSessions();
+    let shared: Record<string, string[]> | undefined;
+    for (const message of messages) {
+      const others = (index.get(message.ref.id) ?? []).filter((s) => s !== id);
+      if (others.length > 0) (shared ??= {})[message.ref.id] = others.sort();
+    }
+    return shared;
   }
 
   /**

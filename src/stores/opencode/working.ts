@@ -88,6 +88,14 @@ export class OpencodeRecords implements RecordFamily {
     return ref.messageId !== undefined && !ownRecordOnly ? [entryId(ref.kind, ref.id), entryId("message", ref.messageId)] : [entryId(ref.kind, ref.id)];
   }
 
+  /** Every record of a message another session files too: its parts are that session's as much as this one's. */
+  untouchable(): string[] {
+    const shared = this.loaded.sharedMessages ?? {};
+    return this.loaded.messages
+      .filter((m) => shared[m.ref.id] !== undefined)
+      .flatMap((m) => [entryId("message", m.ref.id), ...m.parts.map((p) => entryId("part", p.ref.id))]);
+  }
+
   /** Assembled exactly as a store load assembles it. */
   assemble(entries: readonly DraftEntry[]): SessionRecords {
     const messages: MessageRecord[] = [];
@@ -111,6 +119,7 @@ export class OpencodeRecords implements RecordFamily {
     });
     if (l.info) records.info = l.info;
     if (l.home && records.missingSessionRecord) records.home = l.home;
+    if (l.sharedMessages) records.sharedMessages = l.sharedMessages;
     return records;
   }
 
