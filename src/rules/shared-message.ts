@@ -20,7 +20,8 @@ export const sharedMessage: Rule = {
     for (const message of session.messages) {
       const others = shared[message.ref.id];
       if (!others) continue;
-      const named = message.original?.sessionID ?? (message.info as { sessionID?: unknown } | undefined)?.sessionID;
+      // From the parsed record only (a scan and a repair load it alike): the JSON tree keeps the ids in the file.
+      const named = (message.info as { sessionID?: unknown } | undefined)?.sessionID;
       const owner = typeof named === "string" ? `; its record names session ${named}` : "";
       reports.push(
         at(

@@ -47,15 +47,26 @@ async function scanErrors(sb: ReturnType<typeof sandbox>, store: TestStore): Pro
   return doc.sessions.flatMap((s) => s.findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.messageId}`));
 }
 
+/** opencode's message ids wrapped here (reference opencode.md §1.3): an id minted just before sorts after those minted after. */
+const WRAP = Date.parse("2026-08-14T11:19:55.136Z");
+
+/** A start that puts the wrap between the session's first prompt and its first reply. */
+function straddlingWrap(): number {
+  const [first, second] = buildStore({ seed: 4, sessions: [healthySession({ start: WRAP, turns: 3 })] }).sessions[0]!.messages;
+  return WRAP - Math.floor((first!.created + second!.created) / 2 - WRAP);
+}
+
 describe.each(FORMATS)("a rebuilt message keeps its place (%s)", (format) => {
   it.each([
-    ["after its agent field (its time survived the cut)", truncateAfterField("agent", "build")],
-    ["after its role (its time is lost)", truncateAfterField("role", "user")],
-  ])("the first prompt, torn %s, stays first, at an integer time between its neighbours", async (_what, corrupt) => {
-    const spec = healthySession({ start: T0, turns: 3 });
+    ["after its agent field (its time survived the cut)", truncateAfterField("agent", "build"), T0],
+    ["after its role (its time is lost)", truncateAfterField("role", "user"), T0],
+    ["after its role, its id minted just before the id wrap", truncateAfterField("role", "user"), straddlingWrap()],
+  ])("the first prompt, torn %s, stays first, at an integer time between its neighbours", async (_what, corrupt, start) => {
+    const spec = healthySession({ start, turns: 3 });
     spec.messages[0]!.corrupt = corrupt;
     const built = buildStore({ seed: 4, sessions: [spec] });
     const session = built.sessions[0]!;
+    if (start < WRAP) expect(session.messages[0]!.id > session.messages[1]!.id, "the first id sorts last as a string").toBe(true);
     const store = writeTestStore(built, format);
     const sb = sandbox();
     expect(await scanErrors(sb, store)).toContain(`unreadable-record ${session.messages[0]!.id}`);
