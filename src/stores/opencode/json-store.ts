@@ -200,12 +200,12 @@ export class OpencodeJsonStore implements OpencodeStore {
   /** Messages of this session whose file another session's folder holds too (a copied message file). */
   private sharedMessages(id: string, messages: MessageRecord[]): Record<string, string[]> | undefined {
     const index = this.messageSessions();
-    let shared: Record<string, string[]> | undefined;
+    const shared: Record<string, string[]> = {};
     for (const message of messages) {
       const others = (index.get(message.ref.id) ?? []).filter((s) => s !== id);
-      if (others.length > 0) (shared ??= {})[message.ref.id] = others.sort();
+      if (others.length > 0) shared[message.ref.id] = others.sort();
     }
-    return shared;
+    return Object.keys(shared).length > 0 ? shared : undefined;
   }
 
   /**
