@@ -17,7 +17,7 @@ export type StoredRecord = MessageRecord | PartRecord | TranscriptLine;
 export type Edit =
   /**
    * A new record with its id. `into`: the message a new part joins (its place follows from its id); `after`: the
-   * record it follows in file order (a transcript line).
+   * record it follows in file order (a transcript line); neither, in a store of records: the session's own record.
    */
   | { op: "insert"; id: string; value: Json; reason: string; into?: MessageRecord; after?: TranscriptLine }
   /**

@@ -52,6 +52,8 @@ export interface RecordFixContext extends CommonFixContext {
   salvagePart(part: PartRecord): Edit[];
   /** An unreadable message record: salvaged, or rebuilt around its parts from its neighbours. */
   salvageMessage(message: MessageRecord): Edit[];
+  /** The missing session record, recreated from what its messages say; none when there is nothing to recreate. */
+  recreateSession(): Edit[];
 }
 
 /** A JSONL transcript: one record per line, linked into a tree (Claude Code, openclaw). */

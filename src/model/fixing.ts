@@ -52,6 +52,8 @@ export interface RecordFamily {
   place(edit: Edit & { op: "insert" }): NewRecord;
   /** The records an edit claims in one planning pass (`ownRecordOnly`: its fix reads nothing but its record). */
   claims(edit: Edit, ownRecordOnly: boolean): string[];
+  /** Records no fix may touch, claimed before any fix (records another session reads too); a fix touching one is left out. */
+  untouchable?(): string[];
   /** The session as a load of the written records would read it. */
   assemble(entries: readonly DraftEntry[]): LoadedRecords;
   /** The store's fix context on a view of the assembled session. */

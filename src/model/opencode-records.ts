@@ -65,6 +65,20 @@ export interface SessionSummary {
   modified?: number;
 }
 
+/**
+ * What a store knows, beyond the messages, of a session whose record is missing: what a recreated record must name
+ * for opencode to list it again (opencode lists a project's sessions, found by the project id).
+ */
+export interface SessionHome {
+  projectID: string;
+  /** The project's worktree, when the store holds that project. */
+  worktree?: string;
+  /** The opencode version a session record names: that of the store's newest session. */
+  version: string;
+  /** How the project was found, one phrase for the repair's reason. */
+  found: string;
+}
+
 export interface SessionRecords {
   summary: SessionSummary;
   info?: SessionInfo;
@@ -72,6 +86,13 @@ export interface SessionRecords {
   problem?: RecordProblem;
   /** Messages or parts name this session, but it has no session record (row or file). */
   missingSessionRecord?: true;
+  /** With `missingSessionRecord`: where the store would file a recreated session record. */
+  home?: SessionHome;
+  /**
+   * JSON tree: messages whose file is also filed under other sessions (message id → those session ids). Their parts
+   * live once, under part/<message id>/, so both sessions read them: no repair of one may change them.
+   */
+  sharedMessages?: Record<string, string[]>;
   sessionRef: RecordRef;
   /** Ordered by (time.created, id); parts by id within a message. */
   messages: MessageRecord[];

@@ -68,7 +68,7 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
     if (pass === 0) skipped = liveSkip(view);
     const all = checkSession(view, options.rules, options);
     const findings = options.filter ? all.filter(options.filter) : all;
-    const claimed = new Set<string>();
+    const claimed = new Set<string>(family.untouchable?.() ?? []);
     let context: FixContext | undefined;
     let applied = 0;
     for (const finding of findings) {

@@ -10,6 +10,7 @@ import { providerRejects } from "./provider-rejects.js";
 import { oversizedToolOutput } from "./oversized-tool-output.js";
 import type { Rule } from "./rule.js";
 import { schemaViolation } from "./schema-violation.js";
+import { sharedMessage } from "./shared-message.js";
 import { thinkingBlockOrder } from "./thinking-block-order.js";
 import { thinkingOnlyMessage } from "./thinking-only-message.js";
 import { toolCallInterrupted } from "./tool-call-interrupted.js";
@@ -26,6 +27,7 @@ export const RULES: readonly Rule[] = [
   unreadableRecord,
   schemaViolation,
   orphanPart,
+  sharedMessage,
   // Transcripts: the shape of the history first (what the rest is judged on).
   brokenParentChain,
   foreignSummary,

@@ -15,11 +15,14 @@ export const orphanPart: Rule = {
     }
     return reports;
   },
+  /**
+   * A part without its message is moved into the backup (opencode never reads it). A message without its session
+   * is a conversation opencode merely cannot list: its session record is recreated, and nothing is deleted.
+   */
   fix(finding, context) {
     if (context.kind !== "records") return [];
     const part = context.part(finding.partId);
     if (part) return context.delete(part, "moved the orphaned part into the backup");
-    const message = context.message(finding.messageId);
-    return message ? context.deleteMessage(message, "moved the message of a session that no longer exists into the backup") : [];
+    return context.message(finding.messageId) ? context.recreateSession() : [];
   },
 };

@@ -63,8 +63,15 @@ export interface SessionStore {
   close(): void;
 }
 
+/** opencode's codecs also store a session record (one recreated from its messages: opencode/recreate-session.ts). */
+export interface OpencodeCodec extends RecordCodec {
+  /** The session record as this format stores it (SQLite: every field, its writer maps them to columns), and its file. */
+  session(session: Record<string, unknown>): { value: Record<string, unknown>; path?: string };
+}
+
 /** A store of opencode's records (SQLite or the JSON tree): its sessions load as Session → Message → Part. */
 export interface OpencodeStore extends SessionStore {
+  readonly codec: OpencodeCodec;
   loadSession(id: string, mode: LoadMode): SessionRecords;
 }
 

@@ -881,17 +881,18 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     expectSettledAndRestorable(fx, { rules: ["orphan-part"], original, backup });
   });
 
-  it("orphan-part: messages of a session whose record is gone are deleted with every part they hold", () => {
+  // Issue 14.5: a warning never wipes a conversation. The messages are kept; the session record is recreated.
+  it("orphan-part: a session whose record is gone gets it back, and none of its messages or parts is deleted", () => {
     const built = storeOf(sessionOf((w) => [w.user("Thanks, that's all."), w.assistant([w.stepStart(), w.text("You're welcome."), w.stepFinish("stop")])]));
     const session = built.sessions[0]!;
     const fx = setup(format, built, { tamper: dropSessionRecord(session) });
-    const everything = session.messages.flatMap((m) => [`message ${m.id}`, ...m.parts.map((x) => `part ${x.id}`)]);
     expect(rescan(fx).map((f) => `${f.rule} ${f.messageId}`)).toEqual(session.messages.map((m) => `orphan-part ${m.id}`));
     const original = snapshot(fx);
     const { plan: p, backup } = repair(fx);
-    expect(ops(p.changes)).toEqual(everything.map((k) => `delete ${k}`).sort());
-    // No session record to touch: exactly the session's records leave the store.
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: everything.map((k) => k.replace(" ", ":")).sort(), changed: [] });
+    expect(ops(p.changes)).toEqual([`insert session ${session.id}`]);
+    expect(diff(original, snapshot(fx))).toEqual({ added: [`session:${session.id}`], removed: [], changed: [] });
+    expect(load(fx).missingSessionRecord).toBeUndefined();
+    expect(rescan(fx)).toEqual([]);
     expect(readBackupState(fx, backup.manifest.id)).toBe("done");
     expectRestoresExactly(fx, backup, original);
     expect(rescan(fx).map((f) => `${f.rule} ${f.messageId}`)).toEqual(session.messages.map((m) => `orphan-part ${m.id}`));

@@ -4,16 +4,22 @@
  * ids first. Untouched records are never re-encoded; only what a fix changes goes through here.
  */
 import { join } from "node:path";
-import type { RecordCodec } from "../store.js";
+import type { OpencodeCodec } from "../store.js";
+import { jsonTreeSession } from "./recreate-session.js";
 
-export const sqliteCodec: RecordCodec = {
+export const sqliteCodec: OpencodeCodec = {
   encode: (stored) => Buffer.from(JSON.stringify(stored)),
   stored: (_ids, data) => withoutIds(data),
   partPath: () => undefined,
+  session: (session) => ({ value: session }),
 };
 
-export function jsonTreeCodec(storageDir: string): RecordCodec {
+export function jsonTreeCodec(storageDir: string): OpencodeCodec {
   return {
+    session: (session) => ({
+      value: jsonTreeSession(session),
+      path: join(storageDir, "session", String(session.projectID), `${String(session.id)}.json`),
+    }),
     encode: (stored) => Buffer.from(JSON.stringify(stored, null, 2)),
     stored: (ids, data) => ({
       id: ids.id,

@@ -7,10 +7,11 @@ import type { RecordFixContext } from "../../model/fix-context.js";
 import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
-import type { RecordCodec } from "../store.js";
+import type { OpencodeCodec } from "../store.js";
 import { freshCallId } from "./call-id.js";
 import { idAfter } from "./ids.js";
 import { INTERRUPTED_PLACEHOLDER } from "./placeholders.js";
+import { recreatedSession } from "./recreate-session.js";
 import { cleanCorruptedRecord, salvageMessage, salvagePart } from "./salvage.js";
 
 type StoredRecord = MessageRecord | PartRecord;
@@ -27,7 +28,7 @@ export class OpencodeFixContext implements RecordFixContext {
     readonly session: SessionRecords,
     readonly view: SessionView,
     readonly now: number,
-    private readonly codec: RecordCodec,
+    private readonly codec: OpencodeCodec,
     readonly options: RuleOptions,
   ) {
     for (const message of session.messages) {
@@ -127,6 +128,16 @@ export class OpencodeFixContext implements RecordFixContext {
 
   salvageMessage(message: MessageRecord): Edit[] {
     return salvageMessage(message, this);
+  }
+
+  /** An insert with no message to go into: the session's own record (working.ts places it). */
+  recreateSession(): Edit[] {
+    const session = recreatedSession(this.session);
+    const home = this.session.home;
+    if (!session || !home) return [];
+    const { value } = this.codec.session(session);
+    const reason = `recreated the missing session record from its ${this.session.messages.length} messages (project ${home.projectID}: ${home.found}), so opencode lists it again`;
+    return [{ op: "insert", id: this.session.summary.id, value, reason }];
   }
 
   freshCallId(old: string | undefined): string {

@@ -7,17 +7,19 @@ import { join } from "node:path";
 import fg from "fast-glob";
 import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
 import { SessionInfo } from "../../model/opencode.js";
-import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { LoadMode, MessageRecord, PartRecord, SessionHome, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
 import { assertSafeId } from "../session-id.js";
-import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
+import type { OpencodeCodec, OpencodeStore, StoreInfo, StoreWriter } from "../store.js";
 import { jsonTreeCodec } from "./codec.js";
 import { opencodeFixing } from "./working.js";
 import { OpencodeJsonWriter } from "./json-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
+import { placeUntimed } from "./untimed.js";
+import { sessionPaths } from "./recreate-session.js";
 
 interface SessionFile {
   path: string;
@@ -28,11 +30,11 @@ interface SessionFile {
 
 export class OpencodeJsonStore implements OpencodeStore {
   readonly info: StoreInfo;
-  readonly codec: RecordCodec;
+  readonly codec: OpencodeCodec;
   readonly fixing: StoreFixing;
   private sessionFiles?: Map<string, SessionFile>;
-  /** message id → session id, for every message file; built once, only when orphans are looked for. */
-  private messageIndex?: Map<string, string>;
+  /** message id → the sessions whose folder holds a file of it (two when a message file was copied); built once. */
+  private messageIndex?: Map<string, string[]>;
   private orphanPartsBySession?: Map<string, string[]>;
 
   constructor(
@@ -119,18 +121,24 @@ export class OpencodeJsonStore implements OpencodeStore {
   }
 
   /** Part folders whose message file does not exist, grouped by the sessionID their part files name. */
-  private orphanParts(): Map<string, string[]> {
-    if (this.orphanPartsBySession) return this.orphanPartsBySession;
+  private messageSessions(): Map<string, string[]> {
     if (!this.messageIndex) {
       this.messageIndex = new Map();
       for (const rel of fg.sync("message/*/*.json", { cwd: this.storageDir, onlyFiles: true })) {
         const [, sessionId, file] = rel.split("/");
-        this.messageIndex.set(file!.slice(0, -".json".length), sessionId!);
+        const messageId = file!.slice(0, -".json".length);
+        this.messageIndex.set(messageId, [...(this.messageIndex.get(messageId) ?? []), sessionId!]);
       }
     }
+    return this.messageIndex;
+  }
+
+  private orphanParts(): Map<string, string[]> {
+    if (this.orphanPartsBySession) return this.orphanPartsBySession;
+    const index = this.messageSessions();
     const bySession = new Map<string, string[]>();
     for (const messageId of this.list(join(this.storageDir, "part"))) {
-      if (this.messageIndex.has(messageId)) continue;
+      if (index.has(messageId)) continue;
       for (const file of this.list(join(this.storageDir, "part", messageId))) {
         const path = join(this.storageDir, "part", messageId, file);
         const decoded = decodeJson(this.read(path));
@@ -152,8 +160,8 @@ export class OpencodeJsonStore implements OpencodeStore {
     for (const file of this.list(messageDir).filter((f) => f.endsWith(".json"))) {
       const messageId = file.slice(0, -".json".length);
       const path = join(messageDir, file);
-      // A message whose time cannot be read is ordered by when its file was written: the only clue left.
-      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), statSync(path).mtimeMs, keep));
+      // NaN: the file holds no time of its own; placeUntimed gives it one from its place in the session.
+      messages.push(messageFromBytes({ kind: "message", id: messageId, sessionId: id, path }, this.read(path), Number.NaN, keep));
       const partDir = join(this.storageDir, "part", messageId);
       for (const partFile of this.list(partDir).filter((f) => f.endsWith(".json"))) {
         const partPath = join(partDir, partFile);
@@ -166,6 +174,7 @@ export class OpencodeJsonStore implements OpencodeStore {
       const ref: RecordRef = { kind: "part", id: segments.at(-1)!.slice(0, -".json".length), sessionId: id, messageId: segments.at(-2)!, path };
       parts.push(partFromBytes(ref, this.read(path), keep));
     }
+    placeUntimed(messages, (m) => untimedActivity(m.ref));
     if (!sessionFile && messages.length === 0 && parts.length === 0) {
       throw new RecoverError("session-not-found", `no session ${id} in ${this.storageDir}`);
     }
@@ -184,7 +193,40 @@ export class OpencodeJsonStore implements OpencodeStore {
       missing: !sessionFile,
     });
     if (sessionFile?.info) records.info = sessionFile.info;
+    if (!sessionFile && records.messages.length > 0) records.home = this.home(records.messages);
+    const shared = this.sharedMessages(id, records.messages);
+    if (shared) records.sharedMessages = shared;
     return records;
+  }
+
+  /** Messages of this session whose file another session's folder holds too (a copied message file). */
+  private sharedMessages(id: string, messages: MessageRecord[]): Record<string, string[]> | undefined {
+    const index = this.messageSessions();
+    const shared: Record<string, string[]> = {};
+    for (const message of messages) {
+      const others = (index.get(message.ref.id) ?? []).filter((s) => s !== id);
+      if (others.length > 0) shared[message.ref.id] = others.sort();
+    }
+    return Object.keys(shared).length > 0 ? shared : undefined;
+  }
+
+  /**
+   * Where a session without its file belongs (its file goes under session/<projectID>/): the project whose worktree
+   * its messages ran in, else the project of a session in the same directory, else opencode's "global" project.
+   */
+  private home(messages: MessageRecord[]): SessionHome {
+    const { directory, worktree } = sessionPaths(messages);
+    const known = [...this.sessions().values()].flatMap((s) => (s.info ? [s.info] : [])).sort((a, b) => b.time.updated - a.time.updated);
+    const version = known[0]?.version ?? "unknown";
+    for (const file of worktree === undefined ? [] : this.list(join(this.storageDir, "project")).filter((f) => f.endsWith(".json"))) {
+      const decoded = decodeJson(this.read(join(this.storageDir, "project", file)));
+      if (!decoded.ok || decoded.value.worktree !== worktree) continue;
+      const id = typeof decoded.value.id === "string" ? decoded.value.id : file.slice(0, -".json".length);
+      return { projectID: id, worktree, version, found: `its worktree ${worktree}` };
+    }
+    const sibling = directory === undefined ? undefined : known.find((s) => s.directory === directory);
+    if (sibling) return { projectID: sibling.projectID, version, found: `another session in ${directory}` };
+    return { projectID: "global", version, found: "no project holds its directory" };
   }
 
   openWriter(): StoreWriter {

@@ -96,7 +96,9 @@ function rebuiltMessage(message: MessageRecord, found: Json, context: RecordFixC
       : message.parts.some((p) => ["tool", "reasoning", "step-start", "step-finish"].includes(String(p.part?.type)))
         ? "assistant"
         : "user";
-  const created = message.created;
+  // The time the torn write kept is the record's own; otherwise the store placed it (stores/opencode/untimed.ts).
+  const kept = isObject(found.time) ? found.time.created : undefined;
+  const created = Number.isSafeInteger(kept) ? (kept as number) : Math.round(message.created);
   const model =
     user?.role === "user"
       ? user.model

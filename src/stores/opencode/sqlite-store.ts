@@ -6,10 +6,10 @@
  */
 import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
-import type { LoadMode, MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
+import type { LoadMode, MessageRecord, PartRecord, SessionHome, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordRef } from "../../model/record.js";
-import type { OpencodeStore, RecordCodec, StoreInfo, StoreWriter } from "../store.js";
+import type { OpencodeCodec, OpencodeStore, StoreInfo, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
 import { opencodeFixing } from "./working.js";
 import { corrupt, sqliteError } from "./sqlite-errors.js";
@@ -17,6 +17,7 @@ import { openForReading, type ReadConnection } from "./sqlite-open.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
+import { sessionPaths } from "./recreate-session.js";
 
 interface SessionRow {
   id: string;
@@ -44,10 +45,11 @@ const REQUIRED_TABLES = ["session", "message", "part"];
 
 export class OpencodeSqliteStore implements OpencodeStore {
   readonly info: StoreInfo;
-  readonly codec: RecordCodec = sqliteCodec;
+  readonly codec: OpencodeCodec = sqliteCodec;
   readonly fixing: StoreFixing = opencodeFixing(sqliteCodec);
   private readonly db: Database.Database;
   private readonly connection: ReadConnection;
+  private hasProjects = false;
   private readonly statements: Record<"session" | "messages" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes", Database.Statement>;
 
   constructor(dbPath: string, notices: string[] = []) {
@@ -75,6 +77,7 @@ export class OpencodeSqliteStore implements OpencodeStore {
 
   private checkSchema(): void {
     const tables = new Set(this.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
+    this.hasProjects = tables.has("project");
     const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
     if (tables.has("session_v2")) {
       if (missing.length > 0) {
@@ -170,7 +173,29 @@ export class OpencodeSqliteStore implements OpencodeStore {
     // keeps them as they were, unlike a file's mtime. A row with no readable data has its columns and nothing else.
     lastActivity = recordedActivity(lastActivity, messages, parts, () => 0);
     const summary = row ? toSummary(row) : straySummary(id, messages);
-    return assembleSession(summary, sessionRef, messages, parts, lastActivity, { missing: !row });
+    const records = assembleSession(summary, sessionRef, messages, parts, lastActivity, { missing: !row });
+    if (!row && records.messages.length > 0) records.home = this.home(records.messages);
+    return records;
+  }
+
+  /**
+   * Where a session without its row belongs: the project whose worktree its messages ran in, else the project of a
+   * session in the same directory, else opencode's "global" project; the version of the newest session.
+   */
+  private home(messages: MessageRecord[]): SessionHome {
+    const { directory, worktree } = sessionPaths(messages);
+    const version = (this.db.prepare("SELECT version FROM session ORDER BY time_updated DESC LIMIT 1").pluck().get() as string | undefined) ?? "unknown";
+    const project =
+      worktree === undefined || !this.hasProjects
+        ? undefined
+        : (this.db.prepare("SELECT id, worktree FROM project WHERE worktree = ?").get(worktree) as { id: string; worktree: string } | undefined);
+    if (project) return { projectID: project.id, worktree: project.worktree, version, found: `its worktree ${project.worktree}` };
+    const sibling =
+      directory === undefined
+        ? undefined
+        : (this.db.prepare("SELECT project_id FROM session WHERE directory = ? LIMIT 1").pluck().get(directory) as string | undefined);
+    if (sibling !== undefined) return { projectID: sibling, version, found: `another session in ${directory}` };
+    return { projectID: "global", version, found: "no project holds its directory" };
   }
 
   /**

@@ -128,6 +128,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
       );
       return { exists: true, bytes: encodeRow(row) };
     }
+    if (key.record === "session") return this.newSessionRow(bytes);
     if (key.record !== "part" || key.messageId === undefined) throw new Error(`cannot create a ${key.record} row`);
     const known: Record<string, Cell> = {
       id: text(key.id),
@@ -139,6 +140,48 @@ export class OpencodeSqliteWriter implements StoreWriter {
     };
     const table = TABLE.part;
     return { exists: true, bytes: encodeRow({ table, columns: this.tableColumns(table).map((name) => [name, known[name] ?? { t: "null" }]) }) };
+  }
+
+  /**
+   * A recreated session row from its Session.Info (stores/opencode/recreate-session.ts), mapped to columns as
+   * opencode maps them. A column it does not name is NULL, or its declared default when it has one (a newer
+   * opencode's NOT NULL rollups), so the row is one this database accepts.
+   */
+  private newSessionRow(bytes: Buffer): StoredImage {
+    const info = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+    const time = (info.time ?? {}) as Record<string, unknown>;
+    const tokens = (info.tokens ?? {}) as Record<string, unknown>;
+    const cache = (tokens.cache ?? {}) as Record<string, unknown>;
+    const known: Record<string, unknown> = {
+      id: info.id,
+      project_id: info.projectID,
+      parent_id: info.parentID,
+      slug: info.slug,
+      directory: info.directory,
+      path: info.path,
+      title: info.title,
+      version: info.version,
+      cost: info.cost,
+      tokens_input: tokens.input,
+      tokens_output: tokens.output,
+      tokens_reasoning: tokens.reasoning,
+      tokens_cache_read: cache.read,
+      tokens_cache_write: cache.write,
+      agent: info.agent,
+      model: info.model === undefined ? undefined : JSON.stringify(info.model),
+      time_created: time.created,
+      time_updated: time.updated,
+    };
+    const table = TABLE.session;
+    const columns = this.guard(
+      () => this.db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string; type: string; dflt_value: string | null }[],
+    );
+    const row: [string, Cell][] = columns.map(({ name, type, dflt_value }) => {
+      const value = known[name] ?? (dflt_value !== null && /^-?\d+(\.\d+)?$/.test(dflt_value) ? Number(dflt_value) : undefined);
+      // Stored as SQLite will hold it (a REAL column keeps 0 as 0.0), so the image is what a read gives back.
+      return [name, typeof value === "number" && /REAL|FLOA|DOUB/i.test(type) ? { t: "real", v: value } : valueCell(value)];
+    });
+    return { exists: true, bytes: encodeRow({ table, columns: row }) };
   }
 
   touched(_key: RecordKey, before: StoredImage, now: number): StoredImage | undefined {
@@ -217,6 +260,12 @@ function parsedOr(text: string): unknown {
 }
 
 const integer = (n: number): Cell => ({ t: "integer", v: String(Math.trunc(n)) });
+
+function valueCell(value: unknown): Cell {
+  if (typeof value === "string") return text(value);
+  if (typeof value === "number") return Number.isInteger(value) ? integer(value) : { t: "real", v: value };
+  return { t: "null" };
+}
 const text = (s: string): Cell => ({ t: "text", v: Buffer.from(s).toString("base64") });
 
 function encodeRow(row: RowImage): Buffer {

@@ -7,13 +7,13 @@ import { RecoverError } from "../../errors.js";
 import { keyOf, type RecordChange } from "../../model/change.js";
 import type { Edit, Json, StoredRecord } from "../../model/edit.js";
 import type { DraftEntry, LoadedRecords, NewRecord, RecordFamily, StoreFixing } from "../../model/fixing.js";
-import { MessageInfo, validatePart } from "../../model/opencode.js";
+import { MessageInfo, SessionInfo, validatePart } from "../../model/opencode.js";
 import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
 import { isTranscript } from "../../model/transcript.js";
-import type { RecordCodec } from "../store.js";
+import type { OpencodeCodec } from "../store.js";
 import { OpencodeFixContext } from "./fixing.js";
 import { unwrappedIdTime } from "./ids.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
@@ -38,7 +38,7 @@ function inserting(edit: Edit & { op: "insert" }): MessageRecord {
 }
 
 /** How an opencode store (SQLite or the JSON tree, told apart by its codec) fixes its sessions. */
-export function opencodeFixing(codec: RecordCodec): StoreFixing {
+export function opencodeFixing(codec: OpencodeCodec): StoreFixing {
   return {
     family(loaded: LoadedRecords) {
       if (isTranscript(loaded)) throw new RecoverError("internal", "an opencode store was handed a transcript to fix");
@@ -50,7 +50,7 @@ export function opencodeFixing(codec: RecordCodec): StoreFixing {
 export class OpencodeRecords implements RecordFamily {
   constructor(
     private readonly loaded: SessionRecords,
-    private readonly codec: RecordCodec,
+    private readonly codec: OpencodeCodec,
   ) {}
 
   /** Each message followed by its parts, then the orphaned parts; new parts go last (assembly sorts them in). */
@@ -63,6 +63,7 @@ export class OpencodeRecords implements RecordFamily {
   }
 
   place(edit: Edit & { op: "insert" }): NewRecord {
+    if (!edit.into) return this.placeSession(edit);
     const messageId = inserting(edit).ref.id;
     const ref: RecordRef = { kind: "part", id: edit.id, sessionId: this.loaded.summary.id, messageId };
     const path = this.codec.partPath(messageId, edit.id);
@@ -70,29 +71,55 @@ export class OpencodeRecords implements RecordFamily {
     return { id: entryId("part", edit.id), value: this.codec.stored({ id: edit.id, sessionId: ref.sessionId, messageId }, edit.value), ref, key: keyOf(ref) };
   }
 
+  /** A recreated session record (fixing.ts recreateSession): only for a session that has none. */
+  private placeSession(edit: Edit & { op: "insert" }): NewRecord {
+    const id = this.loaded.summary.id;
+    if (edit.id !== id || !this.loaded.missingSessionRecord) throw new Error(`an opencode insert of ${edit.id} names no message to go into`);
+    const { value, path } = this.codec.session(edit.value);
+    const ref: RecordRef = { kind: "session", id, sessionId: id, ...(path !== undefined ? { path } : {}) };
+    return { id: entryId("session", id), value, ref, key: keyOf(ref) };
+  }
+
   /** Its own record, and (unless its fix reads nothing else) its message. */
   claims(edit: Edit, ownRecordOnly: boolean): string[] {
+    if (edit.op === "insert" && !edit.into) return [entryId("session", edit.id)];
     if (edit.op === "insert") return [entryId("part", edit.id), entryId("message", inserting(edit).ref.id)];
     const ref = edit.target.ref;
     return ref.messageId !== undefined && !ownRecordOnly ? [entryId(ref.kind, ref.id), entryId("message", ref.messageId)] : [entryId(ref.kind, ref.id)];
+  }
+
+  /** Every record of a message another session files too: its parts are that session's as much as this one's. */
+  untouchable(): string[] {
+    const shared = this.loaded.sharedMessages ?? {};
+    return this.loaded.messages
+      .filter((m) => shared[m.ref.id] !== undefined)
+      .flatMap((m) => [entryId("message", m.ref.id), ...m.parts.map((p) => entryId("part", p.ref.id))]);
   }
 
   /** Assembled exactly as a store load assembles it. */
   assemble(entries: readonly DraftEntry[]): SessionRecords {
     const messages: MessageRecord[] = [];
     const parts: PartRecord[] = [];
+    let recreated: Json | undefined;
     for (const entry of entries) {
       if (entry.values === null) continue;
+      if (entry.added?.ref.kind === "session") {
+        recreated = entry.values?.[0];
+        continue;
+      }
       const record = entry.values === undefined ? own(entry.original!) : this.rebuild(entry, entry.values[0]!);
       if (record.ref.kind === "message") messages.push({ ...(record as MessageRecord), parts: [] });
       else parts.push(record as PartRecord);
     }
     const l = this.loaded;
-    const records = assembleSession(l.summary, l.sessionRef, messages, parts, l.lastActivity, {
+    const summary = recreated ? { ...l.summary, title: String(recreated.title), directory: String(recreated.directory) } : l.summary;
+    const records = assembleSession(summary, l.sessionRef, messages, parts, l.lastActivity, {
       ...(l.problem ? { problem: l.problem } : {}),
-      ...(l.missingSessionRecord ? { missing: true } : {}),
+      ...(l.missingSessionRecord && !recreated ? { missing: true } : {}),
     });
     if (l.info) records.info = l.info;
+    if (l.home && records.missingSessionRecord) records.home = l.home;
+    if (l.sharedMessages) records.sharedMessages = l.sharedMessages;
     return records;
   }
 
@@ -126,6 +153,7 @@ export class OpencodeRecords implements RecordFamily {
     const position = (change: RecordChange): [number, number, string] => {
       const key = change.key;
       const index = messageIndex.get(key.record === "message" ? key.id : (key.messageId ?? "")) ?? Number.MAX_SAFE_INTEGER;
+      if (key.record === "session") return [-1, 0, key.id];
       if (key.record === "message") return [index, -Infinity, key.id];
       const created = this.loaded.messages[index]?.created ?? 0;
       return [index, unwrappedIdTime(key.id, created) ?? 0, key.id];
@@ -152,7 +180,9 @@ function describeBefore(original: OpencodeRecord): Pick<RecordChange, "before" |
 function assertValid(changes: readonly RecordChange[]): void {
   for (const change of changes) {
     if (!change.after) continue;
-    const result = change.key.record === "message" ? MessageInfo.safeParse(change.after) : validatePart(change.after);
+    const record = change.key.record;
+    const result =
+      record === "session" ? SessionInfo.safeParse(change.after) : record === "message" ? MessageInfo.safeParse(change.after) : validatePart(change.after);
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new RecoverError(
