@@ -285,8 +285,11 @@ function removeOldTemps(file: string): void {
     const ours = (name.startsWith(prefix) && /\.(tmp|stale)-\d+-/.test(name)) || name.startsWith(`.${basename(file)}${TEMP_MARKER}`);
     if (!ours) continue;
     const path = join(dirname(file), name);
+    // Each temp names its writer's pid: one that is gone here left it (killed mid-write), whatever its age; a pid
+    // alive here may be another host's writer (a shared folder), so its temp goes only once it is old.
+    const writer = Number(/(?:\.tmp-|\.stale-|recover-tmp-)(\d+)-/.exec(name)?.[1]);
     try {
-      if (Date.now() - statSync(path).mtimeMs > TEMP_STALE_MS) rmSync(path, { force: true });
+      if ((Number.isInteger(writer) && writer !== process.pid && !alive(writer)) || Date.now() - statSync(path).mtimeMs > TEMP_STALE_MS) rmSync(path, { force: true });
     } catch {
       /* gone already */
     }
