@@ -219,21 +219,21 @@ export function damageJsonStore(storage: string, seed: number): Damaged {
       return { damage, where: `${name} cut to ${keep} characters` };
     }
     case "duplicate": {
-      const value = parse(text)!;
-      const id = otherId(value.id as string, (c) => fs.existsSync(path.join(path.dirname(file), `${c}.json`)));
+      const value = parse(text);
+      const id = otherId(path.basename(file, ".json"), (c) => fs.existsSync(path.join(path.dirname(file), `${c}.json`)));
       const copy = path.join(path.dirname(file), `${id}.json`);
-      fs.writeFileSync(copy, JSON.stringify({ ...value, id }, null, 2));
+      fs.writeFileSync(copy, value ? JSON.stringify({ ...value, id }, null, 2) : text);
       fs.utimesSync(copy, stat.atime, stat.mtime);
       return { damage, where: `${name} duplicated as ${id}` };
     }
     case "swap": {
       const other = dice.pick(parts);
       const otherText = fs.readFileSync(other, "utf8");
-      const a = parse(text)!;
-      const b = parse(otherText)!;
-      // The contents trade places; each file keeps the ids its path names.
-      fs.writeFileSync(file, JSON.stringify({ ...b, id: a.id, messageID: a.messageID, sessionID: a.sessionID }, null, 2));
-      fs.writeFileSync(other, JSON.stringify({ ...a, id: b.id, messageID: b.messageID, sessionID: b.sessionID }, null, 2));
+      const a = parse(text);
+      const b = parse(otherText);
+      // The contents trade places; each file keeps the ids its path names (a torn file trades its bytes as they are).
+      fs.writeFileSync(file, a && b ? JSON.stringify({ ...b, id: a.id, messageID: a.messageID, sessionID: a.sessionID }, null, 2) : otherText);
+      fs.writeFileSync(other, a && b ? JSON.stringify({ ...a, id: b.id, messageID: b.messageID, sessionID: b.sessionID }, null, 2) : text);
       keepTime(file);
       keepTime(other);
       return { damage, where: `${name} and ${path.relative(storage, other)} swapped` };
