@@ -17,7 +17,8 @@ export interface Recheck {
   options: Omit<RuleOptions, "now">;
 }
 
-const sameFinding = (a: Finding, b: Finding) => a.rule === b.rule && a.messageId === b.messageId && a.partId === b.partId;
+/** The same finding: by its record, or by its words (a line without an id is named by its place, which a write moves). */
+const sameFinding = (a: Finding, b: Finding) => a.rule === b.rule && ((a.messageId === b.messageId && a.partId === b.partId) || a.message === b.message);
 
 /**
  * Per written session, the errors a scan of it finds now that `listed` (what the plan said it left) does not name.
