@@ -16,9 +16,10 @@ import { refuseLiveWriter } from "../txn/store-transaction.js";
 import { repairTargets } from "../txn/targets.js";
 import type { GlobalOptions, Io } from "./io.js";
 import { confirmChange, withWriter } from "./mutation.js";
+import { errorsLeftAfterWrite, type Recheck } from "./recheck.js";
 import { humanChangeReporter } from "./reporters/change-human.js";
 import { jsonChangeReporter } from "./reporters/change-json.js";
-import type { ChangeReport, ReportedSession } from "./reporters/change-report.js";
+import { errorsLeft, type ChangeReport, type ReportedSession } from "./reporters/change-report.js";
 
 /** A session written this recently may have its agent still writing it: don't race it without --force. */
 const RECENT_WRITE_MS = 60_000;
@@ -63,7 +64,13 @@ export async function reportAndWrite(
   io: Io,
   options: WriteOptions,
   planned: readonly PlannedSession[],
-  how: { command: "repair" | "trim"; showAll: boolean; extra?: (report: ChangeReport) => void },
+  how: {
+    command: "repair" | "trim";
+    showAll: boolean;
+    extra?: (report: ChangeReport) => void;
+    /** Scan the written sessions again: an error still there is left, and the run exits 1. */
+    recheck?: Recheck;
+  },
 ): Promise<number> {
   const now = Date.now();
   const report: ChangeReport = {
@@ -88,12 +95,12 @@ export async function reportAndWrite(
   how.extra?.(report);
   const toWrite = planned.filter(({ plan }) => plan.changes.length > 0);
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
-  const leftErrors = planned.some(({ plan }) => plan.remaining.some((f) => f.severity === "error"));
+  const leftErrors = () => errorsLeft(report) > 0;
   if (toWrite.length === 0 || options.dryRun) {
     reporter.plan(report);
     reporter.done(report);
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
-    return leftErrors ? ExitCode.findings : ExitCode.ok;
+    return leftErrors() ? ExitCode.findings : ExitCode.ok;
   }
   return withWriter(store, options, io, async (tx) => {
     const { writer, stateDir: state } = tx;
@@ -130,10 +137,22 @@ export async function reportAndWrite(
       store.info.path,
       toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })),
     );
+    if (how.recheck) {
+      const written = report.sessions.filter((s) => toWrite.some(({ plan }) => plan.summary.id === s.id));
+      const left = errorsLeftAfterWrite(
+        store,
+        written.map((s) => ({ id: s.id, listed: s.unfixed })),
+        how.recheck,
+      );
+      for (const session of written) {
+        const found = left.get(session.id);
+        if (found) session.left = found;
+      }
+    }
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, io);
     if (options.resume) report.resume = toWrite.flatMap(({ plan }) => resumeCommand(store.info.format, plan.summary.id) ?? []);
     reporter.done(report);
-    return leftErrors ? ExitCode.findings : ExitCode.ok;
+    return leftErrors() ? ExitCode.findings : ExitCode.ok;
   });
 }

@@ -68,6 +68,11 @@ export interface LineFixContext extends CommonFixContext {
   update(target: TranscriptLine, reason: string, mutate: (value: Json) => void): Edit[];
   /** Point a line at another parent (null: it becomes a root). */
   relink(target: TranscriptLine, parent: string | null, reason: string): Edit[];
+  /**
+   * Point a line at the line `parent` (null: it becomes a root). When an earlier line holds the same id, that id names
+   * the earlier line, so `parent` first gets a fresh id of its own (no link can reach it by the shared one).
+   */
+  relinkOnto(target: TranscriptLine, parent: TranscriptLine | null, reason: string): Edit[];
   /** Delete a line; its children and the summaries naming it move to its parent, so no link dangles. */
   deleteLine(target: TranscriptLine, reason: string): Edit[];
   /** Delete lines together (a whole turn), keeping the tree whole. */

@@ -29,6 +29,11 @@ export interface PlanOptions extends RuleOptions {
   rules: readonly Rule[];
   /** Only findings this accepts are fixed or reported (an error's fixes are scoped to the messages it names). */
   filter?: (finding: Finding) => boolean;
+  /**
+   * The rules a scan runs: once nothing more can be fixed, their errors are reported as left too, so a plan never
+   * calls a session done that a scan would still fail (provider-rejects has no fix, so `rules` alone never sees it).
+   */
+  judgeWith?: readonly Rule[];
 }
 
 export interface SessionPlan {
@@ -92,7 +97,7 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
         changes,
         ...(files ? { files } : {}),
         fixed,
-        remaining: findings,
+        remaining: options.judgeWith ? judged(view, options, byId) : findings,
         after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) },
         ...(skipped ? { skipped } : {}),
       };
@@ -102,6 +107,17 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
     "fix-failed",
     `the fixes for session ${summary.id} did not settle after ${MAX_PASSES} passes; nothing was changed (please report this)`,
   );
+}
+
+/**
+ * What is left, judged as a scan would: every finding of the fixing rules (as before), and the errors of the other
+ * rules a scan runs. Their warnings stay out: the repair was not asked about them (trailing-assistant is fixed only
+ * on request), and a warning never fails a scan.
+ */
+function judged(view: SessionView, options: PlanOptions, fixing: ReadonlyMap<string, Rule>): Finding[] {
+  const extra = options.rules.filter((r) => !options.judgeWith?.includes(r));
+  const all = checkSession(view, [...extra, ...(options.judgeWith ?? [])], options).filter((f) => fixing.has(f.rule) || f.severity === "error");
+  return options.filter ? all.filter(options.filter) : all;
 }
 
 /** Which rules' fixes answer each kind of provider violation: a plan that claims one must leave none behind. */

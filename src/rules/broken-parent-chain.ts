@@ -1,4 +1,5 @@
 import { atLine } from "./helpers.js";
+import type { TranscriptLine } from "../model/transcript.js";
 import type { Rule } from "./rule.js";
 
 /**
@@ -30,19 +31,19 @@ export const brokenParentChain: Rule = {
     if (!line) return [];
     const lines = context.history.records.lines;
     const chainSet = new Set(context.history.chain);
-    let previous: string | null = null;
+    let previous: TranscriptLine | null = null;
     for (let i = lines.indexOf(line) - 1; i >= 0; i--) {
       const candidate = lines[i]!;
       // Never onto the chain's own later part: that would close a loop.
       if (candidate.uuid !== undefined && !candidate.sidechain && !chainSet.has(candidate)) {
-        previous = candidate.uuid;
+        previous = candidate;
         break;
       }
     }
-    return context.relink(
+    return context.relinkOnto(
       line,
       previous,
-      previous === null ? "made the line a root: no earlier record to link it to" : `relinked to the previous record in file order (${previous})`,
+      previous === null ? "made the line a root: no earlier record to link it to" : `relinked to the previous record in file order (${previous.uuid})`,
     );
   },
 };

@@ -5,6 +5,7 @@ import { duplicateToolCallId } from "./duplicate-tool-call-id.js";
 import { emptyMessage } from "./empty-message.js";
 import { emptyTextPart } from "./empty-text-part.js";
 import { incompleteMessage } from "./incomplete-message.js";
+import { leadingAssistant } from "./leading-assistant.js";
 import { orphanPart } from "./orphan-part.js";
 import { providerRejects } from "./provider-rejects.js";
 import { oversizedToolOutput } from "./oversized-tool-output.js";
@@ -46,6 +47,8 @@ export const RULES: readonly Rule[] = [
   oversizedToolOutput,
   contextOverflow,
   trailingAssistant,
+  // After the rules that mend or drop records: what is left to begin the history with is then known.
+  leadingAssistant,
   // Last: it reports only what the rules above did not.
   providerRejects,
 ];

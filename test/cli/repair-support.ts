@@ -168,7 +168,7 @@ export interface ChangeDoc {
     changes: { op: string; record: string; id: string; sessionId: string; messageId?: string; rules: string[]; reasons: string[] }[];
     unfixed: { rule: string; severity: string; messageId?: string; partId?: string; message: string }[];
   }[];
-  summary: { sessions: number; changes: number; unfixed: number };
+  summary: { sessions: number; changes: number; unfixed: number; errorsLeft?: number };
 }
 
 export function changeDoc(result: RunResult): ChangeDoc {

@@ -99,7 +99,7 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
       ["update", records.runningPartId, ["tool-call-interrupted"]],
       ["update", records.tornPartId, ["unreadable-record"]],
     ]);
-    expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0 });
+    expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0, errorsLeft: 0 });
   });
 
   it("a healthy session: nothing to repair, exit 0, with or without --dry-run, and no question asked", async () => {
@@ -134,7 +134,7 @@ describe.each(FORMATS)("session repair, reading only (%s)", (format: Format) => 
     const doc = changeDoc(all);
     // The healthy session has nothing to report and is not listed.
     expect(doc.sessions.map((s) => s.id).sort()).toEqual([fixture.brokenId, fixture.warningsId].sort());
-    expect(doc.summary).toEqual({ sessions: 2, changes: 4, unfixed: 1 });
+    expect(doc.summary).toEqual({ sessions: 2, changes: 4, unfixed: 1, errorsLeft: 0 });
 
     const ids = fixture.built.sessions.map((s) => s.id);
     const prefix = uniquePrefix(fixture.brokenId, ids);
@@ -253,7 +253,7 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
       },
       { op: "update", record: "part", id: records.tornPartId, sessionId: fixture.brokenId, messageId: records.tornMessageId, rules: ["unreadable-record"] },
     ]);
-    expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0 });
+    expect(doc.summary).toEqual({ sessions: 1, changes: 3, unfixed: 0, errorsLeft: 0 });
   });
 
   it("--all --yes repairs every session and reports what is left for context trim", async () => {
@@ -264,7 +264,7 @@ describe.each(FORMATS)("session repair --yes (%s)", (format: Format) => {
     // Only a warning is left: exit 0.
     expect(r.status).toBe(0);
     const doc = changeDoc(r);
-    expect(doc.summary).toEqual({ sessions: 2, changes: 4, unfixed: 1 });
+    expect(doc.summary).toEqual({ sessions: 2, changes: 4, unfixed: 1, errorsLeft: 0 });
     expect(readManifest(doc.backup!.path).sessions.sort()).toEqual([fixture.brokenId, fixture.warningsId].sort());
     const after = storeState(fixture);
     // The healthy session's records are untouched.

@@ -114,7 +114,7 @@ describe("provider-rejects on the bundled demo store, with every rule", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe.each(FORMATS)("what only provider-rejects catches (%s store)", (format) => {
-  it("the first prompt's record is gone: the request opens on an assistant message", () => {
+  it("the first prompt's record is gone: the request opens on an assistant message, which leading-assistant reports (and fixes), not this rule", () => {
     const built = storeOf(
       sessionOf(
         (w) => [
@@ -130,9 +130,9 @@ describe.each(FORMATS)("what only provider-rejects catches (%s store)", (format)
     );
     const reasoning = partsOf(built, 0)[1]!;
     const findings = scan(format, built, { now: lastWrite(built) + HOUR });
-    expect(spots(findings)).toEqual(expected({ rule: "provider-rejects", severity: "error", messageId: reasoning.messageId, partId: reasoning.id }));
-    expect(findings[0]!.message).toBe(API('messages: first message must use the "user" role'));
-    expect(findings[0]!.fixable).toBe(false);
+    expect(spots(findings)).toEqual(expected({ rule: "leading-assistant", severity: "error", messageId: reasoning.messageId, partId: reasoning.id }));
+    expect(findings[0]!.message).toContain('first message must use the "user" role');
+    expect(findings[0]!.fixable).toBe(true);
   });
 });
 

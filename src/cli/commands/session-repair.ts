@@ -85,6 +85,8 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
       action<RepairFlags>(({ args, options, io }) => {
         if (options.rule !== undefined && options.only !== undefined) throw new RecoverError("usage", "give --rule or --only, not both");
         const rules = repairRules(options.rule ?? options.only);
+        // Done means a scan passes: without --rule, what is left is judged by every rule a scan runs.
+        const judgeRules = options.rule === undefined && options.only === undefined ? RULES : rules;
         return withStore(options, io, async (store) => {
           const ids = selectSessions(
             store,
@@ -107,6 +109,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 liveWindowMs,
                 now,
                 rules: aimed.rules,
+                judgeWith: judgeRules,
                 ...(aimed.filter ? { filter: aimed.filter } : {}),
               });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
@@ -122,7 +125,11 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           } finally {
             spinner.stop();
           }
-          return reportAndWrite(store, io, options, planned, { command: "repair", showAll: ids.length === 1 });
+          return reportAndWrite(store, io, options, planned, {
+            command: "repair",
+            showAll: ids.length === 1,
+            recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs } },
+          });
         });
       }),
     );

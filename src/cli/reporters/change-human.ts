@@ -4,9 +4,10 @@
  * the backup and the exact command that undoes it.
  */
 import type { Io } from "../io.js";
-import { changeCount, type ChangeReporter } from "./change-report.js";
+import { changeCount, errorsLeft, type ChangeReport, type ChangeReporter } from "./change-report.js";
 import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
+import { RULE_BY_ID } from "./rule-lookup.js";
 import { findingPlace, fixCommand } from "./scan-human.js";
 
 const MAX_LINE = 240;
@@ -49,9 +50,9 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         for (const finding of session.unfixed) {
           const where = findingPlace(finding);
           const severity = finding.severity === "error" ? c.red("error") : c.yellow("warning");
-          io.out(
-            `  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${safeMessage(finding.message)}  ${c.dim(`→ ${fixCommand(finding, io)}`)}\n`,
-          );
+          // A repair's own rule whose finding is still there had its chance: pointing at repair again would loop.
+          const next = report.command === "repair" && RULE_BY_ID.get(finding.rule)?.fixedBy === "repair" ? "no automatic fix" : fixCommand(finding, io);
+          io.out(`  left alone: ${severity} ${c.cyan(finding.rule)} ${c.dim(where)}  ${safeMessage(finding.message)}  ${c.dim(`→ ${next}`)}\n`);
         }
       }
     },
@@ -77,6 +78,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       const what = `${changes} change${changes === 1 ? "" : "s"} in ${sessions} session${sessions === 1 ? "" : "s"}`;
       if (changes === 0) {
         io.out(`\n${c.green("✔")} nothing to ${report.command}\n`);
+        sayLeft(report);
         return;
       }
       if (report.dryRun) {
@@ -87,6 +89,24 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${safeValue(report.backup.path)})\n`);
       if (report.undo) io.out(`undo with: ${c.bold(safeMessage(report.undo))}\n`);
       for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(safeMessage(command))}\n`);
+      sayLeft(report);
     },
   };
+
+  /** A repair is done only when a scan would pass: what the written store still holds, and how many errors are left. */
+  function sayLeft(report: ChangeReport): void {
+    if (report.command !== "repair") return;
+    for (const session of report.sessions) {
+      for (const finding of session.left ?? []) {
+        io.out(
+          `  still there: ${c.red("error")} ${c.cyan(finding.rule)} ${safeValue(session.id)} ${c.dim(findingPlace(finding))}  ${safeMessage(finding.message)}  ${c.dim("→ no automatic fix")}\n`,
+        );
+      }
+    }
+    const left = errorsLeft(report);
+    if (left === 0) return;
+    io.out(
+      `${c.red("✖")} ${left} error finding${left === 1 ? "" : "s"} left that no automatic fix covers (listed above): a scan of ${left === 1 ? "its session" : "their sessions"} still fails\n`,
+    );
+  }
 }

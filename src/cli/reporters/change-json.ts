@@ -1,11 +1,11 @@
 /**
  * `--json` for changes: one document, `{"schemaVersion":1,"tool","store","dryRun","backup","sessions":[{"id",
- * "changes":[{"op","record","id","rules"}],"unfixed":[…]}],"summary":{"changes"}}`; `backup` is null when nothing
+ * "changes":[{"op","record","id","rules"}],"unfixed":[…]}],"summary":{"changes","unfixed","errorsLeft"}}` (errorsLeft: repair only); `backup` is null when nothing
  * was written. Diffs are for people: JSON readers have the before-images in the backup.
  */
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
-import { changeCount, type ChangeReporter } from "./change-report.js";
+import { changeCount, errorsLeft, type ChangeReporter } from "./change-report.js";
 import { liveSkipJson } from "./live-skips.js";
 
 export function jsonChangeReporter(io: Io): ChangeReporter {
@@ -24,7 +24,8 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
           id: s.id,
           title: s.title,
           changes: s.changes.map((c) => ({ ...c.summary, reasons: c.reasons })),
-          unfixed: s.unfixed.map((f) => ({
+          // What the written store still holds is as left as what the plan left: one list.
+          unfixed: [...s.unfixed, ...(s.left ?? [])].map((f) => ({
             rule: f.rule,
             severity: f.severity,
             ...(f.messageId !== undefined ? { messageId: f.messageId } : {}),
@@ -33,7 +34,13 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
           })),
         })),
         ...(report.skipped ? { skipped: liveSkipJson(report.skipped) } : {}),
-        summary: { sessions: report.sessions.length, changes: changeCount(report), unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length, 0) },
+        summary: {
+          sessions: report.sessions.length,
+          changes: changeCount(report),
+          unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length + (s.left?.length ?? 0), 0),
+          // A repair that exits 1 says why: errors that no automatic fix takes care of.
+          ...(report.command === "repair" ? { errorsLeft: errorsLeft(report) } : {}),
+        },
         ...(report.trim
           ? {
               tokens: report.trim.tokens,

@@ -20,6 +20,8 @@ export interface ReportedSession {
   changes: ReportedChange[];
   /** Findings no fix took care of (no automatic fix, or another command's). */
   unfixed: Finding[];
+  /** Errors a scan of the written session still found that the plan did not expect: no automatic fix for them. */
+  left?: Finding[];
 }
 
 export interface ChangeReport {
@@ -47,6 +49,11 @@ export interface TrimSummary {
   strategies: { id: string; records: number; tokens: number; bytes: number }[];
   /** Still over the target once every allowed strategy had its turn. */
   stillOver: boolean;
+}
+
+/** Error findings no automatic fix took care of, planned as left or found left after the write. */
+export function errorsLeft(report: Pick<ChangeReport, "sessions">): number {
+  return report.sessions.reduce((n, s) => n + [...s.unfixed, ...(s.left ?? [])].filter((f) => f.severity === "error").length, 0);
 }
 
 export function changeCount(report: Pick<ChangeReport, "sessions">): number {

@@ -64,6 +64,19 @@ export class TranscriptFixContext implements LineFixContext {
     });
   }
 
+  relinkOnto(target: TranscriptLine, parent: TranscriptLine | null, reason: string): Edit[] {
+    if (parent === null || parent.uuid === undefined) return this.relink(target, null, reason);
+    if (this.history.byUuid.get(parent.uuid) === parent) return this.relink(target, parent.uuid, reason);
+    // A duplicated id: links by it reach the first line that holds it, so this line answers to none and may be renamed.
+    const id = this.freshId();
+    return [
+      ...this.update(parent, `${reason}: the line it follows shared its id with an earlier line, so it gets one of its own (${id})`, (value) => {
+        value[this.dialect.idField] = id;
+      }),
+      ...this.relink(target, id, reason),
+    ];
+  }
+
   deleteLine(target: TranscriptLine, reason: string): Edit[] {
     return this.deleteLines([target], reason);
   }
