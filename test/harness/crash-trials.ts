@@ -1,14 +1,14 @@
-// Crash safety, end to end (the trials of test/txn/crash-safety-*.test.ts, one file per store format so both test
-// workers share them): the built CLI repairs a large session and is SIGKILLed at random moments. After every
+// Crash safety, end to end (the trials of test/harness/crash-{sqlite,json}.test.ts, one file per store format so both
+// test workers share them): the built CLI repairs a large session and is SIGKILLed at random moments. After every
 // kill each record holds its before or its after image, the store opens cleanly, the next command leaves the store
 // all-before or all-after (SQLite at once, the JSON tree once the journal is settled), and a completed backup
 // restores the original byte for byte.
 //
 // Needs the built CLI (npm run build). Every kill is timed from the spawn or from a milestone of the transaction
 // (seen by polling the backup's manifest), so it lands at the same point of the run even on a slower machine.
-// `npm test` makes the fixed kills of FIXED_KILLS (crash-support.ts): every anchor, early and late, in both formats.
-// CRASH_TRIALS=<n> adds n randomized kills per format (`npm run soak` runs 26); reproduce one with CRASH_SEED=<seed>
-// (printed in every failure), from which its moment is drawn. CRASH_VERBOSE=1 logs each trial's steps.
+// `npm run test:harness` makes the fixed kills of FIXED_KILLS (crash-support.ts), every anchor early and late, plus
+// CRASH_TRIALS=<n> randomized kills per format (6 there, 25 in `npm run soak`); reproduce one with
+// CRASH_SEED=<seed> (printed in every failure), from which its moment is drawn. CRASH_VERBOSE=1 logs each trial's steps.
 //
 // Only the killed run is a process of its own; the commands after it (the scan that settles the journal, the
 // restore, the repair run to the end) run main() of the build in this process, with the same environment.
