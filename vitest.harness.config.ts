@@ -14,7 +14,7 @@ export default defineConfig({
     exclude: ["**/node_modules/**"],
     env: {
       CRASH_TRIALS: process.env.CRASH_TRIALS ?? "6",
-      FUZZ_RUNS: process.env.FUZZ_RUNS ?? "75",
+      FUZZ_RUNS: process.env.FUZZ_RUNS ?? "50",
     },
   },
 });
