@@ -49,44 +49,49 @@ export type Damage =
 
 const INVALID_UTF8 = [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98], [0x80], [0xfc]] as const;
 
+/** Indexes into what is there (files, lines, rows, keys): small, as the stores are, so counterexamples read small. */
+const index = fc.nat({ max: 63 });
+/** A byte offset (taken modulo the length): up to 64 KiB covers every file of the fuzz loop's small stores. */
+const offset = fc.nat({ max: 65_535 });
+
 export const byteOp: fc.Arbitrary<ByteOp> = fc.oneof(
-  fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant("nul-run" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 600 }) }),
-  fc.record({ kind: fc.constant("invalid-utf8" as const), at: fc.nat(), bytes: fc.constantFrom(...INVALID_UTF8.map((b) => [...b])) }),
-  fc.record({ kind: fc.constant("cut" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 200 }) }),
+  fc.record({ kind: fc.constant("truncate" as const), at: offset }),
+  fc.record({ kind: fc.constant("flip" as const), at: offset, bit: fc.integer({ min: 0, max: 7 }) }),
+  fc.record({ kind: fc.constant("nul-run" as const), at: offset, length: fc.integer({ min: 1, max: 600 }) }),
+  fc.record({ kind: fc.constant("invalid-utf8" as const), at: offset, bytes: fc.constantFrom(...INVALID_UTF8.map((b) => [...b])) }),
+  fc.record({ kind: fc.constant("cut" as const), at: offset, length: fc.integer({ min: 1, max: 200 }) }),
 );
 
 export const jsonEdit: fc.Arbitrary<JsonEdit> = fc.oneof(
-  fc.record({ kind: fc.constant("drop-key" as const), key: fc.nat() }),
-  fc.record({ kind: fc.constant("retype" as const), key: fc.nat(), to: fc.constantFrom("null", "number", "string", "array", "object", "bool") }),
-  fc.record({ kind: fc.constant("id-collision" as const), other: fc.nat() }),
-  fc.record({ kind: fc.constant("parent-cycle" as const), other: fc.nat() }),
+  fc.record({ kind: fc.constant("drop-key" as const), key: index }),
+  fc.record({ kind: fc.constant("retype" as const), key: index, to: fc.constantFrom("null", "number", "string", "array", "object", "bool") }),
+  fc.record({ kind: fc.constant("id-collision" as const), other: index }),
+  fc.record({ kind: fc.constant("parent-cycle" as const), other: index }),
 );
 
-const fileBytes = fc.record({ on: fc.constant("file-bytes" as const), file: fc.nat(), op: byteOp });
+const fileBytes = fc.record({ on: fc.constant("file-bytes" as const), file: index, op: byteOp });
 const lineOp = fc.record({
   on: fc.constant("line" as const),
-  file: fc.nat(),
+  file: index,
   op: fc.constantFrom("delete", "duplicate", "move"),
-  line: fc.nat(),
-  to: fc.nat(),
+  line: index,
+  to: index,
 });
-const lineJson = fc.record({ on: fc.constant("line-json" as const), file: fc.nat(), line: fc.nat(), edit: jsonEdit });
-const fileOp = fc.record({ on: fc.constant("file" as const), file: fc.nat(), op: fc.constantFrom("delete", "duplicate", "move"), to: fc.nat() });
-const fileJson = fc.record({ on: fc.constant("file-json" as const), file: fc.nat(), edit: jsonEdit });
+const lineJson = fc.record({ on: fc.constant("line-json" as const), file: index, line: index, edit: jsonEdit });
+const fileOp = fc.record({ on: fc.constant("file" as const), file: index, op: fc.constantFrom("delete", "duplicate", "move"), to: index });
+const fileJson = fc.record({ on: fc.constant("file-json" as const), file: index, edit: jsonEdit });
 const table = fc.constantFrom("session" as const, "message" as const, "part" as const);
-const rowOp = fc.record({ on: fc.constant("row" as const), table, row: fc.nat(), op: fc.constant("delete" as const) });
+const rowOp = fc.record({ on: fc.constant("row" as const), table, row: index, op: fc.constant("delete" as const) });
 const rowColumn = fc.record({
   on: fc.constant("row-column" as const),
   table,
-  row: fc.nat(),
+  row: index,
   column: fc.constantFrom("data", "id", "message_id", "session_id", "time_created", "time_updated", "title", "parent_id"),
   to: fc.constantFrom("null", "integer", "real", "blob", "text", "other-row"),
 });
-const rowJson = fc.record({ on: fc.constant("row-json" as const), table, row: fc.nat(), edit: jsonEdit });
-const rowBytes = fc.record({ on: fc.constant("row-bytes" as const), table, row: fc.nat(), op: byteOp });
-const page = fc.record({ on: fc.constant("page" as const), page: fc.nat(), op: fc.constantFrom("flip", "zero", "truncate") });
+const rowJson = fc.record({ on: fc.constant("row-json" as const), table, row: index, edit: jsonEdit });
+const rowBytes = fc.record({ on: fc.constant("row-bytes" as const), table, row: index, op: byteOp });
+const page = fc.record({ on: fc.constant("page" as const), page: index, op: fc.constantFrom("flip", "zero", "truncate") });
 
 /** One to three damage operations for a store of this format (record-level damage weighted above raw bytes). */
 export function damageArbitrary(format: HarnessFormat): fc.Arbitrary<Damage[]> {

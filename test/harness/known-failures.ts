@@ -24,10 +24,12 @@ export interface KnownFailure {
 
 export const KNOWN_FAILURES: readonly KnownFailure[] = [
   {
-    id: "claude-first-line-unreadable",
-    formats: ["claude"],
+    id: "transcript-first-line-unreadable",
+    formats: ["claude", "openclaw"],
     property: "rescan-clean",
     detail: /provider-rejects: the API would answer: messages: first message must use the "user" role/,
+    // Also openclaw, FUZZ_SEED=1902338268: [{"on":"file-bytes","file":…,"op":{"kind":"cut","at":…,"length":126}},
+    // {"on":"line-json","file":0,"line":0,"edit":{"kind":"parent-cycle","other":0}}] (the header and first prompt cut).
     foundBy: "FUZZ_SEED=20261124 (fuzz-claude, case 5)",
     counterexample:
       '[{"on":"file-bytes","file":0,"op":{"kind":"cut","at":0,"length":1}},{"on":"line-json","file":0,"line":0,"edit":{"kind":"id-collision","other":0}}]',
@@ -35,6 +37,17 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
       "the first line of a transcript (the user's prompt) loses its first byte, so it no longer parses: the repair drops the " +
       "unreadable line and exits 0, and the conversation then starts with the assistant, which the API refuses " +
       "(repair exiting 0 with errors left)",
+  },
+  {
+    id: "sqlite-message-moved-out-of-its-session",
+    formats: ["opencode-sqlite"],
+    property: "rescan-clean",
+    detail: /provider-rejects: the API would answer: messages: first message must use the "user" role/,
+    foundBy: "FUZZ_SEED=1902338268 FUZZ_PATH=8:0:1:3 (fuzz-opencode-sqlite)",
+    counterexample: '[{"on":"row-column","table":"message","row":0,"column":"session_id","to":"real"}]',
+    why:
+      "the first message row's session_id is damaged (1.5): the session's conversation now starts with the assistant; " +
+      "the repair exits 0 without fixing it and the rescan reports provider-rejects (repair exiting 0 with errors left)",
   },
 ];
 
