@@ -7,7 +7,7 @@
 // Needs the built CLI (npm run build). Every kill is timed from the spawn or from a milestone of the transaction
 // (seen by polling the backup's manifest), so it lands at the same point of the run even on a slower machine.
 // `npm run test:harness` makes the fixed kills of FIXED_KILLS (crash-support.ts), every anchor early and late, plus
-// CRASH_TRIALS=<n> randomized kills per format (6 there, 25 in `npm run soak`); reproduce one with
+// CRASH_TRIALS=<n> randomized kills per format (4 there, 25 in `npm run soak`); reproduce one with
 // CRASH_SEED=<seed> (printed in every failure), from which its moment is drawn. CRASH_VERBOSE=1 logs each trial's steps.
 //
 // Only the killed run is a process of its own; the commands after it (the scan that settles the journal, the

@@ -341,7 +341,14 @@ function damageDatabase(dbFile: string, d: Extract<Damage, { on: "row" | "row-co
     }
     return;
   }
-  const db = new Database(dbFile);
+  let db: Database.Database;
+  try {
+    db = new Database(dbFile);
+    db.prepare(`SELECT count(*) FROM "${d.table}"`).get();
+  } catch {
+    // Earlier page damage left nothing SQLite will read: a row operation has nothing to hit.
+    return;
+  }
   try {
     const ids = db.prepare(`SELECT id FROM "${d.table}" ORDER BY id`).pluck().all() as unknown[];
     if (ids.length === 0) return;
@@ -384,6 +391,10 @@ function damageDatabase(dbFile: string, d: Extract<Damage, { on: "row" | "row-co
     }
     // Bytes stored as TEXT whatever they are, the way a torn or bit-rotted page hands them to a reader.
     db.prepare(`UPDATE "${d.table}" SET data = CAST(? AS TEXT) WHERE id = ?`).run(applyBytes(data, d.op), id);
+  } catch (error) {
+    // The table reads but a page further on does not: same as above.
+    if ((error as { code?: string }).code?.startsWith("SQLITE_CORRUPT") || /malformed|not a database/.test(String(error))) return;
+    throw error;
   } finally {
     db.close();
   }

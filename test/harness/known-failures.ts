@@ -39,6 +39,18 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
       "(repair exiting 0 with errors left)",
   },
   {
+    id: "json-first-message-unreadable",
+    formats: ["opencode-json"],
+    property: "rescan-clean",
+    detail: /provider-rejects: the API would answer: messages: first message must use the "user" role/,
+    foundBy: "FUZZ_SEED=20261124 FUZZ_PATH=10:0:0:0:0:0:0 (fuzz-opencode-json)",
+    counterexample: '[{"on":"file-bytes","file":0,"op":{"kind":"nul-run","at":0,"length":1}}]',
+    why:
+      "one NUL byte before the first user message's JSON (storage/message/<session>/<first message>.json): the repair " +
+      "exits 0 but the session's conversation starts with the assistant, so the rescan reports provider-rejects " +
+      "(repair exiting 0 with errors left)",
+  },
+  {
     id: "sqlite-message-moved-out-of-its-session",
     formats: ["opencode-sqlite"],
     property: "rescan-clean",
