@@ -221,7 +221,7 @@ interface Change {
   rules: string[];
 }
 
-interface CaseOutcome {
+export interface CaseOutcome {
   failures: Failure[];
   known: Failure[];
   /** How the repair ended, for the tally: its exit code and whether it wrote. */
@@ -293,6 +293,20 @@ async function fuzzCase(format: HarnessFormat, pristine: string, scratch: string
   for (const f of unknown) f.detail += ` [store kept in ${root}]`;
   if (unknown.length === 0) fs.rmSync(dir, { recursive: true, force: true });
   return { failures: unknown, known, repair: repairTally };
+}
+
+/**
+ * One case with the given damage on a fresh base store of the format (known-failures.test.ts replays each recorded
+ * counterexample this way). The scratch folder is removed unless the case failed in a way not known.
+ */
+export async function replayCase(format: HarnessFormat, damage: Damage[]): Promise<CaseOutcome> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `recover-replay-${format}-`));
+  const pristine = path.join(scratch, "pristine");
+  writeBase(format, pristine);
+  age(pristine);
+  const outcome = await fuzzCase(format, pristine, scratch, damage);
+  if (outcome.failures.length === 0) fs.rmSync(scratch, { recursive: true, force: true });
+  return outcome;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -170,7 +170,9 @@ function backupsOf(stateHome: string): BackupSeen[] {
 
 function journalPointers(stateHome: string): string[] {
   const dir = path.join(stateHome, "recover", "journal");
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  // Pointers only, as crash-trials.ts counts them: a kill while a pointer is written leaves its temp file here
+  // (`.<pointer>.json.recover-tmp-…`), which no command removes; the store is untouched then (reported, not failed).
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith(".json")) : [];
 }
 
 // ---------------------------------------------------------------------------------------------
