@@ -15,7 +15,8 @@
 // test:harness so CI is deterministic, drawn at random in the soak; always printed). A failure is shrunk to a
 // minimal list of operations and reported with its seed and path: `FUZZ_SEED=<seed> FUZZ_PATH=<path> npm run
 // test:harness -- fuzz-<format>` replays exactly that case (the store it failed on is kept; its folder is printed).
-// Failures that product fixes in flight will remove are listed in known-failures.ts and tallied, not failed.
+// Failures that product fixes in flight will remove are listed in known-failures.ts and tallied, not failed;
+// known-failures.test.ts replays each entry's counterexample (replayCase below) so a fixed one is noticed.
 import fc from "fast-check";
 import fs from "node:fs";
 import os from "node:os";

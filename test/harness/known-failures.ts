@@ -97,6 +97,17 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
       "and the rescan finds a message with empty content (repair exiting 0 with errors left)",
   },
   {
+    id: "sqlite-null-message-id-crashes-repair",
+    formats: ["opencode-sqlite"],
+    property: "no-crash",
+    detail: /repair reported an internal error: .*Cannot read properties of undefined \(reading 'length'\)/,
+    foundBy: "npm run soak, FUZZ_SEED=1021344280 FUZZ_PATH=66:1:2 (fuzz-opencode-sqlite)",
+    counterexamples: { "opencode-sqlite": '[{"on":"row-column","table":"message","row":0,"column":"id","to":"null"}]' },
+    why:
+      "a message row whose id is NULL (SQLite lets a TEXT PRIMARY KEY hold NULL): `session repair --all` ends in " +
+      "`internal error: Cannot read properties of undefined (reading 'length')` instead of a finding or a refusal",
+  },
+  {
     id: "sqlite-backup-manifest-unreadable",
     formats: ["opencode-sqlite"],
     property: "restore-exact",
