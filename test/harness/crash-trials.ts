@@ -113,13 +113,23 @@ const OPS: Record<Format, FormatOps> = {
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "recover-crash-"));
 let failures = 0;
 
-afterAll(() => {
-  if (failures === 0) fs.rmSync(scratch, { recursive: true, force: true });
+/**
+ * Each format's trials clean up their own folder (scratch/<format>) and then the scratch root once it is empty: test
+ * files share this module within a worker (isolate: false), so a module-level afterAll would run after the first
+ * file only, and the next file's trials would recreate the folder and leave it behind.
+ */
+function cleanUp(name: string): void {
+  if (failures === 0) fs.rmSync(path.join(scratch, name), { recursive: true, force: true });
   else console.log(`crash-safety: ${failures} failed trial(s); their stores are kept under ${scratch}`);
-});
+  try {
+    fs.rmdirSync(scratch);
+  } catch {
+    // Not empty: another format's trials, or kept failures.
+  }
+}
 
-function copyStore(pristine: string, name: string): { dataDir: string; stateHome: string; root: string } {
-  const root = path.join(scratch, name);
+function copyStore(pristine: string, group: string, name: string): { dataDir: string; stateHome: string; root: string } {
+  const root = path.join(scratch, group, name);
   const dataDir = path.join(root, "data");
   const stateHome = path.join(root, "state");
   // The JSON reader takes file mtimes as activity: keep them, or every copy would look like a live session.
@@ -233,7 +243,7 @@ export function crashTrials(format: Format): void {
 
       // The after-image, and how long each phase takes here: two complete runs on copies.
       for (let i = 0; i < 2; i++) {
-        const { dataDir, stateHome } = copyStore(pristine, `${format}-reference-${i}`);
+        const { dataDir, stateHome } = copyStore(pristine, format, `reference-${i}`);
         const result = await runCli(repairArgs(dataDir), stateHome);
         expect(result.status, `reference repair: ${result.stderr}${result.stdout.slice(0, 2000)}`).toBe(0);
         timing.observe(result);
@@ -252,6 +262,8 @@ export function crashTrials(format: Format): void {
         if (a !== undefined && a !== b) expect(ops.normalise(b, b, new Set()), key).not.toBe(ops.normalise(a, b, new Set()));
       }
     }, 120_000);
+
+    afterAll(() => cleanUp(format));
 
     afterAll(() => {
       const lines = [...landings].sort((a, b) => b[1] - a[1]).map(([where, n]) => `  ${String(n).padStart(3)}  ${where}`);
@@ -290,7 +302,7 @@ export function crashTrials(format: Format): void {
         const plan: KillPlan = { anchor, delayMs };
         tally(anchors, plan.anchor);
         const t0 = performance.now();
-        const { dataDir, stateHome, root } = copyStore(pristine, `${format}-trial-${trial}`);
+        const { dataDir, stateHome, root } = copyStore(pristine, format, `trial-${trial}`);
         let where = "?";
         let killedAt: number | undefined;
         const context = () =>

@@ -123,10 +123,21 @@ export function openclawCrashTranscript(): CrashTranscript {
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "recover-tcrash-"));
 let failures = 0;
-afterAll(() => {
-  if (failures === 0) fs.rmSync(scratch, { recursive: true, force: true });
+
+/**
+ * Each format's trials clean up their own folder (scratch/<format>) and then the scratch root once it is empty: test
+ * files share this module within a worker (isolate: false), so a module-level afterAll would run after the first
+ * file only, and the next file's trials would recreate the folder and leave it behind.
+ */
+function cleanUp(name: string): void {
+  if (failures === 0) fs.rmSync(path.join(scratch, name), { recursive: true, force: true });
   else console.log(`transcript-crash: ${failures} failed trial(s); their stores are kept under ${scratch}`);
-});
+  try {
+    fs.rmdirSync(scratch);
+  } catch {
+    // Not empty: another format's trials, or kept failures.
+  }
+}
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
@@ -140,8 +151,8 @@ function normalise(bytes: Buffer, known: ReadonlySet<string>): string {
   });
 }
 
-function copyStore(pristine: string, name: string): { config: string; stateHome: string; root: string } {
-  const root = path.join(scratch, name);
+function copyStore(pristine: string, group: string, name: string): { config: string; stateHome: string; root: string } {
+  const root = path.join(scratch, group, name);
   const config = path.join(root, "store");
   const stateHome = path.join(root, "state");
   fs.cpSync(pristine, config, { recursive: true, preserveTimestamps: true });
@@ -200,7 +211,7 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
     const repairArgs = (config: string) => ["session", "repair", t.sessionId, "--store", config, "--yes", "--json"];
 
     beforeAll(async () => {
-      pristine = path.join(scratch, `${t.name}-pristine`);
+      pristine = path.join(scratch, t.name, "pristine");
       file = t.writeTo(pristine);
       // Last written by its agent an hour ago: a file written within the last minute is refused as possibly live.
       const then = new Date(Date.now() - 60 * MINUTE);
@@ -216,7 +227,7 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
       const afters: string[] = [];
       const runs: RunResult[] = [];
       for (let i = 0; i < 2; i++) {
-        const { config, stateHome } = copyStore(pristine, `${t.name}-reference-${i}`);
+        const { config, stateHome } = copyStore(pristine, t.name, `reference-${i}`);
         const result = await runCli(repairArgs(config), stateHome);
         expect(result.status, `reference repair: ${result.stderr}${result.stdout.slice(0, 2000)}`).toBe(0);
         const doc = JSON.parse(result.stdout) as { sessions: { changes: { op: string; rules: string[] }[] }[] };
@@ -249,6 +260,8 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
       if (applying.length > 0) timing.applying = Math.max(2, median(applying));
     }, 60_000);
 
+    afterAll(() => cleanUp(t.name));
+
     afterAll(() => {
       const lines = [...landings].sort((a, b) => b[1] - a[1]).map(([where, n]) => `  ${String(n).padStart(3)}  ${where}`);
       console.log(
@@ -269,7 +282,7 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
         const delayMs =
           anchor === "spawn" ? kill.at * timing.run * 1.05 : anchor === "backup" ? kill.at * timing.backupWriting : kill.at * timing.applying * 1.25;
         const plan: KillPlan = { anchor, delayMs };
-        const { config, stateHome, root } = copyStore(pristine, `${t.name}-trial-${trial}`);
+        const { config, stateHome, root } = copyStore(pristine, t.name, `trial-${trial}`);
         const target = path.join(config, relFile);
         const dir = path.dirname(target);
         let where = "?";
