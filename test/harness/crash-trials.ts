@@ -263,8 +263,6 @@ export function crashTrials(format: Format): void {
       }
     }, 120_000);
 
-    afterAll(() => cleanUp(format));
-
     afterAll(() => {
       const lines = [...landings].sort((a, b) => b[1] - a[1]).map(([where, n]) => `  ${String(n).padStart(3)}  ${where}`);
       const fmt = (n: () => number) => {
@@ -282,6 +280,7 @@ export function crashTrials(format: Format): void {
           ...lines,
         ].join("\n"),
       );
+      cleanUp(format);
     });
 
     const kills = [...FIXED_KILLS, ...randomKills(formatSeed, TRIALS)];

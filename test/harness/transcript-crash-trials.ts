@@ -260,8 +260,6 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
       if (applying.length > 0) timing.applying = Math.max(2, median(applying));
     }, 60_000);
 
-    afterAll(() => cleanUp(t.name));
-
     afterAll(() => {
       const lines = [...landings].sort((a, b) => b[1] - a[1]).map(([where, n]) => `  ${String(n).padStart(3)}  ${where}`);
       console.log(
@@ -270,6 +268,7 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
           ...lines,
         ].join("\n"),
       );
+      cleanUp(t.name);
     });
 
     const kills = [...FIXED_KILLS, ...randomKills(seed, TRIALS)];
