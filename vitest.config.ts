@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The kill and fuzz loops are `npm run test:harness` (vitest.harness.config.ts), run by CI after this suite:
+    // they alone took most of its 3-minute budget.
+    exclude: ["test/harness/**", "**/node_modules/**"],
     // Most CLI tests call main() in-process; some spawn the built binary; all build real SQLite stores: give them
     // room on a 2-core CI machine.
     testTimeout: 30_000,

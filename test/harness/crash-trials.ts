@@ -1,14 +1,14 @@
-// Crash safety, end to end (the trials of test/txn/crash-safety-*.test.ts, one file per store format so both test
-// workers share them): the built CLI repairs a large session and is SIGKILLed at random moments. After every
+// Crash safety, end to end (the trials of test/harness/crash-{sqlite,json}.test.ts, one file per store format so both
+// test workers share them): the built CLI repairs a large session and is SIGKILLed at random moments. After every
 // kill each record holds its before or its after image, the store opens cleanly, the next command leaves the store
 // all-before or all-after (SQLite at once, the JSON tree once the journal is settled), and a completed backup
 // restores the original byte for byte.
 //
 // Needs the built CLI (npm run build). Every kill is timed from the spawn or from a milestone of the transaction
 // (seen by polling the backup's manifest), so it lands at the same point of the run even on a slower machine.
-// `npm test` makes the fixed kills of FIXED_KILLS (crash-support.ts): every anchor, early and late, in both formats.
-// CRASH_TRIALS=<n> adds n randomized kills per format (`npm run soak` runs 26); reproduce one with CRASH_SEED=<seed>
-// (printed in every failure), from which its moment is drawn. CRASH_VERBOSE=1 logs each trial's steps.
+// `npm run test:harness` makes the fixed kills of FIXED_KILLS (crash-support.ts), every anchor early and late, plus
+// CRASH_TRIALS=<n> randomized kills per format (4 there, 25 in `npm run soak`); reproduce one with
+// CRASH_SEED=<seed> (printed in every failure), from which its moment is drawn. CRASH_VERBOSE=1 logs each trial's steps.
 //
 // Only the killed run is a process of its own; the commands after it (the scan that settles the journal, the
 // restore, the repair run to the end) run main() of the build in this process, with the same environment.
@@ -113,13 +113,23 @@ const OPS: Record<Format, FormatOps> = {
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "recover-crash-"));
 let failures = 0;
 
-afterAll(() => {
-  if (failures === 0) fs.rmSync(scratch, { recursive: true, force: true });
+/**
+ * Each format's trials clean up their own folder (scratch/<format>) and then the scratch root once it is empty: test
+ * files share this module within a worker (isolate: false), so a module-level afterAll would run after the first
+ * file only, and the next file's trials would recreate the folder and leave it behind.
+ */
+function cleanUp(name: string): void {
+  if (failures === 0) fs.rmSync(path.join(scratch, name), { recursive: true, force: true });
   else console.log(`crash-safety: ${failures} failed trial(s); their stores are kept under ${scratch}`);
-});
+  try {
+    fs.rmdirSync(scratch);
+  } catch {
+    // Not empty: another format's trials, or kept failures.
+  }
+}
 
-function copyStore(pristine: string, name: string): { dataDir: string; stateHome: string; root: string } {
-  const root = path.join(scratch, name);
+function copyStore(pristine: string, group: string, name: string): { dataDir: string; stateHome: string; root: string } {
+  const root = path.join(scratch, group, name);
   const dataDir = path.join(root, "data");
   const stateHome = path.join(root, "state");
   // The JSON reader takes file mtimes as activity: keep them, or every copy would look like a live session.
@@ -233,7 +243,7 @@ export function crashTrials(format: Format): void {
 
       // The after-image, and how long each phase takes here: two complete runs on copies.
       for (let i = 0; i < 2; i++) {
-        const { dataDir, stateHome } = copyStore(pristine, `${format}-reference-${i}`);
+        const { dataDir, stateHome } = copyStore(pristine, format, `reference-${i}`);
         const result = await runCli(repairArgs(dataDir), stateHome);
         expect(result.status, `reference repair: ${result.stderr}${result.stdout.slice(0, 2000)}`).toBe(0);
         timing.observe(result);
@@ -270,6 +280,7 @@ export function crashTrials(format: Format): void {
           ...lines,
         ].join("\n"),
       );
+      cleanUp(format);
     });
 
     const kills = [...FIXED_KILLS, ...randomKills(formatSeed, TRIALS)];
@@ -290,7 +301,7 @@ export function crashTrials(format: Format): void {
         const plan: KillPlan = { anchor, delayMs };
         tally(anchors, plan.anchor);
         const t0 = performance.now();
-        const { dataDir, stateHome, root } = copyStore(pristine, `${format}-trial-${trial}`);
+        const { dataDir, stateHome, root } = copyStore(pristine, format, `trial-${trial}`);
         let where = "?";
         let killedAt: number | undefined;
         const context = () =>

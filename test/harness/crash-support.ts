@@ -410,7 +410,7 @@ export function wholeState(c: Comparison): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Which kills a test file makes: a fixed set always, randomized ones on request (the soak)
+// Which kills a test file makes: a fixed set always, randomized ones as many as CRASH_TRIALS asks
 // ---------------------------------------------------------------------------------------------
 
 export type Anchor = KillPlan["anchor"];
@@ -425,7 +425,7 @@ export interface KillSpec {
 }
 
 /**
- * The kills every `npm test` makes, per store format: each anchor, early and late in its span, in the proportions
+ * The kills every `npm run test:harness` makes, per store format: each anchor, early and late in its span, in the proportions
  * of the randomized trials (a third from the spawn, a sixth while the backup is written, half around apply). Early
  * kills leave the store as it was (the trial then repairs it again), late ones after apply (it then restores the
  * finished backup), the ones in between land inside the transaction.
@@ -440,7 +440,7 @@ export const FIXED_KILLS: readonly KillSpec[] = [
 ].map((k) => ({ ...k, anchor: k.anchor as Anchor, name: `fixed kill ${Math.round(k.at * 100)}% into ${k.anchor}` }));
 
 /**
- * The randomized trials (as many as `count`; `npm run soak` asks for the full set): trial i's kill moment is drawn
+ * The randomized trials (as many as `count`: CRASH_TRIALS): trial i's kill moment is drawn
  * from `seed` and i, its anchor taken in turn from spawn, spawn, backup, applying, applying, applying.
  */
 export function randomKills(seed: number, count: number): KillSpec[] {

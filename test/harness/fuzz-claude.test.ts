@@ -1,0 +1,4 @@
+// The fuzz loop on claude stores: see fuzz-support.ts. One file per format, so the two test workers share them.
+import { fuzzLoop } from "./fuzz-support.js";
+
+fuzzLoop("claude");
