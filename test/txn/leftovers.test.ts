@@ -9,7 +9,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { parseJsonDocument } from "../cli/run.js";
 import { deadPid, sandbox, writeTestStore, type Sandbox } from "../cli/repair-support.js";
 import { defectStore } from "../cli/stores.js";
-import { runCli } from "./crash-support.js";
+import { runCli } from "../harness/crash-support.js";
 
 const TEMP_MARKER = ".recover-tmp-";
 

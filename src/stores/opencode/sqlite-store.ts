@@ -65,7 +65,11 @@ export class OpencodeSqliteStore implements OpencodeStore {
     this.guard(() => this.checkSchema());
     this.statements = this.guard(() => ({
       session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
-      messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ?"),
+      // A row whose id is not text (NULL after row damage) cannot be read back, updated or deleted by its id: it is
+      // left out of the session, as it is, and named in a notice (unaddressable below).
+      messages: this.db.prepare(
+        "SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ? AND typeof(id) = 'text'",
+      ),
       // Only what a record needs, as arrays: every extra column is a measurable share of a scan.
       parts: this.db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ?").raw(),
       partsAsBytes: this.db.prepare("SELECT id, message_id, CAST(data AS BLOB) FROM part WHERE session_id = ?").raw(),
@@ -128,8 +132,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
       () =>
         this.db
           .prepare(
-            `SELECT session_id FROM message WHERE session_id NOT IN (SELECT id FROM session)
-             UNION SELECT session_id FROM part WHERE session_id NOT IN (SELECT id FROM session)
+            // Only text ids name a session: a damaged row whose session_id became a number or a blob cannot be
+            // addressed as one (a backup manifest could not name it, so no repair of it could be undone).
+            `SELECT session_id FROM message WHERE typeof(session_id) = 'text' AND session_id NOT IN (SELECT id FROM session)
+             UNION SELECT session_id FROM part WHERE typeof(session_id) = 'text' AND session_id NOT IN (SELECT id FROM session)
              ORDER BY 1`,
           )
           .pluck()
