@@ -22,6 +22,7 @@ import {
   compareWithImages,
   crashStore,
   FIXED_KILLS,
+  isLockFile,
   jsonSnapshot,
   normaliseJsonFile,
   normaliseSqliteRow,
@@ -105,6 +106,13 @@ const OPS: Record<Format, FormatOps> = {
     tempFiles: (dataDir) => filesUnder(path.join(dataDir, "storage")).filter((f) => path.basename(f).includes(TEMP_MARKER)),
   },
 };
+
+/** recover's lock files beside or at the top of the store (opencode.db's folder, or storage/). */
+function lockFilesIn(dataDir: string): string[] {
+  return [dataDir, path.join(dataDir, "storage")]
+    .filter((dir) => fs.existsSync(dir))
+    .flatMap((dir) => fs.readdirSync(dir).filter((name) => isLockFile(name) || name.includes(".recover.lock")));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Scratch space: one pristine store per format, one copy per trial (kept when the trial fails)
@@ -346,6 +354,7 @@ export function crashTrials(format: Format): void {
           const state = wholeState(settled);
           expect(state, `${context()}: after settling`).toMatch(/^(before|after)$/);
           expect(ops.tempFiles(dataDir), `${context()}: temp files left in the store after settling`).toEqual([]);
+          expect(lockFilesIn(dataDir), `${context()}: the killed run's lock left after settling`).toEqual([]);
           expect(ops.openProblems(dataDir), context()).toEqual([]);
           expect(journalPointers(stateHome), `${context()}: journal left unsettled`).toEqual([]);
           const backups = backupsOf(stateHome);
