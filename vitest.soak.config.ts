@@ -9,7 +9,10 @@ export default defineConfig({
   ...harness,
   test: {
     ...harness.test,
+    // And the race of two repairs with different state dirs on one store, 10 rounds per format (npm test runs one).
+    include: [...(harness.test?.include ?? []), "test/txn/store-lock.test.ts"],
     env: {
+      LOCK_ROUNDS: process.env.LOCK_ROUNDS ?? "10",
       CRASH_TRIALS: process.env.CRASH_TRIALS ?? "25",
       FUZZ_RUNS: process.env.FUZZ_RUNS ?? "500",
       // A fresh fuzz seed every soak (printed; FUZZ_SEED replays one): CI keeps a fixed one.

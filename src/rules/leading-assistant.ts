@@ -23,6 +23,9 @@ export const leadingAssistant: Rule = {
     const messages = view.conversation.messages;
     const first = messages[0];
     if (first?.role !== "assistant" || first.sourceMessageIds.some((id) => isExempt(view, id))) return [];
+    // A damaged message may be the prompt itself (a torn first message sorts nowhere until it is salvaged):
+    // unreadable-record and schema-violation come first, and the planner's next pass judges the history again.
+    if (view.damagedMessageIds.size > 0) return [];
     const next = messages.findIndex(isPrompt);
     const turn = next < 0 ? messages : messages.slice(0, next);
     const records = turn.reduce((n, m) => n + m.sourceMessageIds.length, 0);

@@ -74,7 +74,7 @@ describe("a message filed under two sessions (opencode-json)", () => {
     }
   });
 
-  it("the rest of the session is repaired; the store rescans with no error and both sessions list in order", async () => {
+  it("the rest of the session is repaired; what is left is the copy, and the error it causes where it sorts first (exit 1)", async () => {
     const sessions = [healthySession({ start: T0, title: "Owner", turns: 2 }), blankReplySession(T0 + DAY)];
     const built = buildStore({ seed: 8, sessions });
     const [a, b] = built.sessions;
@@ -86,13 +86,15 @@ describe("a message filed under two sessions (opencode-json)", () => {
     const parts = partFiles(store, shared.id);
 
     const r = await sb.run(["session", "repair", "--all", "--yes", "--store", store.store]);
-    expect(r.status, r.stdout + r.stderr).toBe(0);
+    // The copy (A's earlier answer) sorts first in B, so B's history begins with an assistant turn: an error the API
+    // refuses that no fix may touch (the record is A's too), so the repair says it is left: exit 1, never 0.
+    expect(r.status, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`delete part ${blank.id} \\[empty-text-part\\]`));
     expect(partFiles(store, shared.id)).toEqual(parts);
 
     const after = await scan(sb, store);
     const left = after.sessions.flatMap((s) => s.findings.map((f) => `${s.id} ${f.rule} ${f.severity}`));
-    expect(left.sort()).toEqual([`${a!.id} shared-message warning`, `${b!.id} shared-message warning`].sort());
+    expect(left.sort()).toEqual([`${a!.id} shared-message warning`, `${b!.id} shared-message warning`, `${b!.id} leading-assistant error`].sort());
     const list = parseJsonDocument((await sb.run(["session", "list", "--json", "--store", store.store])).stdout) as { sessions: { id: string }[] };
     expect(list.sessions.map((s) => s.id).sort()).toEqual([a!.id, b!.id].sort());
   });
