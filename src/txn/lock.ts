@@ -289,7 +289,8 @@ function removeOldTemps(file: string): void {
     // alive here may be another host's writer (a shared folder), so its temp goes only once it is old.
     const writer = Number(/(?:\.tmp-|\.stale-|recover-tmp-)(\d+)-/.exec(name)?.[1]);
     try {
-      if ((Number.isInteger(writer) && writer !== process.pid && !alive(writer)) || Date.now() - statSync(path).mtimeMs > TEMP_STALE_MS) rmSync(path, { force: true });
+      if ((Number.isInteger(writer) && writer !== process.pid && !alive(writer)) || Date.now() - statSync(path).mtimeMs > TEMP_STALE_MS)
+        rmSync(path, { force: true });
     } catch {
       /* gone already */
     }

@@ -3,6 +3,7 @@
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import {
   buildStore,
@@ -466,4 +467,30 @@ export function trialCount(name: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${value}: expected a whole number of trials`);
   return n;
+}
+
+/**
+ * A scratch root for one kind of trial, one folder per format under it, kept when a trial failed. Each format's
+ * trials clean up their own folder and then the root once it is empty: test files share the trials module within a
+ * worker (isolate: false), so a module-level afterAll would run after the first file only, and the next file's
+ * trials would recreate the folder and leave it behind.
+ */
+export function scratchSpace(prefix: string, label: string): { root: string; failed(): void; cleanUp(name: string): void } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  let failures = 0;
+  return {
+    root,
+    failed: () => {
+      failures++;
+    },
+    cleanUp(name) {
+      if (failures === 0) fs.rmSync(path.join(root, name), { recursive: true, force: true });
+      else console.log(`${label}: ${failures} failed trial(s); their stores are kept under ${root}`);
+      try {
+        fs.rmdirSync(root);
+      } catch {
+        // Not empty: another format's trials, or kept failures.
+      }
+    },
+  };
 }

@@ -13,7 +13,6 @@
 // Only the killed run is a process of its own; the commands after it (the scan that settles the journal, the
 // restore, the repair run to the end) run main() of the build in this process, with the same environment.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORMATS, T0, writeStore, type Format } from "../cli/stores.js";
@@ -22,6 +21,7 @@ import {
   compareWithImages,
   crashStore,
   FIXED_KILLS,
+  scratchSpace,
   isLockFile,
   jsonSnapshot,
   normaliseJsonFile,
@@ -118,23 +118,9 @@ function lockFilesIn(dataDir: string): string[] {
 // Scratch space: one pristine store per format, one copy per trial (kept when the trial fails)
 // ---------------------------------------------------------------------------------------------
 
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "recover-crash-"));
-let failures = 0;
-
-/**
- * Each format's trials clean up their own folder (scratch/<format>) and then the scratch root once it is empty: test
- * files share this module within a worker (isolate: false), so a module-level afterAll would run after the first
- * file only, and the next file's trials would recreate the folder and leave it behind.
- */
-function cleanUp(name: string): void {
-  if (failures === 0) fs.rmSync(path.join(scratch, name), { recursive: true, force: true });
-  else console.log(`crash-safety: ${failures} failed trial(s); their stores are kept under ${scratch}`);
-  try {
-    fs.rmdirSync(scratch);
-  } catch {
-    // Not empty: another format's trials, or kept failures.
-  }
-}
+const space = scratchSpace("recover-crash-", "crash-safety");
+const scratch = space.root;
+const cleanUp = space.cleanUp;
 
 function copyStore(pristine: string, group: string, name: string): { dataDir: string; stateHome: string; root: string } {
   const root = path.join(scratch, group, name);
@@ -385,7 +371,7 @@ export function crashTrials(format: Format): void {
           fs.rmSync(root, { recursive: true, force: true });
           lap("removed");
         } catch (error) {
-          failures++;
+          space.failed();
           throw error;
         }
       },

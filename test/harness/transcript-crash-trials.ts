@@ -15,11 +15,10 @@
 // the restore, the repair run to the end) run main() of the build in this process, same environment.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaudeTranscript, MINUTE, OpenclawTranscript, damage } from "../support/transcript-fixtures.js";
-import { backupRootOf, FIXED_KILLS, randomKills, runCli, runSettled, trialCount, type KillPlan, type RunResult } from "./crash-support.js";
+import { backupRootOf, FIXED_KILLS, randomKills, runCli, runSettled, scratchSpace, trialCount, type KillPlan, type RunResult } from "./crash-support.js";
 
 const BASE_SEED = Number(process.env.CRASH_SEED ?? 20_261_123) >>> 0 || 1;
 const TRIALS = trialCount("CRASH_TRIALS");
@@ -121,23 +120,9 @@ export function openclawCrashTranscript(): CrashTranscript {
 // Scratch space and helpers
 // ---------------------------------------------------------------------------------------------
 
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "recover-tcrash-"));
-let failures = 0;
-
-/**
- * Each format's trials clean up their own folder (scratch/<format>) and then the scratch root once it is empty: test
- * files share this module within a worker (isolate: false), so a module-level afterAll would run after the first
- * file only, and the next file's trials would recreate the folder and leave it behind.
- */
-function cleanUp(name: string): void {
-  if (failures === 0) fs.rmSync(path.join(scratch, name), { recursive: true, force: true });
-  else console.log(`transcript-crash: ${failures} failed trial(s); their stores are kept under ${scratch}`);
-  try {
-    fs.rmdirSync(scratch);
-  } catch {
-    // Not empty: another format's trials, or kept failures.
-  }
-}
+const space = scratchSpace("recover-tcrash-", "transcript-crash");
+const scratch = space.root;
+const cleanUp = space.cleanUp;
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
@@ -346,7 +331,7 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
           }
           fs.rmSync(root, { recursive: true, force: true });
         } catch (error) {
-          failures++;
+          space.failed();
           throw error;
         }
       },

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BuiltSession, Transcript } from "../support/opencode-fixtures.js";
-import { expected, HOUR, lastWrite, scan, sessionOf, spots, START, storeOf } from "./harness.js";
+import { HOUR, lastWrite, scan, sessionOf, spots, START, storeOf } from "./harness.js";
 
 describe("shared-message (json store)", () => {
   const chat = (question: string, answer: string) => (w: Transcript) => [w.user(question), w.assistant([w.stepStart(), w.text(answer), w.stepFinish("stop")])];

@@ -67,9 +67,7 @@ export class OpencodeSqliteStore implements OpencodeStore {
       session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
       // A row whose id is not text (NULL after row damage) cannot be read back, updated or deleted by its id: it is
       // left out of the session, as it is, and named in a notice (unaddressable below).
-      messages: this.db.prepare(
-        "SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ? AND typeof(id) = 'text'",
-      ),
+      messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ? AND typeof(id) = 'text'"),
       // Only what a record needs, as arrays: every extra column is a measurable share of a scan.
       parts: this.db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ?").raw(),
       partsAsBytes: this.db.prepare("SELECT id, message_id, CAST(data AS BLOB) FROM part WHERE session_id = ?").raw(),
