@@ -89,4 +89,10 @@ export const FORMER_FAILURES: readonly { id: string; format: HarnessFormat; coun
     counterexample: '[{"on":"row-column","table":"part","row":0,"column":"session_id","to":"blob"}]',
     was: "a part row whose session_id became a blob: the repair wrote a backup session restore refused (it could not be undone)",
   },
+  {
+    id: "sqlite-blob-part-id",
+    format: "opencode-sqlite",
+    counterexample: '[{"on":"row-column","table":"part","row":23,"column":"id","to":"blob"}]',
+    was: "a part row whose id became a blob: the repair's --json named a change by an object, not an id (found by the soak, FUZZ_SEED=1297346855)",
+  },
 ];

@@ -65,12 +65,12 @@ export class OpencodeSqliteStore implements OpencodeStore {
     this.guard(() => this.checkSchema());
     this.statements = this.guard(() => ({
       session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
-      // A row whose id is not text (NULL after row damage) cannot be read back, updated or deleted by its id: it is
-      // left out of the session, as it is, and named in a notice (unaddressable below).
+      // A row whose id is not text (NULL or a blob after row damage) cannot be named as a record (a change, a backup
+      // manifest, a finding): it is left out of the session, as it is, for messages and parts alike.
       messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ? AND typeof(id) = 'text'"),
       // Only what a record needs, as arrays: every extra column is a measurable share of a scan.
-      parts: this.db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ?").raw(),
-      partsAsBytes: this.db.prepare("SELECT id, message_id, CAST(data AS BLOB) FROM part WHERE session_id = ?").raw(),
+      parts: this.db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ? AND typeof(id) = 'text'").raw(),
+      partsAsBytes: this.db.prepare("SELECT id, message_id, CAST(data AS BLOB) FROM part WHERE session_id = ? AND typeof(id) = 'text'").raw(),
       lastPartUpdate: this.db.prepare("SELECT max(time_updated) FROM part WHERE message_id = ?").pluck(),
       messageBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM message WHERE id = ?").pluck(),
       partBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM part WHERE id = ?").pluck(),
