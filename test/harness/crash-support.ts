@@ -452,6 +452,27 @@ export const FIXED_KILLS: readonly KillSpec[] = [
  * The randomized trials (as many as `count`: CRASH_TRIALS): trial i's kill moment is drawn
  * from `seed` and i, its anchor taken in turn from spawn, spawn, backup, applying, applying, applying.
  */
+/**
+ * When to kill, from the median phase times of the clean runs: anywhere in the run (from the spawn, a little past its
+ * end), while the backup is written, or from the manifest's "applying" until a little after apply should be done
+ * (never shorter than `applyFloorMs`). The trial's name for its folder, too.
+ */
+export function killPlanFor(
+  kill: KillSpec,
+  timing: { run: number; backupWriting: number; applying: number },
+  applyFloorMs = 0,
+): { trial: string; plan: KillPlan } {
+  const { anchor } = kill;
+  const trial = kill.trial === undefined ? `${anchor}-${Math.round(kill.at * 100)}` : String(kill.trial);
+  const delayMs =
+    anchor === "spawn"
+      ? kill.at * timing.run * 1.05
+      : anchor === "backup"
+        ? kill.at * timing.backupWriting
+        : kill.at * Math.max(applyFloorMs, timing.applying) * 1.25;
+  return { trial, plan: { anchor, delayMs } };
+}
+
 export function randomKills(seed: number, count: number): KillSpec[] {
   return Array.from({ length: count }, (_, trial) => {
     const rand = mulberry32((seed + trial * 0x2545f491) >>> 0);

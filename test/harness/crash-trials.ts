@@ -21,6 +21,7 @@ import {
   compareWithImages,
   crashStore,
   FIXED_KILLS,
+  killPlanFor,
   scratchSpace,
   isLockFile,
   jsonSnapshot,
@@ -34,7 +35,6 @@ import {
   trialCount,
   wholeState,
   type Comparison,
-  type KillPlan,
   type Normalise,
   type RunResult,
   type Snapshot,
@@ -281,18 +281,8 @@ export function crashTrials(format: Format): void {
     it.each(kills.map((k) => [k.name, k] as const))(
       "%s",
       async (_name, kill) => {
-        // A kill is timed from one of three anchors: from the spawn (anywhere in the run), from the first backup file
-        // (while the backup is written), from the moment the manifest says "applying" until a little after apply should
-        // be done: SQLite's apply is one short transaction, so this is how kills land inside it.
-        const { anchor } = kill;
-        const trial = kill.trial === undefined ? `${anchor}-${Math.round(kill.at * 100)}` : String(kill.trial);
-        const delayMs =
-          anchor === "spawn"
-            ? kill.at * timing.run * 1.05
-            : anchor === "backup"
-              ? kill.at * timing.backupWriting
-              : kill.at * Math.max(5, timing.applying) * 1.25;
-        const plan: KillPlan = { anchor, delayMs };
+        // SQLite's apply is one short transaction: a floor of 5 ms is how kills land inside it.
+        const { trial, plan } = killPlanFor(kill, timing, 5);
         tally(anchors, plan.anchor);
         const t0 = performance.now();
         const { dataDir, stateHome, root } = copyStore(pristine, format, `trial-${trial}`);

@@ -363,6 +363,8 @@ export function fuzzLoop(format: HarnessFormat): void {
             ].join("\n"),
           );
         }
+        // A loop that passes ran every case it was asked for (none skipped by a filter), each through all properties.
+        if (PATH === undefined) expect({ runs: result.numRuns, skipped: result.numSkips }).toEqual({ runs: RUNS, skipped: 0 });
       },
       // Bounded by the runs; shrinking a failure takes longer, so the limit is generous but finite.
       RUNS * TIMEOUT_MS,

@@ -18,7 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaudeTranscript, MINUTE, OpenclawTranscript, damage } from "../support/transcript-fixtures.js";
-import { backupRootOf, FIXED_KILLS, randomKills, runCli, runSettled, scratchSpace, trialCount, type KillPlan, type RunResult } from "./crash-support.js";
+import { backupRootOf, FIXED_KILLS, killPlanFor, randomKills, runCli, runSettled, scratchSpace, trialCount, type RunResult } from "./crash-support.js";
 
 const BASE_SEED = Number(process.env.CRASH_SEED ?? 20_261_123) >>> 0 || 1;
 const TRIALS = trialCount("CRASH_TRIALS");
@@ -261,17 +261,13 @@ export function transcriptCrashTrials(make: () => CrashTranscript): void {
       "%s",
       async (_name, kill) => {
         // Kills anywhere in the run (from the spawn), while the backup is written, around the file's rename (applying).
-        const { anchor } = kill;
-        const trial = kill.trial === undefined ? `${anchor}-${Math.round(kill.at * 100)}` : String(kill.trial);
-        const delayMs =
-          anchor === "spawn" ? kill.at * timing.run * 1.05 : anchor === "backup" ? kill.at * timing.backupWriting : kill.at * timing.applying * 1.25;
-        const plan: KillPlan = { anchor, delayMs };
+        const { trial, plan } = killPlanFor(kill, timing);
         const { config, stateHome, root } = copyStore(pristine, t.name, `trial-${trial}`);
         const target = path.join(config, relFile);
         const dir = path.dirname(target);
         let where = "?";
         const context = () =>
-          `${t.name} ${kill.name}, seed ${seed} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(delayMs)} ms after ${anchor}, landed ${where}; store kept in ${root}`;
+          `${t.name} ${kill.name}, seed ${seed} (CRASH_SEED=${BASE_SEED}): kill ${Math.round(plan.delayMs)} ms after ${plan.anchor}, landed ${where}; store kept in ${root}`;
         const state = (bytes: Buffer) => (bytes.equals(original) ? "original" : normalise(bytes, known) === reference ? "repaired" : "mixed");
         try {
           const result = await runCli(repairArgs(config), stateHome, plan);

@@ -5,6 +5,7 @@
  * take a safety checkpoint, restore the files, rewrite history.json + checkpoints.json in a backed-up transaction.
  */
 import type { Command } from "commander";
+import { colourDiffLine } from "../reporters/change-human.js";
 import { assessBattles } from "../../battle/assess.js";
 import { applyRollback, hasChanges, planRollback, type RollbackMode, type RollbackOutcome, type RollbackPlan, type StateFile } from "../../battle/rollback.js";
 import { ExitCode, RecoverError } from "../../errors.js";
@@ -62,16 +63,7 @@ function printPlan(io: Io, plan: RollbackPlan): void {
   if (plan.iterationsReinstated.length > 0) io.out(`iterations brought back from the archive: ${plan.iterationsReinstated.join(", ")}\n`);
   if (plan.statusBefore !== plan.statusAfter) io.out(`status: ${plan.statusBefore ?? "-"} → ${plan.statusAfter ?? "-"}\n`);
   if (io.quiet) return;
-  const colour = (line: string) =>
-    line.startsWith("+++") || line.startsWith("---")
-      ? c.bold(line)
-      : line.startsWith("+")
-        ? c.green(line)
-        : line.startsWith("-")
-          ? c.red(line)
-          : line.startsWith("@@")
-            ? c.cyan(line)
-            : line;
+  const colour = (line: string) => colourDiffLine(c, line);
   for (const file of [plan.history, plan.sidecar]) {
     const diff = stateDiff(file, plan.taskId);
     if (diff === "") continue;

@@ -18,18 +18,22 @@ function clip(line: string): string {
   return `${escapeControls(line.slice(0, MAX_LINE))}… [${(line.length - MAX_LINE).toLocaleString("en-US")} more characters]`;
 }
 
+/** A unified diff's line in its colour: file headers bold, additions green, removals red, hunk headers cyan. */
+export function colourDiffLine(c: Io["color"], line: string): string {
+  return line.startsWith("+++") || line.startsWith("---")
+    ? c.bold(line)
+    : line.startsWith("+")
+      ? c.green(line)
+      : line.startsWith("-")
+        ? c.red(line)
+        : line.startsWith("@@")
+          ? c.cyan(line)
+          : line;
+}
+
 export function humanChangeReporter(io: Io): ChangeReporter {
   const c = io.color;
-  const colourLine = (line: string) =>
-    line.startsWith("+++") || line.startsWith("---")
-      ? c.bold(line)
-      : line.startsWith("+")
-        ? c.green(line)
-        : line.startsWith("-")
-          ? c.red(line)
-          : line.startsWith("@@")
-            ? c.cyan(line)
-            : line;
+  const colourLine = (line: string) => colourDiffLine(c, line);
   return {
     plan(report) {
       for (const notice of report.store.notices) io.note(notice);
