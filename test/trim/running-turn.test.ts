@@ -125,6 +125,10 @@ const runningFixture = () => (running ??= runningTurnStore());
  */
 async function trimsTheRunningTurn(format: Format, keepTurns?: string): Promise<void> {
   const o = write(runningFixture(), format);
+  const messages = o.fixture.built.sessions[0]!.messages;
+  expect(messages.filter((m) => m.role === "user")).toHaveLength(2);
+  expect(messages.slice(3).every((m) => m.role === "assistant" && m.parts.some((p) => p.data?.type === "tool"))).toBe(true);
+  expect(messages.slice(3)).toHaveLength(16);
   const before = estimate(o.store, o.id);
   // What the fixture claims: two user turns, about 1.2 MB of tool output in the second, far over the window.
   expect(before.tokens).toBeGreaterThan(280_000);
