@@ -96,6 +96,15 @@ export async function withStore<T>(options: GlobalOptions, io: Pick<Io, "env" | 
   }
 }
 
+/** A whole number, 0 included. */
+export function parseCount(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new RecoverError("usage", `${name} takes a whole number (0 or more), got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
 export function parsePositiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);

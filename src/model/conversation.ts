@@ -35,15 +35,28 @@ export interface ToolUseBlock extends BlockBase {
   type: "tool_use";
   id: string;
   name: string;
+  /** The call's input as stored (not a copy), when the store has it: what tells two identical calls apart. */
+  input?: unknown;
 }
 export interface ToolResultBlock extends BlockBase {
   type: "tool_result";
   toolUseId: string;
   isError: boolean;
+  /** Images and documents inside the result's content (`chars` counts their data too). */
+  media?: MediaItem[];
 }
 export interface MediaBlock extends BlockBase {
   type: "media";
   mime: string;
+  /** The encoded data as stored (base64, or a data: URL), when the store has it: its header tells an image's size. */
+  data?: string;
+}
+/** A medium inside a tool result: item `index` of the result's content. */
+export interface MediaItem {
+  index: number;
+  mime: string;
+  chars: number;
+  data?: string;
 }
 export type Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | MediaBlock;
 

@@ -8,8 +8,12 @@ export interface Report {
   severity?: Severity;
   /** Trim rules: what fixing this finding takes off the request (estimated tokens, and UTF-8 bytes). */
   saves?: { tokens: number; bytes: number };
+  /** Trim rules: taken from the turns `--keep-turns` protects, once every older turn had given what it could. */
+  runningTurn?: true;
   messageId?: string;
   partId?: string;
+  /** A medium inside a tool result: its index in the result's content. */
+  item?: number;
   path?: string;
   line?: number;
 }

@@ -11,7 +11,32 @@ import type { RuleOptions } from "./rule-options.js";
 import type { SessionView, TranscriptHistory } from "./session-view.js";
 import type { TranscriptLine } from "./transcript.js";
 
-interface CommonFixContext {
+/** A block the conversation names, as a finding carries it: its record (`partId`: a part, or `<line id>#<index>`). */
+export interface BlockAt {
+  messageId?: string;
+  partId?: string;
+}
+
+/**
+ * Context trim's edits (src/rules/trim), the same intent in every store: each names a block of the conversation and
+ * the store writes it as its agent would. Whatever they remove stays in the backup.
+ */
+export interface TrimEdits {
+  /** A tool result's content becomes `text` (a truncation keeps its head and tail). */
+  rewriteResult(at: BlockAt, rewrite: (text: string) => string, reason: string): Edit[];
+  /** Stop sending an old tool result the agent's own way (opencode: marked compacted; a transcript: the cleared text). */
+  clearResult(at: BlockAt, reason: string): Edit[];
+  /** A tool call's input becomes empty (`{}`). */
+  emptyInput(at: BlockAt, reason: string): Edit[];
+  /** An image or document gives way to a text note: the block itself, or item `item` of a tool result's content. */
+  replaceMedia(at: BlockAt, note: string, reason: string, item?: number): Edit[];
+  /** A thinking block goes (never edited); a stored message left with nothing to send goes with it. */
+  dropThinking(at: BlockAt, reason: string): Edit[];
+  /** Stored messages (a whole turn: a prompt and every answer to it) go, links kept whole. */
+  deleteMessages(ids: readonly string[], reason: string): Edit[];
+}
+
+interface CommonFixContext extends TrimEdits {
   readonly view: SessionView;
   /** Epoch ms written into the records a fix closes (time.end, time.completed). */
   readonly now: number;

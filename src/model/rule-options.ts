@@ -23,8 +23,10 @@ export interface TrimOptions {
   calibration: number;
   /** A byte budget instead (HTTP 413): trim until the serialised request fits. */
   maxBytes?: number;
-  /** The last turns are never touched. */
+  /** The last turns: taken from only once every older turn has given what it can. */
   keepTurns: number;
+  /** The last assistant steps (with their results) that stay byte-identical; 2 unless the user asks otherwise. */
+  keepSteps?: number;
   maxOutputChars: number;
   /** Strategies the user allowed. */
   strategies: ReadonlySet<string>;

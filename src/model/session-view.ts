@@ -45,6 +45,17 @@ export interface SessionView {
   damagedMessageIds: ReadonlySet<string>;
   /** Estimated tokens of what would be sent (see model/tokens.ts). */
   estimatedTokens: number;
+  /** The real prompt size the provider reported for the latest reply that has one, as the agent stored it. */
+  measuredPrompt?: MeasuredPrompt;
+}
+
+/** A prompt size the provider counted: what the estimate is calibrated against. */
+export interface MeasuredPrompt {
+  /** The stored message (or line) that carries it: the prompt is everything sent up to and including it. */
+  messageId: string;
+  tokens: number;
+  /** Who counted it, for the output ("opencode stored"): input + cache read + cache write of that reply's usage. */
+  source: string;
 }
 
 /** What building a view needs from the rule options: the time and the live window. */

@@ -11,6 +11,16 @@ export const IMAGE_TOKENS = 1_600;
 export function blockTokens(block: Block): number {
   if (block.type === "media") return block.mime.startsWith("image/") ? IMAGE_TOKENS : Math.ceil((block.chars * 0.75) / CHARS_PER_TOKEN);
   const extra = block.type === "tool_use" ? block.name.length : 0;
+  if (block.type === "tool_result" && block.media) {
+    // Media inside a result are billed like media anywhere else, not by the length of their data.
+    let chars = block.chars;
+    let media = 0;
+    for (const item of block.media) {
+      chars -= item.chars;
+      media += item.mime.startsWith("image/") ? IMAGE_TOKENS : Math.ceil((item.chars * 0.75) / CHARS_PER_TOKEN);
+    }
+    return Math.ceil(Math.max(0, chars) / CHARS_PER_TOKEN) + media;
+  }
   return Math.ceil((block.chars + extra) / CHARS_PER_TOKEN);
 }
 

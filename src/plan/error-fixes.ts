@@ -36,8 +36,8 @@ export interface ErrorPlan {
   targets?: Set<string>;
   /** Specific rules whose findings in the named messages this error asks to fix. */
   scopedRules?: { rules: Rule[]; messageIds: Set<string> };
-  /** Handed to `recover context trim`. */
-  trim?: { tokens?: { current: number; max: number }; bytes?: boolean };
+  /** Answered by the trim strategies, in the repair's own transaction: the limit the error states, a byte budget, or the image rules. */
+  trim?: { tokens?: { current: number; max: number }; bytes?: boolean; images?: boolean };
   /** What the error means for this session, for the user. */
   explanation: string;
 }
@@ -216,12 +216,19 @@ function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
     case "context_overflow":
       return {
         trim: { ...(error.tokens ? { tokens: error.tokens } : {}) },
-        explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: shrink it with \`recover context trim\``,
+        explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: the context trim strategies shrink it under that limit`,
       };
     case "request_too_large":
       return {
         trim: { bytes: true },
-        explanation: "the request is over the provider's byte limit (32 MB; images count in full): shrink it with `recover context trim --max-bytes`",
+        explanation:
+          "the request is over the provider's byte limit (32 MB; images count in full): the context trim strategies shrink it under 30,000,000 bytes",
+      };
+    case "image_invalid":
+      return {
+        trim: { images: true },
+        explanation:
+          "an image breaks the API's image rules (over 8,000 px or 5 MB, or over 2,000 px in a request of more than 20 images): drop-images replaces exactly those with a note",
       };
     default:
       return { explanation: error.note ?? `recover has no offline repair for this error (${error.kind})` };

@@ -21,9 +21,9 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   empty_content: { cause: "a message or text block is empty or whitespace only (an interrupted stream)", fixedBy: "repair" },
   first_not_user: { cause: "the conversation does not start with a user message", fixedBy: null },
   roles_not_alternating: { cause: "two messages of the same role follow each other", fixedBy: null },
-  context_overflow: { cause: "the conversation is longer than the model's context window", fixedBy: "trim" },
-  request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "trim" },
-  image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: null },
+  context_overflow: { cause: "the conversation is longer than the model's context window", fixedBy: "repair" },
+  request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
+  image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
   invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

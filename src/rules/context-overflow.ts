@@ -1,4 +1,4 @@
-import { messages, plural } from "./helpers.js";
+import { plural } from "./helpers.js";
 import type { Rule } from "./rule.js";
 
 export const contextOverflow: Rule = {
@@ -8,7 +8,7 @@ export const contextOverflow: Rule = {
   fixedBy: "trim",
   check(view, options) {
     if (view.estimatedTokens <= options.contextLimit) return [];
-    const measured = lastPromptTokens(view);
+    const measured = view.measuredPrompt?.tokens;
     const truth = measured === undefined ? "" : `; the last reply's stored prompt was ${plural(measured, "token")}`;
     return [
       {
@@ -17,16 +17,3 @@ export const contextOverflow: Rule = {
     ];
   },
 };
-
-/** The real prompt size opencode stored for the latest finished reply: input + cache read + cache write. */
-function lastPromptTokens(view: Parameters<Rule["check"]>[0]): number | undefined {
-  const all = messages(view);
-  for (let i = all.length - 1; i >= 0; i--) {
-    const info = all[i]!.info;
-    if (info?.role !== "assistant") continue;
-    const t = info.tokens;
-    const total = t.input + t.cache.read + t.cache.write;
-    if (total > 0) return total;
-  }
-  return undefined;
-}

@@ -108,13 +108,13 @@ describe("recover explain <text>", () => {
     );
   });
 
-  it("context_overflow, word for word: the size, and context trim as the fix", () => {
+  it("context_overflow, word for word: the size, and the repair that trims as the fix", () => {
     expect(human.get(TEXTS.context_overflow)!.stdout).toBe(
       [
         "context_overflow (anthropic)",
         "cause: the conversation is longer than the model's context window",
         "size:  219,898 tokens > 200,000",
-        "fix:   recover context trim <session-id> --error -",
+        "fix:   recover session repair <session-id> --error -",
         "",
       ].join("\n"),
     );
@@ -173,7 +173,7 @@ describe("recover explain <text>", () => {
       ids: [],
       tokens: { current: 219898, max: 200000 },
       provider: "anthropic",
-      fix: "recover context trim <session-id> --error -",
+      fix: "recover session repair <session-id> --error -",
       message: "prompt is too long: 219898 tokens > 200000 maximum",
       cause: "the conversation is longer than the model's context window",
     });

@@ -99,7 +99,7 @@ export function runningTurnSession(opts: { steps?: number[]; title?: string; see
     const out: MessageSpec[] = [w.user(TASK, { gap: 2 * SECOND }), answer(w, [w.text("I will start with the exporter and the nightly logs.")])];
     out.push(w.user(FOLLOW_UP));
     sizes.forEach((size, i) => {
-      const tag = `S${i + 1}`;
+      const tag = `S${String(i + 1).padStart(2, "0")}`;
       const part: PartSpec =
         i % 3 === 1
           ? call(

@@ -54,9 +54,11 @@ function docOf(r: RunResult): Doc {
   return parseJsonDocument(r.stdout) as unknown as Doc;
 }
 
+/** The trim figures sit at the top of the repair document (`tokens`, `strategies`, `stillOver`, `reached`). */
 function trimOf(doc: Doc): TrimPart {
-  expect(doc.trim, `a trim section in ${JSON.stringify(doc).slice(0, 600)}`).toBeTypeOf("object");
-  return doc.trim!;
+  const found = doc as unknown as TrimPart;
+  expect(found.tokens, `trim figures in ${JSON.stringify(doc).slice(0, 600)}`).toBeTypeOf("object");
+  return found;
 }
 
 const show = (r: RunResult) => `exit ${r.status}\nstdout: ${r.stdout.slice(0, 1500)}\nstderr: ${r.stderr.slice(0, 1500)}`;
@@ -311,5 +313,47 @@ describe("drop-images: 25 screenshots of 3000×3000 px (claude)", () => {
     expect(imagesFit(left), `${left.length} images left`).toBe(true);
     expect(linesByKey(t.file).get(t.lastUser)).toBe(original.get(t.lastUser));
     expect(trimOf(docOf(r)).strategies.map((s) => s.id)).toContain("drop-images");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// One command from the error, on every store: the repair runs the trim in its own transaction
+// ---------------------------------------------------------------------------------------------
+
+describe.each(["claude", "openclaw"] as Dialect[])("session repair --error on a %s transcript that overflows", (dialect) => {
+  it('"prompt is too long: 812345 tokens > 200000 maximum": one repair fits it, the intact lines stay, restore gives every byte back', async () => {
+    const sb = sandbox();
+    const t = BUILDERS[dialect](tempDir());
+    const o = { sb, store: { store: t.store } };
+    const originalBytes = fs.readFileSync(t.file);
+    const original = linesByKey(t.file);
+    const r = await cli(o, "session", "repair", t.sessionId, "--error", "prompt is too long: 812345 tokens > 200000 maximum", "--yes", "--json");
+    expect(r.status, show(r)).toBe(0);
+    const doc = docOf(r);
+    expect(trimOf(doc).tokens.after).toBeLessThanOrEqual(TARGET);
+    const now = linesByKey(t.file);
+    for (const key of t.intact) expect(now.get(key), `line ${key} byte-identical`).toBe(original.get(key));
+    expectNothingToDo(await cli(o, "context", "trim", t.sessionId, "--yes", "--json"));
+    const restored = await cli(o, "session", "restore", doc.backup!.id, "--yes");
+    expect(restored.status, show(restored)).toBe(0);
+    expect(fs.readFileSync(t.file).equals(originalBytes)).toBe(true);
+  });
+});
+
+describe.each(FORMATS)("session repair --error with the many-image error (%s)", (format) => {
+  it("drops exactly the images that break the rule, nothing else; explain names the repair", async () => {
+    const fixture = runningTurnStore(imageSession());
+    const o = write(fixture, format);
+    const allParts = () => loadRecords(o.store, o.id).messages.flatMap((m) => m.parts.map((p) => p.original as Json));
+    const error =
+      "messages.9.content.3.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels";
+    const explained = await cli(o, "explain", error, "--json");
+    expect(JSON.stringify(parseJsonDocument(explained.stdout))).toContain("recover session repair <session-id> --error -");
+    const r = await cli(o, "session", "repair", o.id, "--error", error, "--yes", "--json");
+    expect(r.status, show(r)).toBe(0);
+    const left = dataUrlImages(allParts());
+    expect(left).toHaveLength(20);
+    expect(docOf(r).sessions[0]!.changes.every((c) => c.rules.includes("drop-images"))).toBe(true);
+    expect(docOf(r).sessions[0]!.changes).toHaveLength(5);
   });
 });

@@ -338,6 +338,8 @@ export interface TrimDoc {
   bytes?: { before: number; after: number; max: number };
   strategies: { id: string; records: number; tokens: number; chars: number }[];
   stillOver: boolean;
+  reached?: { id: string; records: number }[];
+  advice?: string;
 }
 
 export function trimDoc(result: RunResult): TrimDoc {

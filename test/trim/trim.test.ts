@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrate } from "../../src/cli/commands/context-trim.js";
+import { calibrate } from "../../src/cli/trim-budget.js";
 import { truncationMarker } from "../../src/rules/trim/truncate-outputs.js";
 import {
   BACKUP_ID,
@@ -111,7 +111,7 @@ describe.each(FORMATS)("context trim on a realistic overflowing session (%s)", (
     expect(turns).toHaveLength(12);
     const raw = estimate(w.store, w.id);
     expect(raw.tokens).toBeGreaterThan(250_000);
-    const { factor } = calibrate(before, viewOf(w.store, w.id));
+    const { factor } = calibrate(viewOf(w.store, w.id));
     // Stored usage is truth: the last reply's prompt (input + cache.read + cache.write) is a little over our estimate.
     expect(factor).toBeGreaterThan(1);
     expect(factor).toBeLessThan(1.1);
@@ -228,7 +228,7 @@ describe.each(FORMATS)("each strategy alone (%s)", (format) => {
     expect(estimate(w.store, w.id).tokens).toBe(doc.tokens.after);
   });
 
-  it("truncate-outputs with the budget out of reach: every old output over the limit, never a short one nor the last turns'", async () => {
+  it("truncate-outputs with the budget out of reach: every output over the limit, the last turns' too once older turns gave all; never a short one", async () => {
     const w = written(format, truncateSession());
     const before = loadRecords(w.store, w.id);
     const doc = await trimJson(w, 1, "--yes", "--strategy", "truncate-outputs", "--limit", "1000", "--max-output-chars", "20000");
@@ -239,21 +239,25 @@ describe.each(FORMATS)("each strategy alone (%s)", (format) => {
       expect(stateOf(after, tag).output!.length, tag).toBeLessThanOrEqual(20_000);
       expect(stateOf(after, tag).output, tag).toMatch(MARKER);
     }
-    expect(stateOf(after, "P").output).toBe(stateOf(before, "P").output);
+    // P sits in the last 4 turns but not in the last 2 steps: it is truncated last, and the document says so.
+    expect(stateOf(after, "P").output!.length).toBeLessThanOrEqual(20_000);
+    expect(stateOf(before, "P").output!.length).toBeGreaterThan(20_000);
+    expect(doc.reached).toEqual([{ id: "truncate-outputs", records: 1 }]);
     // Truncated already: a second trim has nothing left to truncate (and says it is still over).
     const again = await trimJson(w, 1, "--yes", "--strategy", "truncate-outputs", "--limit", "1000", "--max-output-chars", "20000");
     expect(again.sessions[0]!.changes).toEqual([]);
     expect(again.stillOver).toBe(true);
   });
 
-  it("prune-old-outputs: old outputs marked compacted, oldest first; the newest 40,000 tokens and the last 2 turns kept; skill never; text stays on disk", async () => {
+  it("prune-old-outputs: old outputs marked compacted, oldest first; out of reach, the newest 40,000 tokens then the last turns follow; the last 2 steps and skill never; text stays on disk", async () => {
     const w = written(format, pruneSession());
     const before = loadRecords(w.store, w.id);
     const logs = ["L2", "L3", "L4", "L5", "L6", "L7", "L8"];
-    // Out of reach: everything prunable goes.
+    // Out of reach: everything prunable goes, older turns first; R10 is in the last 2 steps, S2 a skill.
     const all = await trimJson(w, 1, "--yes", "--strategy", "prune-old-outputs", "--keep-turns", "2", "--limit", "1000");
     expect(all.stillOver).toBe(true);
-    expect(tagsWhere(w, [...logs, "S2", "R9", "R10"], isCompacted)).toEqual(["L2", "L3", "L4"]);
+    expect(tagsWhere(w, [...logs, "S2", "R9", "R10"], isCompacted)).toEqual([...logs, "R9"]);
+    expect(all.reached).toEqual([{ id: "prune-old-outputs", records: 1 }]);
     const after = loadRecords(w.store, w.id);
     for (const tag of [...logs, "S2", "R9", "R10"]) {
       expect(stateOf(after, tag).output, `${tag}: the output stays on disk`).toBe(stateOf(before, tag).output);
@@ -277,11 +281,17 @@ describe.each(FORMATS)("each strategy alone (%s)", (format) => {
     expect(tagsWhere(w, ["L2", "L3", "L4", "L5", "L6", "L7", "L8", "S2", "R9", "R10"], isCompacted)).toEqual(["L2", "L3"]);
   });
 
-  it("prune-old-outputs with the default --keep-turns 4 keeps the last four turns whole", async () => {
+  it("prune-old-outputs with the default --keep-turns 4 takes from the last four turns only after every older output", async () => {
     const w = written(format, pruneSession());
-    await trimJson(w, 1, "--yes", "--strategy", "prune-old-outputs", "--limit", "1000");
-    // Turns 7–10 protected; walking back from turn 6: L6, L5, L4, L3 are the newest 40,000 tokens; L2 goes.
-    expect(tagsWhere(w, ["L2", "L3", "L4", "L5", "L6", "L7", "L8", "S2", "R9", "R10"], isCompacted)).toEqual(["L2"]);
+    // Enough for the older turns alone: turns 7–10 stay whole. Walking back from turn 6, L6, L5, L4, L3 are the
+    // newest 40,000 tokens, so L2 goes first, then the window itself, oldest first.
+    const enough = await trimJson(w, 0, "--yes", "--strategy", "prune-old-outputs", "--target", "1", "--limit", limitBelow(w, 25_000));
+    expect(enough.reached).toBeUndefined();
+    expect(tagsWhere(w, ["L2", "L3", "L4", "L5", "L6", "L7", "L8", "S2", "R9", "R10"], isCompacted)).toEqual(["L2", "L3", "L4"]);
+    // Out of reach: the last four turns too, oldest step first; never R10 (the last 2 steps).
+    const all = await trimJson(w, 1, "--yes", "--strategy", "prune-old-outputs", "--limit", "1000");
+    expect(all.reached).toEqual([{ id: "prune-old-outputs", records: 3 }]);
+    expect(tagsWhere(w, ["L2", "L3", "L4", "L5", "L6", "L7", "L8", "S2", "R9", "R10"], isCompacted)).toEqual(["L2", "L3", "L4", "L5", "L6", "L7", "L8", "R9"]);
   });
 
   it("dedupe: the same tool with the same input (keys in any order, nested too) keeps only its newest output", async () => {
@@ -303,20 +313,21 @@ describe.each(FORMATS)("each strategy alone (%s)", (format) => {
     expect(tagsWhere(w, ["D2", "D3", "D4", "T5", "T10"], isCompacted)).toEqual(["D2"]);
   });
 
-  it("purge-errors: errored calls more than 4 turns old lose their input; the rest of the record and newer errors stay", async () => {
+  it("purge-errors: errored calls more than 4 turns old lose their input first, then newer ones, never in the last 2 steps; the rest of the record stays", async () => {
     const w = written(format, purgeSession());
     const before = loadRecords(w.store, w.id);
     const doc = await trimJson(w, 1, "--yes", "--strategy", "purge-errors", "--limit", "1000");
     expect(doc.stillOver).toBe(true);
     const after = loadRecords(w.store, w.id);
-    for (const tag of ["E2", "E3", "E4"]) {
+    for (const tag of ["E2", "E3", "E4", "E6", "E7", "E8"]) {
       const { input, ...rest } = stateOf(after, tag);
       expect(input, tag).toEqual({});
       const { input: _, ...was } = stateOf(before, tag);
       expect(rest, tag).toEqual(was);
     }
-    for (const tag of ["E6", "E7", "E8", "E9", "OK3"]) expect(stateOf(after, tag), tag).toEqual(stateOf(before, tag));
-    expect(doc.strategies.map((s) => [s.id, s.records])).toEqual([["purge-errors", 3]]);
+    for (const tag of ["E9", "OK3"]) expect(stateOf(after, tag), tag).toEqual(stateOf(before, tag));
+    expect(doc.strategies.map((s) => [s.id, s.records])).toEqual([["purge-errors", 6]]);
+    expect(doc.reached).toEqual([{ id: "purge-errors", records: 3 }]);
     // The emptied calls still have their results: the pairs hold.
     expect(violations(w.store, w.id, "on").filter((v) => PAIR_KINDS.includes(v.kind))).toEqual([]);
   });

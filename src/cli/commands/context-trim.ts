@@ -5,21 +5,17 @@
  */
 import type { Command } from "commander";
 import { RecoverError } from "../../errors.js";
-import type { SessionView } from "../../model/session-view.js";
-import { blockTokens } from "../../model/tokens.js";
 import { storedError } from "../../plan/error-fixes.js";
 import { planSession } from "../../plan/planner.js";
 import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
-import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../rules/rule.js";
-import { requestBytes } from "../../rules/trim/budget.js";
+import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
 import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
+import { INTACT_STEPS } from "../../rules/trim/layout.js";
 import { MIN_OUTPUT_CHARS } from "../../rules/trim/truncate-outputs.js";
 import { sessionView } from "../../scan/session-view.js";
-import { isTranscript } from "../../model/transcript.js";
-import type { LoadedSession } from "../../stores/store.js";
-import { action, parsePositiveInt, withStore } from "../command-kit.js";
+import { action, parseCount, parsePositiveInt, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
-import type { TrimSummary } from "../reporters/change-report.js";
+import { byteBudgetOf, calibrate, DEFAULT_KEEP_TURNS, DEFAULT_LIMIT, DEFAULT_TARGET, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
 import { selectSessions } from "../select-sessions.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
@@ -35,14 +31,11 @@ interface TrimFlags {
   target?: number;
   strategy?: string;
   keepTurns?: number;
+  keepSteps?: number;
   maxOutputChars?: number;
   dryRun?: boolean;
   force?: boolean;
 }
-
-const DEFAULT_LIMIT = 200_000;
-/** Anthropic's request limit is 32 MB; aim under it with room for the system prompt and tool definitions. */
-const DEFAULT_MAX_BYTES = 30_000_000;
 
 function parseRatio(value: string): number {
   const n = Number(value);
@@ -72,35 +65,6 @@ function parseStrategies(list: string | undefined): Set<string> {
   return new Set(wanted);
 }
 
-/**
- * How far our estimate is from what the provider counted: opencode stores, on each assistant message, the usage of
- * its last step, and input + cache read + cache write is the real size of that step's prompt. We compare it with our
- * estimate of everything sent up to and including that message.
- */
-export function calibrate(loaded: LoadedSession, view: SessionView): { factor: number; method: string } {
-  // Transcripts: no stored prompt size to calibrate against yet (see docs/transcripts.md).
-  const messages = isTranscript(loaded) ? [] : loaded.messages;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const info = messages[i]!.info;
-    if (info?.role !== "assistant") continue;
-    const truth = info.tokens.input + info.tokens.cache.read + info.tokens.cache.write;
-    if (truth <= 0) continue;
-    const upTo = new Set(messages.slice(0, i + 1).map((m) => m.ref.id));
-    let estimate = 0;
-    for (const message of view.conversation.messages) {
-      for (const block of message.blocks) if (upTo.has(block.source.messageId ?? block.source.id)) estimate += blockTokens(block);
-    }
-    if (estimate <= 0) break;
-    const raw = truth / estimate;
-    const factor = Math.min(2.5, Math.max(0.5, raw));
-    return {
-      factor,
-      method: `characters / 4, calibrated ×${factor.toFixed(2)} against the ${truth.toLocaleString("en-US")} prompt tokens opencode stored for message ${messages[i]!.ref.id} (our estimate there: ${estimate.toLocaleString("en-US")}, ${((raw - 1) * 100).toFixed(1)}% off)`,
-    };
-  }
-  return { factor: 1, method: "characters / 4 (no stored token counts to calibrate against)" };
-}
-
 export function addContextTrim(program: Command): void {
   const context = program
     .command("context")
@@ -123,9 +87,15 @@ Examples:
     .option("--error <text>", "the provider's error text (or - for stdin): the limit is read from it")
     .option("--error-file <path>", "read the provider's error text from a file")
     .option("--max-bytes <n>", "a byte budget instead (HTTP 413 request_too_large; default 30,000,000 with such an error)", parsePositiveInt("--max-bytes"))
-    .option("--target <ratio>", "trim until the estimate is at most this share of the limit", parseRatio, 0.8)
+    .option("--target <ratio>", "trim until the estimate is at most this share of the limit", parseRatio, DEFAULT_TARGET)
     .option("--strategy <list>", `strategies allowed, in this order: ${STRATEGIES.join(",")}`)
-    .option("--keep-turns <n>", "never touch the last N turns", parsePositiveInt("--keep-turns"), 4)
+    .option(
+      "--keep-turns <n>",
+      "take from the last N turns only once older turns gave all they could (0: no such protection)",
+      parseCount("--keep-turns"),
+      DEFAULT_KEEP_TURNS,
+    )
+    .option("--keep-steps <n>", "the last N assistant steps, with their tool results, stay byte-identical", parseCount("--keep-steps"), INTACT_STEPS)
     .option(
       "--max-output-chars <n>",
       `truncate-outputs keeps this many characters of a long output (at least ${MIN_OUTPUT_CHARS})`,
@@ -167,46 +137,33 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             );
           }
           const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
-          const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? DEFAULT_MAX_BYTES : undefined);
-          const target = Math.floor(limit * (options.target ?? 0.8));
+          const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? byteBudgetOf(errorText ?? JSON.stringify(stored)) : undefined);
           const state = stateDir(io.env);
           const recalled = recalledCalibration(state, store.info.path, id!);
-          const { factor, method } =
-            recalled !== undefined
-              ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` }
-              : calibrate(records, view);
-          const trim: TrimOptions = {
-            targetTokens: target,
-            calibration: factor,
-            keepTurns: options.keepTurns ?? 4,
+          const request: TrimRequest = {
+            limit,
+            target: options.target ?? DEFAULT_TARGET,
+            keepTurns: options.keepTurns ?? DEFAULT_KEEP_TURNS,
+            keepSteps: options.keepSteps ?? INTACT_STEPS,
             maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
             strategies,
+            calibration:
+              recalled !== undefined
+                ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` }
+                : calibrate(view),
             ...(bytes !== undefined ? { maxBytes: bytes } : {}),
           };
+          const trim = trimOptions(request);
           const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
           if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
-          const calibrated = (tokens: number) => Math.round(tokens * factor);
-          const beforeBytes = requestBytes(view);
-          const summary: TrimSummary = {
-            tokens: { before: calibrated(view.estimatedTokens), after: calibrated(plan.after.estimatedTokens), limit, target, method },
-            ...(bytes !== undefined ? { bytes: { before: beforeBytes, after: plan.after.bytes, max: bytes } } : {}),
-            strategies: TRIM_RULES.map((rule) => {
-              const found = plan.fixed.filter((f) => f.rule === rule.id);
-              return {
-                id: rule.id,
-                records: found.length,
-                tokens: calibrated(found.reduce((n, f) => n + (f.saves?.tokens ?? 0), 0)),
-                bytes: found.reduce((n, f) => n + (f.saves?.bytes ?? 0), 0),
-              };
-            }).filter((s) => s.records > 0),
-            stillOver: bytes !== undefined ? plan.after.bytes > bytes : calibrated(plan.after.estimatedTokens) > target,
-          };
+          const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));
           const code = await reportAndWrite(store, io, options, [{ plan, sessionRef: records.sessionRef }], {
             command: "trim",
             showAll: true,
             extra: (report) => (report.trim = summary),
           });
-          if (code !== 2 && code !== 3 && !options.dryRun && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, factor);
+          if (code !== 2 && code !== 3 && !options.dryRun && plan.changes.length > 0)
+            rememberCalibration(state, store.info.path, id!, request.calibration.factor);
           return summary.stillOver && code === 0 ? 1 : code;
         });
       }),

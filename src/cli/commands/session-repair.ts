@@ -8,7 +8,10 @@ import { planForError, storedError } from "../../plan/error-fixes.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
-import { DEFAULT_RULE_OPTIONS, type Finding, type Rule } from "../../rules/rule.js";
+import { DEFAULT_RULE_OPTIONS, type Finding, type Rule, type TrimOptions } from "../../rules/rule.js";
+import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
+import type { SessionView } from "../../model/session-view.js";
+import type { ClassifiedError } from "../../provider/classify-error.js";
 import { sessionView } from "../../scan/session-view.js";
 import { isTranscript } from "../../model/transcript.js";
 import type { LoadedSession } from "../../stores/store.js";
@@ -17,6 +20,8 @@ import { readErrorText } from "../error-input.js";
 import { selectSessions } from "../select-sessions.js";
 import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
 import { liveWindow } from "./session-scan.js";
+import type { TrimSummary } from "../reporters/change-report.js";
+import { byteBudgetOf, calibrate, DEFAULT_LIMIT, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -99,6 +104,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           const liveWindowMs = liveWindow(options.includeLive);
           const spinner = io.spinner(`planning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
           const planned: PlannedSession[] = [];
+          let trimmed: TrimSummary | undefined;
           try {
             for (const id of ids) {
               const records = store.loadSession(id, "full");
@@ -111,9 +117,20 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 rules: aimed.rules,
                 judgeWith: judgeRules,
                 ...(aimed.filter ? { filter: aimed.filter } : {}),
+                ...(aimed.trim ? { trim: aimed.trim.options } : {}),
               });
               if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
-              if (errorText !== undefined && !answers(plan, aimed.answering)) {
+              if (aimed.trim) {
+                const { view, request, options: budget } = aimed.trim;
+                trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
+                const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule));
+                if (errorText !== undefined && !took) {
+                  const why =
+                    trimmed.advice ??
+                    `the session is already under the limit it states (about ${trimmed.tokens.before.toLocaleString("en-US")} tokens, target ${trimmed.tokens.target.toLocaleString("en-US")})`;
+                  throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
+                }
+              } else if (errorText !== undefined && !answers(plan, aimed.answering)) {
                 throw new RecoverError(
                   "fix-failed",
                   `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`,
@@ -125,10 +142,12 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           } finally {
             spinner.stop();
           }
+          const summary = trimmed;
           return reportAndWrite(store, io, options, planned, {
             command: "repair",
             showAll: ids.length === 1,
             recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs } },
+            ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
           });
         });
       }),
@@ -146,6 +165,8 @@ function answers(plan: SessionPlan, named: ReadonlySet<string>): boolean {
 
 interface Aimed {
   rules: readonly Rule[];
+  /** A size or image error: the trim strategies run in this repair, with the budget the error states. */
+  trim?: { view: SessionView; request: TrimRequest; options: TrimOptions };
   filter?: (finding: Finding) => boolean;
   /** The records the error names: a plan that changes none of them does not answer it. */
   answering: Set<string>;
@@ -166,11 +187,12 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
   const plan = planForError(error, view);
   const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";
   const note = `${source} (${error.kind}): ${plan.explanation}`;
-  if (plan.trim || (!plan.rule && !plan.scopedRules)) {
-    if (errorText !== undefined) {
-      const next = plan.trim ? "; run `recover context trim`" : "";
-      throw new RecoverError("fix-failed", `${note}${next}; nothing was changed`);
-    }
+  if (plan.trim) {
+    const request = trimRequest(error, errorText ?? JSON.stringify(stored), plan.trim, view);
+    return { rules: [...rules, ...TRIM_RULES], answering: new Set(), note, trim: { view, request, options: trimOptions(request) } };
+  }
+  if (!plan.rule && !plan.scopedRules) {
+    if (errorText !== undefined) throw new RecoverError("fix-failed", `${note}; nothing was changed`);
     return { rules, answering: new Set(), note };
   }
   const extra = [...(plan.rule ? [plan.rule] : []), ...(plan.scopedRules?.rules ?? [])].filter((r) => !rules.includes(r));
@@ -181,4 +203,12 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
       ? (f: Finding) => !scope.rules.some((r) => r.id === f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId)
       : undefined;
   return { rules: [...rules, ...extra], answering, note, ...(filter ? { filter } : {}) };
+}
+
+/** The budget a size error states: its token limit, the byte budget of a 413, or (an image error) only the image rules. */
+function trimRequest(error: ClassifiedError, text: string, wants: NonNullable<ReturnType<typeof planForError>["trim"]>, view: SessionView): TrimRequest {
+  const base = { calibration: calibrate(view) };
+  if (wants.images) return { ...base, limit: Number.MAX_SAFE_INTEGER, target: 1, strategies: new Set(["drop-images"]) };
+  if (wants.bytes) return { ...base, limit: DEFAULT_LIMIT, maxBytes: byteBudgetOf(text), strategies: new Set(STRATEGIES) };
+  return { ...base, limit: error.tokens?.max ?? DEFAULT_LIMIT };
 }

@@ -70,10 +70,10 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         if (t.bytes) io.out(`bytes:  ${n(t.bytes.before)} → ${n(t.bytes.after)} (max ${n(t.bytes.max)})\n`);
         for (const s of t.strategies)
           io.out(`  ${s.id.padEnd(18)} ${String(s.records).padStart(5)} record${s.records === 1 ? " " : "s"}  −${n(s.tokens)} tokens\n`);
-        if (t.stillOver)
-          io.out(
-            `${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy), keep fewer turns (--keep-turns) or lower --max-output-chars\n`,
-          );
+        if (t.reached) io.out(`${c.yellow(reachedLine(t.reached))}\n`);
+        if (t.advice) io.out(`${c.yellow("still over the target:")} ${safeMessage(t.advice)}\n`);
+        else if (t.stillOver)
+          io.out(`${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy) or lower --max-output-chars\n`);
         if (changeCount(report) > 0)
           io.out(c.dim("nothing is lost for good: every removed byte is in the backup, and `recover session restore` brings it all back\n"));
       }
@@ -81,7 +81,8 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       const sessions = report.sessions.filter((s) => s.changes.length > 0).length;
       const what = `${changes} change${changes === 1 ? "" : "s"} in ${sessions} session${sessions === 1 ? "" : "s"}`;
       if (changes === 0) {
-        io.out(`\n${c.green("✔")} nothing to ${report.command}\n`);
+        if (report.trim?.stillOver) io.out(`\n${c.red("✘")} nothing that may be trimmed brings it under the target\n`);
+        else io.out(`\n${c.green("✔")} nothing to ${report.command}\n`);
         sayLeft(report);
         return;
       }
@@ -113,4 +114,19 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       `${c.red("✖")} ${left} error finding${left === 1 ? "" : "s"} left that no automatic fix covers (listed above): a scan of ${left === 1 ? "its session" : "their sessions"} still fails\n`,
     );
   }
+}
+
+/** Short names of what each strategy did, for the line that says the running turn was reached into. */
+const DONE: Record<string, [string, string]> = {
+  "drop-images": ["image replaced by a note", "images replaced by a note"],
+  "truncate-outputs": ["older output of this turn truncated", "older outputs of this turn truncated"],
+  "prune-old-outputs": ["output cleared", "outputs cleared"],
+  "dedupe-outputs": ["repeated output cleared", "repeated outputs cleared"],
+  "purge-errors": ["failed call's input emptied", "failed calls' inputs emptied"],
+  "strip-old-thinking": ["thinking block removed", "thinking blocks removed"],
+};
+
+/** "reached into the running turn: 9 older outputs of this turn truncated, 2 cleared". */
+function reachedLine(reached: readonly { id: string; records: number }[]): string {
+  return `reached into the running turn: ${reached.map((r) => `${r.records.toLocaleString("en-US")} ${(DONE[r.id] ?? [r.id, r.id])[r.records === 1 ? 0 : 1]}`).join(", ")}`;
 }

@@ -47,6 +47,8 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
               ...(report.trim.bytes ? { bytes: report.trim.bytes } : {}),
               strategies: report.trim.strategies,
               stillOver: report.trim.stillOver,
+              ...(report.trim.reached ? { reached: report.trim.reached } : {}),
+              ...(report.trim.advice ? { advice: report.trim.advice } : {}),
             }
           : {}),
       };

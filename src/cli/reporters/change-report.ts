@@ -49,6 +49,10 @@ export interface TrimSummary {
   strategies: { id: string; records: number; tokens: number; bytes: number }[];
   /** Still over the target once every allowed strategy had its turn. */
   stillOver: boolean;
+  /** Per strategy, the records taken from the turns --keep-turns protects (once older turns had given all they could). */
+  reached?: { id: string; records: number }[];
+  /** When still over because the part kept intact is itself too large: what would fit, in one sentence. */
+  advice?: string;
 }
 
 /** Error findings no automatic fix took care of, planned as left or found left after the write. */

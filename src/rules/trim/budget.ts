@@ -1,17 +1,15 @@
 /**
- * What every trim strategy shares: how far over budget the request is after the strategies before it, which
- * messages are never touched (the last turns), and picking candidates only as far as needed.
+ * What every trim strategy shares: how far over budget the request is after the strategies before it, where a
+ * strategy may take from (older turns first, then the running turn, never the intact part), and picking candidates
+ * only as far as needed. A strategy states its candidates; `trimRule` makes it a rule of the one pipeline.
  */
 import type { Block } from "../../model/conversation.js";
-import type { MessageRecord } from "../../model/opencode-records.js";
 import type { SessionView } from "../../model/session-view.js";
 import { CHARS_PER_TOKEN, blockTokens, conversationBytes } from "../../model/tokens.js";
-import { isObject, type Edit } from "../../model/edit.js";
-import type { RecordFixContext } from "../../model/fix-context.js";
-import type { Finding, Report, RuleOptions, TrimOptions } from "../rule.js";
-import { transcriptTurns } from "./transcript-outputs.js";
-
-export const TRIM_RULE_IDS = new Set(["drop-images", "truncate-outputs", "prune-old-outputs", "dedupe-outputs", "purge-errors", "drop-oldest-turns"]);
+import type { Edit } from "../../model/edit.js";
+import type { FixContext } from "../../model/fix-context.js";
+import type { Finding, Report, Rule, RuleOptions, TrimOptions } from "../rule.js";
+import { layoutOf, regionOf, type Layout, type Region } from "./layout.js";
 
 /** UTF-8 bytes of the request as sent: what a byte budget counts. */
 export function requestBytes(view: SessionView): number {
@@ -24,11 +22,11 @@ export interface Deficit {
 }
 
 /** How much is still to go once the findings of the strategies before this one are fixed. */
-export function deficit(view: SessionView, trim: TrimOptions, earlier: readonly Finding[]): Deficit {
+export function deficit(view: SessionView, trim: TrimOptions, earlier: readonly Finding[], trimRuleIds: ReadonlySet<string>): Deficit {
   let tokens = view.estimatedTokens * trim.calibration - trim.targetTokens;
   let bytes = trim.maxBytes !== undefined ? requestBytes(view) - trim.maxBytes : 0;
   for (const f of earlier) {
-    if (!f.saves || !TRIM_RULE_IDS.has(f.rule)) continue;
+    if (!f.saves || !trimRuleIds.has(f.rule)) continue;
     tokens -= f.saves.tokens * trim.calibration;
     bytes -= f.saves.bytes;
   }
@@ -41,21 +39,31 @@ export function isOver(d: Deficit): boolean {
 }
 
 export interface Candidate {
+  /** The record the fix writes (layout.ts recordKey): where it is decides whether it may be taken now. */
+  key: string;
+  /** The step it belongs to: in the running turn, the oldest step goes first. */
+  step: number;
   report: Omit<Report, "saves">;
   saves: { tokens: number; bytes: number };
+  /** Taken whatever the budget: the request breaks a hard limit of the API while it is there (an image rule). */
+  required?: true;
 }
 
-/** Take candidates in the order given until the deficit is covered. */
+/** Take the required candidates, then the others in the order given until the deficit is covered. */
 export function asFarAsNeeded(candidates: readonly Candidate[], d: Deficit, calibration: number): Report[] {
   const reports: Report[] = [];
   let tokens = d.tokens;
   let bytes = d.bytes;
-  for (const c of candidates) {
-    if (tokens <= 0 && bytes <= 0) break;
-    if (c.saves.tokens <= 0 && c.saves.bytes <= 0) continue;
+  const take = (c: Candidate) => {
     reports.push({ ...c.report, saves: c.saves });
     tokens -= c.saves.tokens * calibration;
     bytes -= c.saves.bytes;
+  };
+  for (const c of candidates) if (c.required) take(c);
+  for (const c of candidates) {
+    if (tokens <= 0 && bytes <= 0) break;
+    if (c.required || (c.saves.tokens <= 0 && c.saves.bytes <= 0)) continue;
+    take(c);
   }
   return reports;
 }
@@ -69,71 +77,99 @@ export function blocksTokens(blocks: readonly Block[]): number {
   return blocks.reduce((n, b) => n + blockTokens(b), 0);
 }
 
-/**
- * Stored messages in turns: a turn starts at a user message and holds the assistant messages that answer it.
- * The first turn (the task as first stated) and the last `keep` turns are protected.
- */
-export function turns(messages: readonly MessageRecord[]): MessageRecord[][] {
-  const out: MessageRecord[][] = [];
-  for (const message of messages) {
-    if (message.info?.role === "user" || out.length === 0) out.push([message]);
-    else out.at(-1)!.push(message);
-  }
-  return out;
-}
-
-export function protectedMessageIds(view: SessionView, keepTurns: number): Set<string> {
-  if (view.transcript) {
-    const all = transcriptTurns(view.transcript);
-    return new Set(all.slice(Math.max(0, all.length - keepTurns)).flat());
-  }
-  const all = turns(view.opencode?.messages ?? []);
-  const kept = all.slice(Math.max(0, all.length - keepTurns));
-  return new Set(kept.flat().map((m) => m.ref.id));
-}
-
-/** The stored messages whose content is sent (after the last finished compaction, not skipped). */
-export function sentMessageIds(view: SessionView): Set<string> {
-  return new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));
-}
-
-export interface TrimPass {
+/** What a strategy sees: the session laid out in turns and steps, the budget, and the region it may take from. */
+export interface StrategyInput {
+  view: SessionView;
+  layout: Layout;
   trim: TrimOptions;
-  deficit: Deficit;
-  /** Messages of the last turns, never touched. */
-  keep: Set<string>;
-  /** Messages whose content is sent. */
-  sent: Set<string>;
-  /** Parts an earlier strategy already took this pass. */
-  taken: Set<string | undefined>;
+  options: RuleOptions;
+  region: Region;
 }
 
-/** The start of every strategy's check: nothing to do unless it is allowed and the request is still over budget. */
-export function trimPass(strategy: string, view: SessionView, options: RuleOptions, earlier: readonly Finding[], keepAtLeast = 0): TrimPass | undefined {
-  const trim = options.trim;
-  if (!trim?.strategies.has(strategy)) return undefined;
-  // Strictly in order: while an earlier strategy still has work in this pass, wait for the next pass, which sees
-  // its result (a truncated output can still be pruned; a turn is dropped only when nothing milder is left).
-  if (earlier.some((f) => TRIM_RULE_IDS.has(f.rule))) return undefined;
-  const d = deficit(view, trim, earlier);
-  if (!isOver(d)) return undefined;
-  return {
-    trim,
-    deficit: d,
-    keep: protectedMessageIds(view, Math.max(keepAtLeast, trim.keepTurns)),
-    sent: sentMessageIds(view),
-    taken: new Set(earlier.map((f) => f.partId)),
+/** A trim strategy: its candidates (in its own order of preference) and its fix, which only states an intent. */
+export interface TrimStrategy {
+  /** The rule id findings carry. */
+  id: string;
+  /** The `--strategy` name. */
+  name: string;
+  description: string;
+  /** Fixes that write only their own record, so several may land in one message in one pass. */
+  independent: boolean;
+  candidates(input: StrategyInput): Candidate[];
+  fix(finding: Finding, context: FixContext): Edit[];
+}
+
+/** Layouts are computed once per view, whichever strategy asks first in a planning pass. */
+const layouts = new WeakMap<SessionView, Layout>();
+
+function layoutFor(view: SessionView, trim: TrimOptions): Layout {
+  let layout = layouts.get(view);
+  if (!layout) {
+    layout = layoutOf(view.conversation, trim.keepTurns, trim.keepSteps);
+    layouts.set(view, layout);
+  }
+  return layout;
+}
+
+/**
+ * Candidates of a strategy that may be taken in a region, in the order they go. Once the running turn is reached,
+ * what a strategy held back in older turns by its own rule (prune's newest 40,000 tokens, purge's last 4 turns) goes
+ * first, oldest first, then the running turn's, oldest step first.
+ */
+function within(strategy: TrimStrategy, input: StrategyInput): Candidate[] {
+  const found: { candidate: Candidate; older: boolean }[] = [];
+  for (const candidate of strategy.candidates(input)) {
+    const region = regionOf(input.layout, candidate.key);
+    if (region === "intact") continue;
+    if (input.region !== "running" && region !== "older" && !candidate.required) continue;
+    if (input.region === "running" && region === "running") candidate.report.runningTurn = true;
+    found.push({ candidate, older: region === "older" });
+  }
+  if (input.region === "running") found.sort((a, b) => Number(b.older) - Number(a.older) || a.candidate.step - b.candidate.step);
+  return found.map((f) => f.candidate);
+}
+
+/**
+ * The strategies, in order, as rules of the one pipeline: each reports only while the request is over budget, only
+ * once the strategies before it have nothing left in this pass, and only from older turns while any allowed strategy
+ * still has something there; then from the running turn, oldest step first; never from the intact part.
+ */
+export function trimRules(strategies: readonly TrimStrategy[]): Rule[] {
+  const ids = new Set(strategies.map((s) => s.id));
+  const regions = new WeakMap<SessionView, Region>();
+  const regionFor = (view: SessionView, options: RuleOptions, trim: TrimOptions, layout: Layout): Region => {
+    let region = regions.get(view);
+    if (!region) {
+      const older: StrategyInput = { view, layout, trim, options, region: "older" };
+      const left = strategies.some((s) => trim.strategies.has(s.name) && within(s, older).some((c) => c.saves.tokens > 0 || c.saves.bytes > 0));
+      region = left ? "older" : "running";
+      regions.set(view, region);
+    }
+    return region;
   };
-}
-
-/** opencode's own way to stop sending an output: mark it compacted; the output itself stays on disk. */
-export function markCompacted(finding: Finding, context: RecordFixContext, reason: string): Edit[] {
-  const part = context.part(finding.partId);
-  if (!part) return [];
-  return context.update(part, reason, (value) => {
-    const state = value.state;
-    if (isObject(state) && isObject(state.time)) state.time.compacted = context.now;
-  });
+  return strategies.map(
+    (strategy): Rule => ({
+      id: strategy.id,
+      severity: "warning",
+      description: strategy.description,
+      fixedBy: "trim",
+      ...(strategy.independent ? { independentFixes: true as const } : {}),
+      check(view, options, earlier) {
+        const trim = options.trim;
+        if (!trim?.strategies.has(strategy.name)) return [];
+        // Strictly in order: while an earlier strategy still has work in this pass, wait for the next pass, which
+        // sees its result (a truncated output can still be pruned; a turn is dropped only when nothing milder is left).
+        if (earlier.some((f) => ids.has(f.rule))) return [];
+        const d = deficit(view, trim, earlier, ids);
+        const layout = layoutFor(view, trim);
+        const over = isOver(d);
+        const region = over ? regionFor(view, options, trim, layout) : "older";
+        const found = within(strategy, { view, layout, trim, options, region });
+        return asFarAsNeeded(over ? found : found.filter((c) => c.required), d, trim.calibration);
+      },
+      fix: (finding, context) => strategy.fix(finding, context),
+    }),
+  );
 }
 
 /** What clearing a tool output saves: its text gives way to a short placeholder. */

@@ -1,10 +1,8 @@
-import { readableParts } from "../../model/opencode-records.js";
 import { isObject } from "../../model/edit.js";
-import { at } from "../helpers.js";
-import type { Rule } from "../rule.js";
-import { asFarAsNeeded, clearedSaves, markCompacted, trimPass, type Candidate } from "./budget.js";
-
-const CLEARED = "[Old tool result content cleared]";
+import { atBlock } from "../helpers.js";
+import { clearedSaves, type Candidate, type TrimStrategy } from "./budget.js";
+import { recordKey, resultsOf } from "./layout.js";
+import { CLEARED } from "./prune-old-outputs.js";
 
 /** The same input whatever order its keys were written in. */
 function normalised(value: unknown): string {
@@ -18,43 +16,36 @@ function normalised(value: unknown): string {
 }
 
 /**
- * Strategy 3a: a tool called again with the same input (same tool, same normalised input) makes the older outputs
- * redundant: they are marked compacted (sent as a placeholder, kept on disk); the newest stays. Oldest first.
+ * Strategy: a tool called again with the same input (same tool, same normalised input) makes the older outputs
+ * redundant: they are cleared the agent's own way (as prune clears); the newest stays. Oldest first.
  */
-export const dedupeOutputs: Rule = {
+export const dedupeOutputs: TrimStrategy = {
   id: "dedupe-outputs",
-  severity: "warning",
+  name: "dedupe",
   description: "context trim: older outputs of a tool called again with the same input are cleared (kept on disk)",
-  fixedBy: "trim",
-  independentFixes: true,
-  check(view, options, earlier) {
-    const pass = trimPass("dedupe", view, options, earlier);
-    if (!pass) return [];
-    const { keep, sent, taken } = pass;
+  independent: true,
+  candidates({ layout }) {
     const newest = new Map<string, string>();
-    const calls: { key: string; candidate: Candidate; partId: string }[] = [];
-    for (const message of view.opencode?.messages ?? []) {
-      if (!sent.has(message.ref.id)) continue;
-      for (const { record, part } of readableParts(message)) {
-        if (part.type !== "tool") continue;
-        const p = part as { tool: string; state: { status: string; input: unknown; time?: { compacted?: number } } };
-        if (p.state.status !== "completed" || p.state.time?.compacted !== undefined || record.stripped) continue;
-        const key = `${p.tool}\u0000${normalised(p.state.input)}`;
-        newest.set(key, record.ref.id);
-        if (keep.has(message.ref.id) || taken.has(record.ref.id)) continue;
-        const saves = clearedSaves((p.state as { output?: string }).output, record.content.outputChars ?? 0, CLEARED);
-        calls.push({
-          key,
-          partId: record.ref.id,
-          candidate: { report: at(record, `${p.tool} was called again later with the same input: clear this older output`), saves },
-        });
-      }
+    const calls: { same: string; id: string; candidate: Candidate }[] = [];
+    for (const { block, step } of resultsOf(layout)) {
+      const call = layout.calls.get(block.toolUseId);
+      if (!call || call.input === undefined || block.isError || block.text === CLEARED) continue;
+      const same = `${call.name}\u0000${normalised(call.input)}`;
+      newest.set(same, block.source.id);
+      calls.push({
+        same,
+        id: block.source.id,
+        candidate: {
+          key: recordKey(block.source),
+          step: step.index,
+          report: atBlock(block, `${call.name} was called again later with the same input: clear this older output`),
+          saves: clearedSaves(block.text, block.chars, CLEARED),
+        },
+      });
     }
-    const older = calls.filter((c) => newest.get(c.key) !== c.partId).map((c) => c.candidate);
-    return asFarAsNeeded(older, pass.deficit, pass.trim.calibration);
+    return calls.filter((c) => newest.get(c.same) !== c.id).map((c) => c.candidate);
   },
   fix(finding, context) {
-    if (context.kind !== "records") return [];
-    return markCompacted(finding, context, "cleared an output a later identical call repeats (marked compacted; it stays on disk)");
+    return context.clearResult(finding, "cleared an output a later identical call repeats (the output is in the backup)");
   },
 };

@@ -1,67 +1,78 @@
-import { readableParts } from "../../model/opencode-records.js";
-import { contentOf } from "../../model/transcript.js";
-import { at, atBlock, plural } from "../helpers.js";
-import type { Rule } from "../rule.js";
-import { asFarAsNeeded, trimPass, type Candidate } from "./budget.js";
+import type { Block, MediaItem } from "../../model/conversation.js";
+import { IMAGE_TOKENS, CHARS_PER_TOKEN } from "../../model/tokens.js";
+import { atBlock, plural } from "../helpers.js";
+import type { Candidate, TrimStrategy } from "./budget.js";
+import { dimensionsOf, imageFault, type Dimensions } from "./image-limits.js";
+import { recordKey, regionOf, type Layout } from "./layout.js";
 
-const PLACEHOLDER = "[image removed to fit the provider's request size limit; it is kept in recover's backup]";
+const NOTE = "[image removed to fit the provider's limits; it is kept in recover's backup]";
+
+/** An image or document of the request: a block of a prompt, or an item of a tool result's content. */
+interface Medium {
+  block: Block;
+  item?: MediaItem;
+  mime: string;
+  chars: number;
+  step: number;
+  size?: Dimensions;
+}
+
+function media(layout: Layout): Medium[] {
+  const found: Medium[] = [];
+  const add = (blocks: readonly Block[], step: number) => {
+    for (const block of blocks) {
+      if (block.type === "media") found.push({ block, mime: block.mime, chars: block.chars, step, ...sized(block.mime, block.data) });
+      if (block.type === "tool_result")
+        for (const item of block.media ?? []) found.push({ block, item, mime: item.mime, chars: item.chars, step, ...sized(item.mime, item.data) });
+    }
+  };
+  for (const turn of layout.turns) {
+    add(turn.prompt, turn.steps[0]?.index ?? 0);
+    for (const step of turn.steps) add(step.blocks, step.index);
+  }
+  return found;
+}
+
+function sized(mime: string, data: string | undefined): { size?: Dimensions } {
+  const size = mime.startsWith("image/") ? dimensionsOf(data) : undefined;
+  return size ? { size } : {};
+}
 
 /**
- * Byte budgets only (HTTP 413): an image travels as its whole encoded data, so the largest images go first. The
- * file part becomes a short synthetic text saying so (the message keeps content; the image is in the backup).
+ * Strategy, first: images and base64 documents give way to a short note, the largest first. The images that break
+ * one of the API's hard image rules go whatever the budget (oldest first, and in a request of more than 20 images
+ * only until 20 are left or none is too large), outside the intact part.
  */
-export const dropImages: Rule = {
+export const dropImages: TrimStrategy = {
   id: "drop-images",
-  severity: "warning",
-  description: "context trim, byte budget: the largest attached images give way to a short note (kept in the backup)",
-  fixedBy: "trim",
-  independentFixes: true,
-  check(view, options, earlier) {
-    const pass = trimPass(this.id, view, options, earlier);
-    if (!pass || pass.trim.maxBytes === undefined) return [];
-    const { keep, sent } = pass;
-    const candidates: Candidate[] = [];
-    for (const { line, role, blocks } of view.transcript?.sent ?? []) {
-      if (keep.has(line.ref.id) || role !== "user") continue;
-      for (const block of blocks) {
-        if (block.type !== "media" || !block.mime.startsWith("image/")) continue;
-        candidates.push({
-          report: atBlock(block, `${block.mime} image of ${plural(block.chars, "byte")}: replace it with a note`),
-          saves: { tokens: 0, bytes: block.chars - PLACEHOLDER.length },
-        });
-      }
+  name: "drop-images",
+  description: "context trim: images and documents give way to a short note (kept in the backup); first those the API refuses",
+  independent: true,
+  candidates({ layout }) {
+    const all = media(layout);
+    const images = all.filter((m) => m.mime.startsWith("image/"));
+    const required = new Set<Medium>();
+    let count = images.length;
+    for (const image of images) {
+      const fault = imageFault(image, count);
+      if (!fault || regionOf(layout, recordKey(image.block.source)) === "intact") continue;
+      required.add(image);
+      count--;
     }
-    for (const message of view.opencode?.messages ?? []) {
-      if (keep.has(message.ref.id) || !sent.has(message.ref.id) || message.info?.role !== "user") continue;
-      for (const { record, part } of readableParts(message)) {
-        const mime = (part as { mime?: string }).mime ?? "";
-        if (part.type !== "file" || !mime.startsWith("image/")) continue;
-        const bytes = (record.content.urlChars ?? 0) - PLACEHOLDER.length;
-        candidates.push({
-          report: at(record, `${mime} image of ${plural(record.content.urlChars ?? 0, "byte")}: replace it with a note`),
-          saves: { tokens: 0, bytes },
-        });
-      }
-    }
-    candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
-    return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
+    const candidates = all.map((m): Candidate => {
+      const saves = {
+        tokens: m.mime.startsWith("image/") ? IMAGE_TOKENS : Math.ceil((m.chars * 0.75) / CHARS_PER_TOKEN),
+        bytes: Math.max(0, m.chars - NOTE.length),
+      };
+      const what = `${m.mime} ${m.size ? `${m.size.width}×${m.size.height} px, ` : ""}${plural(m.chars, "byte")}`;
+      const fault = required.has(m) ? imageFault(m, images.length) : undefined;
+      const report = atBlock(m.block, fault ? `${what}: ${fault}, replace it with a note` : `${what}: replace it with a note`);
+      if (m.item) report.item = m.item.index;
+      return { key: recordKey(m.block.source), step: m.step, report, saves, ...(fault ? { required: true as const } : {}) };
+    });
+    return candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
   },
-  /** The image block of the prompt gives way to a text block in the same place (the prompt keeps its other content). */
   fix(finding, context) {
-    if (context.kind === "lines") {
-      const at = context.block(finding);
-      if (!at) return [];
-      return context.update(at.line, "replaced the image with a note to fit the request size limit (the image is in the backup)", (value) => {
-        const content = contentOf(value);
-        if (Array.isArray(content)) content[at.index] = { type: "text", text: PLACEHOLDER };
-      });
-    }
-    const part = context.part(finding.partId);
-    if (!part) return [];
-    return context.replace(
-      part,
-      { type: "text", text: PLACEHOLDER, synthetic: true },
-      "replaced the image with a note to fit the request size limit (the image is in the backup)",
-    );
+    return context.replaceMedia(finding, NOTE, "replaced the image with a note to fit the provider's limits (the image is in the backup)", finding.item);
   },
 };

@@ -1,52 +1,38 @@
-import type { MessageRecord } from "../../model/opencode-records.js";
 import { blockBytes } from "../../model/tokens.js";
-import { at, plural } from "../helpers.js";
-import type { Rule } from "../rule.js";
-import { asFarAsNeeded, blocksTokens, trimPass, turns, type Candidate } from "./budget.js";
+import { plural } from "../helpers.js";
+import { blocksTokens, type Candidate, type TrimStrategy } from "./budget.js";
+import { layoutOf, recordKey } from "./layout.js";
 
 /**
- * Strategy 4, the last resort: whole turns (a user message and the answers to it, so tool calls keep their
- * results) go, oldest first; never the first turn (the task as first stated) nor the last --keep-turns.
+ * Strategy, the last resort: whole turns (a prompt and every answer to it, so tool calls keep their results) go,
+ * oldest first; never the first turn (the task as first stated) nor any turn `--keep-turns` protects.
  */
-export const dropOldestTurns: Rule = {
+export const dropOldestTurns: TrimStrategy = {
   id: "drop-oldest-turns",
-  severity: "warning",
+  name: "drop-oldest-turns",
   description: "context trim: whole oldest turns are taken out (kept in the backup), never the first or the last ones",
-  fixedBy: "trim",
-  check(view, options, earlier) {
-    const pass = trimPass(this.id, view, options, earlier);
-    if (!pass) return [];
-    const { keep } = pass;
-    const byMessage = new Map<string, { tokens: number; bytes: number }>();
-    for (const message of view.conversation.messages) {
-      const tokens = blocksTokens(message.blocks);
-      const bytes = message.blocks.reduce((n, b) => n + blockBytes(b), 0);
-      // A merged request message is shared by several stored ones: count it for the first.
-      const owner = message.sourceMessageIds[0];
-      if (owner === undefined) continue;
-      const sum = byMessage.get(owner) ?? { tokens: 0, bytes: 0 };
-      byMessage.set(owner, { tokens: sum.tokens + tokens, bytes: sum.bytes + bytes });
-    }
+  independent: false,
+  candidates({ layout }) {
     const candidates: Candidate[] = [];
-    for (const turn of turns(view.opencode?.messages ?? []).slice(1)) {
-      if (turn.some((m) => keep.has(m.ref.id))) break;
-      const saves = turn.reduce(
-        (n, m) => ({ tokens: n.tokens + (byMessage.get(m.ref.id)?.tokens ?? 0), bytes: n.bytes + (byMessage.get(m.ref.id)?.bytes ?? 0) }),
-        { tokens: 0, bytes: 0 },
-      );
-      if (saves.tokens === 0) continue;
-      candidates.push({ report: at(turn[0]!, `turn of ${plural(turn.length, "message")} (${plural(saves.tokens, "token")}): take it out`), saves });
+    for (const turn of layout.turns.slice(1)) {
+      const blocks = [...turn.prompt, ...turn.steps.flatMap((s) => s.blocks)];
+      const first = blocks[0];
+      const id = turn.messageIds[0];
+      if (!first || id === undefined) continue;
+      if (blocks.some((b) => layout.kept.has(recordKey(b.source)) || layout.intact.has(recordKey(b.source)))) break;
+      const saves = { tokens: blocksTokens(blocks), bytes: blocks.reduce((n, b) => n + blockBytes(b), 0) };
+      candidates.push({
+        key: recordKey(first.source),
+        step: turn.steps[0]?.index ?? 0,
+        report: { messageId: id, message: `turn of ${plural(turn.messageIds.length, "message")} (${plural(saves.tokens, "token")}): take it out` },
+        saves,
+      });
     }
-    return asFarAsNeeded(candidates, pass.deficit, pass.trim.calibration);
+    return candidates;
   },
   fix(finding, context) {
-    if (context.kind !== "records") return [];
-    const first = context.message(finding.messageId);
-    if (!first) return [];
-    const all = context.session.messages;
-    const start = all.indexOf(first);
-    const turn: MessageRecord[] = [first];
-    for (let i = start + 1; i < all.length && all[i]!.info?.role !== "user"; i++) turn.push(all[i]!);
-    return turn.flatMap((message) => context.deleteMessage(message, "took out an old turn to fit the context window (all of it is in the backup)"));
+    const turn = layoutOf(context.view.conversation, 0).turns.find((t) => t.messageIds[0] === finding.messageId);
+    if (!turn) return [];
+    return context.deleteMessages(turn.messageIds, "took out an old turn to fit the context window (all of it is in the backup)");
   },
 };

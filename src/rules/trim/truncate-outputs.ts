@@ -1,9 +1,6 @@
-import { readableParts } from "../../model/opencode-records.js";
-import { isObject } from "../../model/edit.js";
-import { at, atBlock, plural } from "../helpers.js";
-import { rewriteOutput, sentOutputs } from "./transcript-outputs.js";
-import type { Rule } from "../rule.js";
-import { asFarAsNeeded, tokensOf, trimPass, type Candidate } from "./budget.js";
+import { atBlock, plural } from "../helpers.js";
+import { tokensOf, type Candidate, type TrimStrategy } from "./budget.js";
+import { recordKey, resultsOf } from "./layout.js";
 
 export const truncationMarker = (removed: number) => `\n[… truncated ${removed.toLocaleString("en-US")} characters to fit the context window …]\n`;
 
@@ -25,69 +22,34 @@ const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 /** Below this, a truncated output would be little more than its marker. */
 export const MIN_OUTPUT_CHARS = 200;
 
-/** Strategy 1: outputs over --max-output-chars keep their head and tail, largest first. */
-export const truncateOutputs: Rule = {
+/** Strategy: tool results over --max-output-chars keep their head and tail around a marker, largest first. */
+export const truncateOutputs: TrimStrategy = {
   id: "truncate-outputs",
-  severity: "warning",
+  name: "truncate-outputs",
   description: "context trim: tool outputs over --max-output-chars keep a head and a tail around a marker",
-  fixedBy: "trim",
-  independentFixes: true,
-  check(view, options, earlier) {
-    const pass = trimPass(this.id, view, options, earlier);
-    if (!pass) return [];
-    const { trim, keep, sent } = pass;
+  independent: true,
+  candidates({ layout, trim }) {
+    const max = trim.maxOutputChars;
     const candidates: Candidate[] = [];
-    for (const { block } of view.transcript ? sentOutputs(view.transcript, keep) : []) {
-      if (block.chars <= trim.maxOutputChars) continue;
-      const kept = truncated(block.text, trim.maxOutputChars);
-      const saves = { tokens: tokensOf(block.chars - kept.length), bytes: Buffer.byteLength(block.text) - Buffer.byteLength(kept) };
+    for (const { block, step } of resultsOf(layout)) {
+      if (block.text === undefined || block.text.length <= max) continue;
+      const kept = truncated(block.text, max);
       candidates.push({
-        report: atBlock(block, `tool result of ${plural(block.chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`),
-        saves,
+        key: recordKey(block.source),
+        step: step.index,
+        report: atBlock(block, `tool output of ${plural(block.text.length, "character")}: keep ${max.toLocaleString("en-US")}`),
+        saves: { tokens: tokensOf(block.text.length - kept.length), bytes: Buffer.byteLength(block.text) - Buffer.byteLength(kept) },
       });
     }
-    for (const message of view.opencode?.messages ?? []) {
-      if (keep.has(message.ref.id) || !sent.has(message.ref.id)) continue;
-      for (const { record, part } of readableParts(message)) {
-        const state = (part as { state?: { status?: string; time?: { compacted?: number } } }).state;
-        const chars = record.content.outputChars ?? 0;
-        if (part.type !== "tool" || state?.status !== "completed" || state.time?.compacted !== undefined || chars <= trim.maxOutputChars) continue;
-        const output = (state as { output?: string }).output;
-        const kept = output !== undefined ? truncated(output, trim.maxOutputChars) : undefined;
-        const saves = {
-          tokens: tokensOf(chars - (kept?.length ?? trim.maxOutputChars)),
-          bytes: output !== undefined && kept !== undefined ? Buffer.byteLength(output) - Buffer.byteLength(kept) : chars - trim.maxOutputChars,
-        };
-        candidates.push({
-          report: at(record, `${(part as { tool: string }).tool} output of ${plural(chars, "character")}: keep ${trim.maxOutputChars.toLocaleString("en-US")}`),
-          saves,
-        });
-      }
-    }
-    candidates.sort((a, b) => (trim.maxBytes !== undefined ? b.saves.bytes - a.saves.bytes : b.saves.tokens - a.saves.tokens));
-    return asFarAsNeeded(candidates, pass.deficit, trim.calibration);
+    return candidates.sort((a, b) => (trim.maxBytes !== undefined ? b.saves.bytes - a.saves.bytes : b.saves.tokens - a.saves.tokens));
   },
   fix(finding, context) {
-    if (context.kind === "lines") {
-      const max = context.options.trim?.maxOutputChars;
-      if (max === undefined) return [];
-      return rewriteOutput(
-        finding,
-        context,
-        `kept the first and last characters of the tool result, ${max.toLocaleString("en-US")} in all (the whole result is in the backup)`,
-        (text) => truncated(text, max),
-      );
-    }
-    const part = context.part(finding.partId);
     const max = context.options.trim?.maxOutputChars;
-    if (!part || max === undefined) return [];
-    return context.update(
-      part,
-      `kept the first and last characters of the output, ${max.toLocaleString("en-US")} in all (the whole output is in the backup)`,
-      (value) => {
-        const state = value.state;
-        if (isObject(state) && typeof state.output === "string") state.output = truncated(state.output, max);
-      },
+    if (max === undefined) return [];
+    return context.rewriteResult(
+      finding,
+      (text) => truncated(text, max),
+      `kept the first and last characters of the tool output, ${max.toLocaleString("en-US")} in all (the whole output is in the backup)`,
     );
   },
 };

@@ -92,6 +92,11 @@ function withText<B extends Block>(block: B, record: PartRecord, text: string): 
   return block;
 }
 
+function withData(block: Block & { type: "media" }, record: PartRecord, url: string): Block {
+  if (!record.stripped) block.data = url;
+  return block;
+}
+
 function textBlock(record: PartRecord, text: string, synthetic = false): Block {
   const block: Block = {
     type: "text",
@@ -114,7 +119,7 @@ function userBlocks(record: PartRecord, part: Part): Block[] {
       return part.ignored ? [] : [textBlock(record, part.text, part.synthetic === true)];
     case "file":
       if (EXPANDED_FILE_MIMES.has(part.mime)) return [];
-      return [{ type: "media", mime: part.mime, source: handle(record, "url"), chars: record.content.urlChars ?? part.url.length }];
+      return [withData({ type: "media", mime: part.mime, source: handle(record, "url"), chars: record.content.urlChars ?? part.url.length }, record, part.url)];
     case "compaction":
       return [fixedText(record, COMPACTION_PROMPT)];
     case "subtask":
@@ -175,6 +180,7 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
         source: handle(record, "state.input"),
         chars: record.content.inputChars ?? 0,
       };
+      if (!record.stripped) use.input = part.state.input;
       return { use, result: toolResult(record, part) };
     }
     default:

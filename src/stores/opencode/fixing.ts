@@ -3,12 +3,13 @@
  * conventions live here: its placeholder text, the ids it mints for parts, how a turn is taken out as a whole.
  */
 import type { Edit, Json } from "../../model/edit.js";
-import type { RecordFixContext } from "../../model/fix-context.js";
+import type { BlockAt, RecordFixContext } from "../../model/fix-context.js";
 import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
 import type { OpencodeCodec } from "../store.js";
 import { freshCallId } from "./call-id.js";
+import { isObject } from "../../model/edit.js";
 import { idAfter } from "./ids.js";
 import { INTERRUPTED_PLACEHOLDER } from "./placeholders.js";
 import { recreatedSession } from "./recreate-session.js";
@@ -142,5 +143,53 @@ export class OpencodeFixContext implements RecordFixContext {
 
   freshCallId(old: string | undefined): string {
     return freshCallId(old);
+  }
+
+  /** A completed call's output, or a failed call's error text: where opencode keeps what it sends as the result. */
+  rewriteResult(at: BlockAt, rewrite: (text: string) => string, reason: string): Edit[] {
+    return this.updateState(at, reason, (state) => {
+      if (state.status === "completed" && typeof state.output === "string") state.output = rewrite(state.output);
+      else if (state.status === "error" && typeof state.error === "string") state.error = rewrite(state.error);
+    });
+  }
+
+  /** opencode's own prune: the output stays on disk and is sent as "[Old tool result content cleared]". */
+  clearResult(at: BlockAt, reason: string): Edit[] {
+    return this.updateState(at, reason, (state) => {
+      if (isObject(state.time)) state.time.compacted = this.now;
+    });
+  }
+
+  emptyInput(at: BlockAt, reason: string): Edit[] {
+    return this.updateState(at, reason, (state) => {
+      state.input = {};
+    });
+  }
+
+  /** A user's file part becomes a synthetic text part in its place (the message keeps its other content). */
+  replaceMedia(at: BlockAt, note: string, reason: string): Edit[] {
+    const part = this.part(at.partId);
+    if (part?.part?.type !== "file") return [];
+    return this.replace(part, { type: "text", text: note, synthetic: true }, reason);
+  }
+
+  dropThinking(at: BlockAt, reason: string): Edit[] {
+    const part = this.part(at.partId);
+    return part?.part?.type === "reasoning" ? this.delete(part, reason) : [];
+  }
+
+  deleteMessages(ids: readonly string[], reason: string): Edit[] {
+    return ids.flatMap((id) => {
+      const message = this.message(id);
+      return message ? this.deleteMessage(message, reason) : [];
+    });
+  }
+
+  private updateState(at: BlockAt, reason: string, mutate: (state: Json) => void): Edit[] {
+    const part = this.part(at.partId);
+    if (part?.part?.type !== "tool") return [];
+    return this.update(part, reason, (value) => {
+      if (isObject(value.state)) mutate(value.state);
+    });
   }
 }

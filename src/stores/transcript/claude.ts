@@ -7,7 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { handle, linksOf, obj, resultChars, resultText, str, textBlock, type Dialect, type Json, type SentLine } from "./dialect.js";
+import { handle, linksOf, obj, resultChars, resultMedia, resultText, str, textBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 const CLAUDE_RECORD_TYPES = new Set([
@@ -73,6 +73,10 @@ export const claudeDialect: Dialect = {
   responseId(line) {
     return line.value?.type === "assistant" ? str(obj(line.value.message)?.id) : undefined;
   },
+  promptTokens(line) {
+    const tokens = usageSum(obj(line.value?.message)?.usage, ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]);
+    return tokens === undefined ? undefined : { tokens, source: "Claude Code stored" };
+  },
 };
 
 function claudeBlock(line: TranscriptLine, block: Json | undefined, index: number): Block[] {
@@ -88,10 +92,18 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
     case "tool_use":
     case "server_tool_use":
       return [
-        { type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.input) + (str(block.name) ?? "").length },
+        {
+          type: "tool_use",
+          source,
+          id: str(block.id) ?? "",
+          name: str(block.name) ?? "",
+          chars: jsonLength(block.input) + (str(block.name) ?? "").length,
+          input: block.input,
+        },
       ];
     case "tool_result": {
       const text = resultText(block.content);
+      const media = resultMedia(block.content);
       return [
         {
           type: "tool_result",
@@ -100,13 +112,14 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
           isError: block.is_error === true,
           chars: resultChars(block.content),
           ...(text !== undefined ? { text } : {}),
+          ...(media ? { media } : {}),
         },
       ];
     }
     case "image":
     case "document": {
       const data = str(obj(block.source)?.data) ?? "";
-      return [{ type: "media", source, mime: str(obj(block.source)?.media_type) ?? "application/octet-stream", chars: data.length }];
+      return [{ type: "media", source, mime: str(obj(block.source)?.media_type) ?? "application/octet-stream", chars: data.length, data }];
     }
     default:
       return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];

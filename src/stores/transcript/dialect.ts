@@ -3,7 +3,7 @@
  * link, and which content blocks a message line sends. Everything else (reading lines, the active chain, the
  * conversation, writing) is shared.
  */
-import type { Block } from "../../model/conversation.js";
+import type { Block, MediaItem } from "../../model/conversation.js";
 import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/transcript.js";
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
@@ -31,6 +31,8 @@ export interface Dialect {
   sentLines(chain: readonly TranscriptLine[]): TranscriptLine[];
   /** Lines of one API response share this (Claude Code `message.id`); their blocks form one request message. */
   responseId(line: TranscriptLine): string | undefined;
+  /** The prompt size the provider reported for the response on this line, as the agent stores it. */
+  promptTokens(line: TranscriptLine): { tokens: number; source: string } | undefined;
 }
 
 export type { Json };
@@ -87,10 +89,36 @@ export function resultChars(content: unknown): number {
   return n;
 }
 
+/**
+ * Images and documents inside a tool result's content: Claude Code's `{type: "image", source: {media_type, data}}`,
+ * pi's `{type: "image", mimeType, data}`.
+ */
+export function resultMedia(content: unknown): MediaItem[] | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const found: MediaItem[] = [];
+  content.forEach((item, index) => {
+    const block = obj(item);
+    if (block?.type !== "image" && block?.type !== "document") return;
+    const source = obj(block.source);
+    const data = str(source?.data) ?? str(block.data);
+    if (data === undefined) return;
+    found.push({ index, mime: str(source?.media_type) ?? str(block.mimeType) ?? "application/octet-stream", chars: data.length, data });
+  });
+  return found.length > 0 ? found : undefined;
+}
+
 /** The text of a tool result's content, when it is text. */
 export function resultText(content: unknown): string | undefined {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
   const texts = content.map((c) => obj(c)?.text).filter((t): t is string => typeof t === "string");
   return texts.length === content.length ? texts.join("\n") : undefined;
+}
+
+/** A sum of numeric usage fields; none when none of them is a positive number. */
+export function usageSum(usage: unknown, fields: readonly string[]): number | undefined {
+  const u = obj(usage);
+  if (!u) return undefined;
+  const total = fields.reduce((n, f) => n + (typeof u[f] === "number" && Number.isFinite(u[f]) ? (u[f] as number) : 0), 0);
+  return total > 0 ? total : undefined;
 }

@@ -5,8 +5,8 @@
  * (an interrupted call's result, a blank prompt, its ids) is its dialect's, in AGENT_FIXES below.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Edit, Json } from "../../model/edit.js";
-import type { LineFixContext } from "../../model/fix-context.js";
+import { isObject, type Edit, type Json } from "../../model/edit.js";
+import type { BlockAt, LineFixContext } from "../../model/fix-context.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView, TranscriptHistory } from "../../model/session-view.js";
 import { contentOf, parseBlockId, type TranscriptDialect, type TranscriptLine } from "../../model/transcript.js";
@@ -178,6 +178,67 @@ export class TranscriptFixContext implements LineFixContext {
     return AGENT_FIXES[this.dialect.name].fillBlankPrompt?.(this, line) ?? [];
   }
 
+  /** Claude Code: a `tool_result` block's content; pi: the toolResult message's content. Only text content is rewritten. */
+  rewriteResult(at: BlockAt, rewrite: (text: string) => string, reason: string): Edit[] {
+    const found = this.block(at);
+    if (!found) return [];
+    return this.update(found.line, reason, (value) => {
+      const message = value.message as Json;
+      if (message.role === "toolResult") {
+        message.content = [{ type: "text", text: rewrite(joinedText(message.content)) }];
+        return;
+      }
+      const block = (message.content as Json[])[found.index];
+      if (isObject(block))
+        block.content = typeof block.content === "string" ? rewrite(block.content) : [{ type: "text", text: rewrite(joinedText(block.content)) }];
+    });
+  }
+
+  /** Claude Code's own microcompaction clears an old result with this text; pi's transcripts get the same. */
+  clearResult(at: BlockAt, reason: string): Edit[] {
+    return this.rewriteResult(at, () => CLEARED_RESULT, reason);
+  }
+
+  /** Claude Code keeps a call's input at `input`, pi at `arguments`. */
+  emptyInput(at: BlockAt, reason: string): Edit[] {
+    const found = this.block(at);
+    if (!found) return [];
+    return this.update(found.line, reason, (value) => {
+      const block = (contentOf(value) as Json[] | undefined)?.[found.index];
+      if (!isObject(block)) return;
+      if ("arguments" in block) block.arguments = {};
+      else block.input = {};
+    });
+  }
+
+  replaceMedia(at: BlockAt, note: string, reason: string, item?: number): Edit[] {
+    const found = this.block(at);
+    if (!found) return [];
+    const text = { type: "text", text: note };
+    return this.update(found.line, reason, (value) => {
+      const message = value.message as Json;
+      if (message.role === "toolResult") {
+        if (item !== undefined && Array.isArray(message.content)) message.content[item] = text;
+        return;
+      }
+      const content = contentOf(value);
+      if (!Array.isArray(content)) return;
+      const block = content[found.index];
+      if (item === undefined) content[found.index] = text;
+      else if (isObject(block) && Array.isArray(block.content)) block.content[item] = text;
+    });
+  }
+
+  dropThinking(at: BlockAt, reason: string): Edit[] {
+    const found = this.block(at);
+    return found ? this.dropBlock(found.line, found.index, reason) : [];
+  }
+
+  deleteMessages(ids: readonly string[], reason: string): Edit[] {
+    const lines = ids.map((id) => this.line(id)).filter((l): l is TranscriptLine => l !== undefined);
+    return this.deleteLines(lines, reason);
+  }
+
   /**
    * Where a result belongs: after the last line of the call's response (Claude Code writes one line per block) and
    * after the results already written for it, so the new line joins the chain where the agent would have put it.
@@ -290,6 +351,13 @@ function openclawResult(callLine: TranscriptLine, call: Json, context: Transcrip
       timestamp: message.timestamp,
     },
   };
+}
+
+/** Claude Code's microcompaction text for a cleared tool result. */
+export const CLEARED_RESULT = "[Old tool result content cleared]";
+
+function joinedText(content: unknown): string {
+  return Array.isArray(content) ? content.map((c) => (isObject(c) && typeof c.text === "string" ? c.text : "")).join("\n") : String(content ?? "");
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -7,7 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { handle, linksOf, obj, resultChars, resultText, str, textBlock, timeOf, type Dialect, type Json } from "./dialect.js";
+import { handle, linksOf, obj, resultChars, resultMedia, resultText, str, textBlock, timeOf, usageSum, type Dialect, type Json } from "./dialect.js";
 
 const OPENCLAW_ENTRY_TYPES = new Set([
   "session",
@@ -61,6 +61,7 @@ export const openclawDialect: Dialect = {
         return { role: "assistant", blocks: asArray(message.content).flatMap((item, index) => assistantBlock(line, obj(item), index)) };
       case "toolResult": {
         const text = resultText(message.content);
+        const media = resultMedia(message.content);
         const block: Block = {
           type: "tool_result",
           source: handle(line, 0, "message"),
@@ -68,6 +69,7 @@ export const openclawDialect: Dialect = {
           isError: message.isError === true,
           chars: resultChars(message.content),
           ...(text !== undefined ? { text } : {}),
+          ...(media ? { media } : {}),
         };
         return { role: "user", blocks: [block] };
       }
@@ -98,6 +100,10 @@ export const openclawDialect: Dialect = {
   responseId() {
     return undefined;
   },
+  promptTokens(line) {
+    const tokens = usageSum(obj(line.value?.message)?.usage, ["input", "cacheRead", "cacheWrite"]);
+    return tokens === undefined ? undefined : { tokens, source: "openclaw stored" };
+  },
 };
 
 function asArray(v: unknown): unknown[] {
@@ -112,8 +118,10 @@ function userContent(line: TranscriptLine, content: unknown, field: string) {
       const block = obj(item);
       const at = `${field}.${index}`;
       if (block?.type === "text") return [textBlock(line, index, at, str(block.text) ?? "")];
-      if (block?.type === "image")
-        return [{ type: "media", source: handle(line, index, at), mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
+      if (block?.type === "image") {
+        const data = str(block.data) ?? "";
+        return [{ type: "media", source: handle(line, index, at), mime: str(block.mimeType) ?? "image/png", chars: data.length, data }];
+      }
       return block ? [{ type: "text", source: handle(line, index, at), chars: jsonLength(block), blank: false }] : [];
     }),
   };
@@ -132,10 +140,19 @@ function assistantBlock(line: TranscriptLine, block: Json | undefined, index: nu
     }
     case "toolCall":
       return [
-        { type: "tool_use", source, id: str(block.id) ?? "", name: str(block.name) ?? "", chars: jsonLength(block.arguments) + (str(block.name) ?? "").length },
+        {
+          type: "tool_use",
+          source,
+          id: str(block.id) ?? "",
+          name: str(block.name) ?? "",
+          chars: jsonLength(block.arguments) + (str(block.name) ?? "").length,
+          input: block.arguments,
+        },
       ];
-    case "image":
-      return [{ type: "media", source, mime: str(block.mimeType) ?? "image/png", chars: (str(block.data) ?? "").length }];
+    case "image": {
+      const data = str(block.data) ?? "";
+      return [{ type: "media", source, mime: str(block.mimeType) ?? "image/png", chars: data.length, data }];
+    }
     default:
       return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];
   }

@@ -1,5 +1,7 @@
 /** A transcript's view of a session for the rules: its active history and the conversation built from it. */
-import { isRecent, type SessionView, type ViewOptions } from "../../model/session-view.js";
+import { isRecent, type MeasuredPrompt, type SessionView, type TranscriptHistory, type ViewOptions } from "../../model/session-view.js";
+import { DIALECTS } from "./assemble.js";
+import type { Dialect } from "./dialect.js";
 import { conversationTokens } from "../../model/tokens.js";
 import type { TranscriptRecords } from "../../model/transcript.js";
 import { transcriptHistory } from "./history.js";
@@ -15,7 +17,20 @@ export function transcriptSessionView(records: TranscriptRecords, options: ViewO
     damagedMessageIds,
     estimatedTokens: conversationTokens(history.conversation),
   };
+  const measured = measuredPrompt(history, DIALECTS[records.dialect]);
+  if (measured) view.measuredPrompt = measured;
   const last = history.sent.at(-1);
   if (last?.role === "assistant" && last.line === history.chain.at(-1) && isRecent(records.lastActivity, options)) view.liveTailMessageId = last.line.ref.id;
   return view;
+}
+
+/** The latest sent assistant line whose response carries usage (Claude Code: every line of a response repeats it). */
+function measuredPrompt(history: TranscriptHistory, dialect: Dialect): MeasuredPrompt | undefined {
+  for (let i = history.sent.length - 1; i >= 0; i--) {
+    const { line, role } = history.sent[i]!;
+    if (role !== "assistant") continue;
+    const measured = dialect.promptTokens(line);
+    if (measured) return { messageId: line.ref.id, ...measured };
+  }
+  return undefined;
 }
