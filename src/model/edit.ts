@@ -11,6 +11,18 @@ export type Json = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * A copy of a parsed JSON value a fix may mutate: every object and array is new, strings are shared (they are
+ * immutable, and a 3 MB tool output copied for every edit of its record is what made large trims slow).
+ */
+export function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (value === null || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const key of Object.keys(value)) out[key] = copyJson((value as Json)[key]);
+  return out as T;
+}
+
 /** Any stored record a fix may name. */
 export type StoredRecord = MessageRecord | PartRecord | TranscriptLine;
 

@@ -9,7 +9,7 @@ import { CHARS_PER_TOKEN, blockTokens, conversationBytes } from "../../model/tok
 import type { Edit } from "../../model/edit.js";
 import type { FixContext } from "../../model/fix-context.js";
 import type { Finding, Report, Rule, RuleOptions, TrimOptions } from "../rule.js";
-import { layoutOf, regionOf, type Layout, type Region } from "./layout.js";
+import { cachedLayout, regionOf, type Layout, type Region } from "./layout.js";
 
 /** UTF-8 bytes of the request as sent: what a byte budget counts. */
 export function requestBytes(view: SessionView): number {
@@ -99,16 +99,8 @@ export interface TrimStrategy {
   fix(finding: Finding, context: FixContext): Edit[];
 }
 
-/** Layouts are computed once per view, whichever strategy asks first in a planning pass. */
-const layouts = new WeakMap<SessionView, Layout>();
-
 function layoutFor(view: SessionView, trim: TrimOptions): Layout {
-  let layout = layouts.get(view);
-  if (!layout) {
-    layout = layoutOf(view.conversation, trim.keepTurns, trim.keepSteps);
-    layouts.set(view, layout);
-  }
-  return layout;
+  return cachedLayout(view.conversation, trim.keepTurns, trim.keepSteps);
 }
 
 /**

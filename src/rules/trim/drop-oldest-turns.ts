@@ -1,7 +1,7 @@
 import { blockBytes } from "../../model/tokens.js";
 import { plural } from "../helpers.js";
 import { blocksTokens, type Candidate, type TrimStrategy } from "./budget.js";
-import { layoutOf, recordKey } from "./layout.js";
+import { cachedLayout, recordKey } from "./layout.js";
 
 /**
  * Strategy, the last resort: whole turns (a prompt and every answer to it, so tool calls keep their results) go,
@@ -31,7 +31,7 @@ export const dropOldestTurns: TrimStrategy = {
     return candidates;
   },
   fix(finding, context) {
-    const turn = layoutOf(context.view.conversation, 0).turns.find((t) => t.messageIds[0] === finding.messageId);
+    const turn = cachedLayout(context.view.conversation, 0).turns.find((t) => t.messageIds[0] === finding.messageId);
     if (!turn) return [];
     return context.deleteMessages(turn.messageIds, "took out an old turn to fit the context window (all of it is in the backup)");
   },

@@ -88,6 +88,24 @@ export function layoutOf(conversation: Conversation, keepTurns: number, intactSt
   return { turns, steps, calls, intact, kept };
 }
 
+/** Layouts are computed once per conversation and protection (the strategies of a pass and their fixes share one). */
+const cache = new WeakMap<Conversation, Map<string, Layout>>();
+
+export function cachedLayout(conversation: Conversation, keepTurns: number, intactSteps = INTACT_STEPS): Layout {
+  let byKeep = cache.get(conversation);
+  if (!byKeep) {
+    byKeep = new Map();
+    cache.set(conversation, byKeep);
+  }
+  const key = `${keepTurns}/${intactSteps}`;
+  let layout = byKeep.get(key);
+  if (!layout) {
+    layout = layoutOf(conversation, keepTurns, intactSteps);
+    byKeep.set(key, layout);
+  }
+  return layout;
+}
+
 /** The stored messages behind some blocks, each once, in order. */
 function storedIds(blocks: readonly Block[]): string[] {
   const ids = new Set<string>();

@@ -2,14 +2,13 @@
  * opencode's fix context: how a rule's intent becomes edits of opencode's message and part records. The agent's own
  * conventions live here: its placeholder text, the ids it mints for parts, how a turn is taken out as a whole.
  */
-import type { Edit, Json } from "../../model/edit.js";
+import { copyJson, isObject, type Edit, type Json } from "../../model/edit.js";
 import type { BlockAt, RecordFixContext } from "../../model/fix-context.js";
 import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
 import type { OpencodeCodec } from "../store.js";
 import { freshCallId } from "./call-id.js";
-import { isObject } from "../../model/edit.js";
 import { idAfter } from "./ids.js";
 import { INTERRUPTED_PLACEHOLDER } from "./placeholders.js";
 import { recreatedSession } from "./recreate-session.js";
@@ -53,7 +52,7 @@ export class OpencodeFixContext implements RecordFixContext {
 
   update(target: StoredRecord, reason: string, mutate: (value: Json) => void): Edit[] {
     if (!target.original) return [];
-    const value = structuredClone(target.original);
+    const value = copyJson(target.original);
     mutate(value);
     return [{ op: "update", target, value, reason }];
   }

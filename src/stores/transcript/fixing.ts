@@ -5,7 +5,7 @@
  * (an interrupted call's result, a blank prompt, its ids) is its dialect's, in AGENT_FIXES below.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { isObject, type Edit, type Json } from "../../model/edit.js";
+import { copyJson, isObject, type Edit, type Json } from "../../model/edit.js";
 import type { BlockAt, LineFixContext } from "../../model/fix-context.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView, TranscriptHistory } from "../../model/session-view.js";
@@ -52,7 +52,7 @@ export class TranscriptFixContext implements LineFixContext {
 
   update(target: TranscriptLine, reason: string, mutate: (value: Json) => void): Edit[] {
     if (!target.value) return [];
-    const value = structuredClone(target.value);
+    const value = copyJson(target.value);
     mutate(value);
     return [{ op: "update", target, value, reason }];
   }

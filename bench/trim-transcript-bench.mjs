@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Times `recover context trim` on ONE 50 MB Claude Code transcript (issue: context trim inside the running turn):
+// 2 prompts, then a running turn of several hundred steps (one line per content block, as Claude Code writes a
+// streamed response), tool results long-tailed (most a few KB, some 100 KB – 3 MB), stored usage that tracks the
+// real prompt. Target: plan (--dry-run) ≤ 1 s, write (--yes) ≤ 2 s, on the 2-core machine.
+//
+//   npm run build && node bench/trim-transcript-bench.mjs [--runs 3] [--mb 50] [--seed 9]
+//
+// Each run is a fresh process with the RSS preload (bench/report-rss.mjs) and a fresh XDG_STATE_HOME; `--yes` runs on
+// a fresh copy of the file. Prints a markdown table and exits 1 when a run fails or the trim does not fit.
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { makeRng } from "./generate-store.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(ROOT, "bin/recover");
+const RSS_PRELOAD = pathToFileURL(join(ROOT, "bench/report-rss.mjs")).href;
+const { values } = parseArgs({ options: { runs: { type: "string" }, mb: { type: "string" }, seed: { type: "string" }, keep: { type: "string" } } });
+const runs = Number(values.runs ?? 3);
+const targetBytes = Number(values.mb ?? 50) * 1_000_000;
+const rng = makeRng(Number(values.seed ?? 9));
+const START = Date.UTC(2026, 4, 4, 8, 30);
+const WORDS = ["worker", "batch", "invoice", "ledger", "queue", "retry", "shard", "export", "cursor", "payload"];
+
+function logText(size) {
+  const out = [];
+  let n = 0;
+  while (n < size) {
+    const line = `2026-05-04T0${rng.int(0, 9)}:${rng.int(10, 59)}:${rng.int(10, 59)}Z INFO  ${rng.pick(WORDS)} ${rng.int(1, 9999)} processed ${rng.int(1, 500)} ${rng.pick(WORDS)}s ok`;
+    out.push(line);
+    n += line.length + 1;
+  }
+  return out.join("\n");
+}
+
+function transcript() {
+  const sessionId = randomUUID();
+  const lines = [];
+  let parent = null;
+  let t = START;
+  let sent = 0;
+  const envelope = { isSidechain: false, userType: "external", cwd: "/srv/etl", sessionId, version: "2.1.90", gitBranch: "main" };
+  const push = (record) => {
+    const uuid = randomUUID();
+    t += rng.int(50, 4_000);
+    lines.push(JSON.stringify({ parentUuid: parent, ...envelope, ...record, uuid, timestamp: new Date(t).toISOString() }));
+    parent = uuid;
+  };
+  const user = (content) => push({ type: "user", message: { role: "user", content } });
+  const response = (blocks) => {
+    const id = `msg_01${randomUUID().replaceAll("-", "").slice(0, 22)}`;
+    const usage = { input_tokens: rng.int(2, 12), cache_creation_input_tokens: 500, cache_read_input_tokens: Math.round(sent / 4), output_tokens: 200 };
+    for (const block of blocks)
+      push({ type: "assistant", message: { id, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [block], usage } });
+  };
+  user("The nightly ETL fails with ECONNRESET. Find the cause and fix it.");
+  response([{ type: "text", text: "I will start with the logs." }]);
+  user("Keep going until you know why the cursor resets.");
+  let bytes = 0;
+  let steps = 0;
+  for (let small = 0; small < 3; ) {
+    if (bytes >= targetBytes) small++;
+    const id = `toolu_01${randomUUID().replaceAll("-", "").slice(0, 22)}`;
+    response([
+      { type: "text", text: `Step ${steps + 1}: the next piece of evidence.` },
+      { type: "tool_use", id, name: "Bash", input: { command: `journalctl -u etl-worker -n ${rng.int(100, 9000)}` } },
+    ]);
+    // The last 3 steps read small files (what the model did right before the request that overflowed).
+    const last = bytes >= targetBytes;
+    const size = last ? rng.int(500, 4_000) : rng.chance(0.02) ? rng.int(100_000, 3_000_000) : rng.logNormal(3_000, 1.2, 50, 60_000);
+    const output = logText(size);
+    user([{ type: "tool_result", tool_use_id: id, content: output }]);
+    sent += output.length;
+    bytes += output.length;
+    steps++;
+  }
+  response([{ type: "text", text: "The cursor resets after a partial batch." }]);
+  return { sessionId, text: `${lines.join("\n")}\n`, steps };
+}
+
+function run(args, copyFrom, sessionId) {
+  const state = mkdtempSync(join(os.tmpdir(), "recover-trim-bench-state-"));
+  const rssFile = join(state, "rss.json");
+  const dir = mkdtempSync(join(os.tmpdir(), "recover-trim-bench-store-"));
+  const projects = join(dir, "projects", "-srv-etl");
+  mkdirSync(projects, { recursive: true });
+  // Claude Code names a transcript after its session.
+  const file = join(projects, `${sessionId}.jsonl`);
+  copyFileSync(copyFrom, file);
+  // A dead session: its file was last written long ago (a fresh copy would look like a running agent's).
+  utimesSync(file, START / 1000, START / 1000);
+  const started = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ["--import", RSS_PRELOAD, BIN, ...args, "--store", dir], {
+    env: { ...process.env, XDG_STATE_HOME: state, NO_COLOR: "1", CI: "1", RECOVER_BENCH_RSS_FILE: rssFile },
+    maxBuffer: 1 << 30,
+    encoding: "utf8",
+  });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const rss = JSON.parse(readFileSync(rssFile, "utf8")).maxRssKB / 1024;
+  rmSync(state, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+  return { status: r.status, wall, rss, doc: r.stdout ? JSON.parse(r.stdout) : undefined, stderr: r.stderr };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const scratch = mkdtempSync(join(os.tmpdir(), "recover-trim-bench-src-"));
+const source = join(scratch, "session.jsonl");
+const { sessionId, text, steps } = transcript();
+writeFileSync(source, text);
+// --keep <dir>: leave a copy of the generated store there (to look at what was timed).
+if (values.keep) {
+  const projects = join(values.keep, "projects", "-srv-etl");
+  mkdirSync(projects, { recursive: true });
+  copyFileSync(source, join(projects, `${sessionId}.jsonl`));
+}
+const size = statSync(source).size;
+let failed = false;
+const rows = [];
+for (const [label, args, want, target] of [
+  ["`recover context trim <id> --dry-run --json`", ["context", "trim", sessionId, "--dry-run", "--json"], 1, 1],
+  ["`recover context trim <id> --yes --json` (fresh copy each run)", ["context", "trim", sessionId, "--yes", "--json"], 0, 2],
+]) {
+  const results = Array.from({ length: runs }, () => run(args, source, sessionId));
+  for (const r of results) {
+    if (r.status !== want || r.doc?.stillOver !== false) {
+      failed = true;
+      console.error(`${label}: exit ${r.status}, stillOver ${r.doc?.stillOver}: ${r.stderr.slice(0, 400)}`);
+    }
+  }
+  const wall = median(results.map((r) => r.wall));
+  const doc = results[0].doc;
+  rows.push(
+    `| ${label} | ${wall.toFixed(2)} s | ${Math.max(...results.map((r) => r.rss)).toFixed(0)} MB | ≤ ${target} s: ${wall <= target ? "met" : "missed"} | ${doc?.tokens?.before?.toLocaleString("en-US")} → ${doc?.tokens?.after?.toLocaleString("en-US")} |`,
+  );
+  if (wall > target) failed = true;
+}
+console.log(
+  `One Claude Code transcript of ${(size / 1e6).toFixed(1)} MB, ${steps} steps in its running turn; ${runs} runs each, node ${process.version}, ${os.cpus().length} cores.\n`,
+);
+console.log("| command | wall (median) | peak RSS (max) | target | tokens |\n|---|---|---|---|---|");
+for (const row of rows) console.log(row);
+rmSync(scratch, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);
