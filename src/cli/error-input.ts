@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { RecoverError, fsError } from "../errors.js";
 
-export function readErrorText(error: string | undefined, errorFile: string | undefined, textName = "--error"): string | undefined {
+export function readErrorText(error: string | undefined, errorFile: string | undefined, readInput: () => string, textName = "--error"): string | undefined {
   if (error !== undefined && errorFile !== undefined) throw new RecoverError("usage", `give ${textName} or --error-file, not both`);
   let text: string | undefined;
   try {
     if (errorFile !== undefined) text = readFileSync(errorFile, "utf8");
-    else if (error === "-") text = readFileSync(0, "utf8");
+    else if (error === "-") text = readInput();
     else text = error;
   } catch (cause) {
     throw fsError(cause, errorFile ?? "stdin") ?? new RecoverError("usage", `cannot read the error text: ${(cause as Error).message}`);

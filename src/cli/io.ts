@@ -22,6 +22,8 @@ export interface CliContext {
   stderr: OutputStream;
   /** Where a prompt reads its answer (only read when stdin and stdout are terminals). */
   stdin?: NodeJS.ReadableStream;
+  /** All of standard input as text, read only when an argument says `-` (bin/recover reads the process's). */
+  readInput?: () => string;
   env: NodeJS.ProcessEnv;
   /** Relative paths given on the command line resolve against this. */
   cwd: string;
@@ -73,6 +75,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** The working directory of this run: relative paths resolve against it. */
   cwd: string;
+  /** All of standard input, for an argument given as `-`. */
+  readInput(): string;
 }
 
 /**
@@ -110,6 +114,10 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
     color,
     env,
     cwd: context.cwd,
+    readInput: () => {
+      if (!context.readInput) throw new RecoverError("usage", "this run has no standard input to read `-` from");
+      return context.readInput();
+    },
     out: (text) => void (run.stdoutOpen && stdout.write(text)),
     err: (text) => void stderr.write(text),
     command: (words) => {

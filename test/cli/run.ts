@@ -20,6 +20,8 @@ export interface RunResult {
 }
 
 export interface RunOptions {
+  /** Standard input, for an argument given as `-`. */
+  input?: string;
   /** Added to the environment; a key set to undefined is removed from it. */
   env?: Record<string, string | undefined>;
   cwd?: string;
@@ -74,6 +76,7 @@ export async function run(args: string[], options: RunOptions = {}): Promise<Run
     env: childEnv(options.env),
     cwd: path.resolve(options.cwd ?? process.cwd()),
     isTTY: { stdin: false, stdout: false, stderr: false },
+    readInput: () => options.input ?? "",
   });
   return { status, signal: null, stdout, stderr };
 }
@@ -85,6 +88,7 @@ export function runProcess(args: string[], options: RunOptions = {}): RunResult 
     env: childEnv(options.env),
     cwd: options.cwd,
     timeout: 25_000,
+    ...(options.input !== undefined ? { input: options.input } : {}),
   });
   if (result.error) throw result.error;
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };

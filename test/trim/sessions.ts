@@ -3,7 +3,6 @@
 // one strategy applies. Everything is seeded: the same bytes on every run. Plus what the tests read back: the store
 // as the CLI sees it, the estimate a rescan makes, spawned runs with stdin.
 import Database from "better-sqlite3";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { SessionRecords } from "../../src/model/opencode-records.js";
@@ -15,7 +14,7 @@ import { requestBytes } from "../../src/rules/trim/budget.js";
 import { opencodeSessionView } from "../../src/stores/opencode/view.js";
 import { openStore } from "../../src/stores/discover.js";
 import { isOpencodeStore } from "../../src/stores/store.js";
-import { BIN, parseJsonDocument, type RunResult } from "../cli/run.js";
+import { parseJsonDocument, type RunResult } from "../cli/run.js";
 import type { Sandbox, TestStore } from "../cli/repair-support.js";
 import { T0 } from "../cli/stores.js";
 import {
@@ -311,13 +310,9 @@ export function sqliteIds(dbFile: string, sessionId: string): { messages: string
 // ---------------------------------------------------------------------------------------------
 
 /** Runs the built CLI in the sandbox with `input` on stdin (run() gives the child no stdin). */
-export function runWithInput(sb: Sandbox, args: string[], input: string): RunResult {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", ...sb.env };
-  delete env.RECOVER_DEBUG;
-  delete env.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env, input, timeout: 25_000 });
-  if (r.error) throw r.error;
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+/** The CLI in-process with `input` as its standard input (what `--error -` reads). */
+export async function runWithInput(sb: Sandbox, args: string[], input: string): Promise<RunResult> {
+  return await sb.run(args, { input });
 }
 
 export interface TrimDoc {

@@ -396,9 +396,9 @@ const CONTEXT_ERRORS: [string, string, number][] = [
 ];
 
 describe("the limit", () => {
-  it.each(CONTEXT_ERRORS)("--error - (%s): tokens.limit is the maximum the text names", (_name, text, max) => {
+  it.each(CONTEXT_ERRORS)("--error - (%s): tokens.limit is the maximum the text names", async (_name, text, max) => {
     const w = written("opencode-sqlite", dropSession());
-    const r = runWithInput(w.sb, ["context", "trim", w.id, "--error", "-", "--dry-run", "--json", "--store", w.store.store], text);
+    const r = await runWithInput(w.sb, ["context", "trim", w.id, "--error", "-", "--dry-run", "--json", "--store", w.store.store], text);
     expect(r.stderr).toBe("");
     const doc = trimDoc(r);
     expect(doc.tokens.limit).toBe(max);
@@ -439,10 +439,10 @@ describe("the limit", () => {
       '{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 400,000 input tokens per minute."}}',
     ],
     ["an unknown text", "socket hang up"],
-  ])("--error with %s (not a context or size error): exit 2, nothing written", (_name, text) => {
+  ])("--error with %s (not a context or size error): exit 2, nothing written", async (_name, text) => {
     const w = written("opencode-sqlite", dropSession());
     const bytes = storeBytes(w.store);
-    const r = runWithInput(w.sb, ["context", "trim", w.id, "--error", "-", "--yes", "--store", w.store.store], text);
+    const r = await runWithInput(w.sb, ["context", "trim", w.id, "--error", "-", "--yes", "--store", w.store.store], text);
     expect(r.status).toBe(2);
     expectOneLineError(r, /not a context or size error/);
     expectStoreBytes(w.store, bytes);
@@ -474,9 +474,9 @@ describe("the limit", () => {
   });
 
   describe.each(FORMATS)("a byte budget (%s)", (format) => {
-    it("a 413 request_too_large body: bytes counted against 30,000,000 by default", () => {
+    it("a 413 request_too_large body: bytes counted against 30,000,000 by default", async () => {
       const w = written(format, bytesSession());
-      const r = runWithInput(
+      const r = await runWithInput(
         w.sb,
         ["context", "trim", w.id, "--error", "-", "--yes", "--json", "--store", w.store.store],
         '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
@@ -501,7 +501,7 @@ describe("the limit", () => {
       expect(doc.stillOver).toBe(false);
       expect(estimate(w.store, w.id).chars).toBe(doc.bytes!.after);
       // The flag wins over a 413's default.
-      const again = runWithInput(
+      const again = await runWithInput(
         w.sb,
         ["context", "trim", w.id, "--error", "-", "--max-bytes", "400000", "--dry-run", "--json", "--store", w.store.store],
         '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',

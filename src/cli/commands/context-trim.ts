@@ -120,7 +120,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
       action<TrimFlags>(({ args, options, io }) => {
         if (options.limit !== undefined && options.contextLimit !== undefined) throw new RecoverError("usage", "give --limit or --context-limit, not both");
         const strategies = parseStrategies(options.strategy);
-        const errorText = readErrorText(options.error, options.errorFile);
+        const errorText = readErrorText(options.error, options.errorFile, io.readInput);
         return withStore(options, io, async (store) => {
           const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false });
           const now = Date.now();

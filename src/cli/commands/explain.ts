@@ -58,7 +58,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
     )
     .action(
       action<ExplainFlags>(async ({ args, options, io }) => {
-        const text = readErrorText(args[0], options.errorFile, "the error text");
+        const text = readErrorText(args[0], options.errorFile, io.readInput, "the error text");
         if (text === undefined) throw new RecoverError("usage", "give the error text, - for stdin, or --error-file <path>");
         const error = classifyProviderError(text);
         const from = options.errorFile !== undefined ? ["--error-file", options.errorFile] : ["--error", "-"];

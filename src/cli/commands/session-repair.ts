@@ -98,7 +98,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
             { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
             { emptyMeansAll: false },
           );
-          const errorText = readErrorText(options.error, options.errorFile);
+          const errorText = readErrorText(options.error, options.errorFile, io.readInput);
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
           const now = Date.now();
           const liveWindowMs = liveWindow(options.includeLive);

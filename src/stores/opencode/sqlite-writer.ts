@@ -31,6 +31,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
   private readonly db: Database.Database;
   private readonly columns = new Map<string, string[]>();
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly readers = new Map<string, Database.Statement>();
 
   constructor(readonly info: StoreInfo) {
     try {
@@ -75,6 +76,20 @@ export class OpencodeSqliteWriter implements StoreWriter {
     return names;
   }
 
+  /** One prepared SELECT per table for before-images (a trim reads thousands of rows). */
+  private rowReader(table: string, names: readonly string[]): Database.Statement {
+    let reader = this.readers.get(table);
+    if (!reader) {
+      const select = names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
+      reader = this.db
+        .prepare(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`)
+        .raw(true)
+        .safeIntegers(true);
+      this.readers.set(table, reader);
+    }
+    return reader;
+  }
+
   private statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
@@ -88,11 +103,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
     return this.guard(() => {
       const table = tableOf(key);
       const names = this.tableColumns(table);
-      const select = names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
-      const row = this.statement(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`)
-        .raw(true)
-        .safeIntegers(true)
-        .get(key.id) as unknown[] | undefined;
+      const row = this.rowReader(table, names).get(key.id) as unknown[] | undefined;
       if (!row) return { exists: false };
       const columns: [string, Cell][] = names.map((name, i) => [name, cell(row[i * 3] as string, row[i * 3 + 1], row[i * 3 + 2] as Buffer | null)]);
       return { exists: true, bytes: encodeRow({ table, columns }) };

@@ -48,6 +48,8 @@ export function opencodeFixing(codec: OpencodeCodec): StoreFixing {
 }
 
 export class OpencodeRecords implements RecordFamily {
+  private readonly rebuilt = new WeakMap<Json, OpencodeRecord>();
+
   constructor(
     private readonly loaded: SessionRecords,
     private readonly codec: OpencodeCodec,
@@ -123,11 +125,21 @@ export class OpencodeRecords implements RecordFamily {
     return records;
   }
 
+  /**
+   * The record a fixed value reads back as. A value is a new object whenever a fix changes it, so one built in an
+   * earlier pass is reused: a trim that changes thousands of parts re-encodes each once, not once per pass.
+   */
   private rebuild(entry: DraftEntry, value: Json): OpencodeRecord {
+    const built = this.rebuilt.get(value);
+    if (built) return built;
     const ref = entry.original?.ref ?? entry.added!.ref;
     const bytes = this.codec.encode(value);
-    if (ref.kind === "message") return messageFromBytes(ref, bytes, (entry.original as MessageRecord | undefined)?.created ?? 0, true);
-    return partFromBytes(ref, bytes, true);
+    const record =
+      ref.kind === "message"
+        ? messageFromBytes(ref, bytes, (entry.original as MessageRecord | undefined)?.created ?? 0, true)
+        : partFromBytes(ref, bytes, true);
+    this.rebuilt.set(value, record);
+    return record;
   }
 
   context(view: SessionView, options: RuleOptions): OpencodeFixContext {

@@ -31,6 +31,8 @@ export const transcriptFixing: StoreFixing = {
 };
 
 export class TranscriptLines implements RecordFamily {
+  private readonly reread = new WeakMap<Json, TranscriptLine>();
+
   constructor(private readonly loaded: TranscriptRecords) {}
 
   records(): StoredRecord[] {
@@ -70,9 +72,14 @@ export class TranscriptLines implements RecordFamily {
         continue;
       }
       entry.values.forEach((value, k) => {
-        const line = lineRecord(this.encode(entry, value), lines.length + 1, file);
-        line.ref.id = k === entry.values!.length - 1 ? entry.id : `${entry.id}.${k}`;
-        lines.push(line);
+        // A value is a new object whenever a fix changes it: one read back in an earlier pass is reused, placed anew.
+        let read = this.reread.get(value);
+        if (!read) {
+          read = lineRecord(this.encode(entry, value), lines.length + 1, file);
+          this.reread.set(value, read);
+        }
+        const id = k === entry.values!.length - 1 ? entry.id : `${entry.id}.${k}`;
+        lines.push({ ...read, ref: { ...read.ref, id, line: lines.length + 1 } });
       });
     }
     return recordsOf(lines, this.endsWithNewline(entries), file, undefined, { keepIds: true });
