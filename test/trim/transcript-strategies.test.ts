@@ -1,37 +1,15 @@
-// The strategies that were opencode-only now work on transcripts through the same intents: dedupe, purge-errors,
-// strip-old-thinking, drop-oldest-turns and images inside tool results, on Claude Code and openclaw files written the
-// way the agents write them; and the estimate is calibrated against the usage each agent stores.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { calibrate } from "../../src/cli/trim-budget.js";
-import type { TranscriptRecords } from "../../src/model/transcript.js";
 import { planSession } from "../../src/plan/planner.js";
 import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../src/rules/rule.js";
 import { STRATEGIES, TRIM_RULES } from "../../src/rules/trim/index.js";
 import { sessionView } from "../../src/scan/session-view.js";
-import { openStore } from "../../src/stores/discover.js";
-import { ClaudeTranscript, MINUTE, OpenclawTranscript } from "../support/transcript-fixtures.js";
+import { ClaudeTranscript, OpenclawTranscript } from "../support/transcript-fixtures.js";
+import { loadTranscript, NOW, START } from "./transcripts.js";
 import { pngBytes } from "./running-turn-stores.js";
 
-const START = Date.UTC(2026, 5, 1, 8, 0, 0);
-const NOW = START + 7 * 24 * 60 * MINUTE;
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function load(t: ClaudeTranscript | OpenclawTranscript) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-tstrat-"));
-  dirs.push(dir);
-  const file = t.writeTo(dir);
-  const store = openStore({ store: file });
-  return { store, loaded: store.loadSession(t.sessionId, "full") as TranscriptRecords };
-}
-
 function plan(t: ClaudeTranscript | OpenclawTranscript, strategy: string, budget: Partial<TrimOptions> = {}) {
-  const { store, loaded } = load(t);
+  const { store, loaded } = loadTranscript(t);
   const trim: TrimOptions = { targetTokens: 1, calibration: 1, keepTurns: 2, maxOutputChars: 50_000, strategies: new Set([strategy]), ...budget };
   return { loaded, plan: planSession(loaded, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: NOW, rules: TRIM_RULES, trim }) };
 }
@@ -168,7 +146,7 @@ describe("calibration against the usage each agent stores", () => {
     const c = new ClaudeTranscript({ start: START, seed: 46 });
     c.user(`read this ${filler(4_000)}`);
     c.assistant([{ type: "text", text: "read" }], { usage: { input_tokens: 5_000, cache_creation_input_tokens: 5_000, cache_read_input_tokens: 10_000 } });
-    const claude = load(c).loaded;
+    const claude = loadTranscript(c).loaded;
     const cv = sessionView(claude, { now: NOW, liveWindowMs: 0 });
     expect(cv.measuredPrompt?.tokens).toBe(20_000);
     const cal = calibrate(cv);
@@ -179,7 +157,7 @@ describe("calibration against the usage each agent stores", () => {
     const o = new OpenclawTranscript({ start: START, seed: 47 });
     o.user(`read this ${filler(4_000)}`);
     o.assistant([{ type: "text", text: "read" }], { stopReason: "stop", usage: { input: 1_000, cacheRead: 15_000, cacheWrite: 4_000 } });
-    const ov = sessionView(load(o).loaded, { now: NOW, liveWindowMs: 0 });
+    const ov = sessionView(loadTranscript(o).loaded, { now: NOW, liveWindowMs: 0 });
     expect(ov.measuredPrompt?.tokens).toBe(20_000);
     expect(calibrate(ov).method).toMatch(/openclaw stored/);
   });
@@ -188,7 +166,7 @@ describe("calibration against the usage each agent stores", () => {
     const c = new ClaudeTranscript({ start: START, seed: 48 });
     c.user(`read this ${filler(4_000)}`);
     c.assistant([{ type: "text", text: "read" }], { usage: { input_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
-    const cal = calibrate(sessionView(load(c).loaded, { now: NOW, liveWindowMs: 0 }));
+    const cal = calibrate(sessionView(loadTranscript(c).loaded, { now: NOW, liveWindowMs: 0 }));
     expect(cal.factor).toBe(1);
     expect(cal.method).toMatch(/not calibrated: .* too far apart/);
   });

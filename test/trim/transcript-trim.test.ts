@@ -1,31 +1,15 @@
 // context trim on transcripts: the same strategies through the same planner, judged on the transcript's tool results
 // and images outside the kept last turns; every other line stays byte for byte, and a second trim has nothing to do.
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TranscriptRecords } from "../../src/model/transcript.js";
 import { planSession } from "../../src/plan/planner.js";
 import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../src/rules/rule.js";
 import { TRIM_RULES } from "../../src/rules/trim/index.js";
 import { sessionView } from "../../src/scan/session-view.js";
 import { openStore } from "../../src/stores/discover.js";
-import { ClaudeTranscript, MINUTE, OpenclawTranscript } from "../support/transcript-fixtures.js";
-
-const START = Date.UTC(2026, 5, 1, 8, 0, 0);
-const NOW = START + 7 * 24 * 60 * MINUTE;
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function load(t: ClaudeTranscript | OpenclawTranscript) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-ttrim-"));
-  dirs.push(dir);
-  const file = t.writeTo(dir);
-  const store = openStore({ store: file });
-  return { store, loaded: store.loadSession(t.sessionId, "full") as TranscriptRecords, file };
-}
+import { ClaudeTranscript, OpenclawTranscript } from "../support/transcript-fixtures.js";
+import { loadTranscript, NOW, START } from "./transcripts.js";
 
 function trim(loaded: TranscriptRecords, store: ReturnType<typeof openStore>, budget: Partial<TrimOptions>) {
   const options: TrimOptions = {
@@ -55,7 +39,7 @@ function bigClaude(turns: number, chars: number): ClaudeTranscript {
 
 describe("context trim on a Claude Code transcript", () => {
   it("over the window: old results are truncated then cleared until it fits; the last turns and every other line stay", () => {
-    const { store, loaded } = load(bigClaude(40, 30_000));
+    const { store, loaded } = loadTranscript(bigClaude(40, 30_000));
     const before = sessionView(loaded, { now: NOW, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
     expect(before.estimatedTokens).toBeGreaterThan(200_000);
     const plan = trim(loaded, store, {});
@@ -76,7 +60,7 @@ describe("context trim on a Claude Code transcript", () => {
   });
 
   it("a second trim of the trimmed file has nothing to do", () => {
-    const { store, loaded, file } = load(bigClaude(40, 30_000));
+    const { store, loaded, file } = loadTranscript(bigClaude(40, 30_000));
     const plan = trim(loaded, store, {});
     fs.writeFileSync(file, plan.files![0]!.after);
     const reloaded = openStore({ store: file }).loadSession(loaded.summary.id, "full") as TranscriptRecords;
@@ -90,7 +74,7 @@ describe("context trim on a Claude Code transcript", () => {
       t.user([{ type: "text", text: `screenshot ${i}` }, image(400 + i * 100)]);
       t.assistant([{ type: "text", text: `I see screen ${i}.` }]);
     }
-    const { store, loaded } = load(t);
+    const { store, loaded } = loadTranscript(t);
     const plan = trim(loaded, store, { maxBytes: 2_500_000 });
     expect(plan.after.bytes).toBeLessThanOrEqual(2_500_000);
     expect(plan.changes.length).toBeGreaterThan(0);
@@ -116,7 +100,7 @@ describe("context trim on an openclaw transcript", () => {
       t.user(`question ${i}`);
       t.assistant([{ type: "text", text: `answer ${i}` }], { stopReason: "stop" });
     }
-    const { store, loaded } = load(t);
+    const { store, loaded } = loadTranscript(t);
     const plan = trim(loaded, store, {});
     const change = plan.changes.find((c) => c.rules.includes("truncate-outputs"));
     const text = (change!.after!.message as { content: { text: string }[] }).content[0]!.text;

@@ -7,7 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { handle, linksOf, obj, resultChars, resultMedia, resultText, str, textBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
+import { handle, linksOf, obj, str, textBlock, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 const CLAUDE_RECORD_TYPES = new Set([
@@ -91,31 +91,9 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
       return [{ type: "thinking", source, chars: (str(block.data) ?? "").length, signed: true, redacted: true }];
     case "tool_use":
     case "server_tool_use":
-      return [
-        {
-          type: "tool_use",
-          source,
-          id: str(block.id) ?? "",
-          name: str(block.name) ?? "",
-          chars: jsonLength(block.input) + (str(block.name) ?? "").length,
-          input: block.input,
-        },
-      ];
-    case "tool_result": {
-      const text = resultText(block.content);
-      const media = resultMedia(block.content);
-      return [
-        {
-          type: "tool_result",
-          source,
-          toolUseId: str(block.tool_use_id) ?? "",
-          isError: block.is_error === true,
-          chars: resultChars(block.content),
-          ...(text !== undefined ? { text } : {}),
-          ...(media ? { media } : {}),
-        },
-      ];
-    }
+      return [toolUseBlock(source, block, block.input)];
+    case "tool_result":
+      return [toolResultBlock(source, block.tool_use_id, block.is_error === true, block.content)];
     case "image":
     case "document": {
       const data = str(obj(block.source)?.data) ?? "";

@@ -74,6 +74,27 @@ export function textBlock(line: TranscriptLine, index: number, field: string, te
   return { type: "text", source: handle(line, index, field), chars: text.length, text, blank: isBlank(text) };
 }
 
+/** A tool call as sent: its size counts the name and the input's JSON; the input itself rides along (dedupe reads it). */
+export function toolUseBlock(source: Block["source"], block: Json, input: unknown): Block {
+  const name = str(block.name) ?? "";
+  return { type: "tool_use", source, id: str(block.id) ?? "", name, chars: jsonLength(input) + name.length, input };
+}
+
+/** A tool result as sent: its text when all of it is text, and the media inside it. */
+export function toolResultBlock(source: Block["source"], toolUseId: unknown, isError: boolean, content: unknown): Block {
+  const text = resultText(content);
+  const media = resultMedia(content);
+  return {
+    type: "tool_result",
+    source,
+    toolUseId: str(toolUseId) ?? "",
+    isError,
+    chars: resultChars(content),
+    ...(text !== undefined ? { text } : {}),
+    ...(media ? { media } : {}),
+  };
+}
+
 /** Size of a tool result's content as sent: text lengths, media by their data. */
 export function resultChars(content: unknown): number {
   if (typeof content === "string") return content.length;

@@ -7,7 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { handle, linksOf, obj, resultChars, resultMedia, resultText, str, textBlock, timeOf, usageSum, type Dialect, type Json } from "./dialect.js";
+import { handle, linksOf, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json } from "./dialect.js";
 
 const OPENCLAW_ENTRY_TYPES = new Set([
   "session",
@@ -59,20 +59,8 @@ export const openclawDialect: Dialect = {
         return userContent(line, message.content, "message.content");
       case "assistant":
         return { role: "assistant", blocks: asArray(message.content).flatMap((item, index) => assistantBlock(line, obj(item), index)) };
-      case "toolResult": {
-        const text = resultText(message.content);
-        const media = resultMedia(message.content);
-        const block: Block = {
-          type: "tool_result",
-          source: handle(line, 0, "message"),
-          toolUseId: str(message.toolCallId) ?? "",
-          isError: message.isError === true,
-          chars: resultChars(message.content),
-          ...(text !== undefined ? { text } : {}),
-          ...(media ? { media } : {}),
-        };
-        return { role: "user", blocks: [block] };
-      }
+      case "toolResult":
+        return { role: "user", blocks: [toolResultBlock(handle(line, 0, "message"), message.toolCallId, message.isError === true, message.content)] };
       case "bashExecution":
         if (message.excludeFromContext === true) return { skip: "bash execution kept out of the context" };
         return { role: "user", blocks: [textBlock(line, 0, "message", `${str(message.command) ?? ""}\n${str(message.output) ?? ""}`)] };
@@ -139,16 +127,7 @@ function assistantBlock(line: TranscriptLine, block: Json | undefined, index: nu
       return [{ type: "thinking", source, chars: (str(block.thinking) ?? "").length, signed, ...(redacted ? { redacted } : {}) }];
     }
     case "toolCall":
-      return [
-        {
-          type: "tool_use",
-          source,
-          id: str(block.id) ?? "",
-          name: str(block.name) ?? "",
-          chars: jsonLength(block.arguments) + (str(block.name) ?? "").length,
-          input: block.arguments,
-        },
-      ];
+      return [toolUseBlock(source, block, block.arguments)];
     case "image": {
       const data = str(block.data) ?? "";
       return [{ type: "media", source, mime: str(block.mimeType) ?? "image/png", chars: data.length, data }];
