@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { DATA_DIR, STORE_OPTIONS, ensureStore, storeOptions } from "./generate-store.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CLI_MAIN = join(ROOT, "dist/cli/main.js");
+const CLI_MAIN = join(ROOT, "dist/main.js");
 const RSS_PRELOAD = pathToFileURL(join(ROOT, "bench/report-rss.mjs")).href;
 const TARGET_RATIO = 1.5;
 const TARGET_RSS_MB = 300;

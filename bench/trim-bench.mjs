@@ -24,7 +24,7 @@ import { makeIdMinter, makeRng } from "./generate-store.mjs";
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(SELF), "..");
 const DATA_DIR = join(ROOT, "bench", ".data");
-const CLI_MAIN = join(ROOT, "dist/cli/main.js");
+const CLI_MAIN = join(ROOT, "dist/main.js");
 const RSS_PRELOAD = pathToFileURL(join(ROOT, "bench/report-rss.mjs")).href;
 // Any change to this file invalidates stores it generated before.
 const GENERATOR_VERSION = createHash("sha256").update(readFileSync(SELF)).digest("hex").slice(0, 12);

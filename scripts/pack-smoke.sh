@@ -3,7 +3,7 @@
 #
 #   1. git clone the repository at <rev> (default HEAD: committed work only) — no dist/, no node_modules
 #   2. npm ci in the clone (what a publisher does before packing)
-#   3. npm pack: `prepare` must build dist/; the tarball must hold LICENSE, bin/recover, dist/cli/main.js and no
+#   3. npm pack: `prepare` must build dist/; the tarball must hold LICENSE, bin/recover, dist/main.js and no
 #      source map whose sources it lacks
 #   4. npm install -g of the tarball into a temporary prefix (never the user's global prefix)
 #   5. <prefix>/bin/recover --version is package.json's version; it scans a copy of the demo opencode store and
@@ -86,7 +86,7 @@ tarball="$(ls "$work/pack"/*.tgz 2>/dev/null | head -n 1 || true)"
 [[ -n "$tarball" ]] || { fail "npm pack wrote no tarball"; finish; }
 echo "== tarball $(basename "$tarball"), $(du -k "$tarball" | cut -f1) kB"
 contents="$(tar -tzf "$tarball")"
-for f in package/package.json package/LICENSE package/bin/recover package/dist/cli/main.js; do
+for f in package/package.json package/LICENSE package/bin/recover package/dist/main.js; do
   grep -qxF "$f" <<<"$contents" && ok "tarball has ${f#package/}" || fail "tarball lacks ${f#package/}"
 done
 mkdir -p "$work/unpacked" && tar -xzf "$tarball" -C "$work/unpacked"

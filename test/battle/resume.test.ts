@@ -282,15 +282,10 @@ describe("battle resume --strategy rollback_and_retry", () => {
     const cp = await runAsync(["checkpoint", "create", b.taskId, "--iteration", "2"], { cwd: fx.root, env: NO_SERVER });
     expect(cp.status, cp.stderr).toBe(0);
     const r = await resume([b.taskId, "--strategy", "rollback_and_retry", "--run", "--yes", "--claude", fakeClaude("ok")], fx.root);
-    if (fs.existsSync(path.resolve("dist/battle/rollback.js"))) {
-      // Iteration 3 (the failure) rolled back → the retry is iteration 3 again.
-      expect(r.status, r.stderr + r.stdout).toBe(0);
-      expect(r.stdout).toMatch(/rolled back/);
-      const h = history(b.historyPath);
-      expect(h.iterations.at(-1)).toMatchObject({ number: 3, result: "success", retryCount: 1 });
-    } else {
-      expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/recover battle rollback 003-invoice-pdf/);
-    }
+    // Iteration 3 (the failure) rolled back → the retry is iteration 3 again.
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/rolled back/);
+    const h = history(b.historyPath);
+    expect(h.iterations.at(-1)).toMatchObject({ number: 3, result: "success", retryCount: 1 });
   });
 });

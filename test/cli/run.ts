@@ -1,7 +1,7 @@
 // Runs the built CLI: `run()` calls its main() in this process with captured stdout/stderr (the environment, cwd and
 // argv a spawned one would get); `runProcess()` and the helpers below start a real node process on bin/recover,
 // for what needs one (signals, a terminal, a closed pipe, crash trials, one smoke run per command and store).
-// Build first: `npm run build` (both import dist/cli/main.js).
+// Build first: `npm run build` (both import dist/main.js).
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -58,7 +58,7 @@ interface CliModule {
 }
 
 let cli: Promise<CliModule> | undefined;
-const loadCli = (): Promise<CliModule> => (cli ??= import(pathToFileURL(path.resolve("dist/cli/main.js")).href) as Promise<CliModule>);
+const loadCli = (): Promise<CliModule> => (cli ??= import(pathToFileURL(path.resolve("dist/main.js")).href) as Promise<CliModule>);
 
 /**
  * The CLI in this process: main() of the build, stdout and stderr captured as strings, no terminal, the environment

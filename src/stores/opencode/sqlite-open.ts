@@ -15,8 +15,8 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { RecoverError, errnoCode } from "../../errors.js";
+import { packageRoot } from "../../model/tool.js";
 import { writeBlock } from "../write-block.js";
 
 export function openDatabase(path: string, options: Database.Options): Database.Database {
@@ -49,7 +49,7 @@ function installFolder(): string {
   } catch {
     /* fall through: name the folder of recover itself */
   }
-  return join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+  return packageRoot();
 }
 
 /** A read-only connection, and what the store should tell the user about how it was made. */
