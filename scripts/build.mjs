@@ -12,9 +12,25 @@
 //   dist/meta.json        what went into each output file (test/cli/lazy-commands.test.ts reads it; not packed)
 //   dist/THIRD-PARTY-NOTICES.txt  the license of every package bundled in (their terms ask for it in every copy)
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+
+/**
+ * A dependency's own source map names sources its package does not ship (chardet's src/*.ts, …): esbuild would chain
+ * to them and leave the bundle's map pointing at files nobody has. Map dependency code to the JavaScript that was
+ * bundled instead, which the map then embeds.
+ */
+const dependencyCodeAsShipped = {
+  name: "dependency-code-as-shipped",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]node_modules[\\/].*\.[cm]?js$/ }, async ({ path }) => ({
+      contents: (await readFile(path, "utf8")).replace(/\/\/[#@] sourceMappingURL=\S*\s*$/, ""),
+      loader: "js",
+    }));
+  },
+};
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist");
@@ -39,6 +55,7 @@ const result = await build({
   legalComments: "none",
   // Some dependencies are CommonJS and call require() for Node's built-ins; in an ESM bundle that needs a require.
   banner: { js: 'import { createRequire as __recoverRequire } from "node:module"; const require = __recoverRequire(import.meta.url);' },
+  plugins: [dependencyCodeAsShipped],
   logLevel: "warning",
 });
 writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile));
