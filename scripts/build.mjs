@@ -4,6 +4,7 @@
 // (docs/performance.md). Type checking is `npm run typecheck` (part of `npm run lint`): esbuild only strips types.
 //
 //   node scripts/build.mjs            dist/ with source maps (their sources embedded, so stacks map to src/*.ts)
+//   RECOVER_BUILD_MINIFY=0 node scripts/build.mjs   readable names, for a CPU profile (--cpu-prof)
 //
 // Layout (flat, so a chunk finds its siblings with `new URL("./x.js", import.meta.url)`):
 //   dist/main.js          the CLI (bin/recover imports it; tests import it in-process)
@@ -48,7 +49,7 @@ const result = await build({
   target: "node20",
   // A native addon: it is found in node_modules at run time, next to its .node file.
   external: ["better-sqlite3"],
-  minify: true,
+  minify: process.env.RECOVER_BUILD_MINIFY !== "0",
   sourcemap: "linked",
   sourcesContent: true,
   metafile: true,
