@@ -1,0 +1,858 @@
+#!/usr/bin/env node
+// Capture what the real Claude Code client sends to the Anthropic Messages API when it continues a session.
+//
+// Runs the client offline in print mode against a loopback mock of the Messages API (this file), one scenario at a
+// time: the first prompt(s) build a session, optional edits change the stored transcript, and a final
+// `claude -p --resume <id>` continues it. Every request the client makes is logged; the first main-loop request of the
+// final step is "the continuing request".
+//
+// Install the client (no global install, no network besides the npm registry):
+//
+//   npm install --prefix /tmp/cc-client @anthropic-ai/claude-code@2.1.331
+//   # the postinstall (install.cjs) copies the native binary of @anthropic-ai/claude-code-linux-x64
+//   # over bin/claude.exe; the engines field asks for Node >= 22 but the native binary does not use Node.
+//   /tmp/cc-client/node_modules/.bin/claude --version   # 2.1.331 (Claude Code)
+//
+// Run one scenario:
+//
+//   node scripts/capture-claude-request.mjs --client /tmp/cc-client/node_modules/.bin/claude \
+//        --scenario thinking --out /tmp/cc-out/thinking
+//   node scripts/capture-claude-request.mjs --list            # the scenarios
+//
+// Options: --work <dir> (scratch root, wiped per run; default /tmp/cc-capture, kept fixed so the paths stored in the
+// transcript and the system prompt are the same on every run), --model <id> (default claude-sonnet-4-5),
+// --timeout <s> per client run (default 120), --fixtures <dir> (also write <scenario>.jsonl and
+// <scenario>.request.json there, in the trimmed form kept in fixtures/claude-code-2.1/).
+//
+// Output in --out: requests.jsonl (every request: step, method, path, headers without credentials, body),
+// step-<n>.stdout/.stderr, transcript-before-final.jsonl (the transcript as the captured step found it, after edits),
+// transcript-after.jsonl, request.json (the continuing request's full body), request.trimmed.json.
+//
+// Isolation: HOME and CLAUDE_CONFIG_DIR under --work, cwd is <work>/project, ANTHROPIC_BASE_URL points at the mock on
+// 127.0.0.1, telemetry / auto-update / error reporting / non-essential traffic disabled. Plain Node ESM, no
+// dependencies.
+
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Mock replies. A reply is a list of content blocks the mock streams back, plus a stop reason.
+
+const text = (t) => ({ type: "text", text: t });
+const thinking = (t, signature) => ({ type: "thinking", thinking: t, signature });
+const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input });
+const reply = (blocks, stop) => ({
+  blocks,
+  stop: stop ?? (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transcript edits, applied between steps (to the session's .jsonl).
+
+function readLines(file) {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l));
+}
+function writeLines(file, records) {
+  fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+}
+function editBlocks(file, pred, fn) {
+  const recs = readLines(file);
+  let n = 0;
+  for (const r of recs) {
+    const c = r.message?.content;
+    if (!Array.isArray(c)) continue;
+    for (const b of c) {
+      if (pred(b, r)) {
+        fn(b, r);
+        n++;
+      }
+    }
+  }
+  writeLines(file, recs);
+  return n;
+}
+// Insert records after the record with uuid `afterUuid`, relinking the chain: the inserted records form a chain
+// hanging from afterUuid, and the old child of afterUuid is re-parented to the last inserted record.
+function insertAfter(file, afterUuid, newRecs) {
+  const recs = readLines(file);
+  const i = recs.findIndex((r) => r.uuid === afterUuid);
+  if (i < 0) throw new Error("insertAfter: no record " + afterUuid);
+  const base = recs[i];
+  let parent = afterUuid;
+  const made = newRecs.map((make, k) => {
+    const uuid = `00000000-0000-4000-8000-${String(k + 1).padStart(12, "0")}`;
+    const envelope = {
+      parentUuid: parent,
+      isSidechain: false,
+      userType: base.userType,
+      cwd: base.cwd,
+      sessionId: base.sessionId,
+      version: base.version,
+      gitBranch: base.gitBranch,
+      uuid,
+      timestamp: base.timestamp,
+    };
+    const rec = make(envelope);
+    if (rec.uuid) parent = rec.uuid;
+    return rec;
+  });
+  for (const r of recs.slice(i + 1)) if (r.parentUuid === afterUuid) r.parentUuid = parent;
+  recs.splice(i + 1, 0, ...made);
+  writeLines(file, recs);
+}
+const lastOf = (file, pred) => readLines(file).filter(pred).at(-1);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scenarios. Each step runs the client once: { prompt, resume?: true, replies: [...main-loop replies], edit?(file, ctx) }.
+// `edit` runs before the step. `project` files are created in the project dir before step 1. The captured
+// ("continuing") request is the first main-loop request of step `captureStep` (default: the last step).
+
+const SIG = (n) => `EsMock${n}SignatureAAAABBBBCCCCDDDDeeeeffff0000111122223333==`;
+
+const scenarios = {
+  text: {
+    about: "plain text turn, then resume",
+    steps: [
+      { prompt: "Say hello.", replies: [reply([text("Hello! How can I help?")])] },
+      { prompt: "Say it again.", resume: true, replies: [reply([text("Hello again.")])] },
+    ],
+  },
+  "claude-md": {
+    about: "CLAUDE.md in the project; first prompt, then resume",
+    project: { "CLAUDE.md": "# Project rules\n\nAlways answer in one short sentence.\n", "notes.txt": "alpha\nbeta\n" },
+    steps: [
+      { prompt: "What are the project rules?", replies: [reply([text("Answer in one short sentence.")])] },
+      { prompt: "Thanks. Anything else?", resume: true, replies: [reply([text("No.")])] },
+    ],
+  },
+  "at-file": {
+    about: "@file mention in the first prompt (and a CLAUDE.md), then resume",
+    project: { "CLAUDE.md": "# Project rules\n\nBe brief.\n", "notes.txt": "alpha\nbeta\ngamma\n" },
+    steps: [
+      { prompt: "Summarise @notes.txt please.", replies: [reply([text("Three Greek letters.")])] },
+      { prompt: "And the first one?", resume: true, replies: [reply([text("alpha")])] },
+    ],
+  },
+  "at-file-later": {
+    about: "@file mention in the second prompt (not the first), then resume",
+    project: { "notes.txt": "alpha\nbeta\ngamma\n" },
+    steps: [
+      { prompt: "Say one.", replies: [reply([text("one")])] },
+      { prompt: "Summarise @notes.txt please.", resume: true, replies: [reply([text("Three Greek letters.")])] },
+      { prompt: "And the first one?", resume: true, replies: [reply([text("alpha")])] },
+    ],
+  },
+  "attachment-edited": {
+    about: "CLAUDE.md + @file; stored attachments edited (rendered vs attachment payload, rendered removed), then resume",
+    project: { "CLAUDE.md": "# Project rules\n\nBe brief.\n", "notes.txt": "alpha\nbeta\ngamma\n" },
+    steps: [
+      { prompt: "Summarise @notes.txt please.", replies: [reply([text("Three Greek letters.")])] },
+      {
+        prompt: "And the first one?",
+        resume: true,
+        replies: [reply([text("alpha")])],
+        edit(file) {
+          const recs = readLines(file);
+          const done = [];
+          for (const r of recs) {
+            if (r.type !== "attachment") continue;
+            const a = r.attachment;
+            if (a.type === "instructions") {
+              a.files[0].content = "ATTACHMENT-PAYLOAD-EDIT";
+              r.rendered = [{ content: "<system-reminder>\nRENDERED-EDIT of the instructions attachment\n</system-reminder>" }];
+              done.push("instructions: attachment.files[0].content and rendered[0].content both replaced by different markers");
+            } else if (a.type === "date") {
+              a.date = "2000-01-01";
+              delete r.rendered;
+              done.push("date: attachment.date set to 2000-01-01 and rendered deleted");
+            } else if (a.type === "file") {
+              a.content.file.content = "PAYLOAD-EDIT-1\nPAYLOAD-EDIT-2\n";
+              delete r.rendered;
+              delete r.renderedRole;
+              done.push("file: file content set to PAYLOAD-EDIT lines, rendered and renderedRole deleted");
+            } else if (a.type === "environment") {
+              delete r.renderedRole;
+              done.push("environment: renderedRole deleted (rendered kept)");
+            } else if (a.type === "model") {
+              r.renderedRole = "user";
+              done.push('model: renderedRole changed "system" -> "user"');
+            }
+          }
+          writeLines(file, recs);
+          return done.join("; ");
+        },
+      },
+    ],
+  },
+  thinking: {
+    about: "two turns answered with signed thinking + text, then resume (are earlier thinking blocks sent?)",
+    steps: [
+      {
+        prompt: "Think, then say one.",
+        replies: [reply([thinking("First I think about one.", SIG(1)), text("one")])],
+      },
+      {
+        prompt: "Think, then say two.",
+        resume: true,
+        replies: [reply([thinking("Now I think about two.", SIG(2)), text("two")])],
+      },
+      { prompt: "Say three.", resume: true, replies: [reply([text("three")])] },
+    ],
+  },
+  "thinking-edited": {
+    about: "signed thinking + text; the stored thinking text is edited (signature kept), then resume",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Original thought.", SIG(1)), text("one")])] },
+      {
+        prompt: "Say two.",
+        resume: true,
+        replies: [reply([text("two")])],
+        edit(file) {
+          const n = editBlocks(
+            file,
+            (b) => b.type === "thinking",
+            (b) => {
+              b.thinking = "EDITED thought (not what the model wrote).";
+            },
+          );
+          return `thinking text of ${n} block(s) replaced by "EDITED thought (not what the model wrote)."; signature kept`;
+        },
+      },
+    ],
+  },
+  "thinking-empty": {
+    about: "two turns with signed thinking; one stored thinking text made empty, the other whitespace; then resume",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Thought one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      {
+        prompt: "Say three.",
+        resume: true,
+        replies: [reply([text("three")])],
+        edit(file) {
+          let k = 0;
+          editBlocks(
+            file,
+            (b) => b.type === "thinking",
+            (b) => {
+              b.thinking = k++ === 0 ? "" : "  \n ";
+            },
+          );
+          return `first thinking block's text set to "", second's to "  \\n " (signatures kept)`;
+        },
+      },
+    ],
+  },
+  "thinking-tool": {
+    about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",
+    steps: [
+      {
+        prompt: "Think, run `echo hi` with Bash, then tell me the output.",
+        replies: [
+          reply([
+            thinking("I should run echo.", SIG(1)),
+            text("Running it."),
+            toolUse("toolu_mock_bash_01", "Bash", { command: "echo hi", description: "Print hi" }),
+          ]),
+          reply([thinking("The output was hi.", SIG(2)), text("It printed hi.")]),
+        ],
+      },
+      { prompt: "Thanks.", resume: true, replies: [reply([text("You're welcome.")])] },
+    ],
+  },
+  "tool-bash": {
+    about: "text + tool_use (Bash echo hi) in one response, the result, a final text; then resume",
+    steps: [
+      {
+        prompt: "Run `echo hi` with Bash and tell me the output.",
+        replies: [
+          reply([text("I'll run it."), toolUse("toolu_mock_bash_01", "Bash", { command: "echo hi", description: "Print hi" })]),
+          reply([text("The output is hi.")]),
+        ],
+      },
+      { prompt: "Thanks.", resume: true, replies: [reply([text("You're welcome.")])] },
+    ],
+  },
+  "tool-parallel": {
+    about: "two tool_use blocks in one response (Read + Bash), both results, final text; then resume",
+    project: { "notes.txt": "alpha\nbeta\n" },
+    steps: [
+      {
+        prompt: "Read notes.txt and run `echo hi`, both at once.",
+        replies: [
+          reply([
+            text("Doing both."),
+            toolUse("toolu_mock_read_01", "Read", { file_path: "/tmp/cc-capture/project/notes.txt" }),
+            toolUse("toolu_mock_bash_02", "Bash", { command: "echo hi", description: "Print hi" }),
+          ]),
+          reply([text("notes.txt has alpha and beta; echo printed hi.")]),
+        ],
+      },
+      { prompt: "Thanks.", resume: true, replies: [reply([text("You're welcome.")])] },
+    ],
+  },
+  "empty-text": {
+    about: 'assistant text blocks edited to "" and whitespace in the stored transcript, then resume',
+    steps: [
+      {
+        prompt: "Run `echo hi` with Bash.",
+        replies: [
+          reply([text("Running."), toolUse("toolu_mock_bash_01", "Bash", { command: "echo hi", description: "Print hi" })]),
+          reply([text("Done: hi.")]),
+        ],
+      },
+      {
+        prompt: "Say two.",
+        resume: true,
+        replies: [reply([text("two")])],
+        edit(file) {
+          let k = 0;
+          editBlocks(
+            file,
+            (b, r) => r.type === "assistant" && b.type === "text",
+            (b) => {
+              b.text = k++ === 0 ? "" : " \n\t ";
+            },
+          );
+          return `first stored assistant text block ("Running.") set to "", second ("Done: hi.") to " \\n\\t "`;
+        },
+      },
+    ],
+  },
+  "empty-text-2": {
+    about: 'two tool turns; stored texts edited: whitespace before a tool_use, "" as a turn\'s only text; two resumes (captured: the first)',
+    captureStep: 3,
+    steps: [
+      {
+        prompt: "Run `echo hi` with Bash.",
+        replies: [
+          reply([text("Running."), toolUse("toolu_mock_bash_01", "Bash", { command: "echo hi", description: "Print hi" })]),
+          reply([text("Done: hi.")]),
+        ],
+      },
+      {
+        prompt: "Again, with `echo ho`.",
+        resume: true,
+        replies: [
+          reply([text("Running again."), toolUse("toolu_mock_bash_02", "Bash", { command: "echo ho", description: "Print ho" })]),
+          reply([text("Done: ho.")]),
+        ],
+      },
+      {
+        prompt: "Say two.",
+        resume: true,
+        replies: [reply([text("two")])],
+        edit(file) {
+          const map = { "Running.": " \n\t ", "Done: hi.": "", "Running again.": "kept", "Done: ho.": "  " };
+          editBlocks(
+            file,
+            (b, r) => r.type === "assistant" && b.type === "text" && b.text in map,
+            (b) => {
+              b.text = map[b.text];
+            },
+          );
+          return 'stored assistant texts: "Running." -> " \\n\\t " (before a tool_use), "Done: hi." -> "" (a response\'s only block, mid-conversation), "Running again." -> "kept", "Done: ho." -> "  " (the last assistant message)';
+        },
+      },
+      { prompt: "Say three.", resume: true, replies: [reply([text("three")])] },
+    ],
+  },
+  "merge-rules": {
+    about: "planted: user text right after a tool_result line, an assistant line with another message.id after an assistant line; then resume",
+    steps: [
+      {
+        prompt: "Run `echo hi` with Bash.",
+        replies: [
+          reply([text("Running."), toolUse("toolu_mock_bash_01", "Bash", { command: "echo hi", description: "Print hi" })]),
+          reply([text("Done: hi.")]),
+        ],
+      },
+      {
+        prompt: "Say two.",
+        resume: true,
+        replies: [reply([text("two")])],
+        edit(file) {
+          const tr = lastOf(file, (r) => r.type === "user" && Array.isArray(r.message?.content) && r.message.content[0]?.type === "tool_result");
+          insertAfter(file, tr.uuid, [
+            (e) => ({ ...e, type: "user", message: { role: "user", content: "PLANTED user text right after the tool_result line." } }),
+          ]);
+          const done = lastOf(file, (r) => r.type === "assistant" && r.message?.content?.[0]?.text === "Done: hi.");
+          insertAfter(file, done.uuid, [
+            (e) => ({
+              ...e,
+              uuid: "00000000-0000-4000-8000-0000000000a2",
+              type: "assistant",
+              message: { ...done.message, id: "msg_PLANTED_other_id", content: [{ type: "text", text: "PLANTED assistant line with another message.id." }] },
+            }),
+            (e) => ({
+              ...e,
+              uuid: "00000000-0000-4000-8000-0000000000a3",
+              type: "assistant",
+              message: { ...done.message, content: [{ type: "text", text: "PLANTED assistant line with the first message.id again." }] },
+            }),
+          ]);
+          return "a plain user text line inserted right after the tool_result line (before its attachments); after the last assistant line two assistant lines: one with message.id msg_PLANTED_other_id, then one with the original message.id again";
+        },
+      },
+    ],
+  },
+  "meta-records": {
+    about: "non-message records planted on the chain (system local_command / api_error / informational, isMeta user, summary, progress); then resume",
+    steps: [
+      { prompt: "Say one.", replies: [reply([text("one")])] },
+      { prompt: "Say two.", resume: true, replies: [reply([text("two")])] },
+      {
+        prompt: "Say three.",
+        resume: true,
+        replies: [reply([text("three")])],
+        edit(file) {
+          const firstAssistant = lastOf(file, (r) => r.type === "assistant" && r.message?.content?.[0]?.text === "one");
+          insertAfter(file, firstAssistant.uuid, [
+            (e) => ({
+              ...e,
+              type: "system",
+              subtype: "local_command",
+              content: "<command-name>/cost</command-name>\n<command-message>cost</command-message>\n<command-args></command-args>",
+              level: "info",
+              isMeta: false,
+            }),
+            (e) => ({
+              ...e,
+              type: "system",
+              subtype: "local_command",
+              content: "<local-command-stdout>Total cost: $0.0001</local-command-stdout>",
+              level: "info",
+              isMeta: false,
+            }),
+            (e) => ({
+              ...e,
+              type: "user",
+              isMeta: true,
+              message: { role: "user", content: "<system-reminder>\nPLANTED isMeta user string content.\n</system-reminder>" },
+            }),
+            (e) => ({
+              ...e,
+              type: "user",
+              isMeta: true,
+              message: { role: "user", content: [{ type: "text", text: "PLANTED isMeta user array content." }] },
+            }),
+            (e) => ({
+              ...e,
+              type: "system",
+              subtype: "api_error",
+              level: "error",
+              error: { status: 529, message: "Overloaded" },
+              retryInMs: 1000,
+              retryAttempt: 1,
+              maxRetries: 10,
+              cause: {},
+            }),
+            (e) => ({
+              ...e,
+              type: "system",
+              subtype: "informational",
+              content: "PLANTED informational system record.",
+              level: "info",
+              isMeta: false,
+            }),
+            (e) => ({
+              ...e,
+              type: "progress",
+              data: { type: "hook_progress", hookEvent: "PostToolUse", hookName: "PostToolUse:Bash", command: "true" },
+              toolUseID: "toolu_none",
+              parentToolUseID: "toolu_none",
+            }),
+            (e) => ({
+              ...e,
+              type: "user",
+              message: { role: "user", content: "PLANTED ordinary user text between assistant turns." },
+            }),
+          ]);
+          // a summary line and a file-history-snapshot line, both off the chain (no uuid links), at the top of the file
+          const recs = readLines(file);
+          recs.unshift({ type: "summary", summary: "PLANTED summary line", leafUuid: firstAssistant.uuid });
+          writeLines(file, recs);
+          return "after the first assistant line, a chain of planted records was inserted (system local_command x2, isMeta user string, isMeta user array, system api_error, system informational, progress, plain user text), the next line re-parented to the last of them; a summary line prepended";
+        },
+      },
+    ],
+  },
+  compact: {
+    about: "a compact_boundary system record + isCompactSummary user record planted after turn two; then resume",
+    steps: [
+      { prompt: "Say one.", replies: [reply([text("one")])] },
+      { prompt: "Say two.", resume: true, replies: [reply([text("two")])] },
+      {
+        prompt: "Say three.",
+        resume: true,
+        replies: [reply([text("three")])],
+        edit(file) {
+          const a2 = lastOf(file, (r) => r.type === "assistant" && r.message?.content?.[0]?.text === "two");
+          const recs = readLines(file);
+          const boundary = {
+            parentUuid: null,
+            logicalParentUuid: a2.uuid,
+            isSidechain: false,
+            userType: a2.userType,
+            cwd: a2.cwd,
+            sessionId: a2.sessionId,
+            version: a2.version,
+            gitBranch: a2.gitBranch,
+            type: "system",
+            subtype: "compact_boundary",
+            content: "Conversation compacted",
+            isMeta: false,
+            timestamp: a2.timestamp,
+            uuid: "00000000-0000-4000-8000-00000000c001",
+            level: "info",
+            compactMetadata: { trigger: "manual", preTokens: 1234 },
+          };
+          const summaryUser = {
+            parentUuid: boundary.uuid,
+            isSidechain: false,
+            userType: a2.userType,
+            cwd: a2.cwd,
+            sessionId: a2.sessionId,
+            version: a2.version,
+            gitBranch: a2.gitBranch,
+            type: "user",
+            message: {
+              role: "user",
+              content:
+                "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nPLANTED SUMMARY: the user asked for one and two.",
+            },
+            isVisibleInTranscriptOnly: true,
+            isCompactSummary: true,
+            uuid: "00000000-0000-4000-8000-00000000c002",
+            timestamp: a2.timestamp,
+          };
+          recs.push(boundary, summaryUser);
+          writeLines(file, recs);
+          return "appended a system compact_boundary (parentUuid null, logicalParentUuid = last assistant) and a user isCompactSummary record after it";
+        },
+      },
+    ],
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The mock Messages API.
+
+function sse(res, event, data) {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+let msgCounter = 0;
+function messageId() {
+  msgCounter++;
+  return `msg_mock${String(msgCounter).padStart(4, "0")}${"x".repeat(16)}`;
+}
+
+function isMainLoop(body) {
+  // The agent loop sends the tool list; side requests (title, quota, classifiers) do not.
+  return Array.isArray(body?.tools) && body.tools.length > 0;
+}
+
+function startMock(state) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = { unparsed: raw };
+      }
+      const headers = { ...req.headers };
+      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
+      const main = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens") && isMainLoop(body);
+      const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
+      fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
+
+      if (req.method === "POST" && req.url.startsWith("/v1/messages/count_tokens")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ input_tokens: 100 }));
+        return;
+      }
+      if (req.method === "POST" && req.url.startsWith("/v1/messages")) {
+        let r;
+        if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
+        else r = reply([text("ok")]);
+        answerMessages(res, body, r);
+        return;
+      }
+      // anything else: harmless empty JSON
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+function answerMessages(res, body, r) {
+  const id = messageId();
+  const model = body?.model ?? "claude-sonnet-4-5";
+  const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  if (!body?.stream) {
+    res.writeHead(200, { "content-type": "application/json", "request-id": "req_mock_" + id });
+    res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: r.blocks, stop_reason: r.stop, stop_sequence: null, usage }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_mock_" + id });
+  sse(res, "message_start", {
+    type: "message_start",
+    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+  });
+  r.blocks.forEach((b, index) => {
+    if (b.type === "thinking") {
+      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
+      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: b.thinking } });
+      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: b.signature } });
+    } else if (b.type === "text") {
+      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      if (b.text !== "") sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } });
+    } else if (b.type === "tool_use") {
+      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
+    }
+    sse(res, "content_block_stop", { type: "content_block_stop", index });
+  });
+  sse(res, "message_delta", { type: "message_delta", delta: { stop_reason: r.stop, stop_sequence: null }, usage: { output_tokens: 10 } });
+  sse(res, "message_stop", { type: "message_stop" });
+  res.end();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Driver.
+
+function parseArgs(argv) {
+  const a = { work: "/tmp/cc-capture", model: "claude-sonnet-4-5", timeout: 120 };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    const v = () => argv[++i];
+    if (k === "--client") a.client = v();
+    else if (k === "--scenario") a.scenario = v();
+    else if (k === "--out") a.out = v();
+    else if (k === "--work") a.work = v();
+    else if (k === "--model") a.model = v();
+    else if (k === "--timeout") a.timeout = Number(v());
+    else if (k === "--fixtures") a.fixtures = v();
+    else if (k === "--list") a.list = true;
+    else throw new Error("unknown argument " + k);
+  }
+  return a;
+}
+
+function runClient(client, args, { cwd, env, timeoutMs, stdoutFile, stderrFile }) {
+  return new Promise((resolve) => {
+    const child = spawn(client, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const out = [];
+    const err = [];
+    child.stdout.on("data", (c) => out.push(c));
+    child.stderr.on("data", (c) => err.push(c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const stdout = Buffer.concat(out).toString("utf8");
+      fs.writeFileSync(stdoutFile, stdout);
+      fs.writeFileSync(stderrFile, Buffer.concat(err).toString("utf8"));
+      resolve({ code, signal, stdout });
+    });
+  });
+}
+
+function findTranscript(configDir, sessionId) {
+  const root = path.join(configDir, "projects");
+  const stack = [root];
+  while (stack.length) {
+    const d = stack.pop();
+    if (!fs.existsSync(d)) continue;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.name === `${sessionId}.jsonl`) return p;
+    }
+  }
+  return null;
+}
+
+// The fixture form of a request body: everything but `tools` (names only) and a very long system prompt text.
+export function trimRequest(body) {
+  const out = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (k === "tools") out.tools = v.map((t) => t.name);
+    else if (k === "system" && Array.isArray(v))
+      out.system = v.map((b) =>
+        b.type === "text" && b.text.length > 4000
+          ? { ...b, text: b.text.slice(0, 1500) + `\n[... ${b.text.length - 3000} characters cut by capture-claude-request.mjs ...]\n` + b.text.slice(-1500) }
+          : b,
+      );
+    else out[k] = v;
+  }
+  return out;
+}
+
+// The fixture form of a transcript: the lines as the client wrote them, except two kinds of bookkeeping record that
+// repeat the whole system prompt and tool schemas (~100 KB per turn) and never become message content:
+// `attachment` records of type `prompt_snapshot` (attachment.systemPrompt joined and cut, attachment.tools reduced to names), `api-request-shape`
+// records (shape.system texts cut, shape.tools reduced to names) and `api-request-blob` records (the client's own copy
+// of a sent user message: long text blocks cut). Every other line is byte for byte the original.
+const CUT = (s) => (typeof s === "string" && s.length > 600 ? s.slice(0, 300) + `[... ${s.length - 300} characters cut by capture-claude-request.mjs ...]` : s);
+export function trimTranscript(textIn) {
+  return textIn
+    .split("\n")
+    .map((line) => {
+      if (!line.trim()) return line;
+      let r;
+      try {
+        r = JSON.parse(line);
+      } catch {
+        return line;
+      }
+      if (r.type === "attachment" && r.attachment?.type === "prompt_snapshot" && Array.isArray(r.attachment.systemPrompt)) {
+        const all = r.attachment.systemPrompt.join("");
+        if (all.length > 600) r.attachment.systemPrompt = [CUT(all)];
+        if (Array.isArray(r.attachment.tools))
+          r.attachment.tools = r.attachment.tools.map((t) => ({ name: t.name, "[cut]": "schema cut by capture-claude-request.mjs" }));
+        return JSON.stringify(r);
+      }
+      if (r.type === "api-request-blob" && Array.isArray(r.message?.content)) {
+        r.message.content = r.message.content.map((b) => (b.type === "text" ? { ...b, text: CUT(b.text) } : b));
+        return JSON.stringify(r);
+      }
+      if (r.type === "api-request-shape" && r.shape) {
+        if (Array.isArray(r.shape.system)) r.shape.system = r.shape.system.map((b) => ({ ...b, text: CUT(b.text) }));
+        if (Array.isArray(r.shape.tools)) r.shape.tools = r.shape.tools.map((t) => ({ name: t.name, "[cut]": "schema cut by capture-claude-request.mjs" }));
+        return JSON.stringify(r);
+      }
+      return line;
+    })
+    .join("\n");
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.list) {
+    for (const [name, s] of Object.entries(scenarios)) console.log(`${name.padEnd(16)} ${s.about}`);
+    return;
+  }
+  if (!args.client || !args.scenario || !args.out) {
+    console.error("usage: node scripts/capture-claude-request.mjs --client <claude binary> --scenario <name> --out <dir> [--fixtures <dir>]");
+    process.exit(2);
+  }
+  const scenario = scenarios[args.scenario];
+  if (!scenario) throw new Error(`unknown scenario ${args.scenario}; --list shows them`);
+
+  const work = path.resolve(args.work);
+  fs.rmSync(work, { recursive: true, force: true });
+  const home = path.join(work, "home");
+  const configDir = path.join(home, ".claude");
+  const project = path.join(work, "project");
+  fs.mkdirSync(configDir, { recursive: true });
+  fs.mkdirSync(project, { recursive: true });
+  for (const [name, content] of Object.entries(scenario.project ?? {})) fs.writeFileSync(path.join(project, name), content);
+  const out = path.resolve(args.out);
+  fs.mkdirSync(out, { recursive: true });
+  const log = path.join(out, "requests.jsonl");
+  fs.rmSync(log, { force: true });
+
+  const state = { seq: 0, step: 0, replies: [], log };
+  const server = await startMock(state);
+  const port = server.address().port;
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: configDir,
+    TERM: "dumb",
+    LANG: "C.UTF-8",
+    TZ: "UTC",
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+  };
+
+  let sessionId = null;
+  const notes = [];
+  let before = null;
+  try {
+    for (const [i, step] of scenario.steps.entries()) {
+      state.step = i + 1;
+      state.replies = [...step.replies];
+      const transcript = sessionId ? findTranscript(configDir, sessionId) : null;
+      if (step.edit) {
+        if (!transcript) throw new Error("edit before any transcript exists");
+        notes.push(`before step ${i + 1}: ${step.edit(transcript, { sessionId })}`);
+      }
+      if (i + 1 === (scenario.captureStep ?? scenario.steps.length) && transcript) before = fs.readFileSync(transcript, "utf8");
+      // --dangerously-skip-permissions is refused under root, so the tools the scenarios use are allowed by name.
+      // The prompt goes first: --allowedTools is variadic and would swallow it.
+      const cli = [step.prompt, "-p", "--output-format", "json", "--model", args.model, "--allowedTools", "Bash,Read"];
+      if (step.resume) cli.push("--resume", sessionId);
+      const r = await runClient(args.client, cli, {
+        cwd: project,
+        env,
+        timeoutMs: args.timeout * 1000,
+        stdoutFile: path.join(out, `step-${i + 1}.stdout`),
+        stderrFile: path.join(out, `step-${i + 1}.stderr`),
+      });
+      let result = null;
+      try {
+        result = JSON.parse(r.stdout.trim().split("\n").at(-1));
+      } catch {}
+      console.error(
+        `step ${i + 1}: exit ${r.code}${r.signal ? " " + r.signal : ""}, session ${result?.session_id ?? "?"}, result ${JSON.stringify(result?.result ?? r.stdout.slice(0, 200))}`,
+      );
+      if (!result?.session_id) throw new Error(`step ${i + 1} gave no session id (see ${out}/step-${i + 1}.stdout/.stderr)`);
+      if (sessionId && result.session_id !== sessionId) notes.push(`step ${i + 1}: client reported session ${result.session_id} (resumed ${sessionId})`);
+      sessionId ??= result.session_id;
+      if (state.replies.length) notes.push(`step ${i + 1}: ${state.replies.length} scripted repl(ies) not consumed`);
+    }
+  } finally {
+    server.close();
+  }
+
+  const transcript = findTranscript(configDir, sessionId);
+  fs.writeFileSync(path.join(out, "transcript-after.jsonl"), fs.readFileSync(transcript, "utf8"));
+  if (before !== null) fs.writeFileSync(path.join(out, "transcript-before-final.jsonl"), before);
+  const requests = fs
+    .readFileSync(log, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  const finalStep = scenario.captureStep ?? scenario.steps.length;
+  const cont = requests.find((q) => q.step === finalStep && q.main);
+  if (!cont) throw new Error("no main-loop request in the final step");
+  fs.writeFileSync(path.join(out, "request.json"), JSON.stringify(cont.body, null, 2) + "\n");
+  fs.writeFileSync(path.join(out, "request.trimmed.json"), JSON.stringify(trimRequest(cont.body), null, 2) + "\n");
+  fs.writeFileSync(
+    path.join(out, "meta.json"),
+    JSON.stringify({ scenario: args.scenario, about: scenario.about, sessionId, transcript, project, notes, requests: requests.length }, null, 2) + "\n",
+  );
+  if (args.fixtures) {
+    fs.mkdirSync(args.fixtures, { recursive: true });
+    fs.writeFileSync(path.join(args.fixtures, `${args.scenario}.jsonl`), trimTranscript(before ?? fs.readFileSync(transcript, "utf8")));
+    fs.writeFileSync(path.join(args.fixtures, `${args.scenario}.request.json`), JSON.stringify(trimRequest(cont.body), null, 2) + "\n");
+  }
+  for (const n of notes) console.error("note: " + n);
+  console.error(`session ${sessionId}; ${requests.length} requests logged; continuing request: seq ${cont.seq}, ${cont.body.messages.length} messages`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((e) => {
+    console.error(e.stack || String(e));
+    process.exit(1);
+  });
+}
