@@ -30,6 +30,8 @@ export interface ThinkingBlock extends BlockBase {
   /** The provider signature travels with it (same provider and model, signature present). */
   signed: boolean;
   redacted?: boolean;
+  /** Its text is empty or whitespace only (the API: `each thinking block must contain non-whitespace thinking`). */
+  blank?: boolean;
 }
 export interface ToolUseBlock extends BlockBase {
   type: "tool_use";

@@ -6,9 +6,10 @@
  */
 import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
 import type { SessionView } from "../model/session-view.js";
-import { anthropicRequest, locate, type RequestBlock } from "../provider/anthropic-request.js";
-import type { ClassifiedError } from "../provider/classify-error.js";
+import { anthropicRequest, locate, type AnthropicRequest, type RequestBlock } from "../provider/anthropic-request.js";
+import type { ClassifiedError, ProviderErrorKind } from "../provider/classify-error.js";
 import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
+import { dropThinkingBlock, emptyThinking } from "../rules/empty-thinking.js";
 import { emptyMessage } from "../rules/empty-message.js";
 import { emptyTextPart } from "../rules/empty-text-part.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Report, type Rule } from "../rules/rule.js";
@@ -83,15 +84,114 @@ const toolStatus = (part: PartRecord) => (part.part as { state?: { status?: stri
 const callIdOf = (part: PartRecord) => (part.part as { callID?: string } | undefined)?.callID;
 const isReasoning = (part: PartRecord) => part.part?.type === "reasoning";
 
+/**
+ * The scan rules whose findings answer an error kind. When the position the error names holds nothing of its kind
+ * (recover's request view and the client's request differ, or the error names no position), these findings
+ * anywhere in the session are what the error is about: a scan that reports one must never hear "nothing matches".
+ */
+const ANSWERED_BY: Partial<Record<ProviderErrorKind, readonly Rule[]>> = {
+  orphan_tool_use: [toolCallInterrupted, toolResultMissing],
+  tool_response_mismatch: [toolCallInterrupted, toolResultMissing, orphanToolResult],
+  orphan_tool_result: [orphanToolResult],
+  duplicate_tool_id: [duplicateToolCallId],
+  empty_tool_id: [duplicateToolCallId],
+  thinking_order: [thinkingBlockOrder],
+  trailing_thinking: [trailingThinking, thinkingOnlyMessage],
+  empty_content: [emptyTextPart, emptyMessage],
+  thinking_empty: [emptyThinking],
+};
+
+/** What each kind is about, as the fallback's explanation names it. */
+const KIND_NOUN: Partial<Record<ProviderErrorKind, string>> = {
+  orphan_tool_use: "a tool call without its result",
+  tool_response_mismatch: "calls and responses that do not pair",
+  orphan_tool_result: "a tool result without its call",
+  duplicate_tool_id: "a repeated tool call id",
+  empty_tool_id: "an empty tool call id",
+  thinking_order: "misplaced thinking",
+  trailing_thinking: "a message ending on thinking",
+  empty_content: "empty content",
+  thinking_empty: "empty thinking",
+};
+
+const SCAN_OPTIONS = { ...DEFAULT_RULE_OPTIONS, now: 0 };
+
 export function planForError(error: ClassifiedError, view: SessionView): ErrorPlan {
   const plan = errorPlan(error, view);
-  if (plan.rule) {
-    const named = plan.rule.check(view, { ...DEFAULT_RULE_OPTIONS, now: 0 }, []);
-    plan.targets = new Set(named.flatMap((r) => [r.partId ?? r.messageId].filter((id): id is string => id !== undefined)));
-  } else if (plan.scopedRules) {
-    plan.targets = new Set(plan.scopedRules.messageIds);
+  if (plan.trim) return plan;
+  const named = namedTargets(plan, view);
+  if (named.size > 0) return { ...plan, targets: named };
+  const answering = ANSWERED_BY[error.kind];
+  if (!answering) return plan;
+  return nearestFindings(error, view, answering) ?? { explanation: nothingAnswers(error, view, answering) };
+}
+
+const idsOf = (reports: readonly Report[]) => new Set(reports.flatMap((r) => [r.partId ?? r.messageId].filter((id): id is string => id !== undefined)));
+
+/** The records the plan's own rule reports, or the named messages when its scoped rules find something there. */
+function namedTargets(plan: ErrorPlan, view: SessionView): Set<string> {
+  if (plan.rule) return idsOf(plan.rule.check(view, SCAN_OPTIONS, []));
+  const scope = plan.scopedRules;
+  if (!scope || scope.messageIds.size === 0) return new Set();
+  const found = scope.rules.flatMap((rule) => rule.check(view, SCAN_OPTIONS, []));
+  return found.some((r) => r.messageId !== undefined && scope.messageIds.has(r.messageId)) ? new Set(scope.messageIds) : new Set();
+}
+
+/** Where a finding sits in the request: `messages.N[.content.M]`, and N (for the distance to the named position). */
+function requestPlace(request: AnthropicRequest, report: Report): { index: number; label: string } | undefined {
+  const id = report.messageId;
+  const index = id === undefined ? -1 : request.messages.findIndex((m) => m.sourceMessageIds.includes(id));
+  if (index < 0) return undefined;
+  const block = request.messages[index]!.content.findIndex((b) => b.source.id === report.partId);
+  return { index, label: `messages.${index}${block >= 0 ? `.content.${block}` : ""}` };
+}
+
+interface Placed {
+  report: Report;
+  place: { index: number; label: string };
+}
+
+/** The findings of the error's kind anywhere in the session, nearest to the named position first. */
+function nearestFindings(error: ClassifiedError, view: SessionView, rules: readonly Rule[]): ErrorPlan | undefined {
+  const request = anthropicRequest(view.conversation);
+  const found = rules
+    .flatMap((rule) => rule.check(view, SCAN_OPTIONS, []))
+    .map((report) => ({ report, place: requestPlace(request, report) }))
+    .filter((f): f is Placed => f.place !== undefined);
+  if (found.length === 0) return undefined;
+  const from = error.index ?? 0;
+  found.sort((a, b) => Math.abs(a.place.index - from) - Math.abs(b.place.index - from) || a.place.index - b.place.index);
+  const noun = KIND_NOUN[error.kind] ?? error.kind;
+  const places = found.map((f) => f.place.label);
+  const listed = places.length <= 5 ? places.join(", ") : `${places.slice(0, 5).join(", ")} and ${places.length - 5} more`;
+  const what =
+    found.length === 1
+      ? `the one place with ${noun} is ${listed} (${found[0]!.report.message}): fixing it`
+      : `the ${found.length} places with ${noun}, nearest first, are ${listed}: fixing them all`;
+  return {
+    scopedRules: { rules: [...rules], messageIds: new Set(found.map((f) => f.report.messageId!)) },
+    targets: idsOf(found.map((f) => f.report)),
+    explanation: `${namedPlace(error, request)}, not ${noun}; ${what}`,
+  };
+}
+
+/** What the error's position holds in recover's view of the request. */
+function namedPlace(error: ClassifiedError, request: AnthropicRequest): string {
+  if (error.index === null) return "the error names no position";
+  const message = request.messages[error.index];
+  if (!message) return `recover's view of the request has no messages.${error.index} (it has ${request.messages.length})`;
+  if (error.contentIndex !== null) {
+    const block = message.content[error.contentIndex];
+    if (!block) return `messages.${error.index} (${message.role}) has no block ${error.contentIndex}`;
+    return `messages.${error.index}.content.${error.contentIndex} holds ${block.blank ? "blank " : ""}${block.type.replace("_", " ")}`;
   }
-  return plan;
+  const kinds = [...new Set(message.content.map((b) => b.type.replace("_", " ")))].join(", ");
+  return `messages.${error.index} is a${message.role === "assistant" ? "n" : ""} ${message.role} message (${kinds || "no content"})`;
+}
+
+function nothingAnswers(error: ClassifiedError, view: SessionView, rules: readonly Rule[]): string {
+  const request = anthropicRequest(view.conversation);
+  return `${namedPlace(error, request)}; no ${rules.map((r) => r.id).join(" or ")} finding anywhere in the ${request.messages.length} messages of the request either, so recover found nothing this error is about`;
 }
 
 function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
@@ -104,7 +204,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       .filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? ""))
       .map(({ part }) => part.ref.id);
   const why = `the provider rejected this record: ${error.message}`;
-  if (view.transcript) return transcriptErrorPlan(error, view, position?.message.sourceMessageIds, namedBlocks, at, why);
+  if (view.transcript) return transcriptErrorPlan(error, view, request, position?.message.sourceMessageIds, namedBlocks, at, why);
 
   switch (error.kind) {
     case "orphan_tool_use": {
@@ -144,24 +244,20 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
         explanation: `a tool call id${at} is used twice: the later call gets a fresh id`,
       };
     }
+    case "thinking_modified":
+      return latestTurnPlan(request, why);
     case "thinking_signature":
-    case "thinking_modified": {
-      const parts = partIdsOf(namedBlocks.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"));
-      return {
-        rule: targetRule(
-          "thinking the provider rejected",
-          parts,
-          () => true,
-          why,
-          (part, context) =>
-            context.removeReasoning(
-              part,
-              `removed the thinking the provider rejected (${error.kind === "thinking_signature" ? "invalid signature" : "modified"}); never edited or made up`,
-            ),
-        ),
-        explanation: `the thinking block${at} ${error.kind === "thinking_signature" ? "carries a signature the provider no longer accepts" : "differs from what the model sent"}: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes`,
-      };
-    }
+      return signaturesPlan(request, error, namedBlocks, why);
+    case "thinking_empty":
+      return scoped([emptyThinking], position?.message.sourceMessageIds, `an empty thinking block${at}: it is removed (a signature cannot be made up)`);
+    case "empty_tool_id":
+      return scoped([duplicateToolCallId], position?.message.sourceMessageIds, `a tool call${at} has an empty id: it and its result get a fresh one`);
+    case "tool_response_mismatch":
+      return scoped(
+        [toolCallInterrupted, orphanToolResult],
+        position?.message.sourceMessageIds,
+        `the function responses${at} do not match their calls in number: unanswered calls are closed, unpaired responses taken out`,
+      );
     case "thinking_when_disabled": {
       const parts = allParts(view)
         .filter(({ part }) => isReasoning(part))
@@ -242,6 +338,7 @@ function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
 function transcriptErrorPlan(
   error: ClassifiedError,
   view: SessionView,
+  request: AnthropicRequest,
   lineIds: string[] | undefined,
   named: readonly RequestBlock[],
   at: string,
@@ -258,23 +355,28 @@ function transcriptErrorPlan(
       return scoped([orphanToolResult], lineIds, `tool results${at} had no call before them: they are dropped (kept in the backup)`);
     case "duplicate_tool_id":
       return scoped([duplicateToolCallId], lineIds, `a tool call id${at} is used twice: the later call and its result get a fresh id`);
-    case "thinking_signature":
     case "thinking_modified":
+      return latestTurnPlan(request, why);
+    case "thinking_signature":
+      return signaturesPlan(request, error, named, why);
+    case "thinking_empty":
+      return scoped([emptyThinking], lineIds, `an empty thinking block${at}: it is removed (a signature cannot be made up)`);
+    case "empty_tool_id":
+      return scoped([duplicateToolCallId], lineIds, `a tool call${at} has an empty id: it and its result get a fresh one`);
+    case "tool_response_mismatch":
+      return scoped(
+        [toolResultMissing, orphanToolResult],
+        lineIds,
+        `the function responses${at} do not match their calls in number: unanswered calls get the agent's interrupted result, unpaired results go`,
+      );
     case "thinking_when_disabled": {
-      const all = error.kind === "thinking_when_disabled";
-      const ids = all
-        ? (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => b.type === "thinking").map((b) => b.source.id))
-        : named.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.source.id);
+      const ids = (view.transcript?.sent ?? []).flatMap((s) => s.blocks.filter((b) => b.type === "thinking").map((b) => b.source.id));
       return {
         // With thinking off, nothing asks the latest turn to keep its thinking: each block goes alone.
         rule: transcriptBlocksRule("thinking the provider rejected", new Set(ids), why, (context, line, index) =>
-          all
-            ? context.dropBlock(line, index, "removed thinking: it is off for this model (kept verbatim in the backup)")
-            : context.removeThinking(line, index, "removed the thinking the provider rejected; never edited or made up"),
+          context.dropBlock(line, index, "removed thinking: it is off for this model (kept verbatim in the backup)"),
         ),
-        explanation: all
-          ? "thinking is disabled for the model, but the history holds thinking: every thinking block is removed (kept in the backup)"
-          : `the thinking block${at} was rejected: it is removed (kept verbatim in the backup)`,
+        explanation: "thinking is disabled for the model, but the history holds thinking: every thinking block is removed (kept in the backup)",
       };
     }
     case "thinking_order":
@@ -359,4 +461,89 @@ export function storedError(view: Pick<SessionView, "summary" | "opencode">, opt
   const at = Math.max(last.time.created, last.time.completed ?? 0);
   if (!options.evenIfAnswered && view.summary.updated > at + STORED_ERROR_SLACK_MS) return undefined;
   return last.error as Json;
+}
+
+/**
+ * `thinking_modified`: the latest assistant message's thinking is not what the model sent (stored emptied or
+ * repeated), and no edit can make it so again. The message goes whole, with the results of its tool calls, so the
+ * next request asks the model again (all kept in the backup).
+ */
+function latestTurnPlan(request: AnthropicRequest, why: string): ErrorPlan {
+  const last = request.messages.findLastIndex((m) => m.role === "assistant");
+  if (last < 0) return { explanation: "the request holds no assistant message, so there is no latest turn to take out" };
+  const message = request.messages[last]!;
+  const calls = new Set(message.content.filter((b) => b.type === "tool_use").map((b) => b.id));
+  // Results answering its calls, in stored messages that hold nothing else (a prompt typed after them stays).
+  const resultOnly = (id: string) =>
+    request.messages.slice(last + 1).every((m) => m.content.every((b) => b.source.messageId !== id || (b.type === "tool_result" && calls.has(b.id))));
+  const results = request.messages
+    .slice(last + 1)
+    .flatMap((m) => m.content.filter((b) => b.type === "tool_result" && calls.has(b.id)).map((b) => b.source.messageId))
+    .filter((id): id is string => id !== undefined && resultOnly(id));
+  const ids = [...new Set([...message.sourceMessageIds, ...results])];
+  return {
+    rule: latestTurnRule(ids, why),
+    explanation: `the thinking of the latest assistant message (messages.${last}) is not what the model sent, and thinking cannot be edited back: that message${results.length ? " and the results of its tool calls" : ""} are taken out (kept in the backup) and the model answers again`,
+  };
+}
+
+function latestTurnRule(ids: readonly string[], why: string): Rule {
+  const wanted = new Set(ids);
+  return {
+    id: ERROR_RULE_ID,
+    severity: "error",
+    description: "the latest assistant message's thinking is not what the model sent",
+    fixedBy: "repair",
+    check(view) {
+      const present = view.conversation.messages.some((m) => m.sourceMessageIds.some((id) => wanted.has(id)));
+      return present ? [{ messageId: ids[0]!, message: why }] : [];
+    },
+    fix(_finding, context) {
+      return context.deleteMessages(
+        ids,
+        "took out the latest assistant message, whose thinking the provider saw modified, with its tool results (kept in the backup)",
+      );
+    },
+  };
+}
+
+/**
+ * `thinking_signature`: a signature the API no longer accepts. After a model or system-prompt switch every earlier
+ * signature fails, one request at a time, so every signed thinking block before the latest assistant message goes
+ * in this one plan (the API accepts earlier turns without their thinking), and the named block too.
+ */
+function signaturesPlan(request: AnthropicRequest, error: ClassifiedError, named: readonly RequestBlock[], why: string): ErrorPlan {
+  const isThinking = (b: RequestBlock) => b.type === "thinking" || b.type === "redacted_thinking";
+  const last = request.messages.findLastIndex((m) => m.role === "assistant");
+  const earlier = request.messages.slice(0, Math.max(0, last)).flatMap((m) => (m.role === "assistant" ? m.content.filter(isThinking) : []));
+  const namedThinking = named.filter(isThinking);
+  const ids = new Set([...namedThinking, ...earlier].map((b) => b.source.id));
+  const where =
+    namedThinking.length > 0 ? `the provider rejected the signature of the thinking${placeOf(error)}` : `${namedPlace(error, request)}, not thinking`;
+  const blocks = ids.size === 1 ? "the one signed thinking block" : `all ${ids.size} signed thinking blocks`;
+  const what =
+    ids.size === 0
+      ? "but no signed thinking is sent before the latest assistant message: there is nothing to remove"
+      : `so ${blocks} ${namedThinking.length > 0 ? "named or " : ""}before the latest assistant message ${ids.size === 1 ? "goes" : "go"} in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)`;
+  return {
+    rule: thinkingBlocksRule(ids, why, "removed thinking whose signature the provider rejected; never edited or made up"),
+    explanation: `${where}; a model or system-prompt switch makes every earlier signature fail, one request at a time, ${what}`,
+  };
+}
+
+const placeOf = (error: ClassifiedError) =>
+  error.index === null ? "" : ` at messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`}`;
+
+/** Reports the named thinking blocks while they are still sent; each goes (in the latest tool-use turn, the turn). */
+function thinkingBlocksRule(blockIds: ReadonlySet<string>, why: string, reason: string): Rule {
+  return {
+    id: ERROR_RULE_ID,
+    severity: "error",
+    description: "thinking the provider rejected",
+    fixedBy: "repair",
+    check(view) {
+      return view.conversation.messages.flatMap((m) => m.blocks.filter((b) => b.type === "thinking" && blockIds.has(b.source.id)).map((b) => atBlock(b, why)));
+    },
+    fix: dropThinkingBlock(reason),
+  };
 }

@@ -17,7 +17,7 @@ export interface RequestBlock {
   type: RequestBlockType;
   source: Handle;
   chars: number;
-  /** Text blocks: empty or whitespace only. */
+  /** Text and thinking blocks: empty or whitespace only. */
   blank?: boolean;
   /** tool_use: its id; tool_result: the id it answers. */
   id?: string;
@@ -41,7 +41,8 @@ function requestBlock(block: Block): RequestBlock | undefined {
       return { type: "text", source: block.source, chars: block.chars, blank: block.blank };
     case "thinking":
       if (!block.signed) return undefined;
-      return { type: block.redacted ? "redacted_thinking" : "thinking", source: block.source, chars: block.chars };
+      if (block.redacted) return { type: "redacted_thinking", source: block.source, chars: block.chars };
+      return { type: "thinking", source: block.source, chars: block.chars, blank: block.blank === true };
     case "tool_use":
       return { type: "tool_use", source: block.source, chars: block.chars, id: block.id };
     case "tool_result":

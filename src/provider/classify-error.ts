@@ -13,9 +13,12 @@ export type ProviderErrorKind =
   | "orphan_tool_result"
   | "tool_result_not_first"
   | "duplicate_tool_id"
+  | "empty_tool_id"
+  | "tool_response_mismatch"
   | "thinking_order"
   | "thinking_modified"
   | "thinking_signature"
+  | "thinking_empty"
   | "thinking_when_disabled"
   | "trailing_thinking"
   | "trailing_assistant"
@@ -26,6 +29,7 @@ export type ProviderErrorKind =
   | "request_too_large"
   | "image_invalid"
   | "invalid_json_body"
+  | "reasoning_invalid"
   | "unknown";
 
 export type Provider = "anthropic" | "openai" | "bedrock" | "gemini" | "unknown";
@@ -114,26 +118,31 @@ function unwrap(input: unknown, found: Omit<Unwrapped, "message"> = {}, depth = 
 }
 
 const RULES: [ProviderErrorKind, RegExp][] = [
+  // Gemini: a function call turn answered by another number of responses (before orphan_tool_use's wider texts).
+  ["tool_response_mismatch", /number of function response parts is equal to the number of function call parts/i],
   [
     "orphan_tool_result",
     /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for function call output/i,
   ],
   [
     "orphan_tool_use",
-    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for function call|number of function response parts is equal/i,
+    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for function call/i,
   ],
   ["tool_result_not_first", /Did not find \d+ tool_result block\(s\) at the beginning/i],
   ["duplicate_tool_id", /ids must be unique|contain duplicate Ids/i],
+  ["empty_tool_id", /call_id'?:? (?:is )?(?:an )?empty string|Invalid '[^']*(?:call_)?id'[^\n]*empty string/i],
   ["thinking_when_disabled", /When thinking is disabled/i],
   ["thinking_modified", /thinking.*cannot be modified/i],
-  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature/i],
+  ["thinking_empty", /each thinking block must contain non-whitespace thinking|thinking blocks? must (?:contain|be) non-?(?:empty|whitespace)/i],
+  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature|bound to a different conversation/i],
+  ["reasoning_invalid", /invalid_encrypted_content|encrypted content .* could not be verified/i],
   ["thinking_order", /Expected `?thinking`? or `?redacted_thinking`?, but found|first block must be thinking/i],
   ["trailing_thinking", /final block in an assistant message cannot be `?thinking`?/i],
   ["trailing_assistant", /does not support assistant message prefill|conversation must end with a user message/i],
   ["request_too_large", /request_too_large|Request exceeds the maximum (?:allowed number of bytes|size)|Request too large \(max \d+ ?MB\)/i],
   [
     "context_overflow",
-    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens/i,
+    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
   ],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
   ["invalid_json_body", /request body is not valid JSON/i],
@@ -147,6 +156,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
 
 /** Texts that mention tokens or look like failures but are about the account or the service, not the session. */
 const NOT_THE_SESSION: [RegExp, string][] = [
+  [/RESOURCE_EXHAUSTED|quota/i, "a quota or rate limit (RESOURCE_EXHAUSTED): wait or raise the quota; nothing in the session is wrong"],
   [/rate.?limit|tokens per minute|requests per minute|too many requests|429/i, "a rate limit: wait and retry; nothing in the session is wrong"],
   [/overloaded|529|503|service unavailable/i, "the provider is overloaded: retry later; nothing in the session is wrong"],
   [/authentication|api key|permission_error|401|403/i, "an authentication problem: check the API key; nothing in the session is wrong"],
@@ -185,6 +195,9 @@ function tokensIn(message: string): ClassifiedError["tokens"] {
   if (m) return { current: int(m[1]) + int(m[2]), max: int(m[3]) };
   m = /maximum context length is ([\d,]+) tokens.*?(?:resulted in|requested) ([\d,]+) tokens/is.exec(message);
   if (m) return { current: int(m[2]), max: int(m[1]) };
+  // Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)."
+  m = /input token count \(?([\d,]+)\)? exceeds the maximum number of tokens allowed \(?([\d,]+)\)?/i.exec(message);
+  if (m) return { current: int(m[1]), max: int(m[2]) };
   return null;
 }
 
@@ -198,9 +211,13 @@ function locationIn(message: string, param: string | undefined): { index: number
 
 function providerOf(u: Unwrapped, message: string): Provider {
   if (u.provider) return u.provider;
-  if (u.param !== undefined || u.code === "context_length_exceeded" || /tool_call|role 'tool'|function call output|maximum context length/i.test(message))
+  if (
+    u.param !== undefined ||
+    u.code === "context_length_exceeded" ||
+    /tool_call|role 'tool'|function call output|maximum context length|call_id|input\[\d+\]|encrypted content|context window of this model/i.test(message)
+  )
     return "openai";
-  if (/function response parts|thought_signature/i.test(message)) return "gemini";
+  if (/function response parts|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(message)) return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
   if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message)) return "anthropic";
   return "unknown";

@@ -5,6 +5,11 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   orphan_tool_use: { cause: "a tool call was sent without its result right after it (the agent was killed or aborted mid-call)", fixedBy: "repair" },
   orphan_tool_result: { cause: "a tool result was sent without the call it answers in the message before it", fixedBy: "repair" },
   tool_result_not_first: { cause: "tool results do not open the message that follows their calls", fixedBy: null },
+  empty_tool_id: { cause: "a tool call or its output carries an empty id (a client that lost the id mid-stream)", fixedBy: "repair" },
+  tool_response_mismatch: {
+    cause: "a function call turn is answered by another number of function responses (a call without its response, or one too many)",
+    fixedBy: "repair",
+  },
   duplicate_tool_id: { cause: "two tool calls share one id (a replaying proxy or a provider reusing ids)", fixedBy: "repair" },
   thinking_order: {
     cause: "a thinking block is not first in its assistant message, or the latest tool-use turn lacks the thinking the API requires while thinking is on",
@@ -14,6 +19,11 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   thinking_signature: {
     cause: "a thinking block's signature is missing or no longer accepted (another model, conversation or system prompt)",
     fixedBy: "repair",
+  },
+  thinking_empty: { cause: "a thinking block holds no text, or only whitespace (a client stored it emptied)", fixedBy: "repair" },
+  reasoning_invalid: {
+    cause: "encrypted reasoning the provider can no longer verify (another account, organization or model)",
+    fixedBy: null,
   },
   thinking_when_disabled: { cause: "the session holds thinking but the model is now called with thinking off", fixedBy: "repair" },
   trailing_thinking: { cause: "an assistant message ends on a thinking block (the reply was cut off after thinking)", fixedBy: "repair" },

@@ -69,6 +69,9 @@ export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingM
           [block],
         );
       }
+      if (block.type === "thinking" && block.blank) {
+        add("thinking_empty", n, m, `messages.${n}.content.${m}.thinking: each thinking block must contain non-whitespace thinking`, [block]);
+      }
       if (block.type === "tool_use" && block.id !== undefined) {
         if (seenToolUse.has(block.id)) add("duplicate_tool_id", n, m, `messages.${n}.content.${m}: \`tool_use\` ids must be unique`, [block]);
         else seenToolUse.set(block.id, n);

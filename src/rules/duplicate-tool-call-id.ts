@@ -6,7 +6,7 @@ import type { Report, Rule } from "./rule.js";
 export const duplicateToolCallId: Rule = {
   id: "duplicate-tool-call-id",
   severity: "error",
-  description: "the same callID twice in one session (`tool_use ids must be unique`)",
+  description: "the same callID twice in one session, or an empty one (`tool_use ids must be unique`; OpenAI: `call_id`: empty string)",
   fixedBy: "repair",
   check(view) {
     const first = new Map<string, string>();
@@ -14,6 +14,10 @@ export const duplicateToolCallId: Rule = {
     for (const { blocks } of view.transcript?.sent ?? []) {
       for (const block of blocks) {
         if (block.type !== "tool_use") continue;
+        if (block.id === "") {
+          reports.push(atBlock(block, "call id is empty (rejected: an empty `call_id` / `tool_use` id)"));
+          continue;
+        }
         const earlier = first.get(block.id);
         if (earlier === undefined) first.set(block.id, block.source.id);
         else reports.push(atBlock(block, `call id ${block.id} is already used at ${earlier} (rejected: \`tool_use\` ids must be unique)`));
@@ -23,6 +27,10 @@ export const duplicateToolCallId: Rule = {
       for (const { record, part } of parts(message)) {
         if (part.type !== "tool") continue;
         const callID = (part as { callID: string }).callID;
+        if (callID === "") {
+          reports.push(at(record, "callID is empty (rejected: an empty `call_id` / `tool_use` id)"));
+          continue;
+        }
         const earlier = first.get(callID);
         if (earlier === undefined) first.set(callID, record.ref.id);
         else reports.push(at(record, `callID ${callID} is already used by part ${earlier} (rejected: \`tool_use\` ids must be unique)`));
@@ -46,7 +54,10 @@ export const duplicateToolCallId: Rule = {
     const call = history.sent[position]?.blocks.find((b) => b.source.id === finding.partId);
     if (call?.type !== "tool_use") return [];
     const fresh = context.freshCallId(call.id);
-    const reason = "gave the later call and its result a fresh id (call ids are not signed; providers only need them unique)";
+    const reason =
+      call.id === ""
+        ? "gave the call with an empty id, and its result, a fresh id (call ids are not signed)"
+        : "gave the later call and its result a fresh id (call ids are not signed; providers only need them unique)";
     const edits = context.update(at.line, reason, (value) => {
       const block = ((value.message as Json).content as Json[])[at.index]!;
       block.id = fresh;

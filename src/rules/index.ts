@@ -2,7 +2,9 @@
 import { contextOverflow } from "./context-overflow.js";
 import { corruptedToolOutput } from "./corrupted-tool-output.js";
 import { duplicateToolCallId } from "./duplicate-tool-call-id.js";
+import { duplicateThinking } from "./duplicate-thinking.js";
 import { emptyMessage } from "./empty-message.js";
+import { emptyThinking } from "./empty-thinking.js";
 import { emptyTextPart } from "./empty-text-part.js";
 import { incompleteMessage } from "./incomplete-message.js";
 import { leadingAssistant } from "./leading-assistant.js";
@@ -39,6 +41,8 @@ export const RULES: readonly Rule[] = [
   incompleteMessage,
   emptyTextPart,
   emptyMessage,
+  emptyThinking,
+  duplicateThinking,
   thinkingOnlyMessage,
   thinkingBlockOrder,
   trailingThinking,

@@ -40,6 +40,11 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   request_too_large: '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
   image_invalid: "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
   invalid_json_body: "The request body is not valid JSON: unexpected end of data: line 1 column 3 (char 2)",
+  thinking_empty: "messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking",
+  empty_tool_id: "Invalid 'input[12].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.",
+  tool_response_mismatch: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+  reasoning_invalid:
+    "The encrypted content gAAAAABoT8w could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
 };
 const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
 
@@ -272,7 +277,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("recover explain --
   const r3 = partWhere(built, hasText("R3: sum integer cents"));
   const answer = built.sessions[0]!.messages[3]!.id;
   const explanation =
-    "the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes";
+    "the provider rejected the signature of the thinking at messages.5.content.0; a model or system-prompt switch makes every earlier signature fail, one request at a time, so all 3 signed thinking blocks named or before the latest assistant message go in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)";
   const sig = "messages.5.content.0: Invalid `signature` in `thinking` block";
   let human: CliResult;
   let json: CliResult;

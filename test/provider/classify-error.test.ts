@@ -126,10 +126,58 @@ const OPENAI: Case[] = [
   ],
 ];
 
+/** The texts the exact-request issue added (thinking triage, Codex and Gemini). */
+const TRIAGE: Case[] = [
+  [
+    "messages.1.content.19: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+    { kind: "thinking_modified", index: 1, contentIndex: 19, provider: "anthropic" },
+  ],
+  [
+    "messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking",
+    { kind: "thinking_empty", index: 9, contentIndex: 0, provider: "anthropic" },
+  ],
+  [
+    "messages.3.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. The `system` prompt differs from the one this block was created with.",
+    { kind: "thinking_signature", index: 3, contentIndex: 0 },
+  ],
+  [
+    "Invalid 'input[12].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.",
+    { kind: "empty_tool_id", provider: "openai" },
+  ],
+  [
+    "The encrypted content gAAAAABoT8w could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
+    { kind: "reasoning_invalid", provider: "openai" },
+  ],
+  ['{"error":{"message":"x","type":"invalid_request_error","code":"invalid_encrypted_content"}}', { kind: "reasoning_invalid" }],
+  [
+    "messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Abc123456. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+    { kind: "orphan_tool_result", index: 4, ids: ["toolu_01Abc123456"] },
+  ],
+  ["messages.7.content.2: `tool_use` ids must be unique", { kind: "duplicate_tool_id", index: 7, contentIndex: 2 }],
+  ["Your input exceeds the context window of this model. Please adjust your input and try again.", { kind: "context_overflow", provider: "openai" }],
+  ["At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels", { kind: "image_invalid" }],
+  [
+    'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking"}}',
+    { kind: "thinking_empty", index: 9, contentIndex: 0 },
+  ],
+  [
+    "[API Error: messages.1.content.19: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.]",
+    { kind: "thinking_modified", index: 1 },
+  ],
+  [
+    'stream error: unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_abc123def456.","type":"invalid_request_error"}}',
+    { kind: "orphan_tool_use", ids: ["call_abc123def456"] },
+  ],
+];
+
 const GEMINI_BEDROCK: Case[] = [
   [
     "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
-    { kind: "orphan_tool_use", provider: "gemini" },
+    { kind: "tool_response_mismatch", provider: "gemini" },
+  ],
+  [
+    "The input token count (1064589) exceeds the maximum number of tokens allowed (1048576).",
+    { kind: "context_overflow", provider: "gemini", tokens: { current: 1064589, max: 1048576 } },
   ],
   [
     "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:Task` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
@@ -173,7 +221,7 @@ function expectClassified(input: string | object, expected: Partial<ClassifiedEr
 }
 
 describe("classifyProviderError: every exact text in the reference", () => {
-  for (const [text, expected] of [...ANTHROPIC, ...OPENAI, ...GEMINI_BEDROCK]) {
+  for (const [text, expected] of [...ANTHROPIC, ...OPENAI, ...GEMINI_BEDROCK, ...TRIAGE]) {
     it(`${expected.kind}: ${text.slice(0, 90)}`, () => expectClassified(text, expected));
   }
 });

@@ -196,30 +196,30 @@ function repairForError(fx: Fixture, errorText: string, opts: { only?: boolean; 
 const reasoningIds = (built: BuiltStore) => built.sessions[0]!.messages.flatMap((m) => m.parts.filter((p) => p.data?.type === "reasoning").map((p) => p.id));
 
 describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (format) => {
-  it("an invalid signature in an earlier turn: exactly that reasoning part goes, every other record stays byte for byte", () => {
+  it("an invalid signature: the named block and every signed one before the latest assistant message go in one repair; every other record stays byte for byte", () => {
     const built = storeOf(threeTurns());
     const r3 = partWhere(built, hasText("R3: sum integer cents"));
     const fx = setup(format, built);
     expect(rescan(fx)).toEqual([]);
     const original = snapshot(fx);
-    const others = reasoningIds(built).filter((id) => id !== r3.partId);
-    expect(others).toHaveLength(4);
+    const all = reasoningIds(built);
+    expect(all).toHaveLength(5);
+    // The latest assistant message keeps its thinking: the API needs it as the model sent it.
+    const latest = all.at(-1)!;
+    const gone = all.filter((id) => id !== latest);
+    expect(gone).toContain(r3.partId);
     const before = load(fx);
 
     const { plan, backup, explanation } = repairForError(fx, SIG(5));
     expect(explanation).toBe(
-      "the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes",
+      "the provider rejected the signature of the thinking at messages.5.content.0; a model or system-prompt switch makes every earlier signature fail, one request at a time, so all 4 signed thinking blocks named or before the latest assistant message go in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)",
     );
-    expect(ops(plan.changes)).toEqual([`delete part ${r3.partId}`]);
-    expect(plan.changes[0]!.rules).toEqual(["provider-error"]);
-    expect(plan.changes[0]!.reasons).toEqual([
-      "removed the thinking the provider rejected (invalid signature); never edited or made up (kept verbatim in the backup)",
-    ]);
-    expect(plan.fixed.map((f) => `${f.rule} ${f.partId}`)).toEqual([`provider-error ${r3.partId}`]);
-    // On disk: that part is gone; only the session record's update time moved.
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: [`part:${r3.partId}`], changed: [`session:${fx.sessionId}`] });
-    const after = load(fx);
-    for (const id of others) expect(storedPart(after, id)).toEqual(storedPart(before, id));
+    expect(ops(plan.changes)).toEqual(sorted(...gone.map((id) => `delete part ${id}`)));
+    expect(plan.changes.every((c) => c.rules.join() === "provider-error")).toBe(true);
+    expect(plan.changes[0]!.reasons).toEqual(["removed thinking whose signature the provider rejected; never edited or made up (kept verbatim in the backup)"]);
+    // One plan, not one request at a time: a second repair for the next block finds nothing before the latest message.
+    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: sorted(...gone.map((id) => `part:${id}`)), changed: [`session:${fx.sessionId}`] });
+    expect(storedPart(load(fx), latest)).toEqual(storedPart(before, latest));
     expectSettledAndRestorable(fx, { rules: ["provider-error"], original, backup: backup! });
   });
 
@@ -228,7 +228,8 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const r4 = partWhere(built, hasText("R4: the tests pass"));
     const fx = setup(format, built);
     const { plan } = repairForError(fx, SIG_LONG(7), { dryRun: true });
-    expect(ops(plan.changes)).toEqual([`delete part ${r4.partId}`]);
+    expect(ops(plan.changes)).toContain(`delete part ${r4.partId}`);
+    expect(plan.fixed.some((f) => f.partId === r4.partId)).toBe(true);
   });
 
   it("an index past an errored (skipped) assistant message maps to the retried answer's reasoning, not the errored turn's", () => {
@@ -238,8 +239,9 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const fx = setup(format, built);
     const original = snapshot(fx);
     const { plan, backup } = repairForError(fx, SIG(5));
-    expect(ops(plan.changes)).toEqual([`delete part ${r3.partId}`]);
-    expect(diff(original, snapshot(fx))).toEqual({ added: [], removed: [`part:${r3.partId}`], changed: [`session:${fx.sessionId}`] });
+    expect(ops(plan.changes)).toContain(`delete part ${r3.partId}`);
+    expect(diff(original, snapshot(fx)).removed).toContain(`part:${r3.partId}`);
+    // The errored turn is never sent, so its reasoning is no signature the provider saw: it stays.
     expect(storedPart(load(fx), rx.partId)).toMatchObject({ type: "reasoning", text: "RX: the errored turn's thought." });
     expectRestoresExactly(fx, backup!, original);
   });
@@ -252,27 +254,36 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const original = snapshot(fx);
     for (const n of [5, 7]) {
       const { plan } = repairForError(fx, SIG(n), { dryRun: true });
-      expect(ops(plan.changes)).toEqual(
-        sorted(`delete message ${first.id}`, `delete message ${second.id}`, ...[...first.parts, ...second.parts].map((p) => `delete part ${p.id}`)),
+      const turn = sorted(`delete message ${first.id}`, `delete message ${second.id}`, ...[...first.parts, ...second.parts].map((p) => `delete part ${p.id}`));
+      expect(ops(plan.changes).filter((op) => turn.includes(op))).toEqual(turn);
+      const inTurn = plan.changes.filter(
+        (c) => c.key.messageId === first.id || c.key.messageId === second.id || c.key.id === first.id || c.key.id === second.id,
       );
-      expect(plan.changes.every((c) => c.reasons[0]!.includes("it is in the latest tool-use turn, whose thinking the API forbids changing"))).toBe(true);
+      expect(inTurn.every((c) => c.reasons[0]!.includes("it is in the latest tool-use turn, whose thinking the API forbids changing"))).toBe(true);
     }
     const { backup } = repairForError(fx, SIG(5));
-    const gone = [`message:${first.id}`, `message:${second.id}`, ...[...first.parts, ...second.parts].map((p) => `part:${p.id}`)];
+    const inTurn = new Set([...first.parts, ...second.parts].map((p) => p.id));
+    // The signed reasoning of the opening turn goes too: its signature fails with the same switch.
+    const earlier = reasoningIds(built).filter((id) => !inTurn.has(id));
+    const gone = [`message:${first.id}`, `message:${second.id}`, ...[...inTurn, ...earlier].map((id) => `part:${id}`)];
     // The JSON tree keeps one folder per message's parts: only records count here.
     expect(diff(original, snapshot(fx)).removed.filter((k) => !k.startsWith("file:"))).toEqual(sorted(...gone));
     expect(diff(original, snapshot(fx)).changed).toEqual([`session:${fx.sessionId}`]);
-    // The opening turn's reasoning is untouched, and the session now ends on the prompt.
+    // The session now ends on the prompt.
     expect(load(fx).messages.map((m) => m.ref.id)).toEqual(messages.slice(0, -2).map((m) => m.id));
     expectSettledAndRestorable(fx, { rules: ["provider-error"], original, backup: backup! });
   });
 
-  it("a signature error pointing at something that is not thinking (a prompt's text) plans nothing", () => {
-    const fx = setup(format, storeOf(threeTurns()));
+  it("a signature error pointing at something that is not thinking (a prompt's text): the signed thinking before the latest assistant message goes, and it says where it looked", () => {
+    const built = storeOf(threeTurns());
+    const fx = setup(format, built);
+    const earlier = reasoningIds(built).slice(0, -1);
     const { plan, explanation } = repairForError(fx, SIG(4), { dryRun: true });
-    expect(plan.changes).toEqual([]);
-    expect(explanation).toMatch(/^the thinking block at messages\.4\.content\.0 /);
-    expect(ops(repairForError(fx, SIG(42), { dryRun: true }).plan.changes)).toEqual([]);
+    expect(ops(plan.changes)).toEqual(sorted(...earlier.map((id) => `delete part ${id}`)));
+    expect(explanation).toMatch(/^messages\.4\.content\.0 holds text, not thinking; .* all 4 signed thinking blocks before the latest assistant message go /);
+    const past = repairForError(fx, SIG(42), { dryRun: true });
+    expect(past.explanation).toMatch(/^recover's view of the request has no messages\.42 \(it has \d+\), not thinking; /);
+    expect(ops(past.plan.changes)).toEqual(sorted(...earlier.map((id) => `delete part ${id}`)));
   });
 
   it("orphan_tool_use naming one running call closes exactly that call, as opencode's abort handler does", () => {
@@ -365,7 +376,10 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const fx = setup(format, storeOf(threeTurns()));
     const { plan, explanation } = repairForError(fx, ORPHAN(5, ["toolu_01NotInThisSession000000"]), { only: true, dryRun: true });
     expect(plan.changes).toEqual([]);
-    expect(explanation).toBe("tool call toolu_01NotInThisSession000000 at messages.5 went out without a result: no such call is open in the store");
+    // Nothing at the named place, nor anywhere else: it says what it looked at.
+    expect(explanation).toBe(
+      "messages.5 is an assistant message (thinking, text, tool use); no tool-call-interrupted or tool-result-missing finding anywhere in the 10 messages of the request either, so recover found nothing this error is about",
+    );
   });
 });
 
@@ -407,7 +421,7 @@ function cliStore(
 const noBackups = (sb: ReturnType<typeof sandbox>) => expect(fs.existsSync(sb.backups)).toBe(false);
 
 describe("session repair --error through the CLI", () => {
-  it("--error - (stdin): the plan deletes exactly the named reasoning, with the rule provider-error", () => {
+  it("--error - (stdin): the plan deletes the named reasoning and every signed one before the latest assistant message, with the rule provider-error", () => {
     const { built, id, store } = cliStore(threeTurns(T0));
     const r3 = partWhere(built, hasText("R3: sum integer cents"));
     const sb = sandbox();
@@ -416,15 +430,19 @@ describe("session repair --error through the CLI", () => {
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toBe("");
     const doc = changeDoc(r);
-    expect(doc.sessions[0]!.changes.map((c) => [c.op, c.record, c.id, c.rules])).toEqual([["delete", "part", r3.partId, ["provider-error"]]]);
+    const earlier = reasoningIds(built).slice(0, -1);
+    expect(earlier).toContain(r3.partId);
+    expect(doc.sessions[0]!.changes.map((c) => [c.op, c.record, c.id, c.rules])).toEqual(
+      earlier.map((partId) => ["delete", "part", partId, ["provider-error"]]).sort((a, b) => String(a[2]).localeCompare(String(b[2]))),
+    );
     expect(doc.store.notices).toEqual([
-      `session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes`,
+      `session ${id}: the error given (thinking_signature): the provider rejected the signature of the thinking at messages.5.content.0; a model or system-prompt switch makes every earlier signature fail, one request at a time, so all 4 signed thinking blocks named or before the latest assistant message go in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)`,
     ]);
     expectStoreBytes(store, before);
     noBackups(sb);
   });
 
-  it("--error-file with --yes --resume: removes that part only, backs up, and prints the command that continues the session", async () => {
+  it("--error-file with --yes --resume: removes those parts only, backs up, and prints the command that continues the session", async () => {
     const { built, id, store } = cliStore(threeTurns(T0));
     const r3 = partWhere(built, hasText("R3: sum integer cents"));
     const sb = sandbox();
@@ -435,15 +453,19 @@ describe("session repair --error through the CLI", () => {
     const r = await sb.run(["session", "repair", id, "--error-file", file, "--yes", "--resume", "--store", store.store]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stderr).toBe(
-      `note: session ${id}: the error given (thinking_signature): the thinking block at messages.5.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`,
+      `note: session ${id}: the error given (thinking_signature): the provider rejected the signature of the thinking at messages.5.content.0; a model or system-prompt switch makes every earlier signature fail, one request at a time, so all 4 signed thinking blocks named or before the latest assistant message go in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)\n`,
     );
-    expect(r.stdout).toMatch(new RegExp(`^  delete part ${r3.partId} \\[provider-error\\]  removed the thinking the provider rejected`, "m"));
+    expect(r.stdout).toMatch(new RegExp(`^  delete part ${r3.partId} \\[provider-error\\]  removed thinking whose signature the provider rejected`, "m"));
     expect(r.stdout).toContain(`\ncontinue with: opencode run --session ${id} "continue"\n`);
     expect(r.stdout).toMatch(/^undo with: recover session restore \S+ --store \S+$/m);
-    // SQLite rows: that part's row is gone, the session row's update time moved, nothing else differs.
+    // SQLite rows: the reasoning rows before the latest assistant message are gone, the session row's update time
+    // moved, nothing else differs.
     const after = storeState(store);
     const changed = Object.keys(before).filter((k) => before[k] !== after[k]);
-    expect(changed.sort()).toEqual(sorted(partKey(store, r3.messageId, r3.partId), `session/${id}`));
+    const earlier = built.sessions[0]!.messages.slice(0, -1).flatMap((m) =>
+      m.parts.filter((p) => p.data?.type === "reasoning").map((p) => partKey(store, m.id, p.id)),
+    );
+    expect(changed.sort()).toEqual(sorted(...earlier, `session/${id}`));
     expect(after[partKey(store, r3.messageId, r3.partId)]).toBeUndefined();
     expect(Object.keys(after).filter((k) => !(k in before))).toEqual([]);
   });
@@ -464,12 +486,12 @@ describe("session repair --error through the CLI", () => {
     const before = storeBytes(store);
     const line = await expectFailure(
       sb,
-      ["session", "repair", id, "--yes", "--error", SIG(4), "--store", store.store],
+      ["session", "repair", id, "--yes", "--error", ORPHAN(5, ["toolu_01NotInThisSession000000"]), "--store", store.store],
       1,
       "fix-failed",
-      /nothing in session \S+ matches what it names, so nothing was changed/,
+      /so recover found nothing this error is about; nothing was changed/,
     );
-    expect(line).toContain("the error given (thinking_signature)");
+    expect(line).toContain("the error given (orphan_tool_use)");
     expectStoreBytes(store, before);
     noBackups(sb);
   });
@@ -559,7 +581,7 @@ describe.each(["opencode-sqlite", "opencode-json"] as const)("the error opencode
     const first = await sb.run(["session", "repair", id, "--yes", "--store", store.store]);
     expect(first.status, first.stdout + first.stderr).toBe(0);
     expect(first.stderr).toBe(
-      `note: session ${id}: the error opencode stored on the last message (thinking_signature): the thinking block at messages.1.content.0 carries a signature the provider no longer accepts: it is removed (kept verbatim in the backup); in the latest tool-use turn the whole turn goes\n`,
+      `note: session ${id}: the error opencode stored on the last message (thinking_signature): the provider rejected the signature of the thinking at messages.1.content.0; a model or system-prompt switch makes every earlier signature fail, one request at a time, so the one signed thinking block named or before the latest assistant message goes in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)\n`,
     );
     expect(first.stdout).toMatch(new RegExp(`^  delete part ${r1.partId} \\[provider-error\\]`, "m"));
     expect(first.stdout).toContain("✔ repaired: 1 change in 1 session");

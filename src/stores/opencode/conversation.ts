@@ -170,6 +170,7 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
         signed: sameModel && hasThinkingSignature(part.metadata),
       };
       if (thinking.signed && isRedactedThinking(part.metadata)) thinking.redacted = true;
+      else thinking.blank = record.content.textBlank ?? part.text.trim() === "";
       return { use: withText(thinking, record, part.text) };
     }
     case "tool": {

@@ -38,6 +38,12 @@ const CLAUDE_RECORD_TYPES = new Set([
   "atis-latch",
   "worktree-state",
   "turn_end",
+  // Bookkeeping Claude Code 2.1.331 writes (fixtures/claude-code-2.1, written by the real client): never sent.
+  "tools-used",
+  "api-request-shape",
+  "api-request-blob",
+  "api-request",
+  "cost-state",
 ]);
 
 /** The content Claude Code writes for a tool call the user interrupted (its own `tool_result`, `is_error: true`). */
@@ -65,7 +71,11 @@ export const claudeDialect: Dialect = {
     const content = message?.content;
     if (typeof content === "string") return { role, blocks: [textBlock(line, 0, "message.content", content)] };
     if (!Array.isArray(content)) return { skip: "no message content" };
-    return { role, blocks: content.flatMap((item, index) => claudeBlock(line, obj(item), index)) } satisfies SentLine;
+    const blocks = content.flatMap((item, index) => claudeBlock(line, obj(item), index));
+    // Claude Code leaves out an assistant's empty or whitespace-only text (docs/research/claude-code-request.md §E).
+    const sent = role === "assistant" ? blocks.filter((b) => !(b.type === "text" && b.blank)) : blocks;
+    if (sent.length === 0 && blocks.length > 0) return { skip: "only empty text, which Claude Code leaves out" };
+    return { role, blocks: sent } satisfies SentLine;
   },
   sentLines(chain) {
     return [...chain];
@@ -85,8 +95,19 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
   switch (block?.type) {
     case "text":
       return [textBlock(line, index, field, str(block.text) ?? "")];
-    case "thinking":
-      return [{ type: "thinking", source, chars: (str(block.thinking) ?? "").length, signed: typeof block.signature === "string" && block.signature !== "" }];
+    case "thinking": {
+      const text = str(block.thinking) ?? "";
+      return [
+        {
+          type: "thinking",
+          source,
+          chars: text.length,
+          signed: typeof block.signature === "string" && block.signature !== "",
+          text,
+          blank: text.trim() === "",
+        },
+      ];
+    }
     case "redacted_thinking":
       return [{ type: "thinking", source, chars: (str(block.data) ?? "").length, signed: true, redacted: true }];
     case "tool_use":

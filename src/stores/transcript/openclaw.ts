@@ -124,7 +124,8 @@ function assistantBlock(line: TranscriptLine, block: Json | undefined, index: nu
     case "thinking": {
       const redacted = block.redacted === true;
       const signed = redacted || (typeof block.thinkingSignature === "string" && block.thinkingSignature !== "");
-      return [{ type: "thinking", source, chars: (str(block.thinking) ?? "").length, signed, ...(redacted ? { redacted } : {}) }];
+      const text = str(block.thinking) ?? "";
+      return [{ type: "thinking", source, chars: text.length, text, signed, ...(redacted ? { redacted } : { blank: text.trim() === "" }) }];
     }
     case "toolCall":
       return [toolUseBlock(source, block, block.arguments)];
