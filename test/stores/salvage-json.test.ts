@@ -228,7 +228,7 @@ describe("salvageJsonObject", () => {
     expect(salvageJsonObject('{"type":"text","text":"bad \\x escape')).toBeUndefined();
   });
 
-  it("salvages a 5 MB tool output cut mid-way in well under a second", () => {
+  it("salvages a 5 MB tool output cut mid-way in under a second (linear, not one parse per cut point)", () => {
     const line = 'ALTER TABLE "invoice_line" ADD COLUMN amount_cents BIGINT NOT NULL DEFAULT 0; -- C:\\backfill\n';
     const output = line.repeat(Math.ceil(5_000_000 / line.length));
     const json = JSON.stringify({ ...toolPart, state: { ...toolPart.state, output } });
@@ -246,6 +246,8 @@ describe("salvageJsonObject", () => {
       truncatedStrings: ["state.output"],
       how: "stripped 65536 trailing NUL bytes; closed 1 string and 2 objects after a torn write",
     });
-    expect(elapsed).toBeLessThan(500);
+    // A quadratic salvage takes minutes here; a linear one ~0.2 s alone, 0.5 s with the suite's other fork busy
+    // (CI saw 517 ms), so the bound is the second the name promises.
+    expect(elapsed).toBeLessThan(1000);
   });
 });
