@@ -34,6 +34,12 @@ export interface ValidateOptions {
    * holds the earlier tool turn to the thinking rule is then not known offline; scans leave this off.
    */
   midToolLoop?: boolean;
+  /**
+   * Hold the request to strict role alternation, as Bedrock's Converse API does. The Messages API combines
+   * consecutive turns of one role, and Claude Code sends two user messages in a row for every `@file` prompt
+   * (fixtures/claude-code-2.1/at-file), so a scan leaves this off.
+   */
+  alternation?: boolean;
 }
 
 export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingMode, options: ValidateOptions = {}): Violation[] {
@@ -50,7 +56,7 @@ export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingM
     if (message.content.length === 0 && !(last && message.role === "assistant")) {
       add("empty_content", n, null, `messages.${n}: all messages must have non-empty content except for the optional final assistant message`, []);
     }
-    if (n > 0 && messages[n - 1]!.role === message.role) {
+    if (options.alternation && n > 0 && messages[n - 1]!.role === message.role) {
       add(
         "roles_not_alternating",
         n,

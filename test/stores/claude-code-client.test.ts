@@ -24,7 +24,7 @@ function storeOfCaptures(): { dir: string; ids: Map<string, string> } {
 }
 
 describe("transcripts written by the real Claude Code 2.1 client", () => {
-  it("scan: no unknown records, no empty text the client leaves out; only what the API rejects", async () => {
+  it("scan: no unknown records, no empty text the client leaves out, parallel results on sibling branches found; only what the API rejects", async () => {
     const { dir, ids } = storeOfCaptures();
     expect(ids.size).toBeGreaterThanOrEqual(16);
     const r = await run(["session", "scan", "--all", "--include-live", "--json", "--exit-zero", "--store", dir]);
@@ -36,9 +36,6 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       // non-whitespace thinking` (the scenario empties the thinking of two turns).
       "thinking-empty empty-thinking",
       "thinking-empty empty-thinking",
-      // Known gap: results of parallel calls stored on sibling branches (each result's parent is its own call) are
-      // sent together by the client; recover's chain follows one branch and misses them.
-      "tool-parallel tool-result-missing",
     ]);
   });
 });

@@ -63,8 +63,13 @@ export const claudeDialect: Dialect = {
   },
   send(line) {
     const value = line.value;
+    if (value?.type === "attachment") return attachmentOf(line, value);
+    // A local command's record (`/cost` and its output) is sent as user text (captured: meta-records).
+    if (value?.type === "system" && value.subtype === "local_command" && typeof value.content === "string")
+      return { role: "user", blocks: [textBlock(line, 0, "content", value.content)] };
     if (!value || line.role !== "message") return undefined;
-    if (value.isVisibleInTranscriptOnly === true) return { skip: "shown in the transcript only, never sent" };
+    // A compaction's summary is marked transcript-only, yet it is what the client sends first (captured: compact).
+    if (value.isVisibleInTranscriptOnly === true && value.isCompactSummary !== true) return { skip: "shown in the transcript only, never sent" };
     if (value.isApiErrorMessage === true) return { skip: "an API error Claude Code shows, not a model reply" };
     const message = obj(value.message);
     const role = message?.role === "assistant" || value.type === "assistant" ? "assistant" : "user";
@@ -77,9 +82,10 @@ export const claudeDialect: Dialect = {
     if (sent.length === 0 && blocks.length > 0) return { skip: "only empty text, which Claude Code leaves out" };
     return { role, blocks: sent } satisfies SentLine;
   },
-  sentLines(chain) {
-    return [...chain];
+  sentLines(chain, all) {
+    return withParallelResults(chain, all);
   },
+  responsesApart: true,
   responseId(line) {
     return line.value?.type === "assistant" ? str(obj(line.value.message)?.id) : undefined;
   },
@@ -124,3 +130,80 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
       return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];
   }
 }
+
+/** The ids of the tool results a user line holds, when it holds nothing else. */
+function resultIds(line: TranscriptLine): string[] | undefined {
+  const content = obj(line.value?.message)?.content;
+  if (line.value?.type !== "user" || !Array.isArray(content) || content.length === 0) return undefined;
+  const ids = content.map((block) => (obj(block)?.type === "tool_result" ? str(obj(block)?.tool_use_id) : undefined));
+  return ids.every((id) => id !== undefined) ? (ids as string[]) : undefined;
+}
+
+const callIds = (line: TranscriptLine): string[] => {
+  const content = obj(line.value?.message)?.content;
+  return Array.isArray(content) ? content.flatMap((block) => (obj(block)?.type === "tool_use" ? [str(obj(block)?.id) ?? ""] : [])) : [];
+};
+
+/**
+ * Claude Code writes the result of each parallel call under its own call line, so all but the last result sit off
+ * the chain; the client still sends them with the others (captured: fixtures/claude-code-2.1/tool-parallel). Such a
+ * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
+ * answers (a rewound branch answering an answered call stays out).
+ */
+function withParallelResults(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): TranscriptLine[] {
+  const onChain = new Set(chain);
+  const byParent = new Map<string, TranscriptLine[]>();
+  for (const line of all) {
+    if (onChain.has(line) || line.sidechain || typeof line.parent !== "string" || !resultIds(line)) continue;
+    const siblings = byParent.get(line.parent);
+    if (siblings) siblings.push(line);
+    else byParent.set(line.parent, [line]);
+  }
+  if (byParent.size === 0) return [...chain];
+  const answered = new Set(chain.flatMap((line) => resultIds(line) ?? []));
+  const out: TranscriptLine[] = [];
+  for (const line of chain) {
+    out.push(line);
+    const offChain = line.uuid !== undefined ? byParent.get(line.uuid) : undefined;
+    if (!offChain) continue;
+    const calls = new Set(callIds(line));
+    for (const result of offChain) {
+      const ids = resultIds(result)!;
+      if (ids.every((id) => calls.has(id) && !answered.has(id))) {
+        out.push(result);
+        for (const id of ids) answered.add(id);
+      }
+    }
+  }
+  return out;
+}
+
+/** Attachment types the client renders again from their data when a record has no stored rendering. */
+const RERENDERED = new Set(["file", "date"]);
+
+/**
+ * An attachment record as Claude Code sends it: each stored rendering is a text block that leads the user message
+ * of its run (or, in a run of tool results, is appended to the last result's content); an `@file`'s first rendering
+ * ("Called the Read tool with …") is a user message of its own before that message. A record without renderings is
+ * rendered again from its data for the types the capture showed (file, date), and sends nothing otherwise.
+ */
+function attachmentOf(line: TranscriptLine, value: Json): SentLine {
+  const attachment = obj(value.attachment);
+  const type = str(attachment?.type);
+  const stored = Array.isArray(value.rendered) ? value.rendered.map((item) => str(obj(item)?.content) ?? "") : undefined;
+  const texts = stored ?? (type !== undefined && RERENDERED.has(type) ? (type === "file" ? ["", jsonText(attachment)] : [jsonText(attachment)]) : []);
+  // A rendering is the client's own text: never blank, never a block a rule should edit in the record.
+  const block = (text: string, k: number): Block => ({
+    type: "text",
+    source: handle(line, k, `rendered.${k}.content`),
+    chars: text.length,
+    text,
+    blank: false,
+    synthetic: true,
+  });
+  const blocks = texts.map(block);
+  if (type === "file" && blocks.length > 1) return { role: "user", blocks: blocks.slice(1), attachment: { ownMessages: [[blocks[0]!]] } };
+  return { role: "user", blocks, attachment: { ownMessages: [] } };
+}
+
+const jsonText = (value: unknown) => JSON.stringify(value ?? null);

@@ -17,7 +17,17 @@ export interface Interpretation {
   time?: number;
 }
 
-export type SentLine = { role: "user" | "assistant"; blocks: Block[] } | { skip: string };
+/**
+ * What a line sends: blocks of a message of its role, or (an attachment) blocks that lead the user message its run
+ * of user lines forms, with messages of their own before it.
+ */
+export type SentLine = { role: "user" | "assistant"; blocks: Block[]; attachment?: Attachment } | { skip: string };
+
+/** Claude Code's attachment records (docs/research/claude-code-request.md §A). */
+export interface Attachment {
+  /** User messages sent on their own, right before the message of the run (an `@file`'s "Called the Read tool"). */
+  ownMessages: Block[][];
+}
 
 export interface Dialect {
   name: TranscriptDialect;
@@ -27,10 +37,18 @@ export interface Dialect {
   interpret(value: Record<string, unknown>): Interpretation;
   /** What a message line contributes to the request; undefined for lines that are not messages. */
   send(line: TranscriptLine): SentLine | undefined;
-  /** The chain lines a request is built from (pi: a compaction replaces what came before it with its summary). */
-  sentLines(chain: readonly TranscriptLine[]): TranscriptLine[];
+  /**
+   * The lines a request is built from, in order: the chain, as the agent reads it (pi: a compaction replaces what
+   * came before it with its summary; Claude Code: results of parallel calls that sit off the chain join it).
+   */
+  sentLines(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): TranscriptLine[];
   /** Lines of one API response share this (Claude Code `message.id`); their blocks form one request message. */
   responseId(line: TranscriptLine): string | undefined;
+  /**
+   * Each response is its own assistant message, even right after another one (Claude Code sends two assistant
+   * messages in a row as they are); otherwise assistant lines in a row merge.
+   */
+  responsesApart?: true;
   /** The prompt size the provider reported for the response on this line, as the agent stores it. */
   promptTokens(line: TranscriptLine): { tokens: number; source: string } | undefined;
 }

@@ -8,6 +8,12 @@ import type { Block, Conversation, ConversationMessage } from "../../model/conve
 import type { SentEntry, TranscriptHistory } from "../../model/session-view.js";
 import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
 import { DIALECTS } from "./assemble.js";
+import type { Attachment, Dialect } from "./dialect.js";
+
+/** A sent line as the conversation is built from it: attachments are in the request, not among the records rules judge. */
+interface Flow extends SentEntry {
+  attachment?: Attachment;
+}
 
 export function transcriptHistory(records: TranscriptRecords): TranscriptHistory {
   const dialect = DIALECTS[records.dialect];
@@ -24,14 +30,23 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   }
   const { chain, brokenAt } = activeChain(records.lines, byUuid);
   const sent: SentEntry[] = [];
+  const flow: Flow[] = [];
   const skipped: Conversation["skipped"] = [];
-  for (const line of dialect.sentLines(chain)) {
+  for (const line of dialect.sentLines(chain, records.lines)) {
     const contribution = dialect.send(line);
     if (!contribution) continue;
-    if ("skip" in contribution) skipped.push({ messageId: line.ref.id, reason: contribution.skip });
-    else sent.push({ line, role: contribution.role, blocks: contribution.blocks });
+    if ("skip" in contribution) {
+      skipped.push({ messageId: line.ref.id, reason: contribution.skip });
+      continue;
+    }
+    const entry: SentEntry = { line, role: contribution.role, blocks: contribution.blocks };
+    if (contribution.attachment) flow.push({ ...entry, attachment: contribution.attachment });
+    else {
+      sent.push(entry);
+      flow.push(entry);
+    }
   }
-  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages: conversationOf(sent, dialect.responseId), skipped } };
+  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages: conversationOf(flow, dialect), skipped } };
   if (brokenAt) history.brokenAt = brokenAt;
   return history;
 }
@@ -65,26 +80,82 @@ function activeChain(lines: readonly TranscriptLine[], byUuid: ReadonlyMap<strin
 }
 
 /**
- * Request messages from the sent lines: consecutive same-role lines merge (tool results travel in one user
- * message), and the lines of one streamed response form one assistant message even when tool results were written
- * between them (Claude Code does that for parallel calls).
+ * Request messages from the sent lines: consecutive user lines merge (tool results travel in one user message), and
+ * the lines of one streamed response form one assistant message even when tool results were written between them
+ * (Claude Code does that for parallel calls). Claude Code keeps each response its own message, pulls a response's
+ * later lines into it across another response, and leads a user message with its run's attachments
+ * (docs/research/claude-code-request.md §A, §C).
  */
-function conversationOf(sent: readonly SentEntry[], responseId: (line: TranscriptLine) => string | undefined): ConversationMessage[] {
+function conversationOf(flow: readonly Flow[], dialect: Dialect): ConversationMessage[] {
   const messages: ConversationMessage[] = [];
+  /** Messages nothing more merges into (an attachment's message of its own). */
+  const closed = new Set<ConversationMessage>();
+  /** How many leading blocks of a user message are attachments (the run's lines go after them). */
+  const leads = new Map<ConversationMessage, number>();
+  let responses = new Map<string, ConversationMessage>();
   let open: { message: ConversationMessage; response: string } | undefined;
   const onlyResults = (m: ConversationMessage) => m.role === "user" && m.blocks.every((b) => b.type === "tool_result");
-  for (const { line, role, blocks } of sent) {
-    const response = role === "assistant" ? responseId(line) : undefined;
+  const run = () => {
+    const last = messages.at(-1);
+    return last?.role === "user" && !closed.has(last) ? last : undefined;
+  };
+  for (const entry of flow) {
+    const { line, role, blocks } = entry;
+    if (entry.attachment) {
+      placeAttachment(entry.attachment, blocks, line.ref.id);
+      continue;
+    }
+    const response = role === "assistant" ? dialect.responseId(line) : undefined;
+    if (dialect.responsesApart && role === "assistant") {
+      const same = response !== undefined ? responses.get(response) : undefined;
+      if (same && messages.slice(messages.indexOf(same) + 1).every((m) => onlyResults(m) || m.role === "assistant")) append(same, blocks, line.ref.id);
+      else {
+        const message: ConversationMessage = { role, blocks: [...blocks], sourceMessageIds: [line.ref.id] };
+        messages.push(message);
+        if (response !== undefined) responses.set(response, message);
+      }
+      continue;
+    }
     if (response !== undefined && open?.response === response && messages.slice(messages.indexOf(open.message) + 1).every(onlyResults)) {
       append(open.message, blocks, line.ref.id);
       continue;
     }
     const last = messages.at(-1);
-    if (last && last.role === role) append(last, blocks, line.ref.id);
+    if (last && last.role === role && !closed.has(last)) append(last, blocks, line.ref.id);
     else messages.push({ role, blocks: [...blocks], sourceMessageIds: [line.ref.id] });
     if (role === "assistant") open = response !== undefined ? { message: messages.at(-1)!, response } : undefined;
+    // A prompt ends the responses a later line could still join.
+    if (role === "user" && !blocks.every((b) => b.type === "tool_result")) responses = new Map();
   }
   return messages;
+
+  function placeAttachment(attachment: Attachment, blocks: readonly Block[], id: string): void {
+    let message = run();
+    for (const own of attachment.ownMessages) {
+      const alone: ConversationMessage = { role: "user", blocks: [...own], sourceMessageIds: [id] };
+      closed.add(alone);
+      if (message) messages.splice(messages.indexOf(message), 0, alone);
+      else messages.push(alone);
+    }
+    if (blocks.length === 0) return;
+    message = run();
+    if (!message) {
+      messages.push({ role: "user", blocks: [...blocks], sourceMessageIds: [id] });
+      leads.set(messages.at(-1)!, blocks.length);
+      return;
+    }
+    if (!message.sourceMessageIds.includes(id)) message.sourceMessageIds.push(id);
+    if (message.blocks[0]?.type === "tool_result") {
+      // In a run of tool results the client appends each rendering to the last result's content, after "\n\n".
+      const at = message.blocks.findLastIndex((b) => b.type === "tool_result");
+      const result = message.blocks[at]!;
+      message.blocks[at] = { ...result, chars: result.chars + blocks.reduce((n, b) => n + 2 + b.chars, 0) };
+      return;
+    }
+    const lead = leads.get(message) ?? 0;
+    message.blocks.splice(lead, 0, ...blocks);
+    leads.set(message, lead + blocks.length);
+  }
 }
 
 function append(message: ConversationMessage, blocks: readonly Block[], id: string): void {

@@ -1,0 +1,37 @@
+// recover's request view of a Claude Code transcript against the request the real client sent for it (Claude Code
+// 2.1.331 run offline against a loopback mock of the API: scripts/capture-claude-request.mjs,
+// fixtures/claude-code-2.1). Message for message and block for block: an error's `messages.N.content.M` must land on
+// the record the client put there.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { anthropicRequest } from "../../src/provider/anthropic-request.js";
+import { sessionView } from "../../src/scan/session-view.js";
+import { loadRecords } from "../support/rule-tester.js";
+
+const FIXTURES = path.resolve("fixtures/claude-code-2.1");
+const SCENARIOS = fs
+  .readdirSync(FIXTURES)
+  .filter((f) => f.endsWith(".request.json"))
+  .map((f) => f.replace(/\.request\.json$/, ""));
+
+type Sent = { role: string; content: string | { type: string }[] };
+
+/** A request as a list of `role: block types`, the shape an error's position indexes. */
+const shapeOfSent = (messages: Sent[]) => messages.map((m) => `${m.role}: ${typeof m.content === "string" ? "text" : m.content.map((b) => b.type).join(" ")}`);
+
+describe("Claude Code 2.1: recover's request view is the request the client sent", () => {
+  it.each(SCENARIOS)("%s", (scenario) => {
+    const sent = (JSON.parse(fs.readFileSync(path.join(FIXTURES, `${scenario}.request.json`), "utf8")) as { messages: Sent[] }).messages;
+    const bytes = fs.readFileSync(path.join(FIXTURES, `${scenario}.jsonl`));
+    const view = sessionView(loadRecords({ dialect: "claude", bytes }), { now: Date.UTC(2030, 0, 1), liveWindowMs: 0 });
+    const request = anthropicRequest(view.conversation);
+    const ours = request.messages.map((m) => `${m.role}: ${m.content.map((b) => (b.type === "redacted_thinking" ? "redacted_thinking" : b.type)).join(" ")}`);
+    // The continuing request ends with the new prompt, which is not in the transcript yet, and, when the stored
+    // history ends on a user message, the client's own "No response requested." before it.
+    const tail = sent.at(-2)?.role === "assistant" && JSON.stringify(sent.at(-2)!.content).includes("No response requested.") ? 2 : 1;
+    const history = sent.slice(0, sent.length - tail);
+    expect(ours).toEqual(shapeOfSent(history));
+    if (tail === 2) expect(ours.at(-1)).toMatch(/^user: /);
+  });
+});
