@@ -15,7 +15,8 @@ const SCENARIOS = fs
   .filter((f) => f.endsWith(".request.json"))
   .map((f) => f.replace(/\.request\.json$/, ""));
 
-type Sent = { role: string; content: string | { type: string }[] };
+type SentBlock = { type: string; id?: string; tool_use_id?: string; thinking?: string };
+type Sent = { role: string; content: string | SentBlock[] };
 
 /** A request as a list of `role: block types`, the shape an error's position indexes. */
 const shapeOfSent = (messages: Sent[]) => messages.map((m) => `${m.role}: ${typeof m.content === "string" ? "text" : m.content.map((b) => b.type).join(" ")}`);
@@ -33,5 +34,20 @@ describe("Claude Code 2.1: recover's request view is the request the client sent
     const history = sent.slice(0, sent.length - tail);
     expect(ours).toEqual(shapeOfSent(history));
     if (tail === 2) expect(ours.at(-1)).toMatch(/^user: /);
+    // Each position an error can name holds the record the client put there: the same call, result and thinking.
+    history.forEach((message, n) => {
+      if (typeof message.content === "string") return;
+      message.content.forEach((block, m) => {
+        const mine = request.messages[n]!.content[m]!;
+        const at = `messages.${n}.content.${m}`;
+        if (block.type === "tool_use") expect(mine.id, at).toBe(block.id);
+        if (block.type === "tool_result") expect(mine.id, at).toBe(block.tool_use_id);
+        if (block.type === "thinking") {
+          const line = view.transcript!.byId.get(mine.source.messageId!)!;
+          const stored = (line.value!.message as { content: SentBlock[] }).content[Number(mine.source.id.split("#")[1])]!;
+          expect(stored.thinking, at).toBe(block.thinking);
+        }
+      });
+    });
   });
 });
