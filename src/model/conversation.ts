@@ -32,6 +32,8 @@ export interface ThinkingBlock extends BlockBase {
   redacted?: boolean;
   /** Its text is empty or whitespace only (the API: `each thinking block must contain non-whitespace thinking`). */
   blank?: boolean;
+  /** Its signature (a redacted block: its encrypted data), which tells one block from another even with no text. */
+  signature?: string;
 }
 export interface ToolUseBlock extends BlockBase {
   type: "tool_use";

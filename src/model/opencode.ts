@@ -228,6 +228,16 @@ export function hasThinkingSignature(metadata: unknown): boolean {
   });
 }
 
+/** What identifies a signed reasoning block: its signature, or a redacted block's encrypted data. */
+export function thinkingSignatureOf(metadata: unknown): string | undefined {
+  for (const m of Object.values((metadata as Record<string, unknown> | undefined) ?? {})) {
+    const v = m as { signature?: unknown; redactedData?: unknown } | null;
+    if (typeof v?.redactedData === "string") return v.redactedData;
+    if (typeof v?.signature === "string" && v.signature !== "") return v.signature;
+  }
+  return undefined;
+}
+
 /** File parts opencode already expanded into text when the user attached them; the file itself is not sent. */
 export const EXPANDED_FILE_MIMES: ReadonlySet<string> = new Set(["text/plain", "application/x-directory"]);
 

@@ -171,7 +171,7 @@ function nearestFindings(error: ClassifiedError, view: SessionView, rules: reado
   return {
     scopedRules: { rules: [...rules], messageIds: new Set(found.map((f) => f.report.messageId!)) },
     targets: idsOf(found.map((f) => f.report)),
-    explanation: `${namedPlace(error, request)}, not ${noun}; ${what}`,
+    explanation: `${namedPlace(error, request)}${error.index === null ? "" : `, not ${noun}`}; ${what}`,
   };
 }
 

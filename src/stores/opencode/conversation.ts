@@ -5,7 +5,7 @@
  */
 import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock } from "../../model/conversation.js";
 import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
-import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart, isRedactedThinking } from "../../model/opencode.js";
+import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart, isRedactedThinking, thinkingSignatureOf } from "../../model/opencode.js";
 import { readableParts, type MessageRecord, type PartRecord, type ReadablePart, type SessionRecords } from "../../model/opencode-records.js";
 
 const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
@@ -169,6 +169,8 @@ function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean)
         chars: record.content.textChars ?? part.text.length,
         signed: sameModel && hasThinkingSignature(part.metadata),
       };
+      const signature = thinkingSignatureOf(part.metadata);
+      if (signature !== undefined) thinking.signature = signature;
       if (thinking.signed && isRedactedThinking(part.metadata)) thinking.redacted = true;
       else thinking.blank = record.content.textBlank ?? part.text.trim() === "";
       return { use: withText(thinking, record, part.text) };

@@ -103,19 +103,12 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
       return [textBlock(line, index, field, str(block.text) ?? "")];
     case "thinking": {
       const text = str(block.thinking) ?? "";
-      return [
-        {
-          type: "thinking",
-          source,
-          chars: text.length,
-          signed: typeof block.signature === "string" && block.signature !== "",
-          text,
-          blank: text.trim() === "",
-        },
-      ];
+      const signature = str(block.signature);
+      const signed = signature !== undefined && signature !== "";
+      return [{ type: "thinking", source, chars: text.length, signed, text, blank: text.trim() === "", ...(signed ? { signature } : {}) }];
     }
     case "redacted_thinking":
-      return [{ type: "thinking", source, chars: (str(block.data) ?? "").length, signed: true, redacted: true }];
+      return [{ type: "thinking", source, chars: (str(block.data) ?? "").length, signed: true, redacted: true, signature: str(block.data) ?? "" }];
     case "tool_use":
     case "server_tool_use":
       return [toolUseBlock(source, block, block.input)];

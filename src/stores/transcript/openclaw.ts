@@ -125,7 +125,9 @@ function assistantBlock(line: TranscriptLine, block: Json | undefined, index: nu
       const redacted = block.redacted === true;
       const signed = redacted || (typeof block.thinkingSignature === "string" && block.thinkingSignature !== "");
       const text = str(block.thinking) ?? "";
-      return [{ type: "thinking", source, chars: text.length, text, signed, ...(redacted ? { redacted } : { blank: text.trim() === "" }) }];
+      const signature = str(block.thinkingSignature);
+      const kind = redacted ? { redacted } : { blank: text.trim() === "" };
+      return [{ type: "thinking", source, chars: text.length, text, signed, ...kind, ...(signature ? { signature } : {}) }];
     }
     case "toolCall":
       return [toolUseBlock(source, block, block.arguments)];
