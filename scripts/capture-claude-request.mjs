@@ -28,6 +28,34 @@
 // step-<n>.stdout/.stderr, transcript-before-final.jsonl (the transcript as the captured step found it, after edits),
 // transcript-after.jsonl, request.json (the continuing request's full body), request.trimmed.json.
 //
+// Enforcing mock (--enforce; the repair-* scenarios turn it on themselves): the mock then also applies two rules of the
+// real Messages API and answers a request that breaks one with HTTP 400 and the API's error body
+// ({"type":"error","error":{"type":"invalid_request_error","message":…},"request_id":"req_mock…"}):
+//   - empty thinking: a `thinking` block (any message) whose text is empty or whitespace →
+//     `messages.N.content.M.thinking: each thinking block must contain non-whitespace thinking` (checked first);
+//   - modified thinking: in the latest assistant message of `messages` only, a `thinking` block carrying a signature
+//     this mock issued, with another text than the one issued with it → `messages.N.content.M: \`thinking\` or
+//     \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they
+//     were in the original response.`
+// N and M are positions in the request as the client sent it. Every logged request carries the mock's answer
+// (`answer`: status, and the error text for a 400).
+//
+// Repair loop (scenarios repair-*): build a session, break its stored thinking, resume (the mock answers 400), run
+// `node <recover> session repair <session> --error "<the exact 400 message>" --yes --store <CLAUDE_CONFIG_DIR>`,
+// resume again (must be answered 200 with a reply). One command per scenario:
+//
+//   node scripts/capture-claude-request.mjs --client /tmp/cc-client/node_modules/.bin/claude \
+//        --scenario repair-thinking-modified --out /tmp/cc-out/repair-thinking-modified --enforce --recover-wait 65
+//
+// Options for it: --recover <path to bin/recover> (default: this repository's; its dist/ must be built),
+// --skip-recover (control run: the same steps without the repair, to show whether the second resume fails without
+// it), --recover-wait <s> (wait before running recover; default 0, and then recover's 60 s write guard refuses with
+// exit 3). Extra output with the enforcing mock: step-<n>.request.trimmed.json (first main-loop request of each client
+// step), transcript-step-<n>.before.jsonl / .after.jsonl (the transcript around each step, edits included in
+// "before"), step-<n>.command/.stdout/.stderr/.exit of the recover step, verdict.json (pass/fail, warnings and the
+// facts they rest on). The process exits 1 when the loop fails (not for --skip-recover). Findings:
+// docs/research/claude-code-repair-loop.md.
+//
 // Isolation: HOME and CLAUDE_CONFIG_DIR under --work, cwd is <work>/project, ANTHROPIC_BASE_URL points at the mock on
 // 127.0.0.1, telemetry / auto-update / error reporting / non-essential traffic disabled. Plain Node ESM, no
 // dependencies.
@@ -36,7 +64,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies. A reply is a list of content blocks the mock streams back, plus a stop reason.
@@ -540,7 +568,82 @@ const scenarios = {
       },
     ],
   },
+  ...repairScenarios(),
 };
+
+// Repair-loop scenarios: the step `{ recover: true }` runs recover with the text of the last 400 the mock answered.
+// `expect: 400` on a client step: its first main-loop request must be answered 400 by rule `expectRule` (what the
+// client does next, retries included, is recorded); `expect: 200`: every main-loop request of the step is answered 200
+// and the client reports a reply (not is_error).
+function repairScenarios() {
+  // Set the thinking text of the stored thinking block with signature `sig` (all lines carrying it), keep the signature.
+  const setThinking = (file, sig, to) =>
+    editBlocks(
+      file,
+      (b, r) => r.type === "assistant" && b.type === "thinking" && b.signature === sig,
+      (b) => {
+        b.thinking = to;
+      },
+    );
+  const emptyLoop = (atFile) => ({
+    about: atFile
+      ? "as repair-thinking-empty, but the first prompt has an @file mention (one extra user message before it, so N is shifted by one)"
+      : "3 turns with signed thinking; turn two's stored thinking emptied; resume → 400; recover --error; resume → 200",
+    enforce: true,
+    project: atFile ? { "notes.txt": "alpha\nbeta\ngamma\n" } : undefined,
+    steps: [
+      {
+        prompt: atFile ? "Think, then summarise @notes.txt in one word." : "Think, then say one.",
+        replies: [reply([thinking("Thought one.", SIG(1)), text("one")])],
+      },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      { prompt: "Think, then say three.", resume: true, replies: [reply([thinking("Thought three.", SIG(3)), text("three")])] },
+      {
+        prompt: "Say four.",
+        resume: true,
+        expect: 400,
+        expectRule: "thinking_empty",
+        replies: [reply([text("(mock: scripted reply; sent only to a request of this step that passes the rules)")])],
+        edit(file) {
+          const n = setThinking(file, SIG(2), "");
+          return `thinking text of turn two (signature ${SIG(2).slice(0, 12)}…, ${n} line(s)) set to ""; signature kept`;
+        },
+      },
+      { recover: true },
+      { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+    ],
+  });
+  return {
+    "repair-thinking-modified": {
+      about: "thinking + tool_use (Bash), result, thinking + text; latest turn's stored thinking edited; resume → 400; recover --error; resume → 200",
+      enforce: true,
+      steps: [
+        {
+          prompt: "Think, run `echo hi` with Bash, then tell me the output.",
+          replies: [
+            reply([thinking("I should run echo.", SIG(1)), toolUse("toolu_mock_bash_01", "Bash", { command: "echo hi", description: "Print hi" })]),
+            reply([thinking("The output was hi.", SIG(2)), text("It printed hi.")]),
+          ],
+        },
+        {
+          prompt: "Thanks. Anything else?",
+          resume: true,
+          expect: 400,
+          expectRule: "thinking_modified",
+          replies: [reply([text("(mock: scripted reply; sent only to a request of this step that passes the rules)")])],
+          edit(file) {
+            const n = setThinking(file, SIG(2), "EDITED thought (not what the model wrote).");
+            return `thinking text of the latest assistant turn (signature ${SIG(2).slice(0, 12)}…, ${n} line(s)) set to "EDITED thought (not what the model wrote)."; signature kept`;
+          },
+        },
+        { recover: true },
+        { prompt: "Are you back?", resume: true, expect: 200, replies: [reply([text("Yes, back.")])] },
+      ],
+    },
+    "repair-thinking-empty": emptyLoop(false),
+    "repair-thinking-empty-at-file": emptyLoop(true),
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The mock Messages API.
@@ -560,6 +663,33 @@ function isMainLoop(body) {
   return Array.isArray(body?.tools) && body.tools.length > 0;
 }
 
+// The two API rules of the enforcing mock (see the header). Returns null or { rule, message }.
+const EMPTY_THINKING = "each thinking block must contain non-whitespace thinking";
+const MODIFIED_THINKING =
+  "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.";
+export function checkRequest(body, issued) {
+  const msgs = Array.isArray(body?.messages) ? body.messages : [];
+  for (const [n, msg] of msgs.entries()) {
+    if (!Array.isArray(msg?.content)) continue;
+    for (const [m, b] of msg.content.entries())
+      if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() === "")
+        return { rule: "thinking_empty", message: `messages.${n}.content.${m}.thinking: ${EMPTY_THINKING}` };
+  }
+  let n = -1;
+  for (const [i, msg] of msgs.entries()) if (msg?.role === "assistant") n = i;
+  const latest = n >= 0 ? msgs[n].content : null;
+  if (Array.isArray(latest))
+    for (const [m, b] of latest.entries())
+      if (b?.type === "thinking" && issued.has(b.signature) && issued.get(b.signature) !== b.thinking)
+        return { rule: "thinking_modified", message: `messages.${n}.content.${m}: ${MODIFIED_THINKING}` };
+  return null;
+}
+
+function answerError(res, status, type, message, requestId) {
+  res.writeHead(status, { "content-type": "application/json", "request-id": requestId });
+  res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: requestId }));
+}
+
 function startMock(state) {
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -576,6 +706,9 @@ function startMock(state) {
       for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
       const main = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens") && isMainLoop(body);
       const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
+      const messagesCall = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.startsWith("/v1/messages/count_tokens");
+      const broken = state.enforce && messagesCall ? checkRequest(body, state.issued) : null;
+      if (state.enforce) entry.answer = broken ? { status: 400, rule: broken.rule, message: broken.message } : { status: 200 };
       fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
       if (req.method === "POST" && req.url.startsWith("/v1/messages/count_tokens")) {
@@ -583,10 +716,18 @@ function startMock(state) {
         res.end(JSON.stringify({ input_tokens: 100 }));
         return;
       }
+      if (broken) {
+        state.errors.push({ seq: entry.seq, step: state.step, main, ...broken });
+        state.answers.push({ seq: entry.seq, step: state.step, main, status: 400, rule: broken.rule, message: broken.message });
+        answerError(res, 400, "invalid_request_error", broken.message, `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}`);
+        return;
+      }
       if (req.method === "POST" && req.url.startsWith("/v1/messages")) {
         let r;
         if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
         else r = reply([text("ok")]);
+        for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
+        state.answers.push({ seq: entry.seq, step: state.step, main, status: 200 });
         answerMessages(res, body, r);
         return;
       }
@@ -647,6 +788,10 @@ function parseArgs(argv) {
     else if (k === "--timeout") a.timeout = Number(v());
     else if (k === "--fixtures") a.fixtures = v();
     else if (k === "--list") a.list = true;
+    else if (k === "--enforce") a.enforce = true;
+    else if (k === "--recover") a.recover = v();
+    else if (k === "--skip-recover") a.skipRecover = true;
+    else if (k === "--recover-wait") a.recoverWait = Number(v());
     else throw new Error("unknown argument " + k);
   }
   return a;
@@ -664,8 +809,9 @@ function runClient(client, args, { cwd, env, timeoutMs, stdoutFile, stderrFile }
       clearTimeout(timer);
       const stdout = Buffer.concat(out).toString("utf8");
       fs.writeFileSync(stdoutFile, stdout);
-      fs.writeFileSync(stderrFile, Buffer.concat(err).toString("utf8"));
-      resolve({ code, signal, stdout });
+      const stderr = Buffer.concat(err).toString("utf8");
+      fs.writeFileSync(stderrFile, stderr);
+      resolve({ code, signal, stdout, stderr });
     });
   });
 }
@@ -739,18 +885,99 @@ export function trimTranscript(textIn) {
     .join("\n");
 }
 
+// The chain records (those with a uuid) one transcript snapshot has and the other has not, or has changed, in short.
+function describeRecord(r) {
+  const c = r.message?.content;
+  const what =
+    r.type === "attachment"
+      ? `attachment ${r.attachment?.type}${r.attachment?.scope ? " scope " + r.attachment.scope : ""}`
+      : `${r.type}${r.message?.model === "<synthetic>" ? " <synthetic>" : ""}${r.isApiErrorMessage ? " isApiErrorMessage" : ""} ${short(
+          typeof c === "string"
+            ? JSON.stringify(c)
+            : JSON.stringify((c ?? []).map((b) => (b.type === "text" ? b.text : b.type === "thinking" ? `thinking:${JSON.stringify(b.thinking)}` : b.type))),
+        )}`;
+  return `${r.uuid.slice(0, 8)} ${what}`;
+}
+function chainDiff(beforeFile, afterFile) {
+  if (!fs.existsSync(beforeFile) || !fs.existsSync(afterFile)) return null;
+  const index = (f) =>
+    new Map(
+      readLines(f)
+        .filter((r) => r.uuid)
+        .map((r) => [r.uuid, r]),
+    );
+  const a = index(beforeFile);
+  const b = index(afterFile);
+  const added = [...b.values()].filter((r) => !a.has(r.uuid)).map(describeRecord);
+  const removed = [...a.values()].filter((r) => !b.has(r.uuid)).map(describeRecord);
+  const changed = [...b.values()]
+    .filter((r) => a.has(r.uuid) && JSON.stringify(a.get(r.uuid)) !== JSON.stringify(r))
+    .map((r) => {
+      const o = a.get(r.uuid);
+      const keys = [...new Set([...Object.keys(o), ...Object.keys(r)])].filter((k) => JSON.stringify(o[k]) !== JSON.stringify(r[k]));
+      return `${describeRecord(r)} (changed: ${keys.join(", ")})`;
+    });
+  return { added, removed, changed };
+}
+
+// What a request sent for its thinking blocks and its latest assistant message (for the repair-loop report).
+const short = (t) => (typeof t === "string" && t.length > 80 ? t.slice(0, 77) + "..." : t);
+function requestSummary(body) {
+  const msgs = body?.messages ?? [];
+  const thinkingBlocks = [];
+  let latest = -1;
+  for (const [n, msg] of msgs.entries()) {
+    if (msg.role === "assistant") latest = n;
+    if (!Array.isArray(msg.content)) continue;
+    for (const [m, b] of msg.content.entries())
+      if (b.type === "thinking" || b.type === "redacted_thinking")
+        thinkingBlocks.push({ at: `messages.${n}.content.${m}`, type: b.type, thinking: b.thinking, signature: short(b.signature) });
+  }
+  const brief = (b) =>
+    b.type === "thinking"
+      ? { type: b.type, thinking: b.thinking, signature: short(b.signature) }
+      : b.type === "text"
+        ? { type: b.type, text: short(b.text) }
+        : b.type === "tool_use"
+          ? { type: b.type, id: b.id, name: b.name }
+          : b.type === "tool_result"
+            ? { type: b.type, tool_use_id: b.tool_use_id }
+            : { type: b.type };
+  return {
+    messages: msgs.length,
+    roles: msgs.map((m) => m.role[0]).join(""),
+    thinkingBlocks,
+    latestAssistant:
+      latest < 0
+        ? null
+        : { at: `messages.${latest}`, content: Array.isArray(msgs[latest].content) ? msgs[latest].content.map(brief) : short(msgs[latest].content) },
+    lastUser: short(JSON.stringify(msgs.at(-1)?.content)),
+  };
+}
+
+const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.list) {
-    for (const [name, s] of Object.entries(scenarios)) console.log(`${name.padEnd(16)} ${s.about}`);
+    for (const [name, s] of Object.entries(scenarios)) console.log(`${name.padEnd(30)} ${s.about}`);
     return;
   }
   if (!args.client || !args.scenario || !args.out) {
-    console.error("usage: node scripts/capture-claude-request.mjs --client <claude binary> --scenario <name> --out <dir> [--fixtures <dir>]");
+    console.error(
+      "usage: node scripts/capture-claude-request.mjs --client <claude binary> --scenario <name> --out <dir> [--fixtures <dir>] [--enforce] [--recover <bin/recover>] [--skip-recover] [--recover-wait <s>]",
+    );
     process.exit(2);
   }
   const scenario = scenarios[args.scenario];
   if (!scenario) throw new Error(`unknown scenario ${args.scenario}; --list shows them`);
+  const loop = scenario.steps.some((s) => s.recover);
+  const recoverBin = path.resolve(args.recover ?? fileURLToPath(new URL("../bin/recover", import.meta.url)));
+  if (loop && !args.skipRecover) {
+    const bundle = path.join(path.dirname(recoverBin), "..", "dist", "main.js");
+    if (!fs.existsSync(recoverBin)) throw new Error(`--recover: no ${recoverBin}`);
+    if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\` in ${path.resolve(path.dirname(recoverBin), "..")} first`);
+  }
 
   const work = path.resolve(args.work);
   fs.rmSync(work, { recursive: true, force: true });
@@ -765,7 +992,8 @@ async function main() {
   const log = path.join(out, "requests.jsonl");
   fs.rmSync(log, { force: true });
 
-  const state = { seq: 0, step: 0, replies: [], log };
+  const enforce = Boolean(args.enforce || scenario.enforce);
+  const state = { seq: 0, step: 0, replies: [], log, enforce, issued: new Map(), errors: [], answers: [] };
   const server = await startMock(state);
   const port = server.address().port;
   const env = {
@@ -783,20 +1011,64 @@ async function main() {
     DISABLE_ERROR_REPORTING: "1",
     DISABLE_BUG_COMMAND: "1",
   };
+  // recover sees what a user's shell would: the same HOME and CLAUDE_CONFIG_DIR; its backups stay under --work.
+  const recoverEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: configDir,
+    XDG_STATE_HOME: path.join(work, "state"),
+    LANG: "C.UTF-8",
+    TZ: "UTC",
+    TERM: "dumb",
+  };
 
   let sessionId = null;
   const notes = [];
+  const stepLog = [];
   let before = null;
+  const snapshot = (name) => {
+    const t = sessionId ? findTranscript(configDir, sessionId) : null;
+    if (enforce && t) fs.writeFileSync(path.join(out, name), fs.readFileSync(t, "utf8"));
+  };
   try {
     for (const [i, step] of scenario.steps.entries()) {
-      state.step = i + 1;
+      const n = i + 1;
+      state.step = n;
+      if (step.recover) {
+        snapshot(`transcript-step-${n}.before.jsonl`);
+        const err = state.errors.at(-1);
+        if (!err) throw new Error(`step ${n}: recover step, but the mock has answered no 400 so far`);
+        const cmd = [recoverBin, "session", "repair", sessionId, "--error", err.message, "--yes", "--store", configDir];
+        const shown = ["node", ...cmd].map(shellQuote).join(" ");
+        fs.writeFileSync(path.join(out, `step-${n}.command`), shown + "\n");
+        if (args.skipRecover) {
+          notes.push(`step ${n}: recover NOT run (--skip-recover, control run); it would have been: ${shown}`);
+          stepLog.push({ step: n, kind: "recover", skipped: true, command: shown });
+          console.error(`step ${n}: recover skipped (--skip-recover)`);
+          continue;
+        }
+        if (args.recoverWait) await new Promise((r) => setTimeout(r, args.recoverWait * 1000));
+        const r = await runClient(process.execPath, cmd, {
+          cwd: project,
+          env: recoverEnv,
+          timeoutMs: args.timeout * 1000,
+          stdoutFile: path.join(out, `step-${n}.stdout`),
+          stderrFile: path.join(out, `step-${n}.stderr`),
+        });
+        fs.writeFileSync(path.join(out, `step-${n}.exit`), `${r.code}${r.signal ? " " + r.signal : ""}\n`);
+        snapshot(`transcript-step-${n}.after.jsonl`);
+        stepLog.push({ step: n, kind: "recover", command: shown, error: err.message, exit: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr });
+        console.error(`step ${n}: recover exit ${r.code}${r.signal ? " " + r.signal : ""}`);
+        continue;
+      }
       state.replies = [...step.replies];
       const transcript = sessionId ? findTranscript(configDir, sessionId) : null;
       if (step.edit) {
         if (!transcript) throw new Error("edit before any transcript exists");
-        notes.push(`before step ${i + 1}: ${step.edit(transcript, { sessionId })}`);
+        notes.push(`before step ${n}: ${step.edit(transcript, { sessionId })}`);
       }
-      if (i + 1 === (scenario.captureStep ?? scenario.steps.length) && transcript) before = fs.readFileSync(transcript, "utf8");
+      if (n === (scenario.captureStep ?? scenario.steps.length) && transcript) before = fs.readFileSync(transcript, "utf8");
+      snapshot(`transcript-step-${n}.before.jsonl`);
       // --dangerously-skip-permissions is refused under root, so the tools the scenarios use are allowed by name.
       // The prompt goes first: --allowedTools is variadic and would swallow it.
       const cli = [step.prompt, "-p", "--output-format", "json", "--model", args.model, "--allowedTools", "Bash,Read"];
@@ -805,20 +1077,53 @@ async function main() {
         cwd: project,
         env,
         timeoutMs: args.timeout * 1000,
-        stdoutFile: path.join(out, `step-${i + 1}.stdout`),
-        stderrFile: path.join(out, `step-${i + 1}.stderr`),
+        stdoutFile: path.join(out, `step-${n}.stdout`),
+        stderrFile: path.join(out, `step-${n}.stderr`),
       });
+      snapshot(`transcript-step-${n}.after.jsonl`);
       let result = null;
       try {
         result = JSON.parse(r.stdout.trim().split("\n").at(-1));
       } catch {}
+      const answers = state.answers.filter((a) => a.step === n && a.main);
+      const statuses = answers.map((a) => a.status).join(",");
       console.error(
-        `step ${i + 1}: exit ${r.code}${r.signal ? " " + r.signal : ""}, session ${result?.session_id ?? "?"}, result ${JSON.stringify(result?.result ?? r.stdout.slice(0, 200))}`,
+        `step ${n}: exit ${r.code}${r.signal ? " " + r.signal : ""}, session ${result?.session_id ?? "?"}${enforce ? `, mock answered ${statuses || "nothing"}` : ""}, result ${JSON.stringify(result?.result ?? r.stdout.slice(0, 200))}`,
       );
-      if (!result?.session_id) throw new Error(`step ${i + 1} gave no session id (see ${out}/step-${i + 1}.stdout/.stderr)`);
-      if (sessionId && result.session_id !== sessionId) notes.push(`step ${i + 1}: client reported session ${result.session_id} (resumed ${sessionId})`);
+      if (step.expect !== undefined) {
+        const ok =
+          step.expect === 400
+            ? answers[0]?.status === 400 && (step.expectRule === undefined || answers[0].rule === step.expectRule)
+            : answers.length > 0 && answers.every((a) => a.status === step.expect) && result?.is_error !== true && state.replies.length === 0;
+        stepLog.push({
+          step: n,
+          kind: "client",
+          prompt: step.prompt,
+          expect: step.expect,
+          ok,
+          exit: r.code,
+          answers,
+          result: result && {
+            is_error: result.is_error,
+            subtype: result.subtype,
+            terminal_reason: result.terminal_reason,
+            result: result.result,
+            session_id: result.session_id,
+          },
+          stdout: result ? undefined : r.stdout,
+          stderr: r.stderr || undefined,
+        });
+      }
+      if (enforce) {
+        const first = state.answers.find((a) => a.step === n && a.main);
+        const q = first && readLines(log).find((e) => e.seq === first.seq);
+        if (q) fs.writeFileSync(path.join(out, `step-${n}.request.trimmed.json`), JSON.stringify(trimRequest(q.body), null, 2) + "\n");
+      }
+      if (!result?.session_id && !(sessionId && step.expect === 400)) throw new Error(`step ${n} gave no session id (see ${out}/step-${n}.stdout/.stderr)`);
+      if (sessionId && result?.session_id && result.session_id !== sessionId)
+        notes.push(`step ${n}: client reported session ${result.session_id} (resumed ${sessionId})`);
       sessionId ??= result.session_id;
-      if (state.replies.length) notes.push(`step ${i + 1}: ${state.replies.length} scripted repl(ies) not consumed`);
+      if (state.replies.length && step.expect !== 400) notes.push(`step ${n}: ${state.replies.length} scripted repl(ies) not consumed`);
     }
   } finally {
     server.close();
@@ -827,11 +1132,7 @@ async function main() {
   const transcript = findTranscript(configDir, sessionId);
   fs.writeFileSync(path.join(out, "transcript-after.jsonl"), fs.readFileSync(transcript, "utf8"));
   if (before !== null) fs.writeFileSync(path.join(out, "transcript-before-final.jsonl"), before);
-  const requests = fs
-    .readFileSync(log, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
+  const requests = readLines(log);
   const finalStep = scenario.captureStep ?? scenario.steps.length;
   const cont = requests.find((q) => q.step === finalStep && q.main);
   if (!cont) throw new Error("no main-loop request in the final step");
@@ -839,7 +1140,8 @@ async function main() {
   fs.writeFileSync(path.join(out, "request.trimmed.json"), JSON.stringify(trimRequest(cont.body), null, 2) + "\n");
   fs.writeFileSync(
     path.join(out, "meta.json"),
-    JSON.stringify({ scenario: args.scenario, about: scenario.about, sessionId, transcript, project, notes, requests: requests.length }, null, 2) + "\n",
+    JSON.stringify({ scenario: args.scenario, about: scenario.about, sessionId, transcript, project, notes, requests: requests.length, enforce }, null, 2) +
+      "\n",
   );
   if (args.fixtures) {
     fs.mkdirSync(args.fixtures, { recursive: true });
@@ -848,6 +1150,53 @@ async function main() {
   }
   for (const n of notes) console.error("note: " + n);
   console.error(`session ${sessionId}; ${requests.length} requests logged; continuing request: seq ${cont.seq}, ${cont.body.messages.length} messages`);
+
+  if (loop) {
+    const reasons = [];
+    for (const s of stepLog) {
+      if (s.kind === "client" && !s.ok)
+        reasons.push(
+          `step ${s.step}: expected ${s.expect}, mock answered ${s.answers.map((a) => a.status + (a.rule ? " " + a.rule : "")).join(", ") || "nothing"}${s.result?.is_error ? " (client result is_error)" : ""}`,
+        );
+      if (s.kind === "recover" && !s.skipped && s.exit !== 0) reasons.push(`step ${s.step}: recover exited ${s.exit}`);
+    }
+    const requestOf = (step) => requests.find((q) => q.step === step && q.main);
+    const rejected = stepLog.find((s) => s.kind === "client" && s.expect === 400);
+    // Facts that do not fail the loop but change what it proves.
+    const warnings = [];
+    if (rejected?.answers.some((a) => a.status === 200))
+      warnings.push(
+        `step ${rejected.step}: after the 400 the client retried by itself and got 200 (answers ${rejected.answers.map((a) => a.status).join(",")}); the session was not dead before recover ran`,
+      );
+    const rec = stepLog.find((s) => s.kind === "recover");
+    const diffOf = (step) => chainDiff(path.join(out, `transcript-step-${step}.before.jsonl`), path.join(out, `transcript-step-${step}.after.jsonl`));
+    if (rec && !rec.skipped) {
+      rec.transcriptChanges = diffOf(rec.step);
+      const lost = (rec.transcriptChanges?.removed ?? []).filter((d) => / assistant (?!<synthetic>)/.test(d) && !/thinking:/.test(d));
+      if (lost.length) warnings.push(`step ${rec.step}: recover removed assistant line(s) the model wrote: ${lost.join("; ")}`);
+    }
+    if (rejected) rejected.transcriptChanges = diffOf(rejected.step);
+    const verdict = {
+      scenario: args.scenario,
+      pass: reasons.length === 0,
+      reasons,
+      warnings,
+      sessionId,
+      skipRecover: Boolean(args.skipRecover),
+      steps: stepLog,
+      rejectedRequest: rejected && requestSummary(requestOf(rejected.step)?.body),
+      finalRequest: requestSummary(cont.body),
+      finalAnswers: state.answers.filter((a) => a.step === finalStep && a.main),
+    };
+    fs.writeFileSync(path.join(out, "verdict.json"), JSON.stringify(verdict, null, 2) + "\n");
+    for (const w of warnings) console.error("warning: " + w);
+    // A control run (--skip-recover) has the same steps without the repair: "pass" there means the session came back
+    // without recover.
+    if (args.skipRecover)
+      console.error(`CONTROL ${args.scenario} (recover not run): ${verdict.pass ? "every step as expected WITHOUT recover" : reasons.join("; ")}`);
+    else console.error(`${verdict.pass ? "PASS" : "FAIL"} ${args.scenario}${reasons.length ? ": " + reasons.join("; ") : ""}`);
+    if (!verdict.pass && !args.skipRecover) process.exitCode = 1;
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
