@@ -245,7 +245,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
       };
     }
     case "thinking_modified":
-      return latestTurnPlan(request, why);
+      return latestTurnPlan(request, error, why);
     case "thinking_signature":
       return signaturesPlan(request, error, namedBlocks, why);
     case "thinking_empty":
@@ -356,7 +356,7 @@ function transcriptErrorPlan(
     case "duplicate_tool_id":
       return scoped([duplicateToolCallId], lineIds, `a tool call id${at} is used twice: the later call and its result get a fresh id`);
     case "thinking_modified":
-      return latestTurnPlan(request, why);
+      return latestTurnPlan(request, error, why);
     case "thinking_signature":
       return signaturesPlan(request, error, named, why);
     case "thinking_empty":
@@ -468,9 +468,18 @@ export function storedError(view: Pick<SessionView, "summary" | "opencode">, opt
  * repeated), and no edit can make it so again. The message goes whole, with the results of its tool calls, so the
  * next request asks the model again (all kept in the backup).
  */
-function latestTurnPlan(request: AnthropicRequest, why: string): ErrorPlan {
+function latestTurnPlan(request: AnthropicRequest, error: ClassifiedError, why: string): ErrorPlan {
   const last = request.messages.findLastIndex((m) => m.role === "assistant");
   if (last < 0) return { explanation: "the request holds no assistant message, so there is no latest turn to take out" };
+  // The error was about the latest assistant message of its request. One that names an assistant message with
+  // later ones after it is stale: the session went on (Claude Code 2.1 retries without thinking by itself, and the
+  // model answered), and taking out the latest message now would delete a good reply
+  // (docs/research/claude-code-repair-loop.md).
+  if (error.index !== null && error.index < last && request.messages[error.index]?.role === "assistant") {
+    return {
+      explanation: `the error names messages.${error.index}, but the latest assistant message is now messages.${last}: the session went on after that error (Claude Code retries without the thinking by itself), so it no longer applies and nothing is taken out`,
+    };
+  }
   const message = request.messages[last]!;
   const calls = new Set(message.content.filter((b) => b.type === "tool_use").map((b) => b.id));
   // Results answering its calls, in stored messages that hold nothing else (a prompt typed after them stays).

@@ -336,6 +336,32 @@ describe("session repair --error thinking_modified", () => {
     expect(fs.readFileSync(fx.file).equals(original)).toBe(true);
   });
 
+  it("Claude Code: an error naming an assistant message that is no longer the latest is stale: exit 1, nothing taken out", async () => {
+    // What the real client does (docs/research/claude-code-repair-loop.md): after this 400 it retries without the
+    // thinking and the model answers, so the latest message is a good reply that must stay.
+    const t = new ClaudeTranscript({ start: T0, seed: 35 });
+    t.user("what does the invoice module export?");
+    t.assistant([
+      { type: "thinking", thinking: "An edited thought.", signature: "EqQBCkgIBxABGAIiQLM0dPYqZxJ7vK3v0n2d9mJz8h0S2pA6e4tq1o9nV+f5cD8kR1wXyB6sL2aQ==" },
+      { type: "text", text: "It exports `invoiceTotal` and `tax`." },
+    ]);
+    t.user("and the tax module?");
+    t.assistant([{ type: "text", text: "It exports `tax`." }]);
+    const fx = writeTranscript(t);
+    const sb = sandbox();
+    const before = filesUnder(fx.dir);
+    // Request: 0 prompt · 1 [thinking, text] · 2 prompt · 3 [text]; the error was about messages.1, the latest then.
+    await expectFailure(
+      sb,
+      ["session", "repair", fx.sessionId, "--yes", "--error", THINKING_MODIFIED(1, 0), "--store", fx.dir],
+      1,
+      "fix-failed",
+      /the error names messages\.1, but the latest assistant message is now messages\.3: the session went on after that error .*nothing is taken out; nothing was changed$/,
+    );
+    expectSameFiles(fx.dir, before);
+    expect(fs.existsSync(sb.backups)).toBe(false);
+  });
+
   it("openclaw: the latest response and its tool result go, a prompt typed after the result stays", async () => {
     const t = new OpenclawTranscript({ start: T0, seed: 34 });
     t.user("check the migration status");
