@@ -294,12 +294,13 @@ describe.each(FORMATS)("reasoning in the provider view (%s store)", (format) => 
       ...(last ? [w.user("Summarise.", { info: { model: last } })] : []),
     ]);
 
-  it("signed reasoning of the latest user message's model is a thinking block; unsigned and other-model reasoning are not sent", () => {
+  // opencode 1.18 (captured: fixtures/opencode-1.18/edited-misc) sends another model's reasoning as plain text.
+  it("signed reasoning of the latest user message's model is a thinking block; unsigned is not sent; another model's goes as text", () => {
     const built = reasoningSession();
     const { request, view } = sentFor(format, built);
     expect(shapeOf(request)).toEqual([
       "user:[text]",
-      "assistant:[text]",
+      "assistant:[text,text]",
       "user:[text]",
       "assistant:[thinking,text,tool_use]",
       "user:[tool_result]",
@@ -307,27 +308,27 @@ describe.each(FORMATS)("reasoning in the provider view (%s store)", (format) => 
     ]);
     const opus = partsOf(built, 1);
     const sonnet = partsOf(built, 3);
-    expect(sourcesOf(request.messages[1]!)).toEqual([src("text", opus[2]!.id, "text")]);
+    expect(sourcesOf(request.messages[1]!)).toEqual([src("text", opus[1]!.id, "text"), src("text", opus[2]!.id, "text")]);
     expect(sourcesOf(request.messages[3]!)[0]).toBe(src("thinking", sonnet[1]!.id, "text"));
     expect(sourcesOf(request.messages[5]!)).toEqual([src("text", sonnet[7]!.id, "text")]);
-    // The conversation still holds both, unsigned, for the rules to see.
+    // The conversation still holds the unsigned one, for the rules to see; Opus's is text in it too.
     const thinkingOf = (n: number) =>
       view.conversation.messages[n]!.blocks.filter((b) => b.type === "thinking").map((b) => [b.source.id, (b as { signed: boolean }).signed]);
-    expect(thinkingOf(1)).toEqual([[opus[1]!.id, false]]);
+    expect(thinkingOf(1)).toEqual([]);
     expect(thinkingOf(3)).toEqual([[sonnet[1]!.id, true]]);
     expect(thinkingOf(5)).toEqual([[sonnet[6]!.id, false]]);
   });
 
-  it("back on Opus, Opus's signed reasoning is sent again and Sonnet's is not (the latest user message decides)", () => {
+  it("back on Opus, Opus's signed reasoning is sent again and Sonnet's goes as text (the latest user message decides)", () => {
     const built = reasoningSession(OPUS);
     const { request } = sentFor(format, built);
     expect(shapeOf(request)).toEqual([
       "user:[text]",
       "assistant:[thinking,text]",
       "user:[text]",
-      "assistant:[text,tool_use]",
+      "assistant:[text,text,tool_use]",
       "user:[tool_result]",
-      "assistant:[text]",
+      "assistant:[text,text]",
       "user:[text]",
     ]);
     expect(request.messages[1]!.content[0]!.source.id).toBe(partsOf(built, 1)[1]!.id);

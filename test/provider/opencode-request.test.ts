@@ -39,7 +39,7 @@ function ourRequest(scenario: string) {
  * the messages around it. recover's view still sends "" text (so `empty-text-part` reports it, as the API rejected
  * it from older clients), drops other-model reasoning, and keeps the empty user message (`empty-message`).
  */
-const KNOWN_DIFFERENCES = ["edited-misc", "edited-text", "edited-text-thinking"];
+const KNOWN_DIFFERENCES = ["edited-text"];
 
 describe("opencode 1.18: recover's request view is the request the client sent", () => {
   it.each(KNOWN_DIFFERENCES)("%s differs (known, not modelled yet)", (scenario) => {

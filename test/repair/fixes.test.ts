@@ -218,7 +218,8 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
         w.user("Check the tax module too."),
         w.assistant([
           w.stepStart(),
-          textPart(w, ""),
+          // Whitespace: opencode 1.18 leaves a "" out of the request here (fixtures/opencode-1.18/edited-text).
+          textPart(w, "  "),
           w.read("src/invoices/tax.ts", TAX_TS),
           w.stepFinish("tool-calls"),
           w.stepStart(),
@@ -231,7 +232,7 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
         w.assistant([w.stepStart(), w.text("Sorry: discounts are applied before rounding, so they are fine."), w.stepFinish("stop")]),
       ]),
     );
-    const empty = partWhere(built, (d) => d.type === "text" && d.text === "");
+    const empty = partWhere(built, (d) => d.type === "text" && d.text === "  ");
     const blank = partWhere(built, (d) => d.type === "text" && d.text === " \n\t ");
     const fx = setup(format, built);
     const blankBefore = storedPart(load(fx), blank.partId);

@@ -51,7 +51,7 @@ function manyDefects(): BuiltStore {
     w.assistant(
       [
         w.stepStart(),
-        textPart(w, ""),
+        textPart(w, "  "),
         w.running("bash", { command: "npm test", description: "Run all tests" }, { title: "Run all tests", metadata: { output: "\n RUN  v3.2.4\n" } }),
         pendingTool(w, "edit", '{"filePath":"/ho'),
       ],

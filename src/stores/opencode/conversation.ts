@@ -116,7 +116,8 @@ function userBlocks(record: PartRecord, part: Part): Block[] {
   if (!isKnownPart(part)) return [];
   switch (part.type) {
     case "text":
-      return part.ignored ? [] : [textBlock(record, part.text, part.synthetic === true)];
+      // opencode 1.18 sends a user text part unless it is ignored or "" (whitespace goes as it is).
+      return part.ignored || isEmptyText(record, part.text) ? [] : [textBlock(record, part.text, part.synthetic === true)];
     case "file":
       if (EXPANDED_FILE_MIMES.has(part.mime)) return [];
       return [withData({ type: "media", mime: part.mime, source: handle(record, "url"), chars: record.content.urlChars ?? part.url.length }, record, part.url)];
@@ -132,6 +133,7 @@ function userBlocks(record: PartRecord, part: Part): Block[] {
 /** One assistant message becomes one request message per step, each followed by its tool results. */
 function assistantSteps(message: Loaded, info: AssistantMessage, current: { providerID: string; modelID: string } | undefined): ConversationMessage[] {
   const sameModel = !current || (current.providerID === info.providerID && current.modelID === info.modelID);
+  const signedReasoning = sameModel && message.parts.some(({ part }) => isKnownPart(part) && part.type === "reasoning" && hasThinkingSignature(part.metadata));
   const out: ConversationMessage[] = [];
   let blocks: Block[] = [];
   let results: ToolResultBlock[] = [];
@@ -149,7 +151,7 @@ function assistantSteps(message: Loaded, info: AssistantMessage, current: { prov
       sawStep = true;
       continue;
     }
-    const block = assistantBlock(record, part, sameModel);
+    const block = assistantBlock(record, part, sameModel, signedReasoning);
     if (!block) continue;
     blocks.push(block.use);
     if (block.result) results.push(block.result);
@@ -158,11 +160,29 @@ function assistantSteps(message: Loaded, info: AssistantMessage, current: { prov
   return out;
 }
 
-function assistantBlock(record: PartRecord, part: KnownPart, sameModel: boolean): { use: Block; result?: ToolResultBlock } | undefined {
+/** A text part stored as "" (a lean load keeps its size, not its text). */
+function isEmptyText(record: PartRecord, text: string): boolean {
+  return (record.content.textChars ?? text.length) === 0;
+}
+
+/**
+ * One sendable block of an assistant part, as opencode 1.18 sends it (captured: fixtures/opencode-1.18,
+ * docs/research/opencode-request.md §B, §C): "" text is dropped, except in a message with signed reasoning, where it
+ * goes as " " (which the API rejects as whitespace); reasoning of another model than the next request's goes as
+ * plain text, or not at all when blank.
+ */
+function assistantBlock(
+  record: PartRecord,
+  part: KnownPart,
+  sameModel: boolean,
+  signedReasoning: boolean,
+): { use: Block; result?: ToolResultBlock } | undefined {
   switch (part.type) {
     case "text":
-      return { use: textBlock(record, part.text) };
+      if (!isEmptyText(record, part.text)) return { use: textBlock(record, part.text) };
+      return signedReasoning ? { use: { type: "text", source: handle(record, "text"), chars: 1, blank: true, text: " " } } : undefined;
     case "reasoning": {
+      if (!sameModel) return (record.content.textBlank ?? part.text.trim() === "") ? undefined : { use: textBlock(record, part.text) };
       const thinking: Block = {
         type: "thinking",
         source: handle(record, "text"),
