@@ -51,6 +51,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
+import { answerMessages } from "./mock-messages-api.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies: content blocks the mock streams back, plus a stop reason; `error` streams an SSE error event after
@@ -289,12 +290,6 @@ const scenarios = {
 // ---------------------------------------------------------------------------------------------------------------
 // The mock Messages API.
 
-function sse(res, event, data) {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-}
-let msgCounter = 0;
-const messageId = () => `msg_mock${String(++msgCounter).padStart(4, "0")}${"x".repeat(16)}`;
-
 function startMock(state) {
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -328,51 +323,6 @@ function startMock(state) {
     });
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-function answerMessages(res, body, r) {
-  const id = messageId();
-  const model = body?.model ?? "claude-sonnet-4-5";
-  const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  if (r.status) {
-    res.writeHead(r.status, { "content-type": "application/json", "request-id": "req_mock_" + id });
-    res.end(JSON.stringify({ type: "error", error: r.error, request_id: "req_mock_" + id }));
-    return;
-  }
-  if (!body?.stream) {
-    res.writeHead(200, { "content-type": "application/json", "request-id": "req_mock_" + id });
-    res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: r.blocks, stop_reason: r.stop, stop_sequence: null, usage }));
-    return;
-  }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_mock_" + id });
-  sse(res, "message_start", {
-    type: "message_start",
-    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
-  });
-  r.blocks.forEach((b, index) => {
-    if (b.type === "thinking") {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
-      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: b.thinking } });
-      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: b.signature } });
-    } else if (b.type === "redacted_thinking") {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: b.data } });
-    } else if (b.type === "text") {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
-      if (b.text !== "") sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } });
-    } else if (b.type === "tool_use") {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
-      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
-    }
-    sse(res, "content_block_stop", { type: "content_block_stop", index });
-  });
-  if (r.error) {
-    sse(res, "error", { type: "error", error: r.error });
-    res.end();
-    return;
-  }
-  sse(res, "message_delta", { type: "message_delta", delta: { stop_reason: r.stop, stop_sequence: null }, usage: { output_tokens: 10 } });
-  sse(res, "message_stop", { type: "message_stop" });
-  res.end();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
