@@ -32,23 +32,8 @@ function ourRequest(scenario: string) {
   }
 }
 
-/**
- * Where opencode 1.18.33 differs from the clients recover's view was modelled on (docs/research/opencode-request.md
- * §B, §C), not modelled yet: it drops an assistant's "" text (sending " " instead in a message with signed
- * reasoning), sends another model's reasoning as plain text, and drops a user message left with no text, merging
- * the messages around it. recover's view still sends "" text (so `empty-text-part` reports it, as the API rejected
- * it from older clients), drops other-model reasoning, and keeps the empty user message (`empty-message`).
- */
-const KNOWN_DIFFERENCES = ["edited-text"];
-
 describe("opencode 1.18: recover's request view is the request the client sent", () => {
-  it.each(KNOWN_DIFFERENCES)("%s differs (known, not modelled yet)", (scenario) => {
-    const sent = (JSON.parse(fs.readFileSync(path.join(FIXTURES, scenario, `${scenario}.request.json`), "utf8")) as { messages: Sent[] }).messages;
-    const ours = ourRequest(scenario).messages.map((m) => `${m.role}: ${m.content.map((b) => b.type).join(" ")}`);
-    expect(ours.slice(0, sent.length)).not.toEqual(sent.map((m) => `${m.role}: ${typesOf(m.content).join(" ")}`));
-  });
-
-  it.each(SCENARIOS.filter((s) => !KNOWN_DIFFERENCES.includes(s)))("%s", (scenario) => {
+  it.each(SCENARIOS)("%s", (scenario) => {
     const sent = (JSON.parse(fs.readFileSync(path.join(FIXTURES, scenario, `${scenario}.request.json`), "utf8")) as { messages: Sent[] }).messages;
     const request = ourRequest(scenario);
     const ours = request.messages.map((m) => `${m.role}: ${m.content.map((b) => b.type).join(" ")}`);

@@ -272,6 +272,9 @@ const DEFECTS: Defect[] = [
       rule: "empty-message",
       at: () => ({ messageId: messageIdOf(built, 2) }),
       text: "messages.4: all messages must have non-empty content except for the optional final assistant message",
+      // opencode 1.18 leaves such a message out and merges its neighbours (fixtures/opencode-1.18/edited-text): the
+      // API never sees it. empty-message still reports the stored message that lost its content.
+      leftOut: true,
     };
   })(),
 ];
@@ -286,6 +289,10 @@ describe.each(FORMATS)("provider-rejects does not repeat a specific rule (%s sto
 
   it.each(DEFECTS.map((d) => [d.name, d] as const))("%s: alone, provider-rejects reports it in the API's words", (_name, d) => {
     const findings = scanWith(format, d.built, [providerRejects]);
+    if ("leftOut" in d) {
+      expect(findings).toEqual([]);
+      return;
+    }
     expect(
       findings.map((f) => ({
         rule: f.rule,

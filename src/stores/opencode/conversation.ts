@@ -31,7 +31,11 @@ export function opencodeConversation(session: SessionRecords): Conversation {
       continue;
     }
     if (info.role === "user") {
-      raw.push({ role: "user", blocks: message.parts.flatMap(({ record, part }) => userBlocks(record, part)), sourceMessageIds: [message.record.ref.id] });
+      const blocks = message.parts.flatMap(({ record, part }) => userBlocks(record, part));
+      // opencode 1.18 leaves out a user message with nothing to send, and its neighbours merge (captured:
+      // fixtures/opencode-1.18/edited-text); empty-message judges the stored message itself.
+      if (blocks.length === 0) skipped.push({ messageId: message.record.ref.id, reason: "nothing to send" });
+      else raw.push({ role: "user", blocks, sourceMessageIds: [message.record.ref.id] });
       continue;
     }
     const skip = assistantSkipReason(info, message.parts);
