@@ -222,10 +222,7 @@ export function isKnownPart(part: Part): part is KnownPart {
 
 /** A reasoning part carries a provider signature (Anthropic `signature`, or redacted thinking's `redactedData`). */
 export function hasThinkingSignature(metadata: unknown): boolean {
-  return Object.values((metadata as Record<string, unknown> | undefined) ?? {}).some((m) => {
-    const v = m as { signature?: unknown; redactedData?: unknown } | null;
-    return (typeof v?.signature === "string" && v.signature !== "") || typeof v?.redactedData === "string";
-  });
+  return thinkingSignatureOf(metadata) !== undefined;
 }
 
 /** What identifies a signed reasoning block: its signature, or a redacted block's encrypted data. */

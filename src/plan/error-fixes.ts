@@ -117,13 +117,15 @@ const KIND_NOUN: Partial<Record<ProviderErrorKind, string>> = {
 const SCAN_OPTIONS = { ...DEFAULT_RULE_OPTIONS, now: 0 };
 
 export function planForError(error: ClassifiedError, view: SessionView): ErrorPlan {
-  const plan = errorPlan(error, view);
+  // The provider view of the session, built once: the named position, the fallback's places and the notes all read it.
+  const request = anthropicRequest(view.conversation);
+  const plan = errorPlan(error, view, request);
   if (plan.trim) return plan;
   const named = namedTargets(plan, view);
   if (named.size > 0) return { ...plan, targets: named };
   const answering = ANSWERED_BY[error.kind];
   if (!answering) return plan;
-  return nearestFindings(error, view, answering) ?? { explanation: nothingAnswers(error, view, answering) };
+  return nearestFindings(error, view, request, answering) ?? { explanation: nothingAnswers(error, request, answering) };
 }
 
 const idsOf = (reports: readonly Report[]) => new Set(reports.flatMap((r) => [r.partId ?? r.messageId].filter((id): id is string => id !== undefined)));
@@ -152,8 +154,7 @@ interface Placed {
 }
 
 /** The findings of the error's kind anywhere in the session, nearest to the named position first. */
-function nearestFindings(error: ClassifiedError, view: SessionView, rules: readonly Rule[]): ErrorPlan | undefined {
-  const request = anthropicRequest(view.conversation);
+function nearestFindings(error: ClassifiedError, view: SessionView, request: AnthropicRequest, rules: readonly Rule[]): ErrorPlan | undefined {
   const found = rules
     .flatMap((rule) => rule.check(view, SCAN_OPTIONS, []))
     .map((report) => ({ report, place: requestPlace(request, report) }))
@@ -189,13 +190,11 @@ function namedPlace(error: ClassifiedError, request: AnthropicRequest): string {
   return `messages.${error.index} is a${message.role === "assistant" ? "n" : ""} ${message.role} message (${kinds || "no content"})`;
 }
 
-function nothingAnswers(error: ClassifiedError, view: SessionView, rules: readonly Rule[]): string {
-  const request = anthropicRequest(view.conversation);
+function nothingAnswers(error: ClassifiedError, request: AnthropicRequest, rules: readonly Rule[]): string {
   return `${namedPlace(error, request)}; no ${rules.map((r) => r.id).join(" or ")} finding anywhere in the ${request.messages.length} messages of the request either, so recover found nothing this error is about`;
 }
 
-function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
-  const request = anthropicRequest(view.conversation);
+function errorPlan(error: ClassifiedError, view: SessionView, request: AnthropicRequest): ErrorPlan {
   const position = locate(request, error.index, error.contentIndex);
   const at = error.index === null ? "" : ` at messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`}`;
   const namedBlocks = position?.block ? [position.block] : (position?.message.content ?? []);
@@ -247,7 +246,7 @@ function errorPlan(error: ClassifiedError, view: SessionView): ErrorPlan {
     case "thinking_modified":
       return latestTurnPlan(request, error, why);
     case "thinking_signature":
-      return signaturesPlan(request, error, namedBlocks, why);
+      return signaturesPlan(request, error, namedBlocks, at, why);
     case "thinking_empty":
       return scoped([emptyThinking], position?.message.sourceMessageIds, `an empty thinking block${at}: it is removed (a signature cannot be made up)`);
     case "empty_tool_id":
@@ -358,7 +357,7 @@ function transcriptErrorPlan(
     case "thinking_modified":
       return latestTurnPlan(request, error, why);
     case "thinking_signature":
-      return signaturesPlan(request, error, named, why);
+      return signaturesPlan(request, error, named, at, why);
     case "thinking_empty":
       return scoped([emptyThinking], lineIds, `an empty thinking block${at}: it is removed (a signature cannot be made up)`);
     case "empty_tool_id":
@@ -521,14 +520,13 @@ function latestTurnRule(ids: readonly string[], why: string): Rule {
  * signature fails, one request at a time, so every signed thinking block before the latest assistant message goes
  * in this one plan (the API accepts earlier turns without their thinking), and the named block too.
  */
-function signaturesPlan(request: AnthropicRequest, error: ClassifiedError, named: readonly RequestBlock[], why: string): ErrorPlan {
+function signaturesPlan(request: AnthropicRequest, error: ClassifiedError, named: readonly RequestBlock[], at: string, why: string): ErrorPlan {
   const isThinking = (b: RequestBlock) => b.type === "thinking" || b.type === "redacted_thinking";
   const last = request.messages.findLastIndex((m) => m.role === "assistant");
   const earlier = request.messages.slice(0, Math.max(0, last)).flatMap((m) => (m.role === "assistant" ? m.content.filter(isThinking) : []));
   const namedThinking = named.filter(isThinking);
   const ids = new Set([...namedThinking, ...earlier].map((b) => b.source.id));
-  const where =
-    namedThinking.length > 0 ? `the provider rejected the signature of the thinking${placeOf(error)}` : `${namedPlace(error, request)}, not thinking`;
+  const where = namedThinking.length > 0 ? `the provider rejected the signature of the thinking${at}` : `${namedPlace(error, request)}, not thinking`;
   const blocks = ids.size === 1 ? "the one signed thinking block" : `all ${ids.size} signed thinking blocks`;
   const what =
     ids.size === 0
@@ -539,9 +537,6 @@ function signaturesPlan(request: AnthropicRequest, error: ClassifiedError, named
     explanation: `${where}; a model or system-prompt switch makes every earlier signature fail, one request at a time, ${what}`,
   };
 }
-
-const placeOf = (error: ClassifiedError) =>
-  error.index === null ? "" : ` at messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`}`;
 
 /** Reports the named thinking blocks while they are still sent; each goes (in the latest tool-use turn, the turn). */
 function thinkingBlocksRule(blockIds: ReadonlySet<string>, why: string, reason: string): Rule {

@@ -1,8 +1,7 @@
-import type { Finding } from "./rule.js";
-import type { FixContext } from "../model/fix-context.js";
 import type { Edit } from "../model/edit.js";
+import type { FixContext } from "../model/fix-context.js";
 import { atBlock, isExempt } from "./helpers.js";
-import type { Report, Rule } from "./rule.js";
+import type { Finding, Report, Rule } from "./rule.js";
 
 /**
  * A thinking block whose text is empty or whitespace only (a client that stored the block emptied: claude-code#63147,

@@ -187,13 +187,13 @@ function assistantBlock(
       return signedReasoning ? { use: { type: "text", source: handle(record, "text"), chars: 1, blank: true, text: " " } } : undefined;
     case "reasoning": {
       if (!sameModel) return (record.content.textBlank ?? part.text.trim() === "") ? undefined : { use: textBlock(record, part.text) };
+      const signature = thinkingSignatureOf(part.metadata);
       const thinking: Block = {
         type: "thinking",
         source: handle(record, "text"),
         chars: record.content.textChars ?? part.text.length,
-        signed: sameModel && hasThinkingSignature(part.metadata),
+        signed: signature !== undefined,
       };
-      const signature = thinkingSignatureOf(part.metadata);
       if (signature !== undefined) thinking.signature = signature;
       if (thinking.signed && isRedactedThinking(part.metadata)) thinking.redacted = true;
       else thinking.blank = record.content.textBlank ?? part.text.trim() === "";

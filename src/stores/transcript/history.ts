@@ -92,8 +92,15 @@ function conversationOf(flow: readonly Flow[], dialect: Dialect): ConversationMe
   const closed = new Set<ConversationMessage>();
   /** How many leading blocks of a user message are attachments (the run's lines go after them). */
   const leads = new Map<ConversationMessage, number>();
-  let responses = new Map<string, ConversationMessage>();
-  let open: { message: ConversationMessage; response: string } | undefined;
+  // Where each response's message is (an index, not a search: this runs for every line of every view). Messages are
+  // only ever inserted right before the last one, which is never a response's, so these stay right.
+  let responses = new Map<string, number>();
+  let open: { at: number; response: string } | undefined;
+  /** Whether only the kinds of message `fits` accepts follow message `at`. */
+  const followedOnlyBy = (at: number, fits: (m: ConversationMessage) => boolean) => {
+    for (let i = at + 1; i < messages.length; i++) if (!fits(messages[i]!)) return false;
+    return true;
+  };
   const onlyResults = (m: ConversationMessage) => m.role === "user" && m.blocks.every((b) => b.type === "tool_result");
   const run = () => {
     const last = messages.at(-1);
@@ -108,22 +115,21 @@ function conversationOf(flow: readonly Flow[], dialect: Dialect): ConversationMe
     const response = role === "assistant" ? dialect.responseId(line) : undefined;
     if (dialect.responsesApart && role === "assistant") {
       const same = response !== undefined ? responses.get(response) : undefined;
-      if (same && messages.slice(messages.indexOf(same) + 1).every((m) => onlyResults(m) || m.role === "assistant")) append(same, blocks, line.ref.id);
+      if (same !== undefined && followedOnlyBy(same, (m) => onlyResults(m) || m.role === "assistant")) append(messages[same]!, blocks, line.ref.id);
       else {
-        const message: ConversationMessage = { role, blocks: [...blocks], sourceMessageIds: [line.ref.id] };
-        messages.push(message);
-        if (response !== undefined) responses.set(response, message);
+        messages.push({ role, blocks: [...blocks], sourceMessageIds: [line.ref.id] });
+        if (response !== undefined) responses.set(response, messages.length - 1);
       }
       continue;
     }
-    if (response !== undefined && open?.response === response && messages.slice(messages.indexOf(open.message) + 1).every(onlyResults)) {
-      append(open.message, blocks, line.ref.id);
+    if (response !== undefined && open?.response === response && followedOnlyBy(open.at, onlyResults)) {
+      append(messages[open.at]!, blocks, line.ref.id);
       continue;
     }
     const last = messages.at(-1);
     if (last && last.role === role && !closed.has(last)) append(last, blocks, line.ref.id);
     else messages.push({ role, blocks: [...blocks], sourceMessageIds: [line.ref.id] });
-    if (role === "assistant") open = response !== undefined ? { message: messages.at(-1)!, response } : undefined;
+    if (role === "assistant") open = response !== undefined ? { at: messages.length - 1, response } : undefined;
     // A prompt ends the responses a later line could still join.
     if (role === "user" && !blocks.every((b) => b.type === "tool_result")) responses = new Map();
   }
