@@ -14,6 +14,7 @@ import type { LoadedSession, SessionStore } from "../stores/store.js";
 import { isOwnWrite, rememberOwnWrites } from "../txn/own-writes.js";
 import { refuseLiveWriter } from "../txn/store-transaction.js";
 import { repairTargets } from "../txn/targets.js";
+import { markPhase } from "./phases.js";
 import type { GlobalOptions, Io } from "./io.js";
 import { confirmChange, withWriter } from "./mutation.js";
 import { errorsLeftAfterWrite, type Recheck } from "./recheck.js";
@@ -123,6 +124,7 @@ export async function reportAndWrite(
       options,
       `${count} record${count === 1 ? "" : "s"} in ${toWrite.length} session${toWrite.length === 1 ? "" : "s"} of ${store.info.path}`,
     );
+    markPhase("writing");
     writer.checkIntegrity();
     const writeTime = Date.now();
     const { targets, changes } = repairTargets(
@@ -132,6 +134,7 @@ export async function reportAndWrite(
       writeTime,
     );
     const backup = tx.commit({ kind: how.command, sessions: toWrite.map(({ plan }) => plan.summary.id), changes, targets, now: writeTime });
+    markPhase("written");
     rememberOwnWrites(
       state,
       store.info.path,

@@ -29,15 +29,18 @@ export function mkdirDurable(dir: string, mode = 0o755): void {
   }
 }
 
-export function writeFileDurable(path: string, bytes: Uint8Array, mode = 0o644, mtimeMs?: number): void {
+/** `bytes` may come in pieces (a backup's images end to end): written in order, never joined into one more copy. */
+export function writeFileDurable(path: string, bytes: Uint8Array | readonly Uint8Array[], mode = 0o644, mtimeMs?: number): void {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString("hex")}`);
   const fd = openSync(temp, "wx", mode);
   try {
     // The umask may have narrowed the mode: set it exactly, so a restored file is identical to the original.
     fchmodSync(fd, mode);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
+      let written = 0;
+      while (written < piece.length) written += writeSync(fd, piece, written, piece.length - written);
+    }
     // Seconds as a number keep the sub-millisecond part a Date would drop.
     if (mtimeMs !== undefined) futimesSync(fd, Date.now() / 1000, mtimeMs / 1000);
     fsyncSync(fd);

@@ -53,23 +53,25 @@ export interface SessionPlan {
 
 /**
  * Plan the fixes for one loaded session. `fixing` is the store's side (`SessionStore.fixing`, passed in by the caller): the working
- * copy the fixes are applied to, and the fix context the rules' fixes read.
+ * copy the fixes are applied to, and the fix context the rules' fixes read. `loadedView`: the caller's view of
+ * `loaded` as read, built with the same `now` and live window, so the first pass need not build it again (on a
+ * 50 MB transcript that is a quarter of a second).
  */
-export function planSession(loaded: LoadedRecords, fixing: StoreFixing, options: PlanOptions): SessionPlan {
+export function planSession(loaded: LoadedRecords, fixing: StoreFixing, options: PlanOptions, loadedView?: SessionView): SessionPlan {
   const family = fixing.family(loaded);
-  return plan(loaded.summary, family, new WorkingCopy(family), options);
+  return plan(loaded.summary, family, new WorkingCopy(family), options, loadedView);
 }
 
 /**
  * ESLint's multipass loop: every fix whose records no other fix of this pass claimed is applied, then the next pass
  * judges the result anew.
  */
-function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCopy, options: PlanOptions): SessionPlan {
+function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCopy, options: PlanOptions, loadedView?: SessionView): SessionPlan {
   const fixed: Finding[] = [];
   const byId = new Map(options.rules.map((r) => [r.id, r]));
   let skipped: LiveSkip | undefined;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const view = sessionView(working.records(), options);
+    const view = pass === 0 && loadedView ? loadedView : sessionView(working.records(), options);
     if (pass === 0) skipped = liveSkip(view);
     const all = checkSession(view, options.rules, options);
     const findings = options.filter ? all.filter(options.filter) : all;

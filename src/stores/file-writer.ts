@@ -67,11 +67,12 @@ export class FileWriter implements StoreWriter {
   apply(targets: readonly ImageTarget[]): void {
     // Every file first, so a store that changed since the plan is refused before anything is written.
     for (const target of targets) this.expectBefore(target);
+    let replaced = 0;
     for (const target of applyOrder(targets)) {
       const path = this.pathOf(target.key);
-      // Again as each file is replaced: a writer that got in since is not overwritten (the transaction puts back
-      // what this one already wrote).
-      this.expectBefore(target);
+      // Again as each later file is replaced: a writer that got in while the earlier ones were written is not
+      // overwritten (the transaction puts back what this one already wrote). The first was checked an instant ago.
+      if (replaced++ > 0) this.expectBefore(target);
       try {
         if (!target.after.exists) {
           if (target.before.exists) unlinkDurable(path);

@@ -91,7 +91,7 @@ function writeBackupFiles(dir: string, manifest: Manifest, beforeImages: readonl
     chunks.push(image.bytes);
     offset += image.bytes.length;
   });
-  writeFileDurable(join(dir, IMAGES_FILE), Buffer.concat(chunks), PRIVATE_FILE);
+  writeFileDurable(join(dir, IMAGES_FILE), chunks, PRIVATE_FILE);
   writeManifest(dir, manifest);
 }
 

@@ -168,6 +168,19 @@ describe.each(FORMATS)("context trim on a realistic overflowing session (%s)", (
     expect(storeState(w.store)).toEqual(original);
   });
 
+  it("marks its phases in order (loaded, planned, writing, written): what bench:trim times its targets by", async () => {
+    const w = written(format, overflowSession());
+    performance.clearMarks();
+    await trimJson(w, 1, "--dry-run");
+    const names = () => performance.getEntriesByType("mark").map((m) => m.name);
+    expect(names()).toEqual(["recover:loaded", "recover:planned"]);
+    performance.clearMarks();
+    await trimJson(w, 0, "--yes");
+    const marks = performance.getEntriesByType("mark");
+    expect(names()).toEqual(["recover:loaded", "recover:planned", "recover:writing", "recover:written"]);
+    for (let i = 1; i < marks.length; i++) expect(marks[i]!.startTime).toBeGreaterThanOrEqual(marks[i - 1]!.startTime);
+  });
+
   it("pruning alone reaches the target on this session (what makes dropping whole turns unnecessary)", async () => {
     const w = written(format, overflowSession());
     const doc = await trimJson(w, 1, "--dry-run", "--strategy", "prune-old-outputs");

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { RecoverError } from "../../errors.js";
 import { storedError } from "../../plan/error-fixes.js";
 import { planSession } from "../../plan/planner.js";
+import { markPhase } from "../phases.js";
 import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
 import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
 import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
@@ -125,6 +126,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false });
           const now = Date.now();
           const records = store.loadSession(id!, "full");
+          markPhase("loaded");
           const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
           // The limit an error states holds whatever happened since; only its positions go stale.
           const stored = storedError(view, { evenIfAnswered: true });
@@ -154,7 +156,8 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             ...(bytes !== undefined ? { maxBytes: bytes } : {}),
           };
           const trim = trimOptions(request);
-          const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim });
+          const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim }, view);
+          markPhase("planned");
           if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
           const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));
           const code = await reportAndWrite(store, io, options, [{ plan, sessionRef: records.sessionRef }], {
