@@ -558,7 +558,7 @@ describe("tool-result-missing", () => {
     expect(brief(r.findings)).toEqual([["trailing-assistant", 3]]);
   });
 
-  it("an aborted turn left with thinking only after its call is dropped goes too (it would end on thinking)", () => {
+  it("an aborted turn left with thinking only after its call is dropped stays: openclaw never sends a failed turn without text", () => {
     const t = new OpenclawTranscript({ seed: 215, start: START });
     t.user("[cron:nightly-digest] compile the digest");
     t.assistant(
@@ -569,9 +569,11 @@ describe("tool-result-missing", () => {
       { stopReason: "aborted" },
     );
     const o = open(t);
+    expect(brief(o.findings)).toContainEqual(["tool-result-missing", 3]);
     const r = repair(o);
-    expect(r.raw).toEqual(o.raw.slice(0, 2));
-    expect(r.findings).toEqual([]);
+    expect(r.raw).toHaveLength(3);
+    expect(content(r.lines[2]!)).toEqual([content(parsed(o.raw[2]!))[0]]);
+    expect(brief(r.findings)).toEqual([["trailing-assistant", 3]]);
   });
 });
 
@@ -935,7 +937,7 @@ describe("empty-text-part", () => {
     expectRestUntouched(o.raw, r.raw, [0], [0]);
   });
 
-  it("openclaw: a blank prompt becomes openclaw's own (continue); an empty text beside a call is removed", () => {
+  it("openclaw: a blank prompt becomes openclaw's own (continue); an empty text beside a call, which openclaw never sends, stays", () => {
     const t = new OpenclawTranscript({ seed: 261, start: START });
     t.user("   ");
     const id = t.toolCallId();
@@ -946,18 +948,12 @@ describe("empty-text-part", () => {
     t.toolResult(id, "exec", "up 3 days");
     t.assistant([{ type: "text", text: "Up 3 days." }]);
     const o = open(t);
-    expect(o.findings.map((f) => [f.rule, f.line])).toEqual([
-      ["empty-text-part", 2],
-      ["empty-text-part", 3],
-    ]);
+    expect(o.findings.map((f) => [f.rule, f.line])).toEqual([["empty-text-part", 2]]);
     const r = repair(o);
     const prompt = parsed(o.raw[1]!);
     msg(prompt).content = "(continue)";
     expect(r.raw[1]).toBe(JSON.stringify(prompt));
-    const reply = parsed(o.raw[2]!);
-    (msg(reply).content as Json[]).splice(0, 1);
-    expect(r.raw[2]).toBe(JSON.stringify(reply));
-    expectRestUntouched(o.raw, r.raw, [1, 2], [1, 2]);
+    expectRestUntouched(o.raw, r.raw, [1], [1]);
     expect(r.findings).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * link, and which content blocks a message line sends. Everything else (reading lines, the active chain, the
  * conversation, writing) is shared.
  */
-import type { Block, MediaItem } from "../../model/conversation.js";
+import type { Block, ConversationMessage, MediaItem, SkippedMessage } from "../../model/conversation.js";
 import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/transcript.js";
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
@@ -51,6 +51,18 @@ export interface Dialect {
   responsesApart?: true;
   /** The prompt size the provider reported for the response on this line, as the agent stores it. */
   promptTokens(line: TranscriptLine): { tokens: number; source: string } | undefined;
+  /**
+   * What the client does to the history after merging it into request messages, before sending it (openclaw: drop
+   * empty text, failed turns and the thinking its model policy does not replay). Messages it removes are not merged
+   * again: the client leaves their neighbours apart too.
+   */
+  replay?(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[] };
+}
+
+/** What a replay may read of the session besides its messages. */
+export interface ReplaySession {
+  chain: readonly TranscriptLine[];
+  lineOf(id: string): TranscriptLine | undefined;
 }
 
 export type { Json };

@@ -46,7 +46,13 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
       flow.push(entry);
     }
   }
-  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages: conversationOf(flow, dialect), skipped } };
+  let messages = conversationOf(flow, dialect);
+  if (dialect.replay) {
+    const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id) });
+    messages = replayed.messages;
+    skipped.push(...replayed.skipped);
+  }
+  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages, skipped } };
   if (brokenAt) history.brokenAt = brokenAt;
   return history;
 }

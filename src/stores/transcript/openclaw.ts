@@ -7,6 +7,7 @@
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
+import { openclawReplay } from "./openclaw-replay.js";
 import { handle, linksOf, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json } from "./dialect.js";
 
 const OPENCLAW_ENTRY_TYPES = new Set([
@@ -92,6 +93,7 @@ export const openclawDialect: Dialect = {
     const tokens = usageSum(obj(line.value?.message)?.usage, ["input", "cacheRead", "cacheWrite"]);
     return tokens === undefined ? undefined : { tokens, source: "openclaw stored" };
   },
+  replay: openclawReplay,
 };
 
 function asArray(v: unknown): unknown[] {
