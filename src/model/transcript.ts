@@ -3,12 +3,11 @@
  * `uuid`/`parentUuid` (Claude Code) or `id`/`parentId` (pi). A line keeps its exact bytes, so a line no fix
  * touches is written back byte for byte; `value` is the object as parsed, never a normalised copy.
  */
-import { z } from "zod";
 import type { Corruption, RecordProblem, RecordRef } from "./record.js";
 import type { SessionSummary } from "./opencode-records.js";
 
-export const TranscriptDialect = z.enum(["claude", "openclaw"]);
-export type TranscriptDialect = z.infer<typeof TranscriptDialect>;
+/** A transcript format's name (`claude`, `openclaw`): each store adapter of the family brings its own. */
+export type TranscriptDialect = string;
 
 /** What a line is, as far as the conversation goes. */
 export type LineRole =

@@ -2,6 +2,8 @@
 // cases (no findings) and `invalid` cases (the findings expected, and what the rule's fix makes of the records).
 // Records are built by the stores' own record builders, so a rule sees exactly what a load from disk would give it;
 // the fix runs through the real planner (every pass, the self-checks, the store's working copy).
+// The transcript formats register with their store adapters: the registry makes every one of them known.
+import "../../src/stores/registry.js";
 import { describe, expect, it } from "vitest";
 import type { RecordChange } from "../../src/model/change.js";
 import type { LoadedRecords } from "../../src/model/fixing.js";

@@ -6,12 +6,9 @@
 import type { SessionSummary } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { TranscriptDialect, TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
-import { claudeDialect } from "./claude.js";
-import { obj, str, type Dialect } from "./dialect.js";
-import { openclawDialect } from "./openclaw.js";
+import { obj, str } from "./dialect.js";
+import { dialectNamed } from "./format.js";
 import { readLine, splitLines } from "./read-lines.js";
-
-export const DIALECTS: Record<TranscriptDialect, Dialect> = { claude: claudeDialect, openclaw: openclawDialect };
 
 export interface TranscriptFile {
   path: string;
@@ -30,7 +27,7 @@ export function assembleTranscript(bytes: Buffer, file: TranscriptFile, keepByte
 
 /** One line as a record: read, interpreted, named. Ids are made unique later (recordsOf). */
 export function lineRecord(raw: Buffer, number: number, file: Pick<TranscriptFile, "path" | "sessionId" | "dialect">): TranscriptLine {
-  const dialect = DIALECTS[file.dialect];
+  const dialect = dialectNamed(file.dialect);
   const read = readLine(raw, number, (v) => dialect.interpret(v).role !== "unknown");
   const value = read.value ?? read.salvage?.at(-1);
   const meaning = value ? dialect.interpret(value) : { role: "unknown" as const };

@@ -2,12 +2,13 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { RecoverError } from "../../errors.js";
+import { claudeDialect } from "./claude.js";
+import { claudeFixes } from "./claude-fixes.js";
 import { transcriptAdapter } from "./family.js";
 import { CLAUDE_LAYOUT, rootAmong } from "./locate.js";
 
 export const claudeStore = transcriptAdapter({
-  dialect: "claude",
-  agent: "Claude Code",
+  format: { dialect: claudeDialect, fixes: claudeFixes },
   noun: "a Claude Code store",
   expects: "a config dir with projects/, a projects/ dir, a project dir or a .jsonl",
   folderSigns: ["projects/"],

@@ -51,6 +51,8 @@ export const CLAUDE_INTERRUPTED_RESULT = "[Request interrupted by user for tool 
 
 export const claudeDialect: Dialect = {
   name: "claude",
+  agent: "Claude Code",
+  messageMarkers: [Buffer.from('"type":"user"'), Buffer.from('"type":"assistant"')],
   idField: "uuid",
   parentField: "parentUuid",
   interpret(value) {

@@ -8,14 +8,14 @@ import { join } from "node:path";
 import type { PathProbe } from "../adapter.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
 import { readHead } from "../probe.js";
+import type { Dialect } from "./dialect.js";
+import { knownFormats } from "./format.js";
 
 export interface TranscriptKind {
   /** Both, for an empty .jsonl: either agent may have just created it. */
   dialects: TranscriptDialect[];
   description: string;
 }
-
-const AGENT: Record<TranscriptDialect, string> = { claude: "Claude Code", openclaw: "openclaw" };
 
 const judged = new WeakMap<PathProbe, TranscriptKind | undefined>();
 
@@ -26,11 +26,11 @@ export function transcriptKind(probe: PathProbe): TranscriptKind | undefined {
 
 function fileKind(probe: PathProbe): TranscriptKind | undefined {
   const jsonl = probe.path.endsWith(".jsonl");
-  if (probe.size === 0) return jsonl ? { dialects: ["claude", "openclaw"], description: "an empty file" } : undefined;
+  if (probe.size === 0) return jsonl ? { dialects: knownFormats().map((f) => f.dialect.name), description: "an empty file" } : undefined;
   // A damaged transcript may begin with a NUL run or a torn line; its name still says what it is.
   if (!jsonl && !firstLineIsJsonObject(probe.head())) return undefined;
   const dialect = transcriptDialect(probe.head());
-  return { dialects: [dialect], description: `${dialect === "claude" ? "a Claude Code" : "an openclaw"} transcript` };
+  return { dialects: [dialect.name], description: `${/^[aeiou]/i.test(dialect.agent) ? "an" : "a"} ${dialect.agent} transcript` };
 }
 
 function folderKind({ path: dir, entries }: PathProbe): TranscriptKind | undefined {
@@ -39,7 +39,7 @@ function folderKind({ path: dir, entries }: PathProbe): TranscriptKind | undefin
   const transcript = entries.find((name) => name.endsWith(".jsonl"));
   if (transcript !== undefined) {
     const dialect = transcriptDialect(readHead(join(dir, transcript)));
-    return { dialects: [dialect], description: `a folder of ${AGENT[dialect]} transcripts` };
+    return { dialects: [dialect.name], description: `a folder of ${dialect.agent} transcripts` };
   }
   if (holdsProjectFolders(dir, entries)) return { dialects: ["claude"], description: "a Claude Code projects/ dir" };
   return undefined;
@@ -57,9 +57,13 @@ function holdsProjectFolders(dir: string, entries: readonly string[]): boolean {
   return false;
 }
 
-/** pi's transcripts open with a `session` header; Claude Code's never do. */
-function transcriptDialect(head: Buffer): TranscriptDialect {
-  return /^[\s\0]*\{[^\n]*"type"\s*:\s*"session"/.test(head.toString("utf8")) ? "openclaw" : "claude";
+/** The format whose own header opens the file; else the one that has none. */
+function transcriptDialect(head: Buffer): Dialect {
+  const text = head.toString("utf8");
+  const dialects = knownFormats().map((f) => f.dialect);
+  const found = dialects.find((d) => d.sniff?.(text)) ?? dialects.find((d) => d.sniff === undefined);
+  if (!found) throw new Error("no transcript format without a header is registered");
+  return found;
 }
 
 function firstLineIsJsonObject(head: Buffer): boolean {

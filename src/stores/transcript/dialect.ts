@@ -30,7 +30,20 @@ export interface Attachment {
 }
 
 export interface Dialect {
+  /** The format's name (`--format`, the records' `dialect`). */
   name: TranscriptDialect;
+  /** The agent, as sentences name it ("Claude Code"). */
+  agent: string;
+  /**
+   * Bytes that open each message record, so a listing counts messages without parsing (quotes inside JSON strings
+   * are escaped, so these only ever appear as record structure).
+   */
+  messageMarkers: readonly Buffer[];
+  /**
+   * Whether a file's head (its first bytes, as text) opens with this format's own header. One format has none
+   * (Claude Code): a transcript no header claims is that format's.
+   */
+  sniff?(head: string): boolean;
   /** Field names of the links, as findings and fixes name them. */
   idField: "uuid" | "id";
   parentField: "parentUuid" | "parentId";

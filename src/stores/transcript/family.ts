@@ -3,16 +3,14 @@
  * per session, in folders of their own layout), so their adapters differ only in what this takes.
  */
 import { RecoverError } from "../../errors.js";
-import type { TranscriptDialect } from "../../model/transcript.js";
 import type { StoreAdapter, WhatIsHere } from "../adapter.js";
 import { transcriptKind } from "./detect.js";
+import { registerFormat, type TranscriptFormat } from "./format.js";
 import { transcriptRootAt } from "./locate.js";
 import { TranscriptStore, type TranscriptRoot } from "./transcript-store.js";
 
 export interface DialectStore {
-  dialect: TranscriptDialect;
-  /** The agent, as sentences name it ("Claude Code"). */
-  agent: string;
+  format: TranscriptFormat;
   noun: string;
   expects: string;
   folderSigns: readonly string[];
@@ -22,7 +20,8 @@ export interface DialectStore {
 }
 
 export function transcriptAdapter(spec: DialectStore): StoreAdapter {
-  const { dialect, agent } = spec;
+  registerFormat(spec.format);
+  const { name: dialect, agent } = spec.format.dialect;
   /**
    * A transcript store is nothing but its transcripts: one with none is not a store (exit 2), so a job pointed at
    * the wrong folder fails instead of going green on "no findings in 0 sessions". (An opencode database or JSON

@@ -2,23 +2,20 @@
  * A JSONL transcript's fix context: how a rule's intent becomes line edits. The tree stays whole whatever a fix
  * does: a deleted line's children are relinked to its parent, a line inserted into the chain takes over its anchor's
  * children, and a summary that named a deleted leaf names its parent instead. What each agent writes in a situation
- * (an interrupted call's result, a blank prompt, its ids) is its dialect's, in AGENT_FIXES below.
+ * (an interrupted call's result, a blank prompt, its ids) is its format's AgentFixes (claude-fixes.ts, openclaw-fixes.ts).
  */
-import { randomBytes, randomUUID } from "node:crypto";
 import { copyJson, isObject, type Edit, type Json } from "../../model/edit.js";
 import type { BlockAt, LineFixContext } from "../../model/fix-context.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView, TranscriptHistory } from "../../model/session-view.js";
-import { contentOf, parseBlockId, type TranscriptDialect, type TranscriptLine } from "../../model/transcript.js";
+import { contentOf, parseBlockId, type TranscriptLine } from "../../model/transcript.js";
 import { freshCallId } from "../opencode/call-id.js";
-import { DIALECTS } from "./assemble.js";
-import { CLAUDE_INTERRUPTED_RESULT } from "./claude.js";
 import type { Dialect } from "./dialect.js";
-import { OPENCLAW_BLANK_USER_TEXT, OPENCLAW_MISSING_RESULT } from "./openclaw.js";
 
 export class TranscriptFixContext implements LineFixContext {
   readonly kind = "lines";
   readonly dialect: Dialect;
+  private readonly agent: AgentFixes;
   private readonly children = new Map<string, TranscriptLine[]>();
   private readonly summariesOf = new Map<string, TranscriptLine[]>();
 
@@ -27,8 +24,10 @@ export class TranscriptFixContext implements LineFixContext {
     readonly view: SessionView,
     readonly now: number,
     readonly options: RuleOptions,
+    format: { dialect: Dialect; fixes: AgentFixes },
   ) {
-    this.dialect = DIALECTS[history.records.dialect];
+    this.dialect = format.dialect;
+    this.agent = format.fixes;
     for (const line of history.records.lines) {
       if (typeof line.parent === "string") push(this.children, line.parent, line);
       const leaf = line.value?.type === "summary" ? line.value.leafUuid : undefined;
@@ -150,7 +149,7 @@ export class TranscriptFixContext implements LineFixContext {
   }
 
   freshId(): string {
-    return AGENT_FIXES[this.dialect.name].freshId(this.history);
+    return this.agent.freshId(this.history);
   }
 
   freshCallId(old: string | undefined): string {
@@ -171,11 +170,11 @@ export class TranscriptFixContext implements LineFixContext {
     const message = line.value?.message as Json | undefined;
     const call = (Array.isArray(message?.content) ? message.content[index] : undefined) as Json | undefined;
     if (!line.value || !call) return [];
-    return AGENT_FIXES[this.dialect.name].closeInterruptedCall(this, line, index, call);
+    return this.agent.closeInterruptedCall(this, line, index, call);
   }
 
   fillBlankPrompt(line: TranscriptLine): Edit[] {
-    return AGENT_FIXES[this.dialect.name].fillBlankPrompt?.(this, line) ?? [];
+    return this.agent.fillBlankPrompt?.(this, line) ?? [];
   }
 
   /** Claude Code: a `tool_result` block's content; pi: the toolResult message's content. Only text content is rewritten. */
@@ -257,56 +256,14 @@ export class TranscriptFixContext implements LineFixContext {
   }
 }
 
-/** What each agent writes itself in the situations a fix meets. */
-interface AgentFixes {
+/** What an agent writes itself in the situations a fix meets: each transcript format supplies its own (format.ts). */
+export interface AgentFixes {
   freshId(history: TranscriptHistory): string;
   closeInterruptedCall(context: TranscriptFixContext, line: TranscriptLine, index: number, call: Json): Edit[];
   fillBlankPrompt?(context: TranscriptFixContext, line: TranscriptLine): Edit[];
 }
 
-const AGENT_FIXES: Record<TranscriptDialect, AgentFixes> = {
-  claude: {
-    freshId: () => randomUUID(),
-    closeInterruptedCall: (context, line, _index, call) =>
-      context.insertAfter(
-        context.resultAnchor(line),
-        claudeResult(line, call, context),
-        "gave the interrupted call the error result Claude Code writes when a tool use is interrupted",
-      ),
-  },
-  openclaw: {
-    /** pi: 8 hex digits, unique in the file. */
-    freshId(history) {
-      for (;;) {
-        const id = randomBytes(4).toString("hex");
-        if (!history.byUuid.has(id)) return id;
-      }
-    },
-    closeInterruptedCall(context, line, index, call) {
-      const stop = (line.value!.message as Json | undefined)?.stopReason;
-      // openclaw #4597: an aborted or failed turn may hold a half-streamed call; a made-up result for it is rejected.
-      if (stop === "error" || stop === "aborted")
-        return context.dropBlock(
-          line,
-          index,
-          `dropped the ${String(call.name)} call of a turn that ended with "${stop}" (it may be half-streamed; openclaw drops these too)`,
-        );
-      return context.insertAfter(
-        context.resultAnchor(line),
-        openclawResult(line, call, context),
-        "gave the interrupted call the error result openclaw itself inserts",
-      );
-    },
-    fillBlankPrompt(context, line) {
-      return context.update(line, "the blank prompt becomes openclaw's own `(continue)`", (value) => {
-        const m = value.message as { content: unknown };
-        m.content = typeof m.content === "string" ? OPENCLAW_BLANK_USER_TEXT : [{ type: "text", text: OPENCLAW_BLANK_USER_TEXT }];
-      });
-    },
-  },
-};
-
-function isResultLine(line: TranscriptLine): boolean {
+export function isResultLine(line: TranscriptLine): boolean {
   const message = line.value?.message as Json | undefined;
   if (message?.role === "toolResult") return true;
   return (
@@ -315,42 +272,6 @@ function isResultLine(line: TranscriptLine): boolean {
     message.content.length > 0 &&
     message.content.every((b) => (b as Json)?.type === "tool_result")
   );
-}
-
-/** Envelope fields a Claude Code line repeats on every record of a session. */
-const CLAUDE_ENVELOPE = ["isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "slug", "entrypoint", "agentId"];
-
-function claudeResult(callLine: TranscriptLine, call: Json, context: TranscriptFixContext): Json {
-  const source = callLine.value!;
-  const record: Json = { parentUuid: null };
-  for (const key of CLAUDE_ENVELOPE) if (source[key] !== undefined) record[key] = source[key];
-  record.type = "user";
-  record.message = { role: "user", content: [{ type: "tool_result", content: CLAUDE_INTERRUPTED_RESULT, is_error: true, tool_use_id: call.id }] };
-  record.uuid = context.freshId();
-  // The call's own time: a later stamp could make this line look like the newest leaf to tools that pick by time.
-  record.timestamp = source.timestamp;
-  record.toolUseResult = `Error: ${CLAUDE_INTERRUPTED_RESULT}`;
-  record.sourceToolAssistantUUID = callLine.uuid;
-  return record;
-}
-
-function openclawResult(callLine: TranscriptLine, call: Json, context: TranscriptFixContext): Json {
-  const source = callLine.value!;
-  const message = source.message as Json;
-  return {
-    type: "message",
-    id: context.freshId(),
-    parentId: null,
-    timestamp: source.timestamp,
-    message: {
-      role: "toolResult",
-      toolCallId: call.id,
-      toolName: typeof call.name === "string" && call.name.trim() !== "" ? call.name : "unknown",
-      content: [{ type: "text", text: OPENCLAW_MISSING_RESULT }],
-      isError: true,
-      timestamp: message.timestamp,
-    },
-  };
 }
 
 /** Claude Code's microcompaction text for a cleared tool result. */

@@ -7,8 +7,8 @@
 import type { Block, Conversation, ConversationMessage } from "../../model/conversation.js";
 import type { SentEntry, TranscriptHistory } from "../../model/session-view.js";
 import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
-import { DIALECTS } from "./assemble.js";
 import type { Attachment, Dialect } from "./dialect.js";
+import { dialectNamed } from "./format.js";
 
 /** A sent line as the conversation is built from it: attachments are in the request, not among the records rules judge. */
 interface Flow extends SentEntry {
@@ -16,7 +16,7 @@ interface Flow extends SentEntry {
 }
 
 export function transcriptHistory(records: TranscriptRecords): TranscriptHistory {
-  const dialect = DIALECTS[records.dialect];
+  const dialect = dialectNamed(records.dialect);
   const byUuid = new Map<string, TranscriptLine>();
   const byId = new Map<string, TranscriptLine>();
   for (const line of records.lines) {

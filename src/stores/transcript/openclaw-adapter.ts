@@ -3,11 +3,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { RecoverError } from "../../errors.js";
 import { transcriptAdapter } from "./family.js";
+import { openclawDialect } from "./openclaw.js";
+import { openclawFixes } from "./openclaw-fixes.js";
 import { OPENCLAW_LAYOUT, rootAmong } from "./locate.js";
 
 export const openclawStore = transcriptAdapter({
-  dialect: "openclaw",
-  agent: "openclaw",
+  format: { dialect: openclawDialect, fixes: openclawFixes },
   noun: "an openclaw store",
   expects: "a state dir with agents/, a sessions/ dir or a .jsonl",
   folderSigns: ["agents/"],

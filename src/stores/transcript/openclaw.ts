@@ -31,6 +31,10 @@ export const OPENCLAW_MISSING_RESULT = "[openclaw] missing tool result in sessio
 
 export const openclawDialect: Dialect = {
   name: "openclaw",
+  agent: "openclaw",
+  messageMarkers: [Buffer.from('"type":"message"')],
+  /** pi's transcripts open with a `session` header; Claude Code's never do. */
+  sniff: (head) => /^[\s\0]*\{[^\n]*"type"\s*:\s*"session"/.test(head),
   idField: "id",
   parentField: "parentId",
   interpret(value) {

@@ -13,6 +13,7 @@ import { assertSafeId } from "../session-id.js";
 import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
 import { assembleTranscript } from "./assemble.js";
 import { obj, str, timeOf } from "./dialect.js";
+import { dialectNamed } from "./format.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 import { transcriptFixing } from "./working.js";
 
@@ -58,7 +59,7 @@ export class TranscriptStore implements SessionStore {
     const named = root.file ?? root.sources[0]?.dir;
     if (named !== undefined && named !== root.path) {
       this.info.part = named;
-      notices.push(`reading ${named}, part of the ${root.dialect === "claude" ? "Claude Code" : "openclaw"} store ${root.path}`);
+      notices.push(`reading ${named}, part of the ${dialectNamed(root.dialect).agent} store ${root.path}`);
     }
   }
 
@@ -203,15 +204,9 @@ function lastTitle(bytes: Buffer): string | undefined {
   }
 }
 
-/** Quotes inside JSON strings are escaped, so these byte sequences only ever appear as record structure. */
-const MESSAGE_MARKERS: Record<TranscriptDialect, Buffer[]> = {
-  claude: [Buffer.from('"type":"user"'), Buffer.from('"type":"assistant"')],
-  openclaw: [Buffer.from('"type":"message"')],
-};
-
 function countMessages(bytes: Buffer, dialect: TranscriptDialect): number {
   let n = 0;
-  for (const marker of MESSAGE_MARKERS[dialect]) {
+  for (const marker of dialectNamed(dialect).messageMarkers) {
     for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + marker.length)) n++;
   }
   return n;

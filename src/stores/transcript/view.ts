@@ -1,7 +1,7 @@
 /** A transcript's view of a session for the rules: its active history and the conversation built from it. */
 import { isRecent, type MeasuredPrompt, type SessionView, type TranscriptHistory, type ViewOptions } from "../../model/session-view.js";
-import { DIALECTS } from "./assemble.js";
 import type { Dialect } from "./dialect.js";
+import { dialectNamed } from "./format.js";
 import { conversationTokens } from "../../model/tokens.js";
 import type { TranscriptRecords } from "../../model/transcript.js";
 import { transcriptHistory } from "./history.js";
@@ -17,7 +17,7 @@ export function transcriptSessionView(records: TranscriptRecords, options: ViewO
     damagedMessageIds,
     estimatedTokens: conversationTokens(history.conversation),
   };
-  const measured = measuredPrompt(history, DIALECTS[records.dialect]);
+  const measured = measuredPrompt(history, dialectNamed(records.dialect));
   if (measured) view.measuredPrompt = measured;
   const last = history.sent.at(-1);
   if (last?.role === "assistant" && last.line === history.chain.at(-1) && isRecent(records.lastActivity, options)) view.liveTailMessageId = last.line.ref.id;

@@ -13,6 +13,7 @@ import type { SessionView } from "../../model/session-view.js";
 import { isTranscript, type TranscriptLine, type TranscriptRecords } from "../../model/transcript.js";
 import { lineRecord, recordsOf } from "./assemble.js";
 import { TranscriptFixContext } from "./fixing.js";
+import { formatNamed } from "./format.js";
 
 const lossy = new TextDecoder("utf-8", { fatal: false });
 
@@ -87,7 +88,7 @@ export class TranscriptLines implements RecordFamily {
 
   context(view: SessionView, options: RuleOptions): TranscriptFixContext {
     if (!view.transcript) throw new Error("a transcript's view holds its history");
-    return new TranscriptFixContext(view.transcript, view, options.now, options);
+    return new TranscriptFixContext(view.transcript, view, options.now, options, formatNamed(this.loaded.dialect));
   }
 
   private encode(entry: DraftEntry, value: Json): Buffer {

@@ -1,0 +1,36 @@
+/**
+ * A transcript format: how its lines read (its Dialect) and what its agent writes where a fix needs it (its
+ * AgentFixes). Each format's store adapter registers it (family.ts), so the shared transcript code finds a format
+ * by the name its records carry, and a new format is its folder plus its line in stores/registry.ts, nothing here.
+ */
+import type { Dialect } from "./dialect.js";
+import type { AgentFixes } from "./fixing.js";
+
+export interface TranscriptFormat {
+  dialect: Dialect;
+  fixes: AgentFixes;
+}
+
+const formats = new Map<string, TranscriptFormat>();
+
+/** Registered once per format, when its adapter is made (stores/registry.ts imports every adapter). */
+export function registerFormat(format: TranscriptFormat): void {
+  const known = formats.get(format.dialect.name);
+  if (known && known !== format) throw new Error(`transcript format ${format.dialect.name} is registered already`);
+  formats.set(format.dialect.name, format);
+}
+
+export function formatNamed(name: string): TranscriptFormat {
+  const format = formats.get(name);
+  if (!format) throw new Error(`no transcript format ${name} is registered (stores/registry.ts registers them)`);
+  return format;
+}
+
+export function dialectNamed(name: string): Dialect {
+  return formatNamed(name).dialect;
+}
+
+/** Every registered format, in registration order (the registry's). */
+export function knownFormats(): TranscriptFormat[] {
+  return [...formats.values()];
+}
