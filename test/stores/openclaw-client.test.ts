@@ -2,6 +2,7 @@
 // scripts/capture-openclaw-request.mjs; fixtures/openclaw-2026.9/README.md), as pi JSONL lines in an openclaw agent
 // dir. recover's view is what that client sends (test/provider/openclaw-request.test.ts), so a scan reports only
 // what the API would reject of it, and `repair --error` with the API's own text fixes the block the API named.
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -84,5 +85,28 @@ describe("transcripts written by the real openclaw 2026.9 client", () => {
 
     expect((await run(["session", "restore", doc.backup.id, "--yes", "--store", dir])).status).toBe(0);
     expectSameBytes(before, snapshot(dir));
+  });
+
+  it("a state dir of openclaw 2026.9 says where its live sessions are, which recover does not read: as a notice, and in the error when no transcript is left", async () => {
+    const { dir } = storeOfCaptures();
+    // The live store of 2026.9: one SQLite database per agent (its transcript table, as the client creates it).
+    const agentDir = path.join(dir, "agents", "main", "agent");
+    fs.mkdirSync(agentDir, { recursive: true });
+    const db = new Database(path.join(agentDir, "openclaw-agent.sqlite"));
+    db.exec(
+      "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq)) STRICT",
+    );
+    db.close();
+    const listed = await run(["session", "list", "--store", dir]);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(
+      `note: openclaw 2026.9 and later keep live sessions in ${path.join(agentDir, "openclaw-agent.sqlite")}, which recover does not read yet`,
+    );
+    fs.rmSync(path.join(dir, "agents", "main", "sessions"), { recursive: true });
+    fs.mkdirSync(path.join(dir, "agents", "main", "sessions"));
+    const empty = await run(["session", "scan", "--format", "openclaw", "--store", dir]);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr.trim().split("\n")).toHaveLength(1);
+    expect(empty.stderr).toMatch(/holds no openclaw transcripts; openclaw 2026\.9 and later keep live sessions in .*openclaw-agent\.sqlite/);
   });
 });

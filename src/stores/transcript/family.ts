@@ -17,6 +17,11 @@ export interface DialectStore {
   /** The agent's own store, found from `env` (never process.env); throws store-not-found, saying where it looked. */
   defaultRoot(env: NodeJS.ProcessEnv): TranscriptRoot;
   resumeCommand(sessionId: string): string | undefined;
+  /**
+   * What the agent keeps in the store besides its transcripts and recover does not read, in one sentence, or
+   * undefined. Said as a notice whenever the store is opened, and in the error when it holds no transcripts.
+   */
+  unread?(root: TranscriptRoot): string | undefined;
 }
 
 export function transcriptAdapter(spec: DialectStore): StoreAdapter {
@@ -27,13 +32,15 @@ export function transcriptAdapter(spec: DialectStore): StoreAdapter {
    * the wrong folder fails instead of going green on "no findings in 0 sessions". (An opencode database or JSON
    * tree is recognised by its own structure and may legitimately hold no session yet.)
    */
-  const holdingSessions = (store: TranscriptStore): TranscriptStore => {
+  const holdingSessions = (root: TranscriptRoot): TranscriptStore => {
+    const unread = spec.unread?.(root);
+    const store = new TranscriptStore(root, unread !== undefined ? [unread] : []);
     if (store.listSessionIds().length > 0) return store;
-    throw new RecoverError("not-a-store", `${store.info.part ?? store.info.path} holds no ${agent} transcripts`);
+    throw new RecoverError("not-a-store", `${store.info.part ?? store.info.path} holds no ${agent} transcripts${unread !== undefined ? `; ${unread}` : ""}`);
   };
   const at = (target: string, here: WhatIsHere): TranscriptStore | undefined => {
     const root = transcriptRootAt(target, here);
-    return root?.dialect === dialect ? holdingSessions(new TranscriptStore(root)) : undefined;
+    return root?.dialect === dialect ? holdingSessions(root) : undefined;
   };
   return {
     format: dialect,
@@ -50,7 +57,7 @@ export function transcriptAdapter(spec: DialectStore): StoreAdapter {
       if (!store) throw new RecoverError("not-a-store", `${target} holds no ${agent} transcripts`);
       return store;
     },
-    locate: (env) => holdingSessions(new TranscriptStore(spec.defaultRoot(env))),
+    locate: (env) => holdingSessions(spec.defaultRoot(env)),
     resumeCommand: spec.resumeCommand,
     capabilities: { writesBesideStore: false },
   };
