@@ -45,6 +45,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
+import { readJsonBody, redactHeaders } from "./mock-http.mjs";
 
 export const text = (t) => ({ text: t });
 export const thought = (t, signature) => ({ text: t, thought: true, thoughtSignature: signature ?? fakeSignature(t) });
@@ -91,11 +92,8 @@ export function checkContents(body) {
   return null;
 }
 
-function redact(headers) {
-  const h = { ...headers };
-  for (const k of ["authorization", "cookie", "x-goog-api-key"]) if (k in h) h[k] = "<redacted>";
-  return h;
-}
+const SECRET_HEADERS = ["authorization", "cookie", "x-goog-api-key"];
+const redact = (headers) => redactHeaders(headers, SECRET_HEADERS);
 
 export function promptTokens(body) {
   const chars = JSON.stringify(body?.contents ?? []).length + JSON.stringify(body?.systemInstruction ?? "").length;
@@ -196,18 +194,7 @@ export function startGeminiMock(state) {
   const ids = { resp: 1 };
   let seq = 0;
   const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      if (raw) {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = { unparsed: raw.slice(0, 2000) };
-        }
-      }
+    readJsonBody(req).then((body) => {
       const pathOnly = req.url.split("?")[0];
       const model = modelOf(pathOnly);
       const entry = { seq: seq++, tag: state.tag ?? null, method: req.method, path: req.url, headers: redact(req.headers), body };

@@ -31,6 +31,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
+import { readJsonBody, redactHeaders } from "./mock-http.mjs";
 
 export const message = (text) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
 export const reasoning = (summaryText, encrypted) => ({
@@ -57,11 +58,8 @@ export function fakeEncrypted(seed) {
   return "gAAAAABmock" + body;
 }
 
-function redact(headers) {
-  const h = { ...headers };
-  for (const k of ["authorization", "cookie", "x-api-key", "openai-api-key", "chatgpt-account-id"]) if (k in h) h[k] = "<redacted>";
-  return h;
-}
+const SECRET_HEADERS = ["authorization", "cookie", "x-api-key", "openai-api-key", "chatgpt-account-id"];
+const redact = (headers) => redactHeaders(headers, SECRET_HEADERS);
 
 function usageFor(body, items, usage) {
   // input_tokens: a rough count of the request (characters / 4) unless the reply sets it.
@@ -133,18 +131,7 @@ export function startResponsesMock(state) {
   const ids = { resp: 1, item: 1 };
   let seq = 0;
   const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      if (raw) {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = { unparsed: raw.slice(0, 2000) };
-        }
-      }
+    readJsonBody(req).then((body) => {
       const pathOnly = req.url.split("?")[0];
       const entry = { seq: seq++, tag: state.tag ?? null, method: req.method, path: req.url, headers: redact(req.headers), body };
       const isResponses = req.method === "POST" && /\/responses$/.test(pathOnly);
