@@ -1,14 +1,39 @@
 /** Claude Code's transcripts: `<config>/projects/<encoded cwd>/<uuid>.jsonl`, the config dir `~/.claude`. */
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { RecoverError } from "../../errors.js";
 import { claudeDialect } from "./claude.js";
 import { claudeFixes } from "./claude-fixes.js";
 import { transcriptAdapter } from "./family.js";
-import { CLAUDE_LAYOUT, rootAmong } from "./locate.js";
+import { type TranscriptLayout, entriesOf, fileNameId, storeAbove } from "./layout.js";
+import { rootAmong } from "./locate.js";
+
+const claudeLayout: TranscriptLayout = {
+  homes: [{ entry: "projects", patterns: ["projects/*/*.jsonl"], description: "a Claude Code config dir (projects/)" }],
+  /** `projects/` itself, whatever it is called: one folder per project, transcripts inside. */
+  part: (dir, entries) =>
+    basename(dir) === "projects" || (!entries.some((name) => name.endsWith(".jsonl")) && holdsProjectFolders(dir, entries))
+      ? { patterns: ["*/*.jsonl"], description: "a Claude Code projects/ dir" }
+      : undefined,
+  /** <config>/projects, <config>/projects/<project>, <config>/projects/<project>/<id>.jsonl */
+  storeOf: (target) => storeAbove(target, "projects", 3),
+  flat: ["*.jsonl"],
+  // Older builds keep a subagent's run beside the session as agent-<id>.jsonl: part of that session.
+  sessionIdOf: (path) => {
+    const id = fileNameId(path);
+    return id.startsWith("agent-") ? undefined : id;
+  },
+};
+
+/** Claude Code's `projects/`: one folder per project, transcripts inside (checked in a few folders, not all). */
+function holdsProjectFolders(dir: string, entries: readonly string[]): boolean {
+  return entries.slice(0, 64).some((name) => entriesOf(join(dir, name)).some((file) => file.endsWith(".jsonl")));
+}
+
+const claude = { dialect: claudeDialect, fixes: claudeFixes, layout: claudeLayout };
 
 export const claudeStore = transcriptAdapter({
-  format: { dialect: claudeDialect, fixes: claudeFixes },
+  format: claude,
   noun: "a Claude Code store",
   expects: "a config dir with projects/, a projects/ dir, a project dir or a .jsonl",
   folderSigns: ["projects/"],
@@ -20,7 +45,7 @@ export const claudeStore = transcriptAdapter({
       .map((d) => d.trim())
       .filter(Boolean);
     const candidates = configured.length > 0 ? configured : [join(home, ".claude"), join(home, ".config", "claude")];
-    const root = rootAmong("claude", candidates, "projects", CLAUDE_LAYOUT);
+    const root = rootAmong(claude, candidates);
     if (root) return root;
     throw new RecoverError("store-not-found", `no Claude Code transcripts found (looked for projects/ in ${candidates.join(", ")}); pass --store <path>`);
   },

@@ -1,15 +1,14 @@
 /**
- * Which transcript dialect a path holds, judged once for both transcript adapters (Claude Code, openclaw): a
- * folder holds at most one of them, and the layout that says which (agents/, projects/, a header line) is theirs
- * to share.
+ * Which transcript format a path holds, judged once for every transcript adapter: a folder holds at most one of
+ * them, and what says which (a layout's home or part, the header line of a transcript) is theirs to share.
  */
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PathProbe } from "../adapter.js";
 import type { TranscriptDialect } from "../../model/transcript.js";
 import { readHead } from "../probe.js";
 import type { Dialect } from "./dialect.js";
 import { knownFormats } from "./format.js";
+import { folderMatch } from "./locate.js";
 
 export interface TranscriptKind {
   /** Both, for an empty .jsonl: either agent may have just created it. */
@@ -34,27 +33,12 @@ function fileKind(probe: PathProbe): TranscriptKind | undefined {
 }
 
 function folderKind({ path: dir, entries }: PathProbe): TranscriptKind | undefined {
-  if (entries.includes("agents") || entries.includes("sessions.json")) return { dialects: ["openclaw"], description: "an openclaw state or sessions dir" };
-  if (entries.includes("projects")) return { dialects: ["claude"], description: "a Claude Code config dir (projects/)" };
+  const matched = folderMatch(dir, entries);
+  if (matched) return { dialects: [matched.format.dialect.name], description: matched.description };
   const transcript = entries.find((name) => name.endsWith(".jsonl"));
-  if (transcript !== undefined) {
-    const dialect = transcriptDialect(readHead(join(dir, transcript)));
-    return { dialects: [dialect.name], description: `a folder of ${dialect.agent} transcripts` };
-  }
-  if (holdsProjectFolders(dir, entries)) return { dialects: ["claude"], description: "a Claude Code projects/ dir" };
-  return undefined;
-}
-
-/** Claude Code's `projects/`: one folder per project, transcripts inside (checked in a few folders, not all). */
-function holdsProjectFolders(dir: string, entries: readonly string[]): boolean {
-  for (const name of entries.slice(0, 64)) {
-    try {
-      if (readdirSync(join(dir, name)).some((file) => file.endsWith(".jsonl"))) return true;
-    } catch {
-      // not a folder, or unreadable: not a project
-    }
-  }
-  return false;
+  if (transcript === undefined) return undefined;
+  const dialect = transcriptDialect(readHead(join(dir, transcript)));
+  return { dialects: [dialect.name], description: `a folder of ${dialect.agent} transcripts` };
 }
 
 /** The format whose own header opens the file; else the one that has none. */

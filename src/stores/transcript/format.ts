@@ -1,14 +1,16 @@
 /**
- * A transcript format: how its lines read (its Dialect) and what its agent writes where a fix needs it (its
- * AgentFixes). Each format's store adapter registers it (family.ts), so the shared transcript code finds a format
+ * A transcript format: how its lines read (its Dialect), what its agent writes where a fix needs it (its
+ * AgentFixes) and where it keeps them (its TranscriptLayout). Each format's store adapter registers it (family.ts), so the shared transcript code finds a format
  * by the name its records carry, and a new format is its folder plus its line in stores/registry.ts, nothing here.
  */
 import type { Dialect } from "./dialect.js";
 import type { AgentFixes } from "./fixing.js";
+import type { TranscriptLayout } from "./layout.js";
 
 export interface TranscriptFormat {
   dialect: Dialect;
   fixes: AgentFixes;
+  layout: TranscriptLayout;
 }
 
 const formats = new Map<string, TranscriptFormat>();

@@ -1,23 +1,45 @@
 /**
- * Where transcripts are. `--store` may name, for openclaw, the state dir holding `agents/` (`~/.openclaw`), one
- * agent's `sessions/` dir or one `.jsonl`; for Claude Code, the config dir holding `projects/` (`~/.claude`),
- * `projects/` itself, one project dir or one `.jsonl`. Without `--store`, each agent's adapter looks in its own
- * default places (claude-adapter.ts, openclaw-adapter.ts).
+ * Where transcripts are. `--store` may name an agent's own dir (the one its layout's homes mark: `~/.claude`,
+ * `~/.openclaw`, …), a part of it its layout knows, a folder of transcripts, or one file. Without `--store`, each
+ * agent's adapter looks in its own default places. Every format brings its layout (layout.ts): nothing here names one.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, join, sep } from "node:path";
-import type { TranscriptDialect } from "../../model/transcript.js";
+import { join } from "node:path";
 import type { WhatIsHere } from "../adapter.js";
+import { knownFormats, type TranscriptFormat } from "./format.js";
 import type { TranscriptRoot } from "./transcript-store.js";
 
-export const CLAUDE_LAYOUT = "projects/*/*.jsonl";
-export const OPENCLAW_LAYOUT = "agents/*/sessions/*.jsonl";
-
-/** The first of `candidates` holding `marker` is the store; every one holding it is read (Claude Code's config dirs). */
-export function rootAmong(dialect: TranscriptDialect, candidates: string[], marker: string, layout: string): TranscriptRoot | undefined {
-  const found = candidates.filter((dir) => existsSync(join(dir, marker)));
+/** The first of `candidates` its layout's homes mark is the store; every one marked is read (Claude Code's config dirs). */
+export function rootAmong(format: TranscriptFormat, candidates: string[]): TranscriptRoot | undefined {
+  const home = (dir: string) => format.layout.homes.find((h) => existsSync(join(dir, h.entry)) && (h.holds?.(dir) ?? true));
+  const found = candidates.flatMap((dir) => {
+    const marked = home(dir);
+    return marked ? [{ dir, patterns: [...marked.patterns] }] : [];
+  });
   if (found.length === 0) return undefined;
-  return { dialect, path: found[0]!, sources: found.map((dir) => ({ dir, patterns: [layout] })) };
+  return { dialect: format.dialect.name, path: found[0]!.dir, sources: found };
+}
+
+/** What a folder is to the transcript formats: whose, how to read it, and its session files' patterns. */
+export interface FolderMatch {
+  format: TranscriptFormat;
+  patterns: string[];
+  description: string;
+}
+
+/** A folder by its entries: an agent's home first, then a part of a store, in registry order. */
+export function folderMatch(dir: string, entries: readonly string[]): FolderMatch | undefined {
+  const formats = knownFormats();
+  for (const format of formats) {
+    for (const home of format.layout.homes) {
+      if (entries.includes(home.entry) && (home.holds?.(dir) ?? true)) return { format, patterns: [...home.patterns], description: home.description };
+    }
+  }
+  for (const format of formats) {
+    const part = format.layout.part?.(dir, entries);
+    if (part) return { format, ...part };
+  }
+  return undefined;
 }
 
 /**
@@ -25,35 +47,20 @@ export function rootAmong(dialect: TranscriptDialect, candidates: string[], mark
  * `here` is what is on disk there (what-is-here.ts), against which a forced `--format` has already been checked.
  */
 export function transcriptRootAt(target: string, here: WhatIsHere): TranscriptRoot | undefined {
-  const at = (dialect: TranscriptDialect, patterns: string[]): TranscriptRoot => ({
-    dialect,
-    path: storeOf(target, dialect),
+  const formats = knownFormats();
+  // Judged by its bytes, not its name: a SQLite file called x.jsonl is still no transcript.
+  const sniffed = formats.find((f) => here.formats.includes(f.dialect.name));
+  const at = (format: TranscriptFormat, patterns: string[]): TranscriptRoot => ({
+    dialect: format.dialect.name,
+    path: format.layout.storeOf(target),
     sources: [{ dir: target, patterns }],
   });
-  // Judged by its bytes, not its name: a SQLite file called x.jsonl is still no transcript.
-  const dialect = here.formats.find((f): f is TranscriptDialect => f === "claude" || f === "openclaw");
-  if (statSync(target).isFile()) return dialect === undefined ? undefined : { dialect, path: storeOf(target, dialect), sources: [], file: target };
-  if (existsSync(join(target, "agents"))) return at("openclaw", [OPENCLAW_LAYOUT]);
-  if (existsSync(join(target, "projects"))) return at("claude", [CLAUDE_LAYOUT]);
-  if (existsSync(join(target, "sessions.json"))) return at("openclaw", ["*.jsonl"]);
-  if (dialect === undefined) return basename(target) === "projects" ? at("claude", ["*/*.jsonl"]) : undefined;
-  // A folder of transcripts, or `projects/` itself (one folder per project, transcripts inside).
-  const flat = readdirSync(target).some((name) => name.endsWith(".jsonl"));
-  return at(dialect, [flat ? "*.jsonl" : "*/*.jsonl"]);
-}
-
-/**
- * The agent's own store a path lies in: the config dir above `projects/` (Claude Code), the state dir above
- * `agents/<agent>/sessions/` (openclaw); else the path itself (a copy kept elsewhere).
- */
-function storeOf(target: string, dialect: TranscriptDialect): string {
-  const parts = target.split(sep);
-  if (dialect === "claude") {
-    const at = parts.lastIndexOf("projects");
-    // <config>/projects, <config>/projects/<project>, <config>/projects/<project>/<id>.jsonl
-    return at > 0 && parts.length - at <= 3 ? parts.slice(0, at).join(sep) || sep : target;
-  }
-  const at = parts.lastIndexOf("agents");
-  // <state>/agents/<agent>/sessions[/<id>.jsonl]
-  return at > 0 && parts[at + 2] === "sessions" && parts.length - at <= 4 ? parts.slice(0, at).join(sep) || sep : target;
+  if (statSync(target).isFile())
+    return sniffed ? { dialect: sniffed.dialect.name, path: sniffed.layout.storeOf(target), sources: [], file: target } : undefined;
+  const entries = readdirSync(target);
+  const matched = folderMatch(target, entries);
+  if (matched) return at(matched.format, matched.patterns);
+  if (!sniffed) return undefined;
+  // A folder of transcripts side by side.
+  return at(sniffed, [...sniffed.layout.flat]);
 }

@@ -1,16 +1,34 @@
 /** openclaw's transcripts: `<state>/agents/<agent>/sessions/<sessionId>.jsonl`, indexed by `sessions.json`. */
 import fg from "fast-glob";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { RecoverError } from "../../errors.js";
+import { obj, str } from "./dialect.js";
 import { transcriptAdapter } from "./family.js";
 import { openclawDialect } from "./openclaw.js";
 import { openclawFixes } from "./openclaw-fixes.js";
-import { OPENCLAW_LAYOUT, rootAmong } from "./locate.js";
+import { type TranscriptLayout, fileNameId, storeAbove } from "./layout.js";
+import { rootAmong } from "./locate.js";
 import type { TranscriptRoot } from "./transcript-store.js";
 
+const openclawLayout: TranscriptLayout = {
+  homes: [
+    { entry: "agents", patterns: ["agents/*/sessions/*.jsonl"], description: "an openclaw state or sessions dir" },
+    { entry: "sessions.json", patterns: ["*.jsonl"], description: "an openclaw state or sessions dir" },
+  ],
+  /** <state>/agents/<agent>/sessions[/<id>.jsonl] */
+  storeOf: (target) => storeAbove(target, "agents", 4, (parts, at) => parts[at + 2] === "sessions"),
+  flat: ["*.jsonl"],
+  sessionIdOf: fileNameId,
+  aliases: sessionKeys,
+  writeLocks: true,
+};
+
+const openclaw = { dialect: openclawDialect, fixes: openclawFixes, layout: openclawLayout };
+
 export const openclawStore = transcriptAdapter({
-  format: { dialect: openclawDialect, fixes: openclawFixes },
+  format: openclaw,
   noun: "an openclaw store",
   expects: "a state dir with agents/, a sessions/ dir or a .jsonl",
   folderSigns: ["agents/"],
@@ -18,7 +36,7 @@ export const openclawStore = transcriptAdapter({
   defaultRoot(env) {
     const home = env.HOME || homedir();
     const candidates = [".openclaw", ".clawdbot", ".moltbot"].map((d) => join(home, d));
-    const root = rootAmong("openclaw", candidates, "agents", OPENCLAW_LAYOUT);
+    const root = rootAmong(openclaw, candidates);
     if (root) return root;
     throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
   },
@@ -36,4 +54,26 @@ function liveDatabases(root: TranscriptRoot): string | undefined {
   if (found.length === 0) return undefined;
   const where = found.length === 1 ? found[0]! : `${found.length} databases (${found.join(", ")})`;
   return `openclaw 2026.9 and later keep live sessions in ${where}, which recover does not read yet: changes here reach only the JSONL transcripts, which older openclaw versions and \`openclaw doctor\` read`;
+}
+
+/** openclaw's session keys (`agent:main:main`), from every sessions.json beside the transcripts. */
+function sessionKeys(files: readonly string[]): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const index of new Set(files.map((f) => join(dirname(f), "sessions.json")))) {
+    for (const [key, entry] of Object.entries(readIndex(index))) {
+      const file = str(obj(entry)?.sessionFile);
+      const id = file !== undefined ? basename(file, ".jsonl") : str(obj(entry)?.sessionId);
+      if (id !== undefined && !keys.has(key)) keys.set(key, id);
+    }
+  }
+  return keys;
+}
+
+function readIndex(path: string): Record<string, unknown> {
+  try {
+    return obj(JSON.parse(readFileSync(path, "utf8"))) ?? {};
+  } catch {
+    // A missing or damaged index only costs the key lookup: session ids still work.
+    return {};
+  }
 }

@@ -5,7 +5,6 @@
  */
 import fg from "fast-glob";
 import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
 import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
 import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
 import type { TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
@@ -13,7 +12,8 @@ import { assertSafeId } from "../session-id.js";
 import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
 import { assembleTranscript } from "./assemble.js";
 import { obj, str, timeOf } from "./dialect.js";
-import { dialectNamed } from "./format.js";
+import { dialectNamed, formatNamed } from "./format.js";
+import { fileNameId } from "./layout.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 import { transcriptFixing } from "./working.js";
 
@@ -67,6 +67,7 @@ export class TranscriptStore implements SessionStore {
     if (this.files) return this.files;
     const found = new Map<string, SessionFile>();
     const sources = this.root.sources;
+    const layout = formatNamed(this.root.dialect).layout;
     const paths =
       this.root.file !== undefined
         ? [this.root.file]
@@ -74,9 +75,8 @@ export class TranscriptStore implements SessionStore {
             fg.sync(patterns, { cwd: dir, absolute: true, onlyFiles: true, suppressErrors: true, followSymbolicLinks: false }).sort(),
           );
     for (const path of paths) {
-      const id = basename(path, ".jsonl");
-      // Claude Code's older builds keep a subagent's run beside the session as agent-<id>.jsonl: part of that session.
-      if (this.root.dialect === "claude" && id.startsWith("agent-") && this.root.file === undefined) continue;
+      const id = this.root.file !== undefined ? (layout.sessionIdOf(path) ?? fileNameId(path)) : layout.sessionIdOf(path);
+      if (id === undefined) continue;
       const other = found.get(id);
       if (other) {
         throw new RecoverError("session-ambiguous", `session ${id} is in two places (${other.path} and ${path}); point --store at one of them`);
@@ -100,20 +100,11 @@ export class TranscriptStore implements SessionStore {
     return [];
   }
 
-  /** openclaw's session keys, from every sessions.json beside the transcripts. */
+  /** Other names the agent gives its sessions (openclaw's session keys), from its layout's indexes. */
   resolveAlias(name: string): string | undefined {
-    if (this.root.dialect !== "openclaw") return undefined;
-    if (!this.keys) {
-      this.keys = new Map();
-      const indexes = new Set([...this.sessionFiles().values()].map((f) => join(dirname(f.path), "sessions.json")));
-      for (const index of indexes) {
-        for (const [key, entry] of Object.entries(readIndex(index))) {
-          const file = str(obj(entry)?.sessionFile);
-          const id = file !== undefined ? basename(file, ".jsonl") : str(obj(entry)?.sessionId);
-          if (id !== undefined && !this.keys.has(key)) this.keys.set(key, id);
-        }
-      }
-    }
+    const aliases = formatNamed(this.root.dialect).layout.aliases;
+    if (!aliases) return undefined;
+    this.keys ??= aliases([...this.sessionFiles().values()].map((f) => f.path));
     return this.keys.get(name);
   }
 
@@ -126,7 +117,8 @@ export class TranscriptStore implements SessionStore {
   }
 
   openWriter(): StoreWriter {
-    return new TranscriptWriter(this.info, this.root.dialect === "openclaw" ? [...this.sessionFiles().values()].map((f) => f.path) : []);
+    const locked = formatNamed(this.root.dialect).layout.writeLocks;
+    return new TranscriptWriter(this.info, locked ? [...this.sessionFiles().values()].map((f) => f.path) : []);
   }
 
   close(): void {}
@@ -210,14 +202,4 @@ function countMessages(bytes: Buffer, dialect: TranscriptDialect): number {
     for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + marker.length)) n++;
   }
   return n;
-}
-
-function readIndex(path: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return obj(parsed) ?? {};
-  } catch {
-    // A missing or damaged index only costs the key lookup: session ids still work.
-    return {};
-  }
 }

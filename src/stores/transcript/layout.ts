@@ -1,0 +1,67 @@
+/**
+ * Where a transcript format keeps its sessions on disk, as data its format carries (format.ts): the folders that
+ * mark the agent's own dir, the parts of it a user may name, the store a path lies in, and a session file's id. The
+ * shared code (locate.ts, detect.ts, transcript-store.ts) asks every registered layout and names no agent.
+ */
+import { readdirSync } from "node:fs";
+import { basename, join, sep } from "node:path";
+
+/** An entry of the agent's own dir that marks it, and the session files under it (fast-glob patterns). */
+export interface LayoutHome {
+  entry: string;
+  patterns: readonly string[];
+  /** How a person reads a folder marked so ("a Claude Code config dir (projects/)"). */
+  description: string;
+  /** A closer look, when the entry alone could be another agent's (Codex's `sessions/` beside openclaw's). */
+  holds?(dir: string): boolean;
+}
+
+export interface TranscriptLayout {
+  /** Asked in order; the first whose entry is in a folder (and whose `holds` agrees) says what the folder is. */
+  homes: readonly LayoutHome[];
+  /**
+   * A folder inside the store, named by the user: the patterns of its session files and how to call it, or
+   * undefined when `dir` is no such folder. Asked after every format's homes, before a flat folder of transcripts.
+   */
+  part?(dir: string, entries: readonly string[]): { patterns: string[]; description: string } | undefined;
+  /** The agent's own store a path lies in (its config/state/home dir); the path itself when it lies in none. */
+  storeOf(target: string): string;
+  /** The patterns of a folder holding this format's transcripts side by side. */
+  flat: readonly string[];
+  /** A session file's id, or undefined when the file is part of another session (Claude Code's `agent-*.jsonl`). */
+  sessionIdOf(path: string): string | undefined;
+  /** Other names of sessions, from the indexes beside the session files (openclaw's session keys). */
+  aliases?(files: readonly string[]): Map<string, string>;
+  /** The agent takes a write lock `<session file>.lock` (JSON `{pid, createdAt}`) while it writes a session. */
+  writeLocks?: true;
+}
+
+/** The usual id: the file name without `.jsonl`. */
+export function fileNameId(path: string): string {
+  return basename(path, ".jsonl");
+}
+
+/**
+ * The dir above `marker` when `target` lies at most `depth` levels below it (the marker itself counted as 1) and the
+ * levels in between pass `fits`; else `target` itself.
+ */
+export function storeAbove(target: string, marker: string, depth: number, fits: (parts: string[], at: number) => boolean = () => true): string {
+  const parts = target.split(sep);
+  const at = parts.lastIndexOf(marker);
+  return at > 0 && parts.length - at <= depth && fits(parts, at) ? parts.slice(0, at).join(sep) || sep : target;
+}
+
+/** A folder's entries, or none when it cannot be read. */
+export function entriesOf(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+export function holdsEntry(dir: string, test: (name: string) => boolean): boolean {
+  return entriesOf(dir).some(test);
+}
+
+export { join };
