@@ -109,13 +109,15 @@ export interface LineFixContext extends CommonFixContext {
   /** Remove content block `index`; a line left with nothing to send goes (relinked). */
   dropBlock(target: TranscriptLine, index: number, reason: string): Edit[];
   /** Insert a record into the chain right after `anchor`: it takes over the anchor's children. */
-  insertAfter(anchor: TranscriptLine, value: Json, reason: string): Edit[];
+  insertAfter(anchor: TranscriptLine, value: Json, reason: string, id?: string): Edit[];
   /** A fresh record id of the agent's own kind. */
   freshId(): string;
   /** Give a tool call with no result the result the agent itself writes when a call is interrupted. */
   closeInterruptedCall(line: TranscriptLine, index: number): Edit[];
   /** A user prompt left blank, as the agent itself fills one; none when the agent has no convention for it. */
   fillBlankPrompt(line: TranscriptLine): Edit[];
+  /** Give the call at `call` (and the result at `result`, which answers it) the call id `id`. */
+  renameCall(call: BlockAt, result: BlockAt | undefined, id: string, reason: string): Edit[];
 }
 
 export type FixContext = RecordFixContext | LineFixContext;

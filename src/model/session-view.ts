@@ -29,8 +29,27 @@ export interface TranscriptHistory {
   conversation: Conversation;
 }
 
+/** The API a session's client sends its history to, whose rules judge it. */
+export type ProviderApi = "anthropic" | "responses" | "gemini";
+
+/** What the client mends itself when it resumes, as clauses for findings (a Dialect's `copes`). */
+export interface ClientCopes {
+  /** A tool call with no result. */
+  missingResult?: string;
+  /** A result that answers no call. */
+  orphanResult?: string;
+  /** A line that does not parse. */
+  unreadableLine?: string;
+}
+
 export interface SessionView {
   summary: SessionSummary;
+  /** The API the history goes to; absent: the Anthropic Messages API (opencode, Claude Code, openclaw as modelled). */
+  api?: ProviderApi;
+  /** What the client fixes on its own at resume: findings about it are warnings. */
+  copes?: ClientCopes;
+  /** The provider's error answers the client stored in the session, newest last, with the line or message holding each. */
+  storedErrors?: { messageId: string; where: string; text: string }[];
   conversation: Conversation;
   /** opencode's records (absent for other store families). */
   opencode?: SessionRecords;

@@ -12,7 +12,7 @@ import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
 import { dropThinkingBlock, emptyThinking } from "../rules/empty-thinking.js";
 import { emptyMessage } from "../rules/empty-message.js";
 import { emptyTextPart } from "../rules/empty-text-part.js";
-import { DEFAULT_RULE_OPTIONS, type Finding, type Report, type Rule } from "../rules/rule.js";
+import { DEFAULT_RULE_OPTIONS, type Finding, type Report, type Rule, ruleApplies } from "../rules/rule.js";
 import { thinkingBlockOrder } from "../rules/thinking-block-order.js";
 import { thinkingOnlyMessage } from "../rules/thinking-only-message.js";
 import { toolCallInterrupted } from "../rules/tool-call-interrupted.js";
@@ -20,6 +20,7 @@ import { trailingThinking } from "../rules/trailing-thinking.js";
 import { orphanToolResult } from "../rules/orphan-tool-result.js";
 import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock } from "../rules/helpers.js";
+import { unverifiedContent } from "../rules/unverifiable-reasoning.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
@@ -132,10 +133,10 @@ const idsOf = (reports: readonly Report[]) => new Set(reports.flatMap((r) => [r.
 
 /** The records the plan's own rule reports, or the named messages when its scoped rules find something there. */
 function namedTargets(plan: ErrorPlan, view: SessionView): Set<string> {
-  if (plan.rule) return idsOf(plan.rule.check(view, SCAN_OPTIONS, []));
+  if (plan.rule) return ruleApplies(plan.rule, view) ? idsOf(plan.rule.check(view, SCAN_OPTIONS, [])) : new Set();
   const scope = plan.scopedRules;
   if (!scope || scope.messageIds.size === 0) return new Set();
-  const found = scope.rules.flatMap((rule) => rule.check(view, SCAN_OPTIONS, []));
+  const found = scope.rules.filter((rule) => ruleApplies(rule, view)).flatMap((rule) => rule.check(view, SCAN_OPTIONS, []));
   return found.some((r) => r.messageId !== undefined && scope.messageIds.has(r.messageId)) ? new Set(scope.messageIds) : new Set();
 }
 
@@ -156,6 +157,7 @@ interface Placed {
 /** The findings of the error's kind anywhere in the session, nearest to the named position first. */
 function nearestFindings(error: ClassifiedError, view: SessionView, request: AnthropicRequest, rules: readonly Rule[]): ErrorPlan | undefined {
   const found = rules
+    .filter((rule) => ruleApplies(rule, view))
     .flatMap((rule) => rule.check(view, SCAN_OPTIONS, []))
     .map((report) => ({ report, place: requestPlace(request, report) }))
     .filter((f): f is Placed => f.place !== undefined);
@@ -203,6 +205,7 @@ function errorPlan(error: ClassifiedError, view: SessionView, request: Anthropic
       .filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? ""))
       .map(({ part }) => part.ref.id);
   const why = `the provider rejected this record: ${error.message}`;
+  if (view.api === "responses") return responsesErrorPlan(error, view, why);
   if (view.transcript) return transcriptErrorPlan(error, view, request, position?.message.sourceMessageIds, namedBlocks, at, why);
 
   switch (error.kind) {
@@ -386,6 +389,42 @@ function transcriptErrorPlan(
       return scoped([emptyTextPart], lineIds, `empty content${at}: the empty text is removed`);
     default:
       return errorPlanWithoutRecords(error);
+  }
+}
+
+/**
+ * A Responses API error (Codex): `input[N]` names one item, which is one sent line (the first is the session's
+ * base instructions, `input[0]`); "Duplicate item found with id X" names the item id the copies share.
+ */
+function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: string): ErrorPlan {
+  const sent = view.transcript?.sent ?? [];
+  const entry = error.item === undefined ? undefined : sent[error.item];
+  const lineIds = entry ? [entry.line.ref.id] : undefined;
+  const at = error.item === undefined ? "" : ` at input[${error.item}]${entry ? ` (line ${entry.line.ref.line})` : ""}`;
+  switch (error.kind) {
+    case "reasoning_invalid": {
+      const matches = unverifiedContent(error.message) ?? (() => true);
+      const ids = sent.flatMap((s) =>
+        s.blocks.filter((b) => b.type === "thinking" && b.signature !== undefined && matches(b.signature)).map((b) => b.source.id),
+      );
+      return {
+        rule: transcriptBlocksRule("reasoning the API could not verify", new Set(ids), why, (context, line, index) =>
+          context.dropBlock(line, index, "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay"),
+        ),
+        explanation: `the API could not verify ${ids.length === 1 ? "a reasoning item's" : `${ids.length} reasoning items'`} encrypted content: ${ids.length === 1 ? "it is" : "they are"} dropped (kept in the backup), never re-signed; calls and outputs stay`,
+      };
+    }
+    case "duplicate_tool_id": {
+      const itemId = /Duplicate item found with id (\S+?)\.?(?:\s|$)/.exec(error.message)?.[1];
+      const copies = itemId ? sent.filter((s) => (s.line.value?.payload as Json | undefined)?.id === itemId).map((s) => s.line.ref.id) : [];
+      return scoped(
+        [orphanToolResult, duplicateToolCallId],
+        copies.length > 0 ? copies : lineIds,
+        `item ${itemId ?? ""}${at} is in the input twice: the later copy goes (kept in the backup)`,
+      );
+    }
+    default:
+      return transcriptErrorPlan(error, view, anthropicRequest(view.conversation), lineIds, [], at, why);
   }
 }
 

@@ -38,6 +38,8 @@ export interface ClassifiedError {
   kind: ProviderErrorKind;
   /** `messages.N`: index into the request's messages array (system is apart and never shifts it). */
   index: number | null;
+  /** `input[N]`: index into a Responses API request's input items. */
+  item?: number;
   /** `messages.N.content.M`. */
   contentIndex: number | null;
   ids: string[];
@@ -129,7 +131,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
     /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for function call/i,
   ],
   ["tool_result_not_first", /Did not find \d+ tool_result block\(s\) at the beginning/i],
-  ["duplicate_tool_id", /ids must be unique|contain duplicate Ids/i],
+  ["duplicate_tool_id", /ids must be unique|contain duplicate Ids|Duplicate item found with id/i],
   ["empty_tool_id", /call_id'?:? (?:is )?(?:an )?empty string|Invalid '[^']*(?:call_)?id'[^\n]*empty string/i],
   ["thinking_when_disabled", /When thinking is disabled/i],
   ["thinking_modified", /thinking.*cannot be modified/i],
@@ -238,6 +240,8 @@ export function classifyProviderError(input: string | object): ClassifiedError {
     provider: providerOf(unwrapped, message),
     message,
   };
+  const item = /input\[(\d+)\]/.exec(`${message} ${unwrapped.param ?? ""}`);
+  if (item) result.item = Number(item[1]);
   if (kind === "unknown") {
     const known = NOT_THE_SESSION.find(([pattern]) => pattern.test(`${haystack} ${unwrapped.status ?? ""}`));
     if (known) result.note = known[1];

@@ -45,6 +45,7 @@ export const duplicateThinking: Rule = {
   severity: "error",
   description: "the same thinking block repeated in one assistant message (provider: `thinking … blocks … cannot be modified`)",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     return repeats(view).map(
       ({ block, first }): Report =>

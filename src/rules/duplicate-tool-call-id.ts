@@ -1,6 +1,5 @@
+import { rejections } from "../provider/rejections.js";
 import { at, atBlock, messages, parts } from "./helpers.js";
-import { parseBlockId } from "../model/transcript.js";
-import type { Json } from "../model/edit.js";
 import type { Report, Rule } from "./rule.js";
 
 export const duplicateToolCallId: Rule = {
@@ -11,16 +10,16 @@ export const duplicateToolCallId: Rule = {
   check(view) {
     const first = new Map<string, string>();
     const reports: Report[] = [];
-    for (const { blocks } of view.transcript?.sent ?? []) {
+    for (const [item, { blocks }] of (view.transcript?.sent ?? []).entries()) {
       for (const block of blocks) {
         if (block.type !== "tool_use") continue;
         if (block.id === "") {
-          reports.push(atBlock(block, "call id is empty (rejected: an empty `call_id` / `tool_use` id)"));
+          reports.push(atBlock(block, `call id is empty (rejected: ${rejections(view.api).emptyCallId(item)})`));
           continue;
         }
         const earlier = first.get(block.id);
         if (earlier === undefined) first.set(block.id, block.source.id);
-        else reports.push(atBlock(block, `call id ${block.id} is already used at ${earlier} (rejected: \`tool_use\` ids must be unique)`));
+        else reports.push(atBlock(block, `call id ${block.id} is already used at ${earlier} (rejected: ${rejections(view.api).duplicateCallId})`));
       }
     }
     for (const message of messages(view)) {
@@ -58,23 +57,11 @@ export const duplicateToolCallId: Rule = {
       call.id === ""
         ? "gave the call with an empty id, and its result, a fresh id (call ids are not signed)"
         : "gave the later call and its result a fresh id (call ids are not signed; providers only need them unique)";
-    const edits = context.update(at.line, reason, (value) => {
-      const block = ((value.message as Json).content as Json[])[at.index]!;
-      block.id = fresh;
-    });
-    for (const later of history.sent.slice(position + 1)) {
-      const result = later.blocks.find((b) => b.type === "tool_result" && b.toolUseId === call.id);
-      if (!result) continue;
-      const index = parseBlockId(result.source.id)?.index ?? 0;
-      edits.push(
-        ...context.update(later.line, reason, (value) => {
-          const message = value.message as Json;
-          if (message.role === "toolResult") message.toolCallId = fresh;
-          else (message.content as Json[])[index]!.tool_use_id = fresh;
-        }),
-      );
-      break;
-    }
-    return edits;
+    const answer = history.sent
+      .slice(position + 1)
+      .flatMap((later) => later.blocks)
+      .find((b) => b.type === "tool_result" && b.toolUseId === call.id);
+    const result = answer ? { messageId: answer.source.messageId ?? "", partId: answer.source.id } : undefined;
+    return context.renameCall({ messageId: at.line.ref.id, partId: finding.partId ?? "" }, result, fresh, reason);
   },
 };

@@ -12,6 +12,7 @@ export const emptyMessage: Rule = {
   severity: "error",
   description: "message with nothing the provider would receive (e.g. only step-start/step-finish)",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     return messages(view)
       .filter((m) => {

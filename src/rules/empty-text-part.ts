@@ -8,6 +8,7 @@ export const emptyTextPart: Rule = {
   severity: "error",
   description: "text part that is empty or whitespace only (provider: `text content blocks must be non-empty`)",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {

@@ -14,6 +14,7 @@ export const emptyThinking: Rule = {
   severity: "error",
   description: "thinking block with no text (provider: `each thinking block must contain non-whitespace thinking`)",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {

@@ -20,6 +20,7 @@ import { toolCallInterrupted } from "./tool-call-interrupted.js";
 import { trailingThinking } from "./trailing-thinking.js";
 import { unreadableRecord } from "./unreadable-record.js";
 import { unsignedThinking } from "./unsigned-thinking.js";
+import { unverifiableReasoning } from "./unverifiable-reasoning.js";
 import { brokenParentChain } from "./broken-parent-chain.js";
 import { foreignSummary } from "./foreign-summary.js";
 import { orphanToolResult } from "./orphan-tool-result.js";
@@ -47,6 +48,7 @@ export const RULES: readonly Rule[] = [
   thinkingBlockOrder,
   trailingThinking,
   unsignedThinking,
+  unverifiableReasoning,
   duplicateToolCallId,
   oversizedToolOutput,
   contextOverflow,

@@ -19,6 +19,7 @@ export const leadingAssistant: Rule = {
   severity: "error",
   description: "the history begins with an assistant turn whose prompt was lost; the API wants a user message first",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     const messages = view.conversation.messages;
     const first = messages[0];

@@ -1,3 +1,4 @@
+import { rejections } from "../provider/rejections.js";
 import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
@@ -29,14 +30,17 @@ export const orphanToolResult: Rule = {
           continue;
         }
         if (isExempt(view, line.ref.id) || (waiting === undefined && elsewhere.has(block.toolUseId))) continue;
-        reports.push(
-          atBlock(
+        const says = rejections(view.api);
+        if (waiting === undefined) {
+          const copes = view.copes?.orphanResult;
+          const report = atBlock(
             block,
-            waiting === undefined
-              ? `tool result for ${block.toolUseId}, but no call with that id comes before it (rejected: unexpected \`tool_use_id\` found in \`tool_result\` blocks)`
-              : `a second tool result for ${block.toolUseId} (each call takes one result)`,
-          ),
-        );
+            `tool result for ${block.toolUseId}, but no call with that id comes before it (${copes ?? `rejected: ${says.orphanResult(block.toolUseId)}`})`,
+          );
+          reports.push(copes ? { ...report, severity: "warning" } : report);
+        } else {
+          reports.push(atBlock(block, `a second tool result for ${block.toolUseId} (rejected: ${says.secondResult(block.toolUseId)})`));
+        }
       }
     }
     return reports;

@@ -13,6 +13,7 @@ export const providerRejects: Rule = {
   severity: "error",
   description: "the request the agent would send breaks a rule of the Anthropic Messages API that no specific rule covers",
   fixedBy: "none",
+  apis: ["anthropic"],
   check(view, _options, earlier) {
     const request = anthropicRequest(view.conversation);
     const reports: Report[] = [];

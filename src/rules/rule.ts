@@ -5,7 +5,7 @@
 import type { Edit } from "../model/edit.js";
 import type { FixContext } from "../model/fix-context.js";
 import type { RuleOptions } from "../model/rule-options.js";
-import type { SessionView } from "../model/session-view.js";
+import type { ProviderApi, SessionView } from "../model/session-view.js";
 
 export { DEFAULT_RULE_OPTIONS, type RuleOptions, type TrimOptions } from "../model/rule-options.js";
 
@@ -30,4 +30,11 @@ export interface Rule {
   repairOnRequest?: true;
   /** Its fixes read and write only their own record, so several may land in one message in one planning pass. */
   independentFixes?: true;
+  /** The APIs whose rules it states (absent: a defect whatever API the history goes to). */
+  apis?: readonly ProviderApi[];
+}
+
+/** Whether `rule` judges a history sent to the API of `view`. */
+export function ruleApplies(rule: Rule, view: SessionView): boolean {
+  return rule.apis === undefined || rule.apis.includes(view.api ?? "anthropic");
 }

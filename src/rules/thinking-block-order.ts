@@ -7,6 +7,7 @@ export const thinkingBlockOrder: Rule = {
   severity: "error",
   description: "reasoning present but not the first block of its assistant message",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {

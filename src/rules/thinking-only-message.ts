@@ -6,6 +6,7 @@ export const thinkingOnlyMessage: Rule = {
   severity: "error",
   description: "assistant message whose only content is reasoning",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     return messages(view)
       .filter((m) => isThinkingOnly(m) && !isExempt(view, m.ref.id))

@@ -1,3 +1,4 @@
+import { rejections } from "../provider/rejections.js";
 import { atBlock, isExempt } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
@@ -23,12 +24,12 @@ export const toolResultMissing: Rule = {
       if (isExempt(view, line.ref.id)) return;
       for (const block of blocks) {
         if (block.type !== "tool_use" || (lastResult.get(block.id) ?? -1) > i) continue;
-        reports.push(
-          atBlock(
-            block,
-            `${block.name} call ${block.id} has no tool result after it (the agent was interrupted mid-call; rejected: \`tool_use\` ids were found without \`tool_result\` blocks immediately after)`,
-          ),
-        );
+        const copes = view.copes?.missingResult;
+        const outcome = copes ?? `rejected: ${rejections(view.api).resultMissing(block.id)}`;
+        const lost = history.records.lines.find((l) => l.problem?.kind === "unreadable" && l.ref.line > line.ref.line);
+        const cause = lost ? `its result may have been on unreadable line ${lost.ref.line}, which is lost` : "the agent was interrupted mid-call";
+        const report = atBlock(block, `${block.name} call ${block.id} has no tool result after it (${cause}; ${outcome})`);
+        reports.push(copes ? { ...report, severity: "warning" } : report);
       }
     });
     return reports;

@@ -6,6 +6,7 @@ export const trailingThinking: Rule = {
   severity: "error",
   description: "assistant message whose last sendable block is reasoning",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     const thinkingOnly = new Set(
       messages(view)

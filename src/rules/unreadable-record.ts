@@ -8,7 +8,7 @@ export const unreadableRecord: Rule = {
   description: "a record (message, part, transcript line) whose stored JSON does not parse, is truncated, or is not valid UTF-8",
   fixedBy: "repair",
   check(view) {
-    if (view.transcript) return transcriptLines(view.transcript.records.lines);
+    if (view.transcript) return transcriptLines(view.transcript.records.lines, view.copes?.unreadableLine);
     return recordsWithProblem(view, "unreadable").map(({ report, label, detail }) => ({ ...report, message: `${label} record: ${detail}` }));
   },
   /**
@@ -37,14 +37,14 @@ export const unreadableRecord: Rule = {
 
 /**
  * Every bad line of a transcript, wherever it is (the agents skip or stop at them). A blank line is harmless to
- * both agents: a warning. A record of a type recover does not know is kept verbatim: a warning with no fix.
+ * both agents: a warning; so is any bad line to a client that skips them (Codex). A record of a type recover does not know is kept verbatim: a warning with no fix.
  */
-function transcriptLines(lines: readonly TranscriptLine[]): Report[] {
+function transcriptLines(lines: readonly TranscriptLine[], skips: string | undefined): Report[] {
   const reports: Report[] = [];
   for (const line of lines) {
     if (line.problem?.kind === "unreadable") {
-      const report = atLine(line, line.problem.detail);
-      if (line.problem.reason === "empty") report.severity = "warning";
+      const report = atLine(line, skips ? `${line.problem.detail}; ${skips}` : line.problem.detail);
+      if (line.problem.reason === "empty" || skips) report.severity = "warning";
       reports.push(report);
     } else if (line.role === "unknown" && line.value) {
       const type = typeof line.value.type === "string" ? `type "${line.value.type}"` : "no type";

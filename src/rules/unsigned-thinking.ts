@@ -7,6 +7,7 @@ export const unsignedThinking: Rule = {
   severity: "warning",
   description: "reasoning from an Anthropic model without a signature in its metadata",
   fixedBy: "repair",
+  apis: ["anthropic"],
   check(view) {
     // Only reasoning that is sent back matters: opencode skips errored turns and history before a compaction.
     const sent = new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));

@@ -3,11 +3,12 @@
  * (session-level first, then by message and part position, orphans last).
  */
 import type { SessionView } from "../model/session-view.js";
-import type { Finding, Rule, RuleOptions } from "../rules/rule.js";
+import { type Finding, type Rule, type RuleOptions, ruleApplies } from "../rules/rule.js";
 
 export function checkSession(view: SessionView, rules: readonly Rule[], options: RuleOptions): Finding[] {
   const findings: Finding[] = [];
   for (const rule of rules) {
+    if (!ruleApplies(rule, view)) continue;
     for (const report of rule.check(view, options, findings)) {
       findings.push({ rule: rule.id, sessionId: view.summary.id, fixable: rule.fixedBy !== "none", ...report, severity: report.severity ?? rule.severity });
     }

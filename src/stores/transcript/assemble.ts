@@ -79,6 +79,9 @@ export function recordsOf(
 }
 
 function summaryOf(lines: readonly TranscriptLine[], file: TranscriptFile): SessionSummary {
+  const dialect = dialectNamed(file.dialect);
+  const directoryOf = dialect.directoryOf ?? ((value: Record<string, unknown>) => str(value.cwd));
+  const promptOf = dialect.promptOf ?? promptText;
   let title: string | undefined;
   let named: string | undefined;
   let directory = "";
@@ -91,10 +94,10 @@ function summaryOf(lines: readonly TranscriptLine[], file: TranscriptFile): Sess
     if (line.role === "message") messages++;
     if (first === undefined && line.time !== undefined) first = line.time;
     if (line.time !== undefined && (last === undefined || line.time > last)) last = line.time;
-    if (!directory && typeof value.cwd === "string") directory = value.cwd;
+    if (!directory) directory = directoryOf(value) ?? "";
     if (value.type === "custom-title" || value.type === "ai-title") named = str(value.customTitle) ?? str(value.title) ?? str(value.aiTitle) ?? named;
     if (value.type === "session_info") named = str(value.name) ?? named;
-    if (title === undefined && line.role === "message" && !line.sidechain) title = promptText(value);
+    if (title === undefined && line.role === "message" && !line.sidechain) title = promptOf(value);
   }
   return {
     id: file.sessionId,

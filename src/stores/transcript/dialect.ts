@@ -8,6 +8,7 @@ import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/tr
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
 import type { Json } from "../../model/edit.js";
+import type { ClientCopes, ProviderApi } from "../../model/session-view.js";
 
 export interface Interpretation {
   role: LineRole;
@@ -45,8 +46,13 @@ export interface Dialect {
    */
   sniff?(head: string): boolean;
   /** Field names of the links, as findings and fixes name them. */
-  idField: "uuid" | "id";
-  parentField: "parentUuid" | "parentId";
+  idField: string;
+  parentField: string;
+  /**
+   * The history has no links: the client sends its message lines in file order (Codex). Otherwise it is the chain
+   * of parent links from the leaf back to a root.
+   */
+  linear?: true;
   interpret(value: Record<string, unknown>): Interpretation;
   /** What a message line contributes to the request; undefined for lines that are not messages. */
   send(line: TranscriptLine): SentLine | undefined;
@@ -62,8 +68,26 @@ export interface Dialect {
    * messages in a row as they are); otherwise assistant lines in a row merge.
    */
   responsesApart?: true;
-  /** The prompt size the provider reported for the response on this line, as the agent stores it. */
-  promptTokens(line: TranscriptLine): { tokens: number; source: string } | undefined;
+  /**
+   * The prompt size the provider reported for the response on this line, as the agent stores it (on the line, or on
+   * an event line after it: `lines` is the file).
+   */
+  promptTokens(line: TranscriptLine, lines: readonly TranscriptLine[]): { tokens: number; source: string } | undefined;
+  /**
+   * For listings, when the format keeps them elsewhere than Claude Code and pi (`cwd` on a record, the prompt in
+   * `message.content`): the directory a record names, and the words a person typed in a message record.
+   */
+  directoryOf?(value: Json): string | undefined;
+  promptOf?(value: Json): string | undefined;
+  /** The provider's error answers the client stored among the lines (Codex: `task_complete.error`). */
+  storedErrors?(lines: readonly TranscriptLine[]): { messageId: string; where: string; text: string }[];
+  /** The API the client sends the history to (absent: the Anthropic Messages API). */
+  api?: ProviderApi;
+  /**
+   * What the client mends itself when it resumes ("Codex drops it itself when it resumes"): such damage does not
+   * stop the resume, so it is reported as a warning, and still fixed on disk.
+   */
+  copes?: ClientCopes;
   /**
    * What the client does to the history after merging it into request messages, before sending it (openclaw: drop
    * empty text, failed turns and the thinking its model policy does not replay). Messages it removes are not merged

@@ -139,7 +139,9 @@ export class TranscriptFixContext implements LineFixContext {
     return ids.map((id) => this.line(id)).filter((l): l is TranscriptLine => l !== undefined);
   }
 
-  insertAfter(anchor: TranscriptLine, value: Json, reason: string): Edit[] {
+  insertAfter(anchor: TranscriptLine, value: Json, reason: string, lineId?: string): Edit[] {
+    // No links to keep: the new line's place in the file is its place in the history.
+    if (this.dialect.linear) return [{ op: "insert", after: anchor, id: lineId ?? this.freshId(), value, reason }];
     const id = value[this.dialect.idField];
     if (typeof id !== "string") throw new Error("an inserted transcript record needs its id");
     value[this.dialect.parentField] = anchor.uuid ?? null;
@@ -153,22 +155,29 @@ export class TranscriptFixContext implements LineFixContext {
   }
 
   freshCallId(old: string | undefined): string {
-    return freshCallId(old);
+    return this.agent.freshCallId?.(old) ?? freshCallId(old);
   }
 
-  /** A pi toolResult line is one block, so it goes whole. */
+  /** A pi toolResult line is one block, so it goes whole; so does a line whose block is its only one. */
   dropBlock(target: TranscriptLine, index: number, reason: string): Edit[] {
-    const content = contentOf(target.value);
+    const content = this.contentOf(target.value);
     if (!Array.isArray(content) || content.length <= 1) return this.deleteLine(target, reason);
     return this.update(target, reason, (value) => {
-      const copy = contentOf(value) as unknown[];
+      const copy = this.contentOf(value) as unknown[];
       copy.splice(index, 1);
     });
   }
 
+  private contentOf(value: Json | undefined): unknown {
+    const shape = this.agent.shape;
+    return shape ? (value ? shape.content(value) : undefined) : contentOf(value);
+  }
+
   closeInterruptedCall(line: TranscriptLine, index: number): Edit[] {
     const message = line.value?.message as Json | undefined;
-    const call = (Array.isArray(message?.content) ? message.content[index] : undefined) as Json | undefined;
+    const shape = this.agent.shape;
+    const stored = shape ? (line.value ? shape.call(line.value, index) : undefined) : Array.isArray(message?.content) ? message.content[index] : undefined;
+    const call = isObject(stored) ? stored : undefined;
     if (!line.value || !call) return [];
     return this.agent.closeInterruptedCall(this, line, index, call);
   }
@@ -177,10 +186,36 @@ export class TranscriptFixContext implements LineFixContext {
     return this.agent.fillBlankPrompt?.(this, line) ?? [];
   }
 
+  renameCall(call: BlockAt, result: BlockAt | undefined, id: string, reason: string): Edit[] {
+    const shape = this.agent.shape;
+    const edits: Edit[] = [];
+    const calling = this.block(call);
+    if (calling)
+      edits.push(
+        ...this.update(calling.line, reason, (value) => {
+          if (shape) shape.setCallId(value, calling.index, id);
+          else ((contentOf(value) as Json[])[calling.index] as Json).id = id;
+        }),
+      );
+    const answering = result ? this.block(result) : undefined;
+    if (answering)
+      edits.push(
+        ...this.update(answering.line, reason, (value) => {
+          const message = value.message as Json;
+          if (shape) shape.setCallId(value, answering.index, id);
+          else if (message.role === "toolResult") message.toolCallId = id;
+          else ((message.content as Json[])[answering.index] as Json).tool_use_id = id;
+        }),
+      );
+    return edits;
+  }
+
   /** Claude Code: a `tool_result` block's content; pi: the toolResult message's content. Only text content is rewritten. */
   rewriteResult(at: BlockAt, rewrite: (text: string) => string, reason: string): Edit[] {
     const found = this.block(at);
     if (!found) return [];
+    const shape = this.agent.shape;
+    if (shape) return this.update(found.line, reason, (value) => shape.rewriteResult(value, found.index, rewrite));
     return this.update(found.line, reason, (value) => {
       const message = value.message as Json;
       if (message.role === "toolResult") {
@@ -202,6 +237,8 @@ export class TranscriptFixContext implements LineFixContext {
   emptyInput(at: BlockAt, reason: string): Edit[] {
     const found = this.block(at);
     if (!found) return [];
+    const shape = this.agent.shape;
+    if (shape) return this.update(found.line, reason, (value) => shape.emptyInput(value, found.index));
     return this.update(found.line, reason, (value) => {
       const block = (contentOf(value) as Json[] | undefined)?.[found.index];
       if (!isObject(block)) return;
@@ -214,6 +251,8 @@ export class TranscriptFixContext implements LineFixContext {
     const found = this.block(at);
     if (!found) return [];
     const text = { type: "text", text: note };
+    const shape = this.agent.shape;
+    if (shape) return this.update(found.line, reason, (value) => shape.replaceMedia(value, found.index, note, item));
     return this.update(found.line, reason, (value) => {
       const message = value.message as Json;
       if (message.role === "toolResult") {
@@ -261,6 +300,23 @@ export interface AgentFixes {
   freshId(history: TranscriptHistory): string;
   closeInterruptedCall(context: TranscriptFixContext, line: TranscriptLine, index: number, call: Json): Edit[];
   fillBlankPrompt?(context: TranscriptFixContext, line: TranscriptLine): Edit[];
+  /** Where a line keeps its blocks, when not at `message.content` as Claude Code and pi keep them. */
+  shape?: LineShape;
+  /** A new call id as the agent's provider mints them, when an empty one gives no family to follow. */
+  freshCallId?(old: string | undefined): string;
+}
+
+/** How a format's line holds its blocks: the edits a fix makes to one block, on a copy of the line's value. */
+export interface LineShape {
+  content(value: Json): unknown[] | undefined;
+  /** The tool call at block `index`, as stored. */
+  call(value: Json, index: number): Json | undefined;
+  rewriteResult(value: Json, index: number, rewrite: (text: string) => string): void;
+  emptyInput(value: Json, index: number): void;
+  /** The call id of the call or result at block `index`. */
+  setCallId(value: Json, index: number, id: string): void;
+  /** Block `index` (or item `item` inside a result) becomes text `note`. */
+  replaceMedia(value: Json, index: number, note: string, item?: number): void;
 }
 
 export function isResultLine(line: TranscriptLine): boolean {

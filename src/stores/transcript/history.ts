@@ -28,7 +28,7 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
       if (typeof id === "string" && !byUuid.has(id)) byUuid.set(id, line);
     }
   }
-  const { chain, brokenAt } = activeChain(records.lines, byUuid);
+  const { chain, brokenAt } = dialect.linear ? { chain: records.lines.filter(isHistory), brokenAt: undefined } : activeChain(records.lines, byUuid);
   const sent: SentEntry[] = [];
   const flow: Flow[] = [];
   const skipped: Conversation["skipped"] = [];
@@ -57,11 +57,15 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   return history;
 }
 
+function isHistory(line: TranscriptLine): boolean {
+  return line.role === "message" || line.role === "structure";
+}
+
 /** The leaf: the last line in file order that is a message of the main chain (appends are chronological). */
 function leafOf(lines: readonly TranscriptLine[]): TranscriptLine | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
-    if ((line.role === "message" || line.role === "structure") && line.uuid !== undefined && !line.sidechain) return line;
+    if (isHistory(line) && line.uuid !== undefined && !line.sidechain) return line;
   }
   return undefined;
 }

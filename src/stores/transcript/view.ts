@@ -17,7 +17,12 @@ export function transcriptSessionView(records: TranscriptRecords, options: ViewO
     damagedMessageIds,
     estimatedTokens: conversationTokens(history.conversation),
   };
-  const measured = measuredPrompt(history, dialectNamed(records.dialect));
+  const dialect = dialectNamed(records.dialect);
+  if (dialect.api) view.api = dialect.api;
+  if (dialect.copes) view.copes = dialect.copes;
+  const errors = dialect.storedErrors?.(records.lines);
+  if (errors && errors.length > 0) view.storedErrors = errors;
+  const measured = measuredPrompt(history, dialect);
   if (measured) view.measuredPrompt = measured;
   const last = history.sent.at(-1);
   if (last?.role === "assistant" && last.line === history.chain.at(-1) && isRecent(records.lastActivity, options)) view.liveTailMessageId = last.line.ref.id;
@@ -29,7 +34,7 @@ function measuredPrompt(history: TranscriptHistory, dialect: Dialect): MeasuredP
   for (let i = history.sent.length - 1; i >= 0; i--) {
     const { line, role } = history.sent[i]!;
     if (role !== "assistant") continue;
-    const measured = dialect.promptTokens(line);
+    const measured = dialect.promptTokens(line, history.records.lines);
     if (measured) return { messageId: line.ref.id, ...measured };
   }
   return undefined;

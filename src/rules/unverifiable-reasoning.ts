@@ -1,0 +1,63 @@
+import { classifyProviderError } from "../provider/classify-error.js";
+import { atBlock } from "./helpers.js";
+import type { Report, Rule } from "./rule.js";
+
+/**
+ * Responses API: a `reasoning` item whose `encrypted_content` the API can no longer verify (`The encrypted content
+ * gAAA...Vo== could not be verified.`, code `invalid_encrypted_content`; openai/codex#8119): every resume is
+ * rejected while it is in the history. Offline nothing can verify it, so only the items the stored answer names
+ * are reported (the API abbreviates the content to its first and last four characters); `--error` names them too.
+ * The item is dropped, never re-signed; its call and output stay.
+ */
+export const unverifiableReasoning: Rule = {
+  id: "unverifiable-reasoning",
+  severity: "error",
+  description: "reasoning whose encrypted_content the API could not verify, as the error the client stored says (`invalid_encrypted_content`)",
+  fixedBy: "repair",
+  apis: ["responses"],
+  check(view) {
+    const named = (view.storedErrors ?? []).flatMap((stored) => {
+      const matches = unverifiedContent(stored.text);
+      return matches ? [{ matches, stored }] : [];
+    });
+    if (named.length === 0) return [];
+    const reports: Report[] = [];
+    for (const message of view.conversation.messages) {
+      for (const block of message.blocks) {
+        if (block.type !== "thinking" || block.signature === undefined) continue;
+        const by = named.find((n) => n.matches(block.signature!));
+        if (by)
+          reports.push(
+            atBlock(
+              block,
+              `the API could not verify this reasoning's encrypted content (${by.stored.where} holds the API's answer): every resume is rejected until it goes`,
+            ),
+          );
+      }
+    }
+    return reports;
+  },
+  fix(finding, context) {
+    if (context.kind !== "lines") return [];
+    const at = context.block(finding);
+    return at
+      ? context.dropBlock(at.line, at.index, "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay")
+      : [];
+  },
+};
+
+/**
+ * What an `invalid_encrypted_content` answer names: `gAAA...Vo==` (first and last four characters) or the whole
+ * content. Undefined when the text is no such answer.
+ */
+export function unverifiedContent(text: string): ((content: string) => boolean) | undefined {
+  if (classifyProviderError(text).kind !== "reasoning_invalid") return undefined;
+  const m = /encrypted content (\S+?) could not be verified/i.exec(text.replace(/\\"/g, '"'));
+  if (!m) return () => true;
+  const named = m[1]!;
+  const dots = named.indexOf("...");
+  if (dots < 0) return (content) => content === named;
+  const head = named.slice(0, dots);
+  const tail = named.slice(dots + 3);
+  return (content) => content.length >= head.length + tail.length && content.startsWith(head) && content.endsWith(tail);
+}
