@@ -418,7 +418,7 @@ function parseArgs(argv) {
   return a;
 }
 
-function configToml(port, model) {
+export function configToml(port, model) {
   return `model = "${model}"
 model_provider = "mock"
 check_for_update_on_startup = false
@@ -470,7 +470,7 @@ const cmdline = (pid) => {
   }
 };
 
-function runClient(client, args, { cwd, env, timeoutMs, onSpawn }) {
+export function runClient(client, args, { cwd, env, timeoutMs, onSpawn }) {
   return new Promise((resolve) => {
     const child = spawn(client, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const out = [];

@@ -7,12 +7,13 @@
  * stores is described in it, and `--format`'s choices are listed in it.
  */
 import type { StoreAdapter } from "./adapter.js";
+import { codexStore } from "./codex/adapter.js";
 import { opencodeJsonStore } from "./opencode/json-adapter.js";
 import { opencodeSqliteStore } from "./opencode/sqlite-adapter.js";
 import { claudeStore } from "./transcript/claude-adapter.js";
 import { openclawStore } from "./transcript/openclaw-adapter.js";
 
-const BUILT_IN: readonly StoreAdapter[] = [opencodeSqliteStore, opencodeJsonStore, claudeStore, openclawStore];
+const BUILT_IN: readonly StoreAdapter[] = [opencodeSqliteStore, opencodeJsonStore, claudeStore, openclawStore, codexStore];
 
 let adapters: readonly StoreAdapter[] = BUILT_IN;
 

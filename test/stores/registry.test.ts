@@ -6,7 +6,7 @@ import { registerStore, storeAdapter, storeAdapters, storeFormats } from "../../
 
 describe("the store registry", () => {
   it("lists the built-in formats, the default (opencode's) first", () => {
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex"]);
     expect(storeAdapters()[0]?.format).toBe("opencode-sqlite");
     expect(storeAdapter("pokeralph-battle")).toBeUndefined();
   });
@@ -18,6 +18,7 @@ describe("the store registry", () => {
       "opencode-json": 'opencode run --session s1 "continue"',
       claude: "claude --resume s1",
       openclaw: undefined,
+      codex: "codex resume s1",
     });
   });
 
@@ -39,6 +40,6 @@ describe("the store registry", () => {
     } finally {
       unregister();
     }
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex"]);
   });
 });

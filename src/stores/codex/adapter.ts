@@ -1,0 +1,64 @@
+/**
+ * Codex CLI's rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<YYYY-MM-DDTHH-MM-SS>-<uuid>.jsonl`, `$CODEX_HOME`
+ * defaulting to `~/.codex`. The SQLite files beside `sessions/` are Codex's own index, rebuilt from the rollouts:
+ * never read, never written.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { RecoverError } from "../../errors.js";
+import { transcriptAdapter } from "../transcript/family.js";
+import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../transcript/layout.js";
+import { rootAmong } from "../transcript/locate.js";
+import { codexDialect } from "./dialect.js";
+import { codexFixes } from "./fixes.js";
+
+const ROLLOUT = "rollout-*.jsonl";
+const YEAR = /^\d{4}$/;
+const UUID_AT_END = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/** `sessions/` of a Codex home holds year folders (openclaw's agents keep a `sessions/` of their own, without them). */
+const holdsYears = (dir: string) => entriesOf(dir).some((name) => YEAR.test(name));
+
+const codexLayout: TranscriptLayout = {
+  homes: [
+    {
+      entry: "sessions",
+      patterns: [`sessions/*/*/*/${ROLLOUT}`],
+      description: "a Codex CLI home (sessions/)",
+      holds: (dir) => holdsYears(join(dir, "sessions")),
+    },
+  ],
+  /** `sessions/` itself, or a year or month folder in it (a day folder is a folder of rollouts). */
+  part(dir, entries) {
+    const below = /(?:^|[\\/])sessions((?:[\\/]\d{4}(?:[\\/]\d{2})?)?)$/.exec(dir);
+    if (!below || !entries.some((name) => /^\d{2,4}$/.test(name))) return undefined;
+    const levels = below[1]!.split(/[\\/]/).filter(Boolean).length;
+    const description = ["a Codex CLI sessions/ dir", "a year of Codex CLI sessions", "a month of Codex CLI sessions"][levels]!;
+    return { patterns: [`${"*/".repeat(3 - levels)}${ROLLOUT}`], description };
+  },
+  /** <home>/sessions[/YYYY[/MM[/DD[/rollout-….jsonl]]]] */
+  storeOf: (target) => storeAbove(target, "sessions", 5),
+  flat: [ROLLOUT],
+  /** The session's uuid ends the file name (and is `session_meta.payload.id`). */
+  sessionIdOf: (path) => {
+    const name = fileNameId(path);
+    return UUID_AT_END.exec(name)?.[1] ?? name;
+  },
+};
+
+const codex = { dialect: codexDialect, fixes: codexFixes, layout: codexLayout };
+
+export const codexStore = transcriptAdapter({
+  format: codex,
+  noun: "a Codex CLI store",
+  expects: "a Codex home with sessions/, its sessions/ dir, a day dir or a rollout-*.jsonl",
+  folderSigns: ["sessions/"],
+  /** `CODEX_HOME`, else `~/.codex`. */
+  defaultRoot(env) {
+    const candidates = [env.CODEX_HOME?.trim() || join(env.HOME || homedir(), ".codex")];
+    const root = rootAmong(codex, candidates);
+    if (root) return root;
+    throw new RecoverError("store-not-found", `no Codex CLI sessions found (looked for sessions/ in ${candidates.join(", ")}); pass --store <path>`);
+  },
+  resumeCommand: (id) => `codex resume ${id}`,
+});

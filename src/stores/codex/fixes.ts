@@ -1,0 +1,68 @@
+/**
+ * What Codex CLI writes itself where a fix needs it: a `function_call_output` line for an aborted call (the
+ * `aborted` text it sends at resume, with an `fco_<uuidv7>` id as it gives every output it stores), and where its
+ * items keep their blocks (`payload.content`, `payload.output`, `payload.arguments`).
+ */
+import { v7 as uuidv7 } from "uuid";
+import { randomBase62 } from "../opencode/ids.js";
+import { isObject, type Json } from "../../model/edit.js";
+import type { AgentFixes, LineShape } from "../transcript/fixing.js";
+import { CODEX_ABORTED_OUTPUT } from "./dialect.js";
+
+const payloadOf = (value: Json): Json | undefined => (isObject(value.payload) ? value.payload : undefined);
+
+const codexShape: LineShape = {
+  content(value) {
+    const item = payloadOf(value);
+    return item?.type === "message" && Array.isArray(item.content) ? item.content : undefined;
+  },
+  call: (value) => payloadOf(value),
+  setCallId(value, _index, id) {
+    const item = payloadOf(value);
+    if (item) item.call_id = id;
+  },
+  rewriteResult(value, _index, rewrite) {
+    const item = payloadOf(value);
+    if (!item) return;
+    item.output = rewrite(outputText(item.output));
+  },
+  emptyInput(value) {
+    const item = payloadOf(value);
+    if (!item) return;
+    if (typeof item.arguments === "string") item.arguments = "{}";
+    else if (typeof item.input === "string") item.input = "";
+  },
+  replaceMedia(value, index, note, item) {
+    const payload = payloadOf(value);
+    const text = { type: "input_text", text: note };
+    if (item !== undefined && Array.isArray(payload?.output)) payload.output[item] = text;
+    else if (item === undefined && Array.isArray(payload?.content)) payload.content[index] = text;
+  },
+};
+
+export const codexFixes: AgentFixes = {
+  freshId: () => `fco_${uuidv7()}`,
+  closeInterruptedCall(context, line, _index, call) {
+    const callId = typeof call.call_id === "string" ? call.call_id : "";
+    const id = context.freshId();
+    const output: Json = {
+      timestamp: line.value?.timestamp ?? new Date(context.now).toISOString(),
+      type: "response_item",
+      payload: { type: outputTypeOf(call), id, call_id: callId, output: CODEX_ABORTED_OUTPUT },
+    };
+    return context.insertAfter(line, output, `gave the interrupted call the "${CODEX_ABORTED_OUTPUT}" output Codex itself sends for it on resume`, id);
+  },
+  shape: codexShape,
+  /** The Responses API's call ids: `call_` and 24 letters and digits. */
+  freshCallId: (old) => (old?.startsWith("call_") || !old ? `call_${randomBase62(24)}` : `${old}_${randomBase62(8)}`),
+};
+
+function outputTypeOf(call: Json): string {
+  return call.type === "custom_tool_call" ? "custom_tool_call_output" : "function_call_output";
+}
+
+function outputText(output: unknown): string {
+  if (typeof output === "string") return output;
+  if (!Array.isArray(output)) return JSON.stringify(output ?? "");
+  return output.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("\n");
+}
