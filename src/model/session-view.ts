@@ -40,6 +40,8 @@ export interface ClientCopes {
   orphanResult?: string;
   /** A line that does not parse. */
   unreadableLine?: string;
+  /** A model turn with nothing to send. */
+  emptyTurn?: string;
 }
 
 export interface SessionView {

@@ -124,7 +124,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["tool_response_mismatch", /number of function response parts is equal to the number of function call parts/i],
   [
     "orphan_tool_result",
-    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for function call output/i,
+    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for function call output|function response turn comes immediately after a function call turn/i,
   ],
   [
     "orphan_tool_use",
@@ -153,7 +153,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
     /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error/i,
   ],
   ["first_not_user", /first message must use the "user" role|must start with a user message/i],
-  ["roles_not_alternating", /roles must alternate|must alternate between user and assistant/i],
+  ["roles_not_alternating", /roles must alternate|must alternate between user and assistant|function call turn comes immediately after a user turn/i],
 ];
 
 /** Texts that mention tokens or look like failures but are about the account or the service, not the session. */
@@ -219,7 +219,8 @@ function providerOf(u: Unwrapped, message: string): Provider {
     /tool_call|role 'tool'|function call output|maximum context length|call_id|input\[\d+\]|encrypted content|context window of this model/i.test(message)
   )
     return "openai";
-  if (/function response parts|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(message)) return "gemini";
+  if (/function response parts|function (?:response|call) turn comes immediately|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(message))
+    return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
   if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message)) return "anthropic";
   return "unknown";

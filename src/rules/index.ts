@@ -20,6 +20,8 @@ import { toolCallInterrupted } from "./tool-call-interrupted.js";
 import { trailingThinking } from "./trailing-thinking.js";
 import { unreadableRecord } from "./unreadable-record.js";
 import { unsignedThinking } from "./unsigned-thinking.js";
+import { emptyTurn } from "./empty-turn.js";
+import { unknownRewind } from "./unknown-rewind.js";
 import { unverifiableReasoning } from "./unverifiable-reasoning.js";
 import { brokenParentChain } from "./broken-parent-chain.js";
 import { foreignSummary } from "./foreign-summary.js";
@@ -35,6 +37,7 @@ export const RULES: readonly Rule[] = [
   // Transcripts: the shape of the history first (what the rest is judged on).
   brokenParentChain,
   foreignSummary,
+  unknownRewind,
   corruptedToolOutput,
   toolCallInterrupted,
   toolResultMissing,
@@ -42,6 +45,7 @@ export const RULES: readonly Rule[] = [
   incompleteMessage,
   emptyTextPart,
   emptyMessage,
+  emptyTurn,
   emptyThinking,
   duplicateThinking,
   thinkingOnlyMessage,

@@ -8,7 +8,7 @@ import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/tr
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
 import type { Json } from "../../model/edit.js";
-import type { ClientCopes, ProviderApi } from "../../model/session-view.js";
+import type { ClientCopes, ProviderApi, SentEntry } from "../../model/session-view.js";
 
 export interface Interpretation {
   role: LineRole;
@@ -54,6 +54,12 @@ export interface Dialect {
    */
   linear?: true;
   interpret(value: Record<string, unknown>): Interpretation;
+  /**
+   * Formats whose records are not one per line (Gemini CLI: a record appended again replaces its earlier copy, a
+   * `$set.messages` line holds the whole list): the sent entries, built from every line at once, instead of
+   * `sentLines` and `send`. Several entries may come from one line; each block's handle names its path in the line.
+   */
+  entries?(lines: readonly TranscriptLine[]): { sent: SentEntry[]; skipped: SkippedMessage[] };
   /** What a message line contributes to the request; undefined for lines that are not messages. */
   send(line: TranscriptLine): SentLine | undefined;
   /**

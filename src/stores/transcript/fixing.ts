@@ -8,7 +8,7 @@ import { copyJson, isObject, type Edit, type Json } from "../../model/edit.js";
 import type { BlockAt, LineFixContext } from "../../model/fix-context.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView, TranscriptHistory } from "../../model/session-view.js";
-import { contentOf, parseBlockId, type TranscriptLine } from "../../model/transcript.js";
+import { blockId, contentOf, parseBlockId, type TranscriptLine } from "../../model/transcript.js";
 import { freshCallId } from "../opencode/call-id.js";
 import type { Dialect } from "./dialect.js";
 
@@ -160,12 +160,24 @@ export class TranscriptFixContext implements LineFixContext {
 
   /** A pi toolResult line is one block, so it goes whole; so does a line whose block is its only one. */
   dropBlock(target: TranscriptLine, index: number, reason: string): Edit[] {
+    if (this.agent.dropBlock) return this.agent.dropBlock(this, target, index, this.fieldOf(target, index), reason);
     const content = this.contentOf(target.value);
     if (!Array.isArray(content) || content.length <= 1) return this.deleteLine(target, reason);
     return this.update(target, reason, (value) => {
       const copy = this.contentOf(value) as unknown[];
       copy.splice(index, 1);
     });
+  }
+
+  /** Where block `index` of a line sits in the line's value, as its handle names it (`field`). */
+  fieldOf(line: TranscriptLine, index: number): string | undefined {
+    const id = blockId(line.ref.id, index);
+    for (const entry of this.history.sent) {
+      if (entry.line !== line) continue;
+      const block = entry.blocks.find((b) => b.source.id === id);
+      if (block) return block.source.field;
+    }
+    return undefined;
   }
 
   private contentOf(value: Json | undefined): unknown {
@@ -176,7 +188,13 @@ export class TranscriptFixContext implements LineFixContext {
   closeInterruptedCall(line: TranscriptLine, index: number): Edit[] {
     const message = line.value?.message as Json | undefined;
     const shape = this.agent.shape;
-    const stored = shape ? (line.value ? shape.call(line.value, index) : undefined) : Array.isArray(message?.content) ? message.content[index] : undefined;
+    const stored = shape
+      ? line.value
+        ? shape.call(line.value, index, this.fieldOf(line, index))
+        : undefined
+      : Array.isArray(message?.content)
+        ? message.content[index]
+        : undefined;
     const call = isObject(stored) ? stored : undefined;
     if (!line.value || !call) return [];
     return this.agent.closeInterruptedCall(this, line, index, call);
@@ -193,7 +211,7 @@ export class TranscriptFixContext implements LineFixContext {
     if (calling)
       edits.push(
         ...this.update(calling.line, reason, (value) => {
-          if (shape) shape.setCallId(value, calling.index, id);
+          if (shape) shape.setCallId(value, calling.index, id, this.fieldOf(calling.line, calling.index));
           else ((contentOf(value) as Json[])[calling.index] as Json).id = id;
         }),
       );
@@ -202,7 +220,7 @@ export class TranscriptFixContext implements LineFixContext {
       edits.push(
         ...this.update(answering.line, reason, (value) => {
           const message = value.message as Json;
-          if (shape) shape.setCallId(value, answering.index, id);
+          if (shape) shape.setCallId(value, answering.index, id, this.fieldOf(answering.line, answering.index));
           else if (message.role === "toolResult") message.toolCallId = id;
           else ((message.content as Json[])[answering.index] as Json).tool_use_id = id;
         }),
@@ -215,7 +233,7 @@ export class TranscriptFixContext implements LineFixContext {
     const found = this.block(at);
     if (!found) return [];
     const shape = this.agent.shape;
-    if (shape) return this.update(found.line, reason, (value) => shape.rewriteResult(value, found.index, rewrite));
+    if (shape) return this.update(found.line, reason, (value) => shape.rewriteResult(value, found.index, rewrite, this.fieldOf(found.line, found.index)));
     return this.update(found.line, reason, (value) => {
       const message = value.message as Json;
       if (message.role === "toolResult") {
@@ -238,7 +256,7 @@ export class TranscriptFixContext implements LineFixContext {
     const found = this.block(at);
     if (!found) return [];
     const shape = this.agent.shape;
-    if (shape) return this.update(found.line, reason, (value) => shape.emptyInput(value, found.index));
+    if (shape) return this.update(found.line, reason, (value) => shape.emptyInput(value, found.index, this.fieldOf(found.line, found.index)));
     return this.update(found.line, reason, (value) => {
       const block = (contentOf(value) as Json[] | undefined)?.[found.index];
       if (!isObject(block)) return;
@@ -252,7 +270,7 @@ export class TranscriptFixContext implements LineFixContext {
     if (!found) return [];
     const text = { type: "text", text: note };
     const shape = this.agent.shape;
-    if (shape) return this.update(found.line, reason, (value) => shape.replaceMedia(value, found.index, note, item));
+    if (shape) return this.update(found.line, reason, (value) => shape.replaceMedia(value, found.index, note, item, this.fieldOf(found.line, found.index)));
     return this.update(found.line, reason, (value) => {
       const message = value.message as Json;
       if (message.role === "toolResult") {
@@ -302,21 +320,26 @@ export interface AgentFixes {
   fillBlankPrompt?(context: TranscriptFixContext, line: TranscriptLine): Edit[];
   /** Where a line keeps its blocks, when not at `message.content` as Claude Code and pi keep them. */
   shape?: LineShape;
+  /** Remove block `index` of a line (at `field` in its value), when the format's records are not one per line. */
+  dropBlock?(context: TranscriptFixContext, line: TranscriptLine, index: number, field: string | undefined, reason: string): Edit[];
   /** A new call id as the agent's provider mints them, when an empty one gives no family to follow. */
   freshCallId?(old: string | undefined): string;
 }
 
-/** How a format's line holds its blocks: the edits a fix makes to one block, on a copy of the line's value. */
+/**
+ * How a format's line holds its blocks: the edits a fix makes to one block, on a copy of the line's value. `field`
+ * is where the block sits in the value, as its handle names it.
+ */
 export interface LineShape {
   content(value: Json): unknown[] | undefined;
   /** The tool call at block `index`, as stored. */
-  call(value: Json, index: number): Json | undefined;
-  rewriteResult(value: Json, index: number, rewrite: (text: string) => string): void;
-  emptyInput(value: Json, index: number): void;
+  call(value: Json, index: number, field?: string): Json | undefined;
+  rewriteResult(value: Json, index: number, rewrite: (text: string) => string, field?: string): void;
+  emptyInput(value: Json, index: number, field?: string): void;
   /** The call id of the call or result at block `index`. */
-  setCallId(value: Json, index: number, id: string): void;
+  setCallId(value: Json, index: number, id: string, field?: string): void;
   /** Block `index` (or item `item` inside a result) becomes text `note`. */
-  replaceMedia(value: Json, index: number, note: string, item?: number): void;
+  replaceMedia(value: Json, index: number, note: string, item?: number, field?: string): void;
 }
 
 export function isResultLine(line: TranscriptLine): boolean {

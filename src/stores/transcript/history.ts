@@ -32,7 +32,13 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   const sent: SentEntry[] = [];
   const flow: Flow[] = [];
   const skipped: Conversation["skipped"] = [];
-  for (const line of dialect.sentLines(chain, records.lines)) {
+  const built = dialect.entries?.(records.lines);
+  if (built) {
+    sent.push(...built.sent);
+    flow.push(...built.sent);
+    skipped.push(...built.skipped);
+  }
+  for (const line of built ? [] : dialect.sentLines(chain, records.lines)) {
     const contribution = dialect.send(line);
     if (!contribution) continue;
     if ("skip" in contribution) {

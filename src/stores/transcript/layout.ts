@@ -30,6 +30,11 @@ export interface TranscriptLayout {
   flat: readonly string[];
   /** A session file's id, or undefined when the file is part of another session (Claude Code's `agent-*.jsonl`). */
   sessionIdOf(path: string): string | undefined;
+  /**
+   * Two files hold the same session id (Gemini CLI starts a new recording of a session at every resume): the path
+   * of the one the agent resumes. Without it, such a store is ambiguous.
+   */
+  oneOf?(a: string, b: string): string;
   /** Other names of sessions, from the indexes beside the session files (openclaw's session keys). */
   aliases?(files: readonly string[]): Map<string, string>;
   /** The agent takes a write lock `<session file>.lock` (JSON `{pid, createdAt}`) while it writes a session. */

@@ -78,6 +78,10 @@ export class TranscriptStore implements SessionStore {
       const id = this.root.file !== undefined ? (layout.sessionIdOf(path) ?? fileNameId(path)) : layout.sessionIdOf(path);
       if (id === undefined) continue;
       const other = found.get(id);
+      if (other && layout.oneOf) {
+        found.set(id, { id, path: layout.oneOf(other.path, path) });
+        continue;
+      }
       if (other) {
         throw new RecoverError("session-ambiguous", `session ${id} is in two places (${other.path} and ${path}); point --store at one of them`);
       }
