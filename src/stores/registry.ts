@@ -8,12 +8,13 @@
  */
 import type { StoreAdapter } from "./adapter.js";
 import { codexStore } from "./codex/adapter.js";
+import { geminiStore } from "./gemini/adapter.js";
 import { opencodeJsonStore } from "./opencode/json-adapter.js";
 import { opencodeSqliteStore } from "./opencode/sqlite-adapter.js";
 import { claudeStore } from "./transcript/claude-adapter.js";
 import { openclawStore } from "./transcript/openclaw-adapter.js";
 
-const BUILT_IN: readonly StoreAdapter[] = [opencodeSqliteStore, opencodeJsonStore, claudeStore, openclawStore, codexStore];
+const BUILT_IN: readonly StoreAdapter[] = [opencodeSqliteStore, opencodeJsonStore, claudeStore, openclawStore, codexStore, geminiStore];
 
 let adapters: readonly StoreAdapter[] = BUILT_IN;
 

@@ -142,9 +142,9 @@ afterAll(() => {
 
 describe("a store format registered only here takes part in everything the registry feeds", () => {
   it("is a --format choice, and an unknown format's message lists it", async () => {
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "toyagent"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini", "toyagent"]);
     expect((await recover(["--help"])).stdout).toMatch(/--format <name>[\s\S]*"toyagent"/);
-    expect(() => openStore({ format: "toyagent-2" })).toThrow(/expected one of: opencode-sqlite, opencode-json, claude, openclaw, codex, toyagent\)/);
+    expect(() => openStore({ format: "toyagent-2" })).toThrow(/expected one of: opencode-sqlite, opencode-json, claude, openclaw, codex, gemini, toyagent\)/);
   });
 
   it("what-is-here recognises its layout, and names its sign when a folder holds nothing known", () => {
@@ -153,7 +153,7 @@ describe("a store format registered only here takes part in everything the regis
     const other = tempDir();
     fs.writeFileSync(path.join(other, "notes.txt"), "hello\n");
     expect(whatIsAt(other, storeAdapters()).description).toBe(
-      "a folder holding no store recover knows (no opencode.db, storage/, projects/, agents/, sessions/, .jsonl or toyagent.json)",
+      "a folder holding no store recover knows (no opencode.db, storage/, projects/, agents/, sessions/, tmp/, .jsonl or toyagent.json)",
     );
   });
 

@@ -6,7 +6,7 @@ import { registerStore, storeAdapter, storeAdapters, storeFormats } from "../../
 
 describe("the store registry", () => {
   it("lists the built-in formats, the default (opencode's) first", () => {
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini"]);
     expect(storeAdapters()[0]?.format).toBe("opencode-sqlite");
     expect(storeAdapter("pokeralph-battle")).toBeUndefined();
   });
@@ -19,6 +19,7 @@ describe("the store registry", () => {
       claude: "claude --resume s1",
       openclaw: undefined,
       codex: "codex resume s1",
+      gemini: "gemini --resume s1",
     });
   });
 
@@ -40,6 +41,6 @@ describe("the store registry", () => {
     } finally {
       unregister();
     }
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini"]);
   });
 });

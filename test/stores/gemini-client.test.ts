@@ -1,0 +1,216 @@
+// Chat files written by the real Gemini CLI 0.61.0 (run offline against a loopback mock of the Gemini API by
+// scripts/capture-gemini-chat.mjs; fixtures/gemini-0.61/README.md), healthy and damaged, in a Gemini home laid out as
+// the client lays it out. recover's model of the client's resume request is checked against the requests the client
+// really sent; a repaired file is judged by the request the client would send for it, through the Gemini API's
+// function-calling rules (src/provider/validate-gemini.ts).
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { validateGemini } from "../../src/provider/validate-gemini.js";
+import { geminiResumeContents, type GeminiContent } from "../../src/stores/gemini/request.js";
+import "../../src/stores/registry.js";
+import { assembleTranscript } from "../../src/stores/transcript/assemble.js";
+import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
+
+const FIXTURES = path.resolve("fixtures/gemini-0.61");
+const CHATS = path.join("tmp", "project", "chats");
+
+interface Capture {
+  scenario: string;
+  id: string;
+  file: string;
+}
+
+/** A Gemini home holding every `.jsonl` capture as `tmp/project/chats/session-<time>-<id8>.jsonl`. */
+function homeOfCaptures(which: "before" | "after" = "before"): { home: string; captures: Map<string, Capture> } {
+  const home = tempDir();
+  fs.mkdirSync(path.join(home, CHATS), { recursive: true });
+  const captures = new Map<string, Capture>();
+  const suffix = which === "after" ? ".after.jsonl" : ".jsonl";
+  for (const name of fs.readdirSync(FIXTURES).filter((f) => f.endsWith(suffix) && (which === "after" || !f.endsWith(".after.jsonl")))) {
+    const bytes = fs.readFileSync(path.join(FIXTURES, name));
+    const id = (JSON.parse(bytes.toString("utf8", 0, bytes.indexOf(0x0a))) as { sessionId: string }).sessionId;
+    const scenario = name.slice(0, -suffix.length);
+    const file = path.join(home, CHATS, `session-2026-11-24T19-21-${id.slice(0, 8)}.jsonl`);
+    fs.writeFileSync(file, bytes);
+    const captured = new Date("2026-11-24T19:30:00Z");
+    fs.utimesSync(file, captured, captured);
+    captures.set(scenario, { scenario, id, file });
+  }
+  return { home, captures };
+}
+
+function resumeContents(file: string): GeminiContent[] {
+  const records = assembleTranscript(fs.readFileSync(file), { path: file, sessionId: "s", dialect: "gemini", mtime: 0 }, false);
+  return geminiResumeContents(records.lines);
+}
+
+/** The request of a resume: the history, then the new prompt (merged into a last user turn, as the client merges it). */
+function withPrompt(contents: GeminiContent[]): GeminiContent[] {
+  const out = structuredClone(contents);
+  if (out.at(-1)?.role === "user") out.at(-1)!.parts.push({ text: "Continue." });
+  else out.push({ role: "user", parts: [{ text: "Continue." }] });
+  return out;
+}
+
+const shape = (contents: readonly { role: string; parts: Record<string, unknown>[] }[]) =>
+  contents.map(
+    (c) =>
+      `${c.role}: ${c.parts
+        .map((p) => (typeof p.text === "string" ? `text(${p.text})` : p.functionCall ? "call" : p.functionResponse ? "response" : JSON.stringify(p)))
+        .join(" ")}`,
+  );
+
+type ScanDoc = { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] };
+
+describe("chat files written by the real Gemini CLI 0.61", () => {
+  it("the contents recover models are the ones the client sent on resume, turn for turn and part for part", () => {
+    const { captures } = homeOfCaptures();
+    let compared = 0;
+    for (const { scenario, file } of captures.values()) {
+      const requestFile = path.join(FIXTURES, `${scenario}.resume-request.json`);
+      if (!fs.existsSync(requestFile)) continue;
+      const sent = (JSON.parse(fs.readFileSync(requestFile, "utf8")) as { contents: GeminiContent[] }).contents;
+      // The client leads with a fresh session context and ends with the new prompt; neither is in the file.
+      sent[0]!.parts.shift();
+      sent.at(-1)!.parts.pop();
+      const history = sent.filter((c) => c.parts.length > 0);
+      expect(shape(resumeContents(file)), scenario).toEqual(shape(history));
+      compared++;
+    }
+    expect(compared).toBe(14);
+  });
+
+  it("the Gemini rules reject exactly the captured requests the API rejected, with its texts", () => {
+    const verdicts: Record<string, string[]> = {};
+    for (const name of fs.readdirSync(FIXTURES).filter((f) => f.endsWith(".resume-request.json"))) {
+      const sent = (JSON.parse(fs.readFileSync(path.join(FIXTURES, name), "utf8")) as { contents: GeminiContent[] }).contents;
+      const found = validateGemini(sent).map((v) => v.text);
+      if (found.length > 0) verdicts[name.replace(".resume-request.json", "")] = found;
+    }
+    const mismatch = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+    expect(verdicts).toEqual({
+      tool: [mismatch],
+      "tool-failed-twice": [mismatch],
+      "result-null-repaired": [mismatch],
+      "torn-line": ["Please ensure that function response turn comes immediately after a function call turn."],
+    });
+  });
+
+  it("scan names every damage; what the client drops itself on resume is a warning", async () => {
+    const { home, captures } = homeOfCaptures();
+    const scenarioOf = new Map([...captures.values()].map((c) => [c.id, c.scenario]));
+    const r = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", home]);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as ScanDoc;
+    const found = doc.sessions.flatMap((s) => s.findings.map((f) => `${scenarioOf.get(s.id)} ${f.rule} ${f.severity}`)).sort();
+    expect(found).toEqual(
+      [
+        // Every session that used a tool: the result is recorded twice, and replayed twice.
+        "tool orphan-tool-result error",
+        "tool-failed-twice orphan-tool-result error",
+        "result-null-repaired tool-result-missing error",
+        "torn-line unreadable-record warning",
+        "torn-line orphan-tool-result error",
+        "rewind-unknown unknown-rewind error",
+        // Turns with nothing to send (a reply cut off, a call killed before it was recorded): the client drops them.
+        "empty-gemini empty-turn warning",
+        "empty-gemini-text empty-turn warning",
+        "empty-gemini-last empty-turn warning",
+        "killed-mid-call empty-turn warning",
+      ].sort(),
+    );
+  });
+
+  it("repair makes every damaged chat one the API accepts, as the client would send it; restore puts back every byte", async () => {
+    const { home, captures } = homeOfCaptures();
+    const before = snapshot(home);
+    const damaged = [
+      "tool",
+      "tool-failed-twice",
+      "result-null-repaired",
+      "torn-line",
+      "rewind-unknown",
+      "empty-gemini",
+      "empty-gemini-text",
+      "killed-mid-call",
+    ];
+    const backups: string[] = [];
+    for (const scenario of damaged) {
+      const { id, file } = captures.get(scenario)!;
+      // A rewind to an unknown id leaves the client nothing to resume; after the repair the history is back.
+      expect(resumeContents(file).length === 0, scenario).toBe(scenario === "rewind-unknown");
+      const repaired = await run(["session", "repair", id, "--yes", "--json", "--store", home]);
+      expect(repaired.status, `${scenario}: ${repaired.stderr}`).toBe(0);
+      backups.push((parseJsonDocument(repaired.stdout) as { backup: { id: string } }).backup.id);
+      const contents = resumeContents(file);
+      expect(validateGemini(withPrompt(contents)), scenario).toEqual([]);
+      expect(contents.length, scenario).toBeGreaterThan(0);
+    }
+    const rescan = await run(["session", "scan", "--all", "--json", "--store", home]);
+    expect(rescan.status, rescan.stdout).toBe(0);
+    // One response per call, kept where the client replays it; the call and its text stay.
+    expect(shape(resumeContents(captures.get("tool")!.file))).toEqual([
+      "user: text(Run `echo hi` and tell me the output.)",
+      "model: text(Running it.) call",
+      "user: response",
+      "model: text(The command printed: hi)",
+    ]);
+    // A call whose result was lost answers with the cancelled response the client writes.
+    const cancelled = resumeContents(captures.get("result-null-repaired")!.file)
+      .flatMap((c) => c.parts)
+      .find((p) => p.functionResponse);
+    expect(JSON.stringify(cancelled)).toContain("[Operation Cancelled] Reason: User cancelled tool execution.");
+    for (const backup of backups.reverse()) {
+      const restored = await run(["session", "restore", backup, "--yes", "--store", home]);
+      expect(restored.status, restored.stderr).toBe(0);
+    }
+    expectSameBytes(snapshot(home), before);
+  });
+
+  it("after failed resumes the extra copies go too: every line holding the separate response, in every message list", async () => {
+    const { home, captures } = homeOfCaptures("after");
+    const { id, file } = captures.get("tool-failed-twice")!;
+    const response = (
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)) as { id?: string; type?: string; content?: unknown }[]
+    ).find((r) => r.type === "user" && JSON.stringify(r.content).includes("functionResponse") && !String(r.id).endsWith("_response"))!;
+    const copies = fs.readFileSync(file, "utf8").split(response.id!).length - 1;
+    expect(copies).toBeGreaterThan(2);
+    const repaired = await run(["session", "repair", id, "--yes", "--json", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).not.toContain(response.id!);
+    expect(fs.readFileSync(file, "utf8")).toContain("_response");
+    expect(validateGemini(withPrompt(resumeContents(file)))).toEqual([]);
+  });
+
+  it("a session recorded in two files (a resume's fresh recording) is the file the client resumes; `gemini --resume <uuid>`", async () => {
+    const { home, captures } = homeOfCaptures();
+    const tool = captures.get("tool")!;
+    // What a resume in a later minute leaves beside the session: its metadata and the session-context record only.
+    const lines = fs.readFileSync(tool.file, "utf8").split("\n");
+    const stub = path.join(home, CHATS, `session-2026-11-24T19-25-${tool.id.slice(0, 8)}.jsonl`);
+    fs.writeFileSync(stub, `${lines[0]!.replace(/"startTime":"[^"]+"/, '"startTime":"2026-11-24T19:25:00.000Z"')}\n${lines[1]}\n`);
+    fs.utimesSync(stub, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    const listed = await run(["session", "list", "--json", "--store", home]);
+    expect(listed.status, listed.stderr).toBe(0);
+    const sessions = (parseJsonDocument(listed.stdout) as { sessions: { id: string; title: string }[] }).sessions;
+    expect(sessions.filter((s) => s.id === tool.id)).toEqual([expect.objectContaining({ title: "Run `echo hi` and tell me the output." })]);
+    const repaired = await run(["session", "repair", tool.id.slice(0, 8), "--resume", "--yes", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(`gemini --resume ${tool.id}`);
+    expect(validateGemini(withPrompt(resumeContents(tool.file)))).toEqual([]);
+    // The project dir, its chats/ dir and one file work as --store too; `--format gemini` finds ~/.gemini.
+    for (const store of [path.join(home, "tmp", "project"), path.join(home, CHATS), tool.file]) {
+      const r = await run(["session", "list", "--json", "--store", store]);
+      expect(r.status, `${store}: ${r.stderr}`).toBe(0);
+    }
+    const userHome = tempDir();
+    fs.cpSync(home, path.join(userHome, ".gemini"), { recursive: true });
+    const found = await run(["session", "list", "--json", "--format", "gemini"], { env: { HOME: userHome } });
+    expect(found.status, found.stderr).toBe(0);
+  });
+});
