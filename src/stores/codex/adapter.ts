@@ -37,7 +37,8 @@ const codexLayout: TranscriptLayout = {
     return { patterns: [`${"*/".repeat(3 - levels)}${ROLLOUT}`], description };
   },
   /** <home>/sessions[/YYYY[/MM[/DD[/rollout-….jsonl]]]] */
-  storeOf: (target) => storeAbove(target, "sessions", 5),
+  storeOf: (target) =>
+    storeAbove(target, "sessions", 5, (parts, at) => parts.slice(at + 1).every((part, i) => (i < 3 ? /^\d+$/.test(part) : part.startsWith("rollout-")))),
   flat: [ROLLOUT],
   /** The session's uuid ends the file name (and is `session_meta.payload.id`). */
   sessionIdOf: (path) => {
