@@ -1050,7 +1050,7 @@ function writeManifest(store: BuiltStore): void {
     "- `demo/opencode-legacy/storage/`: the same sessions as an opencode ≤1.1.65 JSON tree.",
     "- `demo/expected.json`: the table below as data (session, rule, message/part ids).",
     "- `demo/claude/`, `demo/openclaw/`: Claude Code and openclaw transcripts, written by `npx vite-node scripts/make-demo-transcripts.ts`; what is planted where is in `TRANSCRIPTS.md` and `demo/expected-transcripts.json`.",
-    "- `demo/codex/`: rollouts the real Codex CLI 0.169.0 wrote (from `codex-0.169/`), laid out as a Codex home by `npx vite-node scripts/make-demo-codex.ts`; what each shows is in `demo/expected-codex.json`.",
+    "- `demo/codex/`, `demo/gemini/`: rollouts the real Codex CLI 0.169.0 and chat files the real Gemini CLI 0.61.0 wrote (from `codex-0.169/`, `gemini-0.61/`), laid out as each agent's home by `npx vite-node scripts/make-demo-captures.ts`; what each shows is in `demo/expected-codex.json`, `demo/expected-gemini.json`.",
     "",
     "All times are in 2026. Healthy sessions must produce no findings. Each planted defect lists the rule id that should report it and the record it is in.",
     "",

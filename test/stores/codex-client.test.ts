@@ -10,7 +10,7 @@ import { codexResumeInput } from "../../src/stores/codex/request.js";
 import { assembleTranscript } from "../../src/stores/transcript/assemble.js";
 import { validateResponses, type ResponsesItem } from "../../src/provider/validate-responses.js";
 import "../../src/stores/registry.js";
-import { writeDemoCodex } from "../../scripts/make-demo-codex.js";
+import { writeDemoCodex } from "../../scripts/make-demo-captures.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
 
 const FIXTURES = path.resolve("fixtures/codex-0.169");

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { validateGemini } from "../../src/provider/validate-gemini.js";
 import { geminiResumeContents, type GeminiContent } from "../../src/stores/gemini/request.js";
 import "../../src/stores/registry.js";
+import { writeDemoGemini } from "../../scripts/make-demo-captures.js";
 import { assembleTranscript } from "../../src/stores/transcript/assemble.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
 
@@ -212,5 +213,17 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     fs.cpSync(home, path.join(userHome, ".gemini"), { recursive: true });
     const found = await run(["session", "list", "--json", "--format", "gemini"], { env: { HOME: userHome } });
     expect(found.status, found.stderr).toBe(0);
+  });
+
+  it("the demo store (fixtures/demo/gemini) is the captures the script lays out, and a scan finds what its manifest says", async () => {
+    const tmp = tempDir();
+    fs.mkdirSync(path.join(tmp, "fixtures", "demo"), { recursive: true });
+    const manifest = writeDemoGemini(tmp);
+    expect(fs.readFileSync(path.join(tmp, "fixtures/demo/expected-gemini.json"), "utf8")).toBe(fs.readFileSync("fixtures/demo/expected-gemini.json", "utf8"));
+    for (const m of manifest) expect(fs.readFileSync(path.join(tmp, m.path)).equals(fs.readFileSync(m.path)), m.path).toBe(true);
+    const r = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", "fixtures/demo/gemini"]);
+    const doc = parseJsonDocument(r.stdout) as ScanDoc;
+    const found = Object.fromEntries(doc.sessions.map((s) => [s.id, s.findings.map((f) => `${f.rule} ${f.severity}`).sort()]));
+    expect(found).toEqual(Object.fromEntries(manifest.map((m) => [m.sessionId, [...m.expect].sort()])));
   });
 });
