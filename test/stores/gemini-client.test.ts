@@ -226,4 +226,60 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     const found = Object.fromEntries(doc.sessions.map((s) => [s.id, s.findings.map((f) => `${f.rule} ${f.severity}`).sort()]));
     expect(found).toEqual(Object.fromEntries(manifest.map((m) => [m.sessionId, [...m.expect].sort()])));
   });
+
+  it("a wrong --format on the Codex and Gemini stores is refused before anything is read or written (exit 2)", async () => {
+    const { home } = homeOfCaptures();
+    const before = snapshot(home);
+    for (const [format, store] of [
+      ["codex", home],
+      ["claude", home],
+      ["gemini", "fixtures/demo/codex"],
+      ["openclaw", "fixtures/demo/codex/sessions/2026/11/24"],
+    ] as const) {
+      const r = await run(["session", "repair", "--all", "--yes", "--format", format, "--store", store]);
+      expect(r.status, `${format} ${store}`).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^recover: --format ${format}: .* is a (Gemini CLI|Codex CLI|folder of Codex CLI)`));
+    }
+    expectSameBytes(snapshot(home), before);
+  });
+
+  it("context trim calibrates by the tokens the client stored on the latest reply, and shrinks an old tool result in place", async () => {
+    const home = tempDir();
+    fs.mkdirSync(path.join(home, CHATS), { recursive: true });
+    const id = "0b6f1c2e-0000-4000-8000-000000000001";
+    const t = (s: number) => `2026-11-24T19:0${Math.floor(s / 10)}:${String(s % 10).padStart(2, "0")}.000Z`;
+    const lines: unknown[] = [{ sessionId: id, projectHash: "h", startTime: t(0), lastUpdated: t(0), kind: "main" }];
+    lines.push({ id: "u0", timestamp: t(1), type: "user", content: [{ text: "Read the logs." }] });
+    for (let turn = 0; turn < 5; turn++) {
+      const call = `run_shell_command__run_shell_command_${turn}`;
+      const result = [{ functionResponse: { id: call, name: "run_shell_command", response: { output: `line ${turn}\n`.repeat(6000) } } }];
+      lines.push({
+        id: `g${turn}`,
+        timestamp: t(2 + turn),
+        type: "gemini",
+        content: "",
+        toolCalls: [{ id: call, name: "run_shell_command", args: { command: `cat log${turn}` }, result, status: "success" }],
+        tokens: { input: 1000 + turn, output: 5 },
+      });
+    }
+    lines.push({ id: "g9", timestamp: t(8), type: "gemini", content: "Read them all.", tokens: { input: 51000, output: 4 } });
+    lines.push({ id: "u9", timestamp: t(9), type: "user", content: [{ text: "Summarise." }] });
+    const file = path.join(home, CHATS, `session-2026-11-24T19-00-${id.slice(0, 8)}.jsonl`);
+    fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    fs.utimesSync(file, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    const before = snapshot(home);
+    const trimmed = await run(["context", "trim", id, "--limit", "20000", "--yes", "--json", "--store", home]);
+    expect(trimmed.status, trimmed.stderr).toBe(0);
+    const doc = parseJsonDocument(trimmed.stdout) as { backup: { id: string }; tokens: { after: number } };
+    expect(doc.tokens.after).toBeLessThan(20000);
+    expect(JSON.stringify(doc)).toContain("Gemini CLI stored");
+    const contents = resumeContents(file);
+    expect(validateGemini(withPrompt(contents))).toEqual([]);
+    const responses = contents.flatMap((c) => c.parts).filter((p) => p.functionResponse);
+    expect(responses).toHaveLength(5);
+    expect(JSON.stringify(responses[0]).length).toBeLessThan(JSON.stringify(responses[4]).length);
+    const restored = await run(["session", "restore", doc.backup.id, "--yes", "--store", home]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expectSameBytes(snapshot(home), before);
+  });
 });
