@@ -282,4 +282,44 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     expect(restored.status, restored.stderr).toBe(0);
     expectSameBytes(snapshot(home), before);
   });
+
+  it("legacy .json sessions: read as one document, repaired in their own layout; after 0.61 migrates one, its .jsonl is the session", async () => {
+    const home = tempDir();
+    fs.mkdirSync(path.join(home, CHATS), { recursive: true });
+    const legacy = fs.readFileSync(path.join(FIXTURES, "legacy-json.json"), "utf8");
+    const id = (JSON.parse(legacy) as { sessionId: string }).sessionId;
+    const file = path.join(home, CHATS, `session-2026-11-24T19-24-${id.slice(0, 8)}.json`);
+    // The call's result lost: 1 call, 0 responses.
+    const damaged = JSON.parse(legacy) as { messages: { toolCalls?: { result: unknown }[] }[] };
+    damaged.messages.find((m) => m.toolCalls)!.toolCalls![0]!.result = null;
+    fs.writeFileSync(file, JSON.stringify(damaged, null, 2));
+    fs.utimesSync(file, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    const listed = await run(["session", "list", "--json", "--store", file]);
+    expect((parseJsonDocument(listed.stdout) as { sessions: { id: string; title: string }[] }).sessions).toEqual([
+      expect.objectContaining({ id, title: "Run `echo hi` and tell me the output." }),
+    ]);
+    const before = snapshot(home);
+    const repaired = await run(["session", "repair", id, "--yes", "--json", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const text = fs.readFileSync(file, "utf8");
+    // Written whole, as Gemini CLI writes it: 2-space JSON, no final newline.
+    expect(JSON.stringify(JSON.parse(text), null, 2)).toBe(text);
+    expect(text).toContain("[Operation Cancelled] Reason: User cancelled tool execution.");
+    expect(validateGemini(withPrompt(resumeContents(file)))).toEqual([]);
+    const backup = (parseJsonDocument(repaired.stdout) as { backup: { id: string } }).backup.id;
+    expect((await run(["session", "restore", backup, "--yes", "--store", home])).status).toBe(0);
+    expectSameBytes(snapshot(home), before);
+    // What 0.61 writes beside it on resume is what the next resume reads: it keeps toolCalls and adds <id>_response,
+    // so the response goes out twice (the real client: refused; after repair: accepted, scripts/resume-repaired-gemini.mjs).
+    fs.writeFileSync(file, legacy);
+    const migrated = file.replace(/\.json$/, ".jsonl");
+    fs.copyFileSync(path.join(FIXTURES, "legacy-json.after.jsonl"), migrated);
+    for (const f of [file, migrated]) fs.utimesSync(f, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    const scan = await run(["session", "scan", id, "--json", "--store", home]);
+    const doc = parseJsonDocument(scan.stdout) as ScanDoc;
+    expect(doc.sessions[0]!.findings.map((f) => `${f.rule} ${f.severity}`)).toEqual(["orphan-tool-result error"]);
+    expect((await run(["session", "repair", id, "--yes", "--store", home])).status).toBe(0);
+    expect(validateGemini(withPrompt(resumeContents(migrated)))).toEqual([]);
+    expect(fs.readFileSync(file, "utf8")).toBe(legacy);
+  });
 });

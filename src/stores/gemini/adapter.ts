@@ -14,23 +14,32 @@ import { geminiDialect } from "./dialect.js";
 import { geminiFixes } from "./fixes.js";
 
 const CHAT = "session-*.jsonl";
+/** Sessions of Gemini CLI before 0.40: one JSON document each. */
+const LEGACY = "session-*.json";
 
 /** `tmp/` of a Gemini home holds project folders with a `chats/` folder. */
 const holdsChats = (tmp: string) => entriesOf(tmp).some((project) => entriesOf(join(tmp, project)).includes("chats"));
 
 const geminiLayout: TranscriptLayout = {
-  homes: [{ entry: "tmp", patterns: [`tmp/*/chats/${CHAT}`], description: "a Gemini CLI home (tmp/)", holds: (dir) => holdsChats(join(dir, "tmp")) }],
+  homes: [
+    {
+      entry: "tmp",
+      patterns: [`tmp/*/chats/${CHAT}`, `tmp/*/chats/${LEGACY}`],
+      description: "a Gemini CLI home (tmp/)",
+      holds: (dir) => holdsChats(join(dir, "tmp")),
+    },
+  ],
   /** `tmp/` itself, or one project's folder in it. */
   part(dir, entries) {
-    if (basename(dir) === "tmp" && holdsChats(dir)) return { patterns: [`*/chats/${CHAT}`], description: "a Gemini CLI tmp/ dir" };
-    if (entries.includes("chats") && entriesOf(join(dir, "chats")).some((f) => f.startsWith("session-") && f.endsWith(".jsonl")))
-      return { patterns: [`chats/${CHAT}`], description: "a Gemini CLI project dir" };
+    if (basename(dir) === "tmp" && holdsChats(dir)) return { patterns: [`*/chats/${CHAT}`, `*/chats/${LEGACY}`], description: "a Gemini CLI tmp/ dir" };
+    if (entries.includes("chats") && entriesOf(join(dir, "chats")).some((f) => f.startsWith("session-") && /\.jsonl?$/.test(f)))
+      return { patterns: [`chats/${CHAT}`, `chats/${LEGACY}`], description: "a Gemini CLI project dir" };
     return undefined;
   },
   /** <home>/tmp[/<project>[/chats[/session-….jsonl]]] */
   storeOf: (target) => storeAbove(target, "tmp", 4, (parts, at) => parts.length - at === 1 || parts[at + 2] === "chats"),
-  flat: [CHAT],
-  sessionIdOf: (path) => headSessionId(path) ?? fileNameId(path),
+  flat: [CHAT, LEGACY],
+  sessionIdOf: (path) => headSessionId(path) ?? fileNameId(path).replace(/\.json$/, ""),
   oneOf: (a, b) => (resumedBefore(rank(b), rank(a)) ? b : a),
 };
 
@@ -56,7 +65,7 @@ function headSessionId(path: string): string | undefined {
 function rank(path: string): { resumable: boolean; updated: string; size: number } {
   const text = readFileSync(path, "utf8");
   const stamps = [...text.matchAll(/"lastUpdated"\s*:\s*"([^"]+)"/g)].map((m) => m[1]!);
-  return { resumable: text.includes('"type":"gemini"'), updated: stamps.sort().at(-1) ?? "", size: text.length };
+  return { resumable: /"type"\s*:\s*"gemini"/.test(text), updated: stamps.sort().at(-1) ?? "", size: text.length };
 }
 
 function resumedBefore(x: ReturnType<typeof rank>, y: ReturnType<typeof rank>): boolean {

@@ -23,16 +23,18 @@ export const GEMINI_CANCELLED = "[Operation Cancelled] Reason: User cancelled to
 export const geminiDialect: Dialect = {
   name: "gemini",
   agent: "Gemini CLI",
-  messageMarkers: [Buffer.from('"type":"user"'), Buffer.from('"type":"gemini"')],
-  /** The first line is the metadata record: a sessionId and a projectHash. */
-  sniff: (head) => /^[\s\0]*\{[^\n]*"sessionId"\s*:[^\n]*"projectHash"\s*:/.test(head) || /^[\s\0]*\{[^\n]*"projectHash"\s*:[^\n]*"sessionId"\s*:/.test(head),
+  // Compact lines, and the 2-space layout of a legacy .json session.
+  messageMarkers: ['"type":"user"', '"type":"gemini"', '"type": "user"', '"type": "gemini"'].map((m) => Buffer.from(m)),
+  /** The file opens with the metadata: a sessionId and a projectHash (one line, or the top of a legacy document). */
+  sniff: (head) => /^[\s\0]*\{/.test(head) && /"sessionId"\s*:/.test(head.slice(0, 2048)) && /"projectHash"\s*:/.test(head.slice(0, 2048)),
+  oneDocument: (path) => path.endsWith(".json"),
   idField: "id",
   parentField: "parentId",
   linear: true,
   interpret(value) {
     const time = timeOf(value.timestamp);
     let role: LineRole | undefined;
-    if (typeof value.sessionId === "string" && typeof value.projectHash === "string") role = "meta";
+    if (typeof value.sessionId === "string" && typeof value.projectHash === "string") role = Array.isArray(value.messages) ? "structure" : "meta";
     else if (value.$rewindTo !== undefined) role = "structure";
     else if (obj(value.$set)) role = Array.isArray(obj(value.$set)!.messages) ? "structure" : "meta";
     else if (isMessageRecord(value)) role = "message";
@@ -85,6 +87,8 @@ export const geminiDialect: Dialect = {
   },
   directoryOf: () => undefined,
   promptOf(value) {
+    // A legacy document: its first user message.
+    if (Array.isArray(value.messages)) return value.messages.map((m) => geminiDialect.promptOf?.(obj(m) ?? {})).find((t) => t !== undefined);
     if (value.type !== "user" || !Array.isArray(value.content)) return undefined;
     const text = value.content.map((p) => str(obj(p)?.text) ?? "").join("\n");
     return text === "" || UNSENT_USER_TEXT.test(text) ? undefined : text;

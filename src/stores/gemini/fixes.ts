@@ -23,9 +23,9 @@ export function at(value: unknown, path: string | undefined): unknown {
   return here;
 }
 
-/** The record path a block path lies in: `$set.messages.3.content.0` → `$set.messages.3`, `content.0` → "". */
+/** The record path a block path lies in: `$set.messages.3.content.0` → `$set.messages.3` (a legacy document's `messages.3`), `content.0` → "". */
 function recordPath(field: string): string {
-  const m = /^(\$set\.messages\.\d+)(?:\.|$)/.exec(field);
+  const m = /^((?:\$set\.)?messages\.\d+)(?:\.|$)/.exec(field);
   return m ? m[1]! : "";
 }
 
@@ -125,12 +125,13 @@ function dropRecordEverywhere(context: TranscriptFixContext, id: string, reason:
       edits.push(...context.deleteLine(line, reason));
       continue;
     }
-    const set = value.$set;
-    const messages = isObject(set) && Array.isArray(set.messages) ? set.messages : undefined;
-    if (!messages?.some((m) => isObject(m) && m.id === id)) continue;
+    const holder = (v: Json): Json | undefined => (isObject(v.$set) ? v.$set : Array.isArray(v.messages) ? v : undefined);
+    const messages = holder(value)?.messages;
+    if (!Array.isArray(messages) || !messages.some((m) => isObject(m) && m.id === id)) continue;
+    const own = !isObject(value.$set);
     edits.push(
-      ...context.update(line, `${reason} (its copy in the message list a resume wrote)`, (copy) => {
-        const list = (copy.$set as Json).messages as unknown[];
+      ...context.update(line, own ? reason : `${reason} (its copy in the message list a resume wrote)`, (copy) => {
+        const list = holder(copy)!.messages as unknown[];
         for (let k = list.length - 1; k >= 0; k--) if (isObject(list[k]) && (list[k] as Json).id === id) list.splice(k, 1);
       }),
     );

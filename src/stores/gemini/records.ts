@@ -2,7 +2,8 @@
  * The records a Gemini CLI 0.61 chat file holds once its lines are applied in order, as the client's loader
  * (`loadConversationRecord`) applies them (docs/research/gemini-request.md): a message record appended again
  * replaces the earlier copy and keeps its place, `$set.messages` replaces the whole list, `$rewindTo` drops that
- * record and everything after it (an id not in the list clears it). Lines that do not parse are skipped.
+ * record and everything after it (an id not in the list clears it). Lines that do not parse are skipped. A legacy
+ * `.json` session is one document holding the list (`messages`).
  */
 import type { TranscriptLine } from "../../model/transcript.js";
 import { type Json, obj, str } from "../transcript/dialect.js";
@@ -30,6 +31,15 @@ export function effectiveRecords(lines: readonly TranscriptLine[]): PlacedRecord
     const rewind = str(value.$rewindTo);
     if (rewind !== undefined) {
       rewindTo(list, rewind);
+      continue;
+    }
+    // A legacy `.json` session: the whole file is one document holding the list.
+    if (typeof value.sessionId === "string" && Array.isArray(value.messages)) {
+      list.clear();
+      value.messages.forEach((entry, k) => {
+        const record = obj(entry);
+        if (isMessageRecord(record)) list.set(record.id as string, { id: record.id as string, record, line, path: `messages.${k}` });
+      });
       continue;
     }
     const set = obj(value.$set);

@@ -20,9 +20,15 @@ export interface TranscriptFile {
 }
 
 export function assembleTranscript(bytes: Buffer, file: TranscriptFile, keepBytes: boolean): TranscriptRecords {
-  const { lines: raws, endsWithNewline } = splitLines(bytes);
+  const { lines: raws, endsWithNewline } = dialectNamed(file.dialect).oneDocument?.(file.path) ? wholeDocument(bytes) : splitLines(bytes);
   const lines = raws.map((raw, i) => lineRecord(raw, i + 1, file));
   return recordsOf(lines, endsWithNewline, file, keepBytes ? bytes : undefined);
+}
+
+/** A file that is one document: one "line", its final newline (if any) kept as the file's own. */
+function wholeDocument(bytes: Buffer): { lines: Buffer[]; endsWithNewline: boolean } {
+  const endsWithNewline = bytes.at(-1) === 0x0a;
+  return { lines: bytes.length === 0 ? [] : [endsWithNewline ? bytes.subarray(0, -1) : bytes], endsWithNewline };
 }
 
 /** One line as a record: read, interpreted, named. Ids are made unique later (recordsOf). */
@@ -97,7 +103,7 @@ function summaryOf(lines: readonly TranscriptLine[], file: TranscriptFile): Sess
     if (!directory) directory = directoryOf(value) ?? "";
     if (value.type === "custom-title" || value.type === "ai-title") named = str(value.customTitle) ?? str(value.title) ?? str(value.aiTitle) ?? named;
     if (value.type === "session_info") named = str(value.name) ?? named;
-    if (title === undefined && line.role === "message" && !line.sidechain) title = promptOf(value);
+    if (title === undefined && (line.role === "message" || line.role === "structure") && !line.sidechain) title = promptOf(value);
   }
   return {
     id: file.sessionId,

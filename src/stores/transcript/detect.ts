@@ -26,8 +26,10 @@ export function transcriptKind(probe: PathProbe): TranscriptKind | undefined {
 function fileKind(probe: PathProbe): TranscriptKind | undefined {
   const jsonl = probe.path.endsWith(".jsonl");
   if (probe.size === 0) return jsonl ? { dialects: knownFormats().map((f) => f.dialect.name), description: "an empty file" } : undefined;
-  // A damaged transcript may begin with a NUL run or a torn line; its name still says what it is.
-  if (!jsonl && !firstLineIsJsonObject(probe.head())) return undefined;
+  // A damaged transcript may begin with a NUL run or a torn line; its name still says what it is. A format that
+  // writes a whole document (Gemini CLI's legacy .json) is known by its own header.
+  const document = knownFormats().some((f) => f.dialect.oneDocument?.(probe.path) && f.dialect.sniff?.(probe.head().toString("utf8")));
+  if (!jsonl && !document && !firstLineIsJsonObject(probe.head())) return undefined;
   const dialect = transcriptDialect(probe.head());
   return { dialects: [dialect.name], description: `${/^[aeiou]/i.test(dialect.agent) ? "an" : "a"} ${dialect.agent} transcript` };
 }

@@ -45,6 +45,11 @@ export interface Dialect {
    * (Claude Code): a transcript no header claims is that format's.
    */
   sniff?(head: string): boolean;
+  /**
+   * The file at `path` is one JSON document written whole, not one record per line (Gemini CLI's legacy
+   * `session-*.json`): it is read as one line, and written back whole in the same layout (2-space indent).
+   */
+  oneDocument?(path: string): boolean;
   /** Field names of the links, as findings and fixes name them. */
   idField: string;
   parentField: string;

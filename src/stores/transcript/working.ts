@@ -91,8 +91,13 @@ export class TranscriptLines implements RecordFamily {
     return new TranscriptFixContext(view.transcript, view, options.now, options, formatNamed(this.loaded.dialect));
   }
 
+  /** The file is one document (oneDocument): written whole in its layout, ending as it ended. */
+  private wholeDocument(): boolean {
+    return formatNamed(this.loaded.dialect).dialect.oneDocument?.(this.loaded.sessionRef.path ?? "") === true;
+  }
+
   private encode(entry: DraftEntry, value: Json): Buffer {
-    const json = Buffer.from(JSON.stringify(value));
+    const json = Buffer.from(this.wholeDocument() ? JSON.stringify(value, null, 2) : JSON.stringify(value));
     // A CRLF file keeps its line ends, on changed lines and new ones alike.
     const original = entry.original as TranscriptLine | undefined;
     const crlf = original ? original.raw.at(-1) === 0x0d : this.loaded.lines[0]?.raw.at(-1) === 0x0d;
@@ -100,6 +105,7 @@ export class TranscriptLines implements RecordFamily {
   }
 
   private endsWithNewline(entries: readonly DraftEntry[]): boolean {
+    if (this.wholeDocument()) return this.loaded.endsWithNewline;
     const last = [...entries].reverse().find((e) => e.values !== null);
     return this.loaded.endsWithNewline || last?.values !== undefined || last !== entries.at(-1);
   }
