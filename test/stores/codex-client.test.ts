@@ -3,6 +3,7 @@
 // the client lays it out. What recover models of the client's resume request is checked against the requests the
 // client really sent; a repaired rollout is then judged by the request the client would send for it, through the
 // Responses API's rules (src/provider/validate-responses.ts).
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -294,5 +295,27 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     expect(found).toEqual(Object.fromEntries(manifest.map((m) => [m.sessionId, [...m.expect].sort()])));
     const empty = doc.sessions.flatMap((s) => s.findings).find((f) => f.rule === "duplicate-tool-call-id")!;
     expect(empty.message).toContain("Invalid 'input[6].call_id': empty string.");
+  });
+
+  it("Codex's index listing a session whose rollout is gone is said in a note; the index is read, never written", async () => {
+    const { home, captures } = homeOfCaptures();
+    const index = path.join(home, "state_5.sqlite");
+    const db = new Database(index);
+    db.exec("CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, archived INTEGER NOT NULL DEFAULT 0)");
+    const tool = captures.get("tool")!;
+    db.prepare("INSERT INTO threads (id, rollout_path) VALUES (?, ?)").run(tool.id, tool.file);
+    db.prepare("INSERT INTO threads (id, rollout_path) VALUES (?, ?)").run("01a20f00-dead-7000-8000-000000000000", path.join(home, DAY, "rollout-gone.jsonl"));
+    db.close();
+    const before = fs.readFileSync(index);
+    const scan = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", home]);
+    const notices = (parseJsonDocument(scan.stdout) as { store: { notices: string[] } }).store.notices;
+    expect(notices).toEqual([
+      "Codex's index state_5.sqlite lists a session whose rollout is gone (01a20f00-dead-7000-8000-000000000000): Codex cannot resume it and there is nothing to repair; recover leaves the index to Codex, which rebuilds it",
+    ]);
+    const repaired = await run(["session", "repair", captures.get("killed-mid-call")!.id, "--yes", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(repaired.stderr).toContain("lists a session whose rollout is gone");
+    expect(fs.readFileSync(index).equals(before)).toBe(true);
+    expect(fs.readdirSync(home).filter((f) => f.startsWith("state_5"))).toEqual(["state_5.sqlite"]);
   });
 });

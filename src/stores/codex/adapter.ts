@@ -3,12 +3,16 @@
  * defaulting to `~/.codex`. The SQLite files beside `sessions/` are Codex's own index, rebuilt from the rollouts:
  * never read, never written.
  */
+import fg from "fast-glob";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { RecoverError } from "../../errors.js";
 import { transcriptAdapter } from "../transcript/family.js";
 import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../transcript/layout.js";
 import { rootAmong } from "../transcript/locate.js";
+import type { TranscriptRoot } from "../transcript/transcript-store.js";
+import { openDatabase } from "../opencode/sqlite-open.js";
 import { codexDialect } from "./dialect.js";
 import { codexFixes } from "./fixes.js";
 
@@ -62,4 +66,36 @@ export const codexStore = transcriptAdapter({
     throw new RecoverError("store-not-found", `no Codex CLI sessions found (looked for sessions/ in ${candidates.join(", ")}); pass --store <path>`);
   },
   resumeCommand: (id) => `codex resume ${id}`,
+  unread: missingRollouts,
 });
+
+/**
+ * Codex's own index (`state_<n>.sqlite`, table `threads`: id, rollout_path) may list sessions whose rollout is gone
+ * (deleted, moved, another machine's home): Codex cannot resume those and recover has nothing to repair. The index
+ * is read, never written: Codex rebuilds it from the rollouts.
+ */
+function missingRollouts(root: TranscriptRoot): string | undefined {
+  const states = fg.sync("state_*.sqlite", { cwd: root.path, absolute: true, onlyFiles: true, suppressErrors: true });
+  const newest = states.sort((a, b) => version(b) - version(a))[0];
+  if (newest === undefined) return undefined;
+  let rows: { id: string; rollout_path: string }[];
+  try {
+    const db = openDatabase(newest, { readonly: true, fileMustExist: true });
+    try {
+      rows = db.prepare("SELECT id, rollout_path FROM threads").all() as typeof rows;
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Not the schema this was written against, locked, or unreadable: the index only adds a note.
+    return undefined;
+  }
+  const missing = rows.filter((r) => typeof r.rollout_path === "string" && !existsSync(r.rollout_path)).map((r) => r.id);
+  if (missing.length === 0) return undefined;
+  const listed = missing.length <= 3 ? missing.join(", ") : `${missing.slice(0, 3).join(", ")} and ${missing.length - 3} more`;
+  return `Codex's index ${basename(newest)} lists ${missing.length === 1 ? "a session whose rollout is" : `${missing.length} sessions whose rollouts are`} gone (${listed}): Codex cannot resume ${missing.length === 1 ? "it" : "them"} and there is nothing to repair; recover leaves the index to Codex, which rebuilds it`;
+}
+
+function version(path: string): number {
+  return Number(/state_(\d+)\.sqlite$/.exec(path)?.[1] ?? 0);
+}
