@@ -150,7 +150,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["invalid_json_body", /request body is not valid JSON/i],
   [
     "empty_content",
-    /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error/i,
+    /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error|contents\.parts must not be empty/i,
   ],
   ["first_not_user", /first message must use the "user" role|must start with a user message/i],
   ["roles_not_alternating", /roles must alternate|must alternate between user and assistant|function call turn comes immediately after a user turn/i],
@@ -205,7 +205,8 @@ function tokensIn(message: string): ClassifiedError["tokens"] {
 
 function locationIn(message: string, param: string | undefined): { index: number | null; contentIndex: number | null } {
   for (const text of [message, param ?? ""]) {
-    const m = /messages\.\[?(\d+)\]?(?:\.content\.(\d+))?/.exec(text);
+    // Gemini names its turns contents[N] (and parts[M]): one per request message, as messages.N is.
+    const m = /messages\.\[?(\d+)\]?(?:\.content\.(\d+))?/.exec(text) ?? /contents\[(\d+)\](?:\.parts\[(\d+)\])?/.exec(text);
     if (m) return { index: Number(m[1]), contentIndex: m[2] === undefined ? null : Number(m[2]) };
   }
   return { index: null, contentIndex: null };
@@ -219,7 +220,11 @@ function providerOf(u: Unwrapped, message: string): Provider {
     /tool_call|role 'tool'|function call output|maximum context length|call_id|input\[\d+\]|encrypted content|context window of this model/i.test(message)
   )
     return "openai";
-  if (/function response parts|function (?:response|call) turn comes immediately|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(message))
+  if (
+    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(
+      message,
+    )
+  )
     return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
   if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message)) return "anthropic";

@@ -168,9 +168,23 @@ const TRIAGE: Case[] = [
     'stream error: unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_abc123def456.","type":"invalid_request_error"}}',
     { kind: "orphan_tool_use", ids: ["call_abc123def456"] },
   ],
+  [
+    '{"error":{"message":"Duplicate item found with id fco_01a20ef4-b723-7be0-8f1e-fef46f23625c. Remove the duplicate items from your input and try again.","type":"invalid_request_error","param":"input","code":null}}',
+    { kind: "duplicate_tool_id", provider: "openai" },
+  ],
+  [
+    '{"error":{"message":"Invalid \'input[6].call_id\': empty string.","type":"invalid_request_error","param":"input[6].call_id","code":"empty_string"}}',
+    { kind: "empty_tool_id", item: 6, provider: "openai" },
+  ],
 ];
 
 const GEMINI_BEDROCK: Case[] = [
+  ["* GenerateContentRequest.contents[3].parts: contents.parts must not be empty.", { kind: "empty_content", index: 3, provider: "gemini" }],
+  ["Please ensure that function response turn comes immediately after a function call turn.", { kind: "orphan_tool_result", provider: "gemini" }],
+  [
+    "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+    { kind: "roles_not_alternating", provider: "gemini" },
+  ],
   [
     "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
     { kind: "tool_response_mismatch", provider: "gemini" },
