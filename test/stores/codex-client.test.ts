@@ -13,34 +13,20 @@ import { validateResponses, type ResponsesItem } from "../../src/provider/valida
 import "../../src/stores/registry.js";
 import { writeDemoCodex } from "../../scripts/make-demo-captures.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
+import { age, homeOfCaptures as capturedHome } from "../support/captured-home.js";
 
 const FIXTURES = path.resolve("fixtures/codex-0.169");
 const DAY = path.join("sessions", "2026", "11", "24");
 
-interface Capture {
-  scenario: string;
-  id: string;
-  file: string;
-}
+const WRITTEN = new Date("2026-11-24T19:10:00Z");
 
 /** A Codex home holding every capture as `sessions/2026/11/24/rollout-…-<uuid>.jsonl` (`after`: as left by the resume). */
-function homeOfCaptures(which: "before" | "after" = "before"): { home: string; captures: Map<string, Capture> } {
-  const home = tempDir();
-  fs.mkdirSync(path.join(home, DAY), { recursive: true });
-  const captures = new Map<string, Capture>();
-  const suffix = which === "after" ? ".after.jsonl" : ".jsonl";
-  for (const name of fs.readdirSync(FIXTURES).filter((f) => f.endsWith(suffix) && (which === "after" || !f.endsWith(".after.jsonl")))) {
-    const bytes = fs.readFileSync(path.join(FIXTURES, name));
-    const id = (JSON.parse(bytes.toString("utf8", 0, bytes.indexOf(0x0a))) as { payload: { id: string } }).payload.id;
-    const scenario = name.slice(0, -suffix.length);
-    const file = path.join(home, DAY, `rollout-2026-11-24T19-07-00-${id}.jsonl`);
-    fs.writeFileSync(file, bytes);
-    // Last written when the client wrote it, not now (a fresh copy would look like a running agent's).
-    const captured = new Date("2026-11-24T19:10:00Z");
-    fs.utimesSync(file, captured, captured);
-    captures.set(scenario, { scenario, id, file });
-  }
-  return { home, captures };
+function homeOfCaptures(which: "before" | "after" = "before") {
+  const place = (first: string) => {
+    const id = (JSON.parse(first) as { payload: { id: string } }).payload.id;
+    return { id, rel: path.join(DAY, `rollout-2026-11-24T19-07-00-${id}.jsonl`) };
+  };
+  return capturedHome({ fixtures: FIXTURES, place, written: WRITTEN }, which);
 }
 
 function resumeInput(file: string): ResponsesItem[] {
@@ -153,7 +139,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     const after = homeOfCaptures("after");
     const reasoning = captures.get("bad-reasoning")!.file;
     fs.copyFileSync(after.captures.get("bad-reasoning")!.file, reasoning);
-    fs.utimesSync(reasoning, new Date("2026-11-24T19:10:00Z"), new Date("2026-11-24T19:10:00Z"));
+    age(reasoning, WRITTEN);
     const before = snapshot(home);
     const damaged = ["killed-mid-call", "torn-tail", "nul-line", "duplicate-output", "empty-call-id", "orphan-output", "torn-output", "bad-reasoning"];
     const backups: string[] = [];
@@ -265,7 +251,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     );
     const file = path.join(home, DAY, `rollout-2026-11-24T19-00-00-${id}.jsonl`);
     fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-    fs.utimesSync(file, new Date("2026-11-24T19:10:00Z"), new Date("2026-11-24T19:10:00Z"));
+    age(file, WRITTEN);
     const before = snapshot(home);
     const trimmed = await run(["context", "trim", id, "--limit", "20000", "--yes", "--json", "--store", home]);
     expect(trimmed.status, trimmed.stderr).toBe(0);

@@ -12,33 +12,20 @@ import "../../src/stores/registry.js";
 import { writeDemoGemini } from "../../scripts/make-demo-captures.js";
 import { assembleTranscript } from "../../src/stores/transcript/assemble.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
+import { age, homeOfCaptures as capturedHome } from "../support/captured-home.js";
 
 const FIXTURES = path.resolve("fixtures/gemini-0.61");
 const CHATS = path.join("tmp", "project", "chats");
 
-interface Capture {
-  scenario: string;
-  id: string;
-  file: string;
-}
+const WRITTEN = new Date("2026-11-24T19:30:00Z");
 
 /** A Gemini home holding every `.jsonl` capture as `tmp/project/chats/session-<time>-<id8>.jsonl`. */
-function homeOfCaptures(which: "before" | "after" = "before"): { home: string; captures: Map<string, Capture> } {
-  const home = tempDir();
-  fs.mkdirSync(path.join(home, CHATS), { recursive: true });
-  const captures = new Map<string, Capture>();
-  const suffix = which === "after" ? ".after.jsonl" : ".jsonl";
-  for (const name of fs.readdirSync(FIXTURES).filter((f) => f.endsWith(suffix) && (which === "after" || !f.endsWith(".after.jsonl")))) {
-    const bytes = fs.readFileSync(path.join(FIXTURES, name));
-    const id = (JSON.parse(bytes.toString("utf8", 0, bytes.indexOf(0x0a))) as { sessionId: string }).sessionId;
-    const scenario = name.slice(0, -suffix.length);
-    const file = path.join(home, CHATS, `session-2026-11-24T19-21-${id.slice(0, 8)}.jsonl`);
-    fs.writeFileSync(file, bytes);
-    const captured = new Date("2026-11-24T19:30:00Z");
-    fs.utimesSync(file, captured, captured);
-    captures.set(scenario, { scenario, id, file });
-  }
-  return { home, captures };
+function homeOfCaptures(which: "before" | "after" = "before") {
+  const place = (first: string) => {
+    const id = (JSON.parse(first) as { sessionId: string }).sessionId;
+    return { id, rel: path.join(CHATS, `session-2026-11-24T19-21-${id.slice(0, 8)}.jsonl`) };
+  };
+  return capturedHome({ fixtures: FIXTURES, place, written: WRITTEN }, which);
 }
 
 function resumeContents(file: string): GeminiContent[] {
@@ -195,7 +182,7 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     const lines = fs.readFileSync(tool.file, "utf8").split("\n");
     const stub = path.join(home, CHATS, `session-2026-11-24T19-25-${tool.id.slice(0, 8)}.jsonl`);
     fs.writeFileSync(stub, `${lines[0]!.replace(/"startTime":"[^"]+"/, '"startTime":"2026-11-24T19:25:00.000Z"')}\n${lines[1]}\n`);
-    fs.utimesSync(stub, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    age(stub, WRITTEN);
     const listed = await run(["session", "list", "--json", "--store", home]);
     expect(listed.status, listed.stderr).toBe(0);
     const sessions = (parseJsonDocument(listed.stdout) as { sessions: { id: string; title: string }[] }).sessions;
@@ -266,7 +253,7 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     lines.push({ id: "u9", timestamp: t(9), type: "user", content: [{ text: "Summarise." }] });
     const file = path.join(home, CHATS, `session-2026-11-24T19-00-${id.slice(0, 8)}.jsonl`);
     fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-    fs.utimesSync(file, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    age(file, WRITTEN);
     const before = snapshot(home);
     const trimmed = await run(["context", "trim", id, "--limit", "20000", "--yes", "--json", "--store", home]);
     expect(trimmed.status, trimmed.stderr).toBe(0);
@@ -293,7 +280,7 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     const damaged = JSON.parse(legacy) as { messages: { toolCalls?: { result: unknown }[] }[] };
     damaged.messages.find((m) => m.toolCalls)!.toolCalls![0]!.result = null;
     fs.writeFileSync(file, JSON.stringify(damaged, null, 2));
-    fs.utimesSync(file, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    age(file, WRITTEN);
     const listed = await run(["session", "list", "--json", "--store", file]);
     expect((parseJsonDocument(listed.stdout) as { sessions: { id: string; title: string }[] }).sessions).toEqual([
       expect.objectContaining({ id, title: "Run `echo hi` and tell me the output." }),
@@ -314,7 +301,7 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     fs.writeFileSync(file, legacy);
     const migrated = file.replace(/\.json$/, ".jsonl");
     fs.copyFileSync(path.join(FIXTURES, "legacy-json.after.jsonl"), migrated);
-    for (const f of [file, migrated]) fs.utimesSync(f, new Date("2026-11-24T19:30:00Z"), new Date("2026-11-24T19:30:00Z"));
+    for (const f of [file, migrated]) age(f, WRITTEN);
     const scan = await run(["session", "scan", id, "--json", "--store", home]);
     const doc = parseJsonDocument(scan.stdout) as ScanDoc;
     expect(doc.sessions[0]!.findings.map((f) => `${f.rule} ${f.severity}`)).toEqual(["orphan-tool-result error"]);
