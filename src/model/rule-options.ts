@@ -13,6 +13,8 @@ export interface RuleOptions {
   liveWindowMs: number;
   /** Set by `context trim` only. */
   trim?: TrimOptions;
+  /** The rules the user named (`--rule`): a rule may then report what it leaves alone unasked. */
+  requested?: ReadonlySet<string>;
 }
 
 /** What `context trim` asks of its rules (src/rules/trim): the budget and what must be kept. */

@@ -1,12 +1,14 @@
 import { classifyProviderError } from "../provider/classify-error.js";
 import { atBlock } from "./helpers.js";
+import type { SessionView } from "../model/session-view.js";
 import type { Report, Rule } from "./rule.js";
 
 /**
  * Responses API: a `reasoning` item whose `encrypted_content` the API can no longer verify (`The encrypted content
  * gAAA...Vo== could not be verified.`, code `invalid_encrypted_content`; openai/codex#8119): every resume is
  * rejected while it is in the history. Offline nothing can verify it, so only the items the stored answer names
- * are reported (the API abbreviates the content to its first and last four characters); `--error` names them too.
+ * are reported (the API abbreviates the content to its first and last four characters); `--error` names them too,
+ * and `--rule unverifiable-reasoning` with no answer stored takes every reasoning item.
  * The item is dropped, never re-signed; its call and output stay.
  */
 export const unverifiableReasoning: Rule = {
@@ -15,12 +17,12 @@ export const unverifiableReasoning: Rule = {
   description: "reasoning whose encrypted_content the API could not verify, as the error the client stored says (`invalid_encrypted_content`)",
   fixedBy: "repair",
   apis: ["responses"],
-  check(view) {
+  check(view, options) {
     const named = (view.storedErrors ?? []).flatMap((stored) => {
       const matches = unverifiedContent(stored.text);
       return matches ? [{ matches, stored }] : [];
     });
-    if (named.length === 0) return [];
+    if (named.length === 0) return options.requested?.has(this.id) ? everyReasoning(view) : [];
     const reports: Report[] = [];
     for (const message of view.conversation.messages) {
       for (const block of message.blocks) {
@@ -45,6 +47,18 @@ export const unverifiableReasoning: Rule = {
       : [];
   },
 };
+
+/** Asked for by name with no answer stored: offline no reasoning can be verified, so every item is offered. */
+function everyReasoning(view: SessionView): Report[] {
+  return view.conversation.messages.flatMap((m) =>
+    m.blocks
+      .filter((b) => b.type === "thinking" && b.signature !== undefined)
+      .map((b) => ({
+        ...atBlock(b, "asked for by --rule with no stored answer naming one: offline no reasoning can be verified, so every reasoning item goes"),
+        severity: "warning" as const,
+      })),
+  );
+}
 
 /**
  * What an `invalid_encrypted_content` answer names: `gAAA...Vo==` (first and last four characters) or the whole

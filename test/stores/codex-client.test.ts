@@ -304,4 +304,17 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     expect(fs.readFileSync(index).equals(before)).toBe(true);
     expect(fs.readdirSync(home).filter((f) => f.startsWith("state_5"))).toEqual(["state_5.sqlite"]);
   });
+
+  it("--rule unverifiable-reasoning with no stored answer: every reasoning item goes (offline none can be verified), calls and outputs stay", async () => {
+    const { home, captures } = homeOfCaptures();
+    const { id, file } = captures.get("tool")!;
+    const scan = await run(["session", "scan", id, "--json", "--store", home]);
+    expect(scan.status, scan.stdout).toBe(0);
+    const repaired = await run(["session", "repair", id, "--rule", "unverifiable-reasoning", "--yes", "--json", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const input = resumeInput(file);
+    expect(input.filter((i) => i.type === "reasoning")).toEqual([]);
+    expect(input.filter((i) => i.type === "function_call" || i.type === "function_call_output")).toHaveLength(2);
+    expect(validateResponses(input)).toEqual([]);
+  });
 });

@@ -116,6 +116,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 now,
                 rules: aimed.rules,
                 judgeWith: judgeRules,
+                ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
                 ...(aimed.filter ? { filter: aimed.filter } : {}),
                 ...(aimed.trim ? { trim: aimed.trim.options } : {}),
               });
