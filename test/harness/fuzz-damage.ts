@@ -16,7 +16,7 @@ import fc from "fast-check";
 import fs from "node:fs";
 import path from "node:path";
 
-export type HarnessFormat = "opencode-sqlite" | "opencode-json" | "claude" | "openclaw";
+export type HarnessFormat = "opencode-sqlite" | "opencode-json" | "claude" | "openclaw" | "codex" | "gemini";
 
 // ---------------------------------------------------------------------------------------------
 // Operations (plain data: this is what a counterexample reads like)

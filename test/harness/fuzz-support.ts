@@ -54,6 +54,10 @@ function writeBase(format: HarnessFormat, root: string): void {
     else writeJsonStore(root, built);
     return;
   }
+  if (format === "codex" || format === "gemini") {
+    writeCaptures(format, root);
+    return;
+  }
   for (const [i, start] of [T0, T0 + DAY].entries()) {
     if (format === "claude") {
       const t = new ClaudeTranscript({ seed: 71 + i, start, cwd: `/home/dana/code/project-${i}` });
@@ -84,6 +88,25 @@ function writeBase(format: HarnessFormat, root: string): void {
       t.assistant([{ type: "text", text: "It checks that an empty config is rejected." }]);
       t.writeTo(root, "main", `agent:main:session-${i}`);
     }
+  }
+}
+
+/**
+ * Sessions the real clients wrote, each with damage of its own: Codex's killed call and healthy tool turn; Gemini's
+ * double-recorded tool result and a call whose result is null (fixtures/codex-0.169, fixtures/gemini-0.61).
+ */
+function writeCaptures(format: "codex" | "gemini", root: string): void {
+  const from = path.resolve("fixtures", format === "codex" ? "codex-0.169" : "gemini-0.61");
+  const captures = format === "codex" ? ["killed-mid-call", "tool"] : ["tool", "result-null-repaired"];
+  for (const capture of captures) {
+    const bytes = fs.readFileSync(path.join(from, `${capture}.jsonl`));
+    const first = JSON.parse(bytes.toString("utf8", 0, bytes.indexOf(0x0a))) as { payload?: { id: string }; sessionId?: string };
+    const rel =
+      format === "codex"
+        ? path.join("sessions", "2026", "11", "24", `rollout-2026-11-24T19-07-00-${first.payload!.id}.jsonl`)
+        : path.join("tmp", "project", "chats", `session-2026-11-24T19-21-${first.sessionId!.slice(0, 8)}.jsonl`);
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), bytes);
   }
 }
 

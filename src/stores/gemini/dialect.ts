@@ -39,7 +39,9 @@ export const geminiDialect: Dialect = {
     else if (obj(value.$set)) role = Array.isArray(obj(value.$set)!.messages) ? "structure" : "meta";
     else if (isMessageRecord(value)) role = "message";
     if (role === undefined) return { role: "unknown" };
-    return time === undefined ? { role } : { role, time };
+    // A record's own id names its line (its first line, when it was appended again), as findings and diffs show it.
+    const named = role === "message" ? { uuid: value.id as string } : {};
+    return time === undefined ? { role, ...named } : { role, time, ...named };
   },
   send() {
     return undefined;
