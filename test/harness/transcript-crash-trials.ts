@@ -123,7 +123,10 @@ export function openclawCrashTranscript(): CrashTranscript {
 export function codexCrashTranscript(): CrashTranscript {
   const sessionId = "01a20ef4-1111-7222-8333-444455556666";
   let clock = Date.UTC(2026, 6, 1, 8, 0, 0);
-  const stamp = () => new Date((clock += 700)).toISOString();
+  const stamp = () => {
+    clock += 700;
+    return new Date(clock).toISOString();
+  };
   const item = (payload: Record<string, unknown>) => JSON.stringify({ timestamp: stamp(), type: "response_item", payload });
   const event = (payload: Record<string, unknown>) => JSON.stringify({ timestamp: stamp(), type: "event_msg", payload });
   const lines: (string | Buffer)[] = [
