@@ -1,6 +1,7 @@
 import { at, isLiveTail, messages } from "./helpers.js";
 import type { Rule } from "./rule.js";
 import { isObject } from "../model/edit.js";
+import { isCompactionSummary } from "./stuck-compaction.js";
 
 export const incompleteMessage: Rule = {
   id: "incomplete-message",
@@ -8,9 +9,14 @@ export const incompleteMessage: Rule = {
   description: "assistant message without time.completed and without error that is not the live tail",
   fixedBy: "repair",
   check(view) {
-    return messages(view)
-      .filter((m) => m.info?.role === "assistant" && m.info.time.completed === undefined && !m.info.error && !isLiveTail(view, m.ref.id))
-      .map((m) => at(m, "assistant message never finished (no time.completed, no error): the agent stopped mid-turn"));
+    return (
+      messages(view)
+        // An unfinished compaction summary is stuck-compaction's: completing it as aborted leaves the compaction pending.
+        .filter(
+          (m) => m.info?.role === "assistant" && m.info.time.completed === undefined && !m.info.error && !isLiveTail(view, m.ref.id) && !isCompactionSummary(m),
+        )
+        .map((m) => at(m, "assistant message never finished (no time.completed, no error): the agent stopped mid-turn"))
+    );
   },
   fix(finding, context) {
     if (context.kind !== "records") return [];

@@ -20,6 +20,7 @@ import { toolCallInterrupted } from "./tool-call-interrupted.js";
 import { trailingThinking } from "./trailing-thinking.js";
 import { unreadableRecord } from "./unreadable-record.js";
 import { unsignedThinking } from "./unsigned-thinking.js";
+import { stuckCompaction } from "./stuck-compaction.js";
 import { emptyTurn } from "./empty-turn.js";
 import { unknownRewind } from "./unknown-rewind.js";
 import { unverifiableReasoning } from "./unverifiable-reasoning.js";
@@ -39,6 +40,7 @@ export const RULES: readonly Rule[] = [
   foreignSummary,
   unknownRewind,
   corruptedToolOutput,
+  stuckCompaction,
   toolCallInterrupted,
   toolResultMissing,
   orphanToolResult,
