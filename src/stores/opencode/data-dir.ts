@@ -11,6 +11,7 @@ import type { PathProbe } from "../adapter.js";
 import { assertReadableDir, hasSqliteHeader, statOrThrow } from "../probe.js";
 import type { SessionStore } from "../store.js";
 import { OpencodeJsonStore } from "./json-store.js";
+import { type DatabaseChoice, databaseFromLog, databaseSessionIds, databasesIn, hiddenSessionNotices, treeSessionIds } from "./siblings.js";
 import { OpencodeSqliteStore } from "./sqlite-store.js";
 
 type OpencodeFormat = "opencode-sqlite" | "opencode-json";
@@ -50,8 +51,10 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
   if (!stat.isDirectory()) throw new RecoverError("not-a-store", `${target} is neither a file nor a directory`);
   assertReadableDir(target);
 
-  const db = join(target, "opencode.db");
   const storage = findStorageDir(target);
+  const databases = format === "opencode-json" ? [] : databasesIn(target);
+  const chosen = chooseDatabase(target, databases);
+  const db = chosen?.path ?? join(target, "opencode.db");
   const hasDb = existsSync(db);
   if (format === "opencode-json" || (!hasDb && format === undefined && storage)) {
     if (!storage) throw new RecoverError("not-a-store", `no opencode JSON storage (session/, message/, part/) in ${target}`);
@@ -62,10 +65,37 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
       ? [`a legacy JSON tree also exists at ${storage} (opencode ≤1.1 data, frozen since the move to SQLite); read it with --format opencode-json`]
       : [];
     if (!hasSqliteHeader(db)) throw new RecoverError("not-a-store", `${db} is not a SQLite database`);
-    return new OpencodeSqliteStore(db, notices);
+    const store = new OpencodeSqliteStore(db, notices);
+    const others = databases.filter((path) => path !== db).map((path) => ({ path, ids: databaseSessionIds(path) }));
+    if (storage) others.push({ path: storage, ids: treeSessionIds(storage) });
+    if (others.length > 0) {
+      if (databases.length > 1 && chosen) store.info.notices.push(`opencode reads ${basename(db)} here (${chosen.because}); --store <file> reads another`);
+      store.info.notices.push(...hiddenSessionNotices(db, databaseSessionIds(db) ?? new Set(), others));
+    }
+    return store;
+  }
+  if (databases.length > 1) {
+    throw new RecoverError(
+      "not-a-store",
+      `${target} holds ${databases.length} opencode databases (${databases.map((d) => basename(d)).join(", ")}) and no log of opencode saying which it reads: pass --store <one of them>`,
+    );
   }
   const where = discovered ? `${target} (opencode's data dir)` : target;
   throw new RecoverError("not-a-store", `not an opencode store: ${where} holds neither opencode.db nor a storage/ folder`);
+}
+
+/**
+ * The database opencode reads in a data dir: the one its newest log says it opened; else `opencode.db` (what its
+ * latest, beta and prod builds read); else the only one there. Undefined when that leaves a choice to the user.
+ */
+function chooseDatabase(dataDir: string, databases: readonly string[]): DatabaseChoice | undefined {
+  if (databases.length === 0) return undefined;
+  const logged = databaseFromLog(dataDir);
+  if (logged && databases.includes(logged.path)) return logged;
+  const standard = join(dataDir, "opencode.db");
+  if (databases.includes(standard)) return { path: standard, because: "no log of opencode says otherwise; its latest, beta and prod builds read opencode.db" };
+  if (databases.length === 1) return { path: databases[0]!, because: "the only database here" };
+  return undefined;
 }
 
 /** `<dir>/storage` of a data dir, or the dir itself when it is (a copy of) a storage folder. */
