@@ -41,7 +41,7 @@
 // (always opencode.db). `--pure` (no external plugins) and `--title` (no title request) on every run; `--auto`
 // approves tool permissions. Plain Node ESM; better-sqlite3 is loaded from the repo's node_modules.
 
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -112,7 +112,80 @@ const partsOf = (msgs, role, type) => msgs.filter((m) => m.role === role).flatMa
 // edit?(db, ctx) }. `edit` runs before the step. `project` files are created in the project dir before step 1.
 // The captured ("continuing") request is the first main-loop request of step `captureStep` (default: the last step).
 
+// A compaction killed mid-summary, as opencode leaves it (docs/research/opencode-compaction.md): the request (a user
+// message holding a `compaction` part) and a summary reply saved before streaming, cut off: no finish, no completed.
+function stuckCompaction(db, { sessionId }) {
+  const msgs = rows(db, sessionId);
+  const last = msgs.at(-1);
+  const lastUser = msgs.filter((m) => m.role === "user").at(-1);
+  const t = last.time_created + 1000;
+  const request = `${last.id}1`;
+  const summary = `${last.id}2`;
+  const insertMessage = (id, at, data) =>
+    db.prepare("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)").run(id, sessionId, at, at, JSON.stringify(data));
+  const insertPart = (id, messageId, at, data) =>
+    db
+      .prepare("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)")
+      .run(id, messageId, sessionId, at, at, JSON.stringify(data));
+  insertMessage(request, t, { role: "user", time: { created: t }, agent: lastUser.agent, model: lastUser.model });
+  insertPart(`prt_${request.slice(4)}`, request, t, { type: "compaction", auto: true, overflow: true });
+  const assistant = msgs.filter((m) => m.role === "assistant").at(-1);
+  insertMessage(summary, t + 500, {
+    role: "assistant",
+    time: { created: t + 500 },
+    parentID: request,
+    modelID: assistant.modelID,
+    providerID: assistant.providerID,
+    mode: "compaction",
+    agent: "compaction",
+    summary: true,
+    path: assistant.path,
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+  });
+  insertPart(`prt_${summary.slice(4)}`, summary, t + 600, { type: "text", text: "## Goal\nSay hel", time: { start: t + 600 } });
+  return `compaction request ${request} and its summary ${summary}, cut off (no finish, no time.completed)`;
+}
+
+/**
+ * After the edit: `recover session repair --yes --force --include-live` on the store (opencode is not running; --force:
+ * this script holds it; --include-live: the kill was seconds ago, which looks like a compaction still running).
+ */
+function recoverRepair(dbFile, { sessionId }) {
+  const r = spawnSync(process.execPath, [path.join(HERE, "..", "bin", "recover"), "session", "repair", sessionId, "--yes", "--force", "--include-live", "--json", "--store", dbFile], {
+    encoding: "utf8",
+    env: { ...process.env, XDG_STATE_HOME: path.join(path.dirname(dbFile), "recover-state") },
+  });
+  const changes = r.stdout ? (JSON.parse(r.stdout).sessions?.[0]?.changes ?? []) : [];
+  return `recover repair exit ${r.status}: ${changes.map((c) => `${c.op} ${c.key?.record ?? ""} [${c.rules.join(",")}]`).join(", ") || r.stderr.trim()}`;
+}
+
 const scenarios = {
+  "stuck-compaction": {
+    about: "a text turn; then a compaction request with a summary cut off mid-stream is added (as a kill leaves it); then continue",
+    steps: [
+      { prompt: "Say hello.", replies: [reply([text("Hello! How can I help?")])] },
+      {
+        prompt: "What next?",
+        resume: true,
+        edit: stuckCompaction,
+        replies: [reply([text("Summary: the user said hello.")]), reply([text("Nothing else to do.")]), reply([text("ok")])],
+      },
+    ],
+  },
+  "stuck-compaction-repaired": {
+    about: "as stuck-compaction, then `recover session repair --yes` before continuing",
+    steps: [
+      { prompt: "Say hello.", replies: [reply([text("Hello! How can I help?")])] },
+      {
+        prompt: "What next?",
+        resume: true,
+        edit: stuckCompaction,
+        afterEdit: recoverRepair,
+        replies: [reply([text("Nothing else to do.")]), reply([text("ok")]), reply([text("ok")])],
+      },
+    ],
+  },
   text: {
     about: "plain text turn, then continue",
     steps: [
@@ -720,6 +793,7 @@ async function main() {
         } finally {
           db.close();
         }
+        if (step.afterEdit) notes.push(`before step ${i + 1}: ${step.afterEdit(dbFile, { sessionId })}`);
       }
       if (i + 1 === finalStep && sessionId) {
         fs.writeFileSync(path.join(out, "rows-before-final.json"), JSON.stringify(dumpRows(dbFile, sessionId), null, 2) + "\n");
