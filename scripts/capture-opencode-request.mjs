@@ -152,10 +152,14 @@ function stuckCompaction(db, { sessionId }) {
  * this script holds it; --include-live: the kill was seconds ago, which looks like a compaction still running).
  */
 function recoverRepair(dbFile, { sessionId }) {
-  const r = spawnSync(process.execPath, [path.join(HERE, "..", "bin", "recover"), "session", "repair", sessionId, "--yes", "--force", "--include-live", "--json", "--store", dbFile], {
-    encoding: "utf8",
-    env: { ...process.env, XDG_STATE_HOME: path.join(path.dirname(dbFile), "recover-state") },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(HERE, "..", "bin", "recover"), "session", "repair", sessionId, "--yes", "--force", "--include-live", "--json", "--store", dbFile],
+    {
+      encoding: "utf8",
+      env: { ...process.env, XDG_STATE_HOME: path.join(path.dirname(dbFile), "recover-state") },
+    },
+  );
   const changes = r.stdout ? (JSON.parse(r.stdout).sessions?.[0]?.changes ?? []) : [];
   return `recover repair exit ${r.status}: ${changes.map((c) => `${c.op} ${c.key?.record ?? ""} [${c.rules.join(",")}]`).join(", ") || r.stderr.trim()}`;
 }
