@@ -18,6 +18,12 @@ export type StoreFormat = string;
 /** One session as a store loads it: opencode's records, or a transcript's lines. */
 export type LoadedSession = SessionRecords | TranscriptRecords;
 
+export interface HiddenSessions {
+  /** The store that holds them (a database file, a storage/ folder). */
+  store: string;
+  sessions: SessionSummary[];
+}
+
 export interface StoreInfo {
   format: StoreFormat;
   /** The store: the file or directory the records are read from (locks, the journal and backups are keyed by it). */
@@ -54,6 +60,11 @@ export interface SessionStore {
   listSessionIds?(): string[];
   /** Sessions that records point at but that have no session record of their own (orphaned messages). */
   listStraySessionIds(): string[];
+  /**
+   * Sessions that stores beside this one hold and it lacks (an opencode data dir's other databases and its legacy
+   * storage/ tree): the agent reads this one and does not show them. Per store, newest first.
+   */
+  hiddenSessions?(): HiddenSessions[];
   /** One session's records, ordered. `lean` may summarise heavy fields (see PartRecord); `full` keeps bytes. */
   loadSession(id: string, mode: LoadMode): LoadedSession;
   /** Another name the agent gives a session (openclaw's session keys), resolved to its id. */

@@ -55,6 +55,17 @@ describe("a data dir with several opencode stores", () => {
     ]);
     const list = await run(["session", "list", "--store", dir]);
     expect(list.stderr).toContain(`opencode-stable.db holds 2 sessions that opencode.db lacks`);
+    expect(list.stdout).toContain(
+      `only in ${path.join(dir, "opencode-stable.db")} (the agent reads ${path.join(dir, "opencode.db")} and does not show these):`,
+    );
+    // The sessions themselves, listed under the store that holds them.
+    const listed2 = await run(["session", "list", "--json", "--store", dir]);
+    const hidden = (parseJsonDocument(listed2.stdout) as { hidden: { store: string; sessions: { id: string; title: string }[] }[] }).hidden;
+    expect(hidden.map((h) => [h.store, h.sessions.map((x) => x.id).sort()])).toEqual([
+      [path.join(dir, "opencode-stable.db"), [...gone].sort()],
+      [path.join(dir, "storage"), [...gone].sort()],
+    ]);
+    expect(hidden[0]!.sessions.every((x) => x.title !== "")).toBe(true);
     // Every byte of every store is as it was; SQLite itself leaves an empty -wal/-shm beside a WAL database it read.
     expectSameBytes(withoutSqliteSidecars(snapshot(dir)), withoutSqliteSidecars(before));
   });

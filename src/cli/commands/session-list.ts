@@ -22,12 +22,19 @@ Examples:
       action(({ options, io }) =>
         withStore(options, io, (store) => {
           const sessions = store.listSessions();
+          const hidden = store.hiddenSessions?.() ?? [];
           if (io.json) {
-            const rows = sessions.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));
-            io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store.info), sessions: rows })}\n`);
+            const rows = (list: SessionSummary[]) =>
+              list.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));
+            const elsewhere = hidden.length > 0 ? { hidden: hidden.map((h) => ({ store: h.store, sessions: rows(h.sessions) })) } : {};
+            io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store.info), sessions: rows(sessions), ...elsewhere })}\n`);
           } else {
             for (const notice of store.info.notices) io.note(notice);
             printTable(sessions, io);
+            for (const { store: other, sessions: more } of hidden) {
+              io.out(`\n${io.color.bold(`only in ${safeValue(other)}`)} (the agent reads ${safeValue(store.info.path)} and does not show these):\n`);
+              printTable(more, io);
+            }
           }
           return ExitCode.ok;
         }),

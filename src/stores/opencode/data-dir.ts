@@ -9,7 +9,7 @@ import { basename, isAbsolute, join } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { PathProbe } from "../adapter.js";
 import { assertReadableDir, hasSqliteHeader, statOrThrow } from "../probe.js";
-import type { SessionStore } from "../store.js";
+import type { HiddenSessions, SessionStore } from "../store.js";
 import { OpencodeJsonStore } from "./json-store.js";
 import { type DatabaseChoice, databaseFromLog, databaseSessionIds, databasesIn, hiddenSessionNotices, treeSessionIds } from "./siblings.js";
 import { OpencodeSqliteStore } from "./sqlite-store.js";
@@ -70,7 +70,9 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
     if (storage) others.push({ path: storage, ids: treeSessionIds(storage) });
     if (others.length > 0) {
       if (databases.length > 1 && chosen) store.info.notices.push(`opencode reads ${basename(db)} here (${chosen.because}); --store <file> reads another`);
-      store.info.notices.push(...hiddenSessionNotices(db, databaseSessionIds(db) ?? new Set(), others));
+      const used = databaseSessionIds(db) ?? new Set<string>();
+      store.info.notices.push(...hiddenSessionNotices(db, used, others));
+      store.hiddenSessions = () => hiddenSessions(others, used);
     }
     return store;
   }
@@ -82,6 +84,21 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
   }
   const where = discovered ? `${target} (opencode's data dir)` : target;
   throw new RecoverError("not-a-store", `not an opencode store: ${where} holds neither opencode.db nor a storage/ folder`);
+}
+
+/** The summaries of the sessions each other store holds and the one opencode reads lacks (read-only). */
+function hiddenSessions(others: readonly { path: string; ids: Set<string> | undefined }[], used: ReadonlySet<string>): HiddenSessions[] {
+  const found: HiddenSessions[] = [];
+  for (const other of others) {
+    if (!other.ids || [...other.ids].every((id) => used.has(id))) continue;
+    const store = other.path.endsWith(".db") ? new OpencodeSqliteStore(other.path) : new OpencodeJsonStore(other.path);
+    try {
+      found.push({ store: other.path, sessions: store.listSessions().filter((s) => !used.has(s.id)) });
+    } finally {
+      store.close();
+    }
+  }
+  return found;
 }
 
 /**

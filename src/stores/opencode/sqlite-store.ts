@@ -9,7 +9,7 @@ import { RecoverError } from "../../errors.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionHome, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordRef } from "../../model/record.js";
-import type { OpencodeCodec, OpencodeStore, StoreInfo, StoreWriter } from "../store.js";
+import type { HiddenSessions, OpencodeCodec, OpencodeStore, StoreInfo, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
 import { opencodeFixing } from "./working.js";
 import { corrupt, sqliteError } from "./sqlite-errors.js";
@@ -44,6 +44,8 @@ const SESSION_SELECT = `SELECT s.id, s.title, s.directory, s.parent_id AS parent
 const REQUIRED_TABLES = ["session", "message", "part"];
 
 export class OpencodeSqliteStore implements OpencodeStore {
+  /** Set by the data dir it was opened from, when that holds other stores (data-dir.ts). */
+  hiddenSessions?: () => HiddenSessions[];
   readonly info: StoreInfo;
   readonly codec: OpencodeCodec = sqliteCodec;
   readonly fixing: StoreFixing = opencodeFixing(sqliteCodec);
