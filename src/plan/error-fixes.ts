@@ -20,7 +20,7 @@ import { trailingThinking } from "../rules/trailing-thinking.js";
 import { orphanToolResult } from "../rules/orphan-tool-result.js";
 import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock } from "../rules/helpers.js";
-import { unverifiedContent } from "../rules/unverifiable-reasoning.js";
+import { DROPPED_REASONING, unverifiedContent } from "../rules/unverifiable-reasoning.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
@@ -409,7 +409,7 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
       );
       return {
         rule: transcriptBlocksRule("reasoning the API could not verify", new Set(ids), why, (context, line, index) =>
-          context.dropBlock(line, index, "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay"),
+          context.dropBlock(line, index, DROPPED_REASONING),
         ),
         explanation: `the API could not verify ${ids.length === 1 ? "a reasoning item's" : `${ids.length} reasoning items'`} encrypted content: ${ids.length === 1 ? "it is" : "they are"} dropped (kept in the backup), never re-signed; calls and outputs stay`,
       };

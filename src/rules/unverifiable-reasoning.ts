@@ -42,11 +42,12 @@ export const unverifiableReasoning: Rule = {
   fix(finding, context) {
     if (context.kind !== "lines") return [];
     const at = context.block(finding);
-    return at
-      ? context.dropBlock(at.line, at.index, "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay")
-      : [];
+    return at ? context.dropBlock(at.line, at.index, DROPPED_REASONING) : [];
   },
 };
+
+/** Why the item went, wherever the drop is asked for (this rule, `--error`). */
+export const DROPPED_REASONING = "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay";
 
 /** Asked for by name with no answer stored: offline no reasoning can be verified, so every item is offered. */
 function everyReasoning(view: SessionView): Report[] {

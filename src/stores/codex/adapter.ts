@@ -1,13 +1,14 @@
 /**
  * Codex CLI's rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<YYYY-MM-DDTHH-MM-SS>-<uuid>.jsonl`, `$CODEX_HOME`
  * defaulting to `~/.codex`. The SQLite files beside `sessions/` are Codex's own index, rebuilt from the rollouts:
- * never read, never written.
+ * never written; the newest state file is read only to note sessions it lists whose rollout is gone.
  */
 import fg from "fast-glob";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { RecoverError } from "../../errors.js";
+import { someOf } from "../../model/listing.js";
 import { transcriptAdapter } from "../transcript/family.js";
 import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../transcript/layout.js";
 import { rootAmong } from "../transcript/locate.js";
@@ -92,8 +93,7 @@ function missingRollouts(root: TranscriptRoot): string | undefined {
   }
   const missing = rows.filter((r) => typeof r.rollout_path === "string" && !existsSync(r.rollout_path)).map((r) => r.id);
   if (missing.length === 0) return undefined;
-  const listed = missing.length <= 3 ? missing.join(", ") : `${missing.slice(0, 3).join(", ")} and ${missing.length - 3} more`;
-  return `Codex's index ${basename(newest)} lists ${missing.length === 1 ? "a session whose rollout is" : `${missing.length} sessions whose rollouts are`} gone (${listed}): Codex cannot resume ${missing.length === 1 ? "it" : "them"} and there is nothing to repair; recover leaves the index to Codex, which rebuilds it`;
+  return `Codex's index ${basename(newest)} lists ${missing.length === 1 ? "a session whose rollout is" : `${missing.length} sessions whose rollouts are`} gone (${someOf(missing)}): Codex cannot resume ${missing.length === 1 ? "it" : "them"} and there is nothing to repair; recover leaves the index to Codex, which rebuilds it`;
 }
 
 function version(path: string): number {

@@ -6,7 +6,8 @@
 import { v7 as uuidv7 } from "uuid";
 import { randomBase62 } from "../opencode/ids.js";
 import { isObject, type Json } from "../../model/edit.js";
-import type { AgentFixes, LineShape } from "../transcript/fixing.js";
+import type { LineShape } from "../transcript/content-shape.js";
+import type { AgentFixes } from "../transcript/fixing.js";
 import { CODEX_ABORTED_OUTPUT } from "./dialect.js";
 
 const payloadOf = (value: Json): Json | undefined => (isObject(value.payload) ? value.payload : undefined);

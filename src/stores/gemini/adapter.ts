@@ -3,10 +3,11 @@
  * session id is the `sessionId` of the file's metadata line; a resume starts a new recording with the same id, so
  * one session may have several files: the one the client resumes is the session (layout.oneOf).
  */
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { RecoverError } from "../../errors.js";
+import { readHead } from "../probe.js";
 import { transcriptAdapter } from "../transcript/family.js";
 import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../transcript/layout.js";
 import { rootAmong } from "../transcript/locate.js";
@@ -45,16 +46,11 @@ const geminiLayout: TranscriptLayout = {
 
 /** The `sessionId` of the metadata line that opens the file. */
 function headSessionId(path: string): string | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, "r");
-    const head = Buffer.alloc(4096);
-    const n = readSync(fd, head, 0, head.length, 0);
-    return /"sessionId"\s*:\s*"([^"]+)"/.exec(head.toString("utf8", 0, n))?.[1];
+    return /"sessionId"\s*:\s*"([^"]+)"/.exec(readHead(path, 4096).toString("utf8"))?.[1];
   } catch {
+    // Unreadable now: its name stands for it; reading the session later says what is wrong.
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { isObject, type Edit, type Json } from "../../model/edit.js";
-import type { AgentFixes, LineShape, TranscriptFixContext } from "../transcript/fixing.js";
+import type { LineShape } from "../transcript/content-shape.js";
+import type { AgentFixes, TranscriptFixContext } from "../transcript/fixing.js";
 import { GEMINI_CANCELLED } from "./dialect.js";
 import { isMessageRecord } from "./records.js";
 

@@ -9,6 +9,7 @@
 import fg from "fast-glob";
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { someOf } from "../../model/listing.js";
 import { hasSqliteHeader } from "../probe.js";
 import { openForReading } from "./sqlite-open.js";
 
@@ -93,9 +94,8 @@ export function hiddenSessionNotices(chosen: string, used: ReadonlySet<string>, 
     }
     const missing = [...other.ids].filter((id) => !used.has(id)).sort();
     if (missing.length === 0) continue;
-    const listed = missing.length <= 3 ? missing.join(", ") : `${missing.slice(0, 3).join(", ")} and ${missing.length - 3} more`;
     notices.push(
-      `${other.path} holds ${missing.length === 1 ? "a session" : `${missing.length} sessions`} that ${basename(chosen)} lacks (${listed}): opencode does not show ${missing.length === 1 ? "it" : "them"}`,
+      `${other.path} holds ${missing.length === 1 ? "a session" : `${missing.length} sessions`} that ${basename(chosen)} lacks (${someOf(missing)}): opencode does not show ${missing.length === 1 ? "it" : "them"}`,
     );
   }
   return notices;

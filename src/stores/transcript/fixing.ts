@@ -4,18 +4,21 @@
  * children, and a summary that named a deleted leaf names its parent instead. What each agent writes in a situation
  * (an interrupted call's result, a blank prompt, its ids) is its format's AgentFixes (claude-fixes.ts, openclaw-fixes.ts).
  */
-import { copyJson, isObject, type Edit, type Json } from "../../model/edit.js";
+import { copyJson, type Edit, type Json } from "../../model/edit.js";
 import type { BlockAt, LineFixContext } from "../../model/fix-context.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView, TranscriptHistory } from "../../model/session-view.js";
-import { blockId, contentOf, parseBlockId, type TranscriptLine } from "../../model/transcript.js";
+import { blockId, parseBlockId, type TranscriptLine } from "../../model/transcript.js";
 import { freshCallId } from "../opencode/call-id.js";
+import { type LineShape, MESSAGE_CONTENT_SHAPE } from "./content-shape.js";
 import type { Dialect } from "./dialect.js";
 
 export class TranscriptFixContext implements LineFixContext {
   readonly kind = "lines";
   readonly dialect: Dialect;
   private readonly agent: AgentFixes;
+  /** Where this format's lines keep their blocks. */
+  private readonly shape: LineShape;
   private readonly children = new Map<string, TranscriptLine[]>();
   private readonly summariesOf = new Map<string, TranscriptLine[]>();
 
@@ -28,6 +31,7 @@ export class TranscriptFixContext implements LineFixContext {
   ) {
     this.dialect = format.dialect;
     this.agent = format.fixes;
+    this.shape = format.fixes.shape ?? MESSAGE_CONTENT_SHAPE;
     for (const line of history.records.lines) {
       if (typeof line.parent === "string") push(this.children, line.parent, line);
       const leaf = line.value?.type === "summary" ? line.value.leafUuid : undefined;
@@ -180,22 +184,12 @@ export class TranscriptFixContext implements LineFixContext {
     return undefined;
   }
 
-  private contentOf(value: Json | undefined): unknown {
-    const shape = this.agent.shape;
-    return shape ? (value ? shape.content(value) : undefined) : contentOf(value);
+  private contentOf(value: Json | undefined): unknown[] | undefined {
+    return value ? this.shape.content(value) : undefined;
   }
 
   closeInterruptedCall(line: TranscriptLine, index: number): Edit[] {
-    const message = line.value?.message as Json | undefined;
-    const shape = this.agent.shape;
-    const stored = shape
-      ? line.value
-        ? shape.call(line.value, index, this.fieldOf(line, index))
-        : undefined
-      : Array.isArray(message?.content)
-        ? message.content[index]
-        : undefined;
-    const call = isObject(stored) ? stored : undefined;
+    const call = line.value ? this.shape.call(line.value, index, this.fieldOf(line, index)) : undefined;
     if (!line.value || !call) return [];
     return this.agent.closeInterruptedCall(this, line, index, call);
   }
@@ -205,45 +199,14 @@ export class TranscriptFixContext implements LineFixContext {
   }
 
   renameCall(call: BlockAt, result: BlockAt | undefined, id: string, reason: string): Edit[] {
-    const shape = this.agent.shape;
-    const edits: Edit[] = [];
-    const calling = this.block(call);
-    if (calling)
-      edits.push(
-        ...this.update(calling.line, reason, (value) => {
-          if (shape) shape.setCallId(value, calling.index, id, this.fieldOf(calling.line, calling.index));
-          else ((contentOf(value) as Json[])[calling.index] as Json).id = id;
-        }),
-      );
-    const answering = result ? this.block(result) : undefined;
-    if (answering)
-      edits.push(
-        ...this.update(answering.line, reason, (value) => {
-          const message = value.message as Json;
-          if (shape) shape.setCallId(value, answering.index, id, this.fieldOf(answering.line, answering.index));
-          else if (message.role === "toolResult") message.toolCallId = id;
-          else ((message.content as Json[])[answering.index] as Json).tool_use_id = id;
-        }),
-      );
-    return edits;
+    return [call, result].flatMap((at) => {
+      const found = at ? this.block(at) : undefined;
+      return found ? this.update(found.line, reason, (value) => this.shape.setCallId(value, found.index, id, this.fieldOf(found.line, found.index))) : [];
+    });
   }
 
-  /** Claude Code: a `tool_result` block's content; pi: the toolResult message's content. Only text content is rewritten. */
   rewriteResult(at: BlockAt, rewrite: (text: string) => string, reason: string): Edit[] {
-    const found = this.block(at);
-    if (!found) return [];
-    const shape = this.agent.shape;
-    if (shape) return this.update(found.line, reason, (value) => shape.rewriteResult(value, found.index, rewrite, this.fieldOf(found.line, found.index)));
-    return this.update(found.line, reason, (value) => {
-      const message = value.message as Json;
-      if (message.role === "toolResult") {
-        message.content = [{ type: "text", text: rewrite(joinedText(message.content)) }];
-        return;
-      }
-      const block = (message.content as Json[])[found.index];
-      if (isObject(block))
-        block.content = typeof block.content === "string" ? rewrite(block.content) : [{ type: "text", text: rewrite(joinedText(block.content)) }];
-    });
+    return this.editBlock(at, reason, (value, index, field) => this.shape.rewriteResult(value, index, rewrite, field));
   }
 
   /** Claude Code's own microcompaction clears an old result with this text; pi's transcripts get the same. */
@@ -251,38 +214,20 @@ export class TranscriptFixContext implements LineFixContext {
     return this.rewriteResult(at, () => CLEARED_RESULT, reason);
   }
 
-  /** Claude Code keeps a call's input at `input`, pi at `arguments`. */
   emptyInput(at: BlockAt, reason: string): Edit[] {
-    const found = this.block(at);
-    if (!found) return [];
-    const shape = this.agent.shape;
-    if (shape) return this.update(found.line, reason, (value) => shape.emptyInput(value, found.index, this.fieldOf(found.line, found.index)));
-    return this.update(found.line, reason, (value) => {
-      const block = (contentOf(value) as Json[] | undefined)?.[found.index];
-      if (!isObject(block)) return;
-      if ("arguments" in block) block.arguments = {};
-      else block.input = {};
-    });
+    return this.editBlock(at, reason, (value, index, field) => this.shape.emptyInput(value, index, field));
   }
 
   replaceMedia(at: BlockAt, note: string, reason: string, item?: number): Edit[] {
+    return this.editBlock(at, reason, (value, index, field) => this.shape.replaceMedia(value, index, note, item, field));
+  }
+
+  /** An update of the line holding the block at `at`, made by the format's shape. */
+  private editBlock(at: BlockAt, reason: string, edit: (value: Json, index: number, field: string | undefined) => void): Edit[] {
     const found = this.block(at);
     if (!found) return [];
-    const text = { type: "text", text: note };
-    const shape = this.agent.shape;
-    if (shape) return this.update(found.line, reason, (value) => shape.replaceMedia(value, found.index, note, item, this.fieldOf(found.line, found.index)));
-    return this.update(found.line, reason, (value) => {
-      const message = value.message as Json;
-      if (message.role === "toolResult") {
-        if (item !== undefined && Array.isArray(message.content)) message.content[item] = text;
-        return;
-      }
-      const content = contentOf(value);
-      if (!Array.isArray(content)) return;
-      const block = content[found.index];
-      if (item === undefined) content[found.index] = text;
-      else if (isObject(block) && Array.isArray(block.content)) block.content[item] = text;
-    });
+    const field = this.fieldOf(found.line, found.index);
+    return this.update(found.line, reason, (value) => edit(value, found.index, field));
   }
 
   dropThinking(at: BlockAt, reason: string): Edit[] {
@@ -318,28 +263,12 @@ export interface AgentFixes {
   freshId(history: TranscriptHistory): string;
   closeInterruptedCall(context: TranscriptFixContext, line: TranscriptLine, index: number, call: Json): Edit[];
   fillBlankPrompt?(context: TranscriptFixContext, line: TranscriptLine): Edit[];
-  /** Where a line keeps its blocks, when not at `message.content` as Claude Code and pi keep them. */
+  /** Where a line keeps its blocks, when not at `message.content` as Claude Code and pi keep them (content-shape.ts). */
   shape?: LineShape;
   /** Remove block `index` of a line (at `field` in its value), when the format's records are not one per line. */
   dropBlock?(context: TranscriptFixContext, line: TranscriptLine, index: number, field: string | undefined, reason: string): Edit[];
   /** A new call id as the agent's provider mints them, when an empty one gives no family to follow. */
   freshCallId?(old: string | undefined): string;
-}
-
-/**
- * How a format's line holds its blocks: the edits a fix makes to one block, on a copy of the line's value. `field`
- * is where the block sits in the value, as its handle names it.
- */
-export interface LineShape {
-  content(value: Json): unknown[] | undefined;
-  /** The tool call at block `index`, as stored. */
-  call(value: Json, index: number, field?: string): Json | undefined;
-  rewriteResult(value: Json, index: number, rewrite: (text: string) => string, field?: string): void;
-  emptyInput(value: Json, index: number, field?: string): void;
-  /** The call id of the call or result at block `index`. */
-  setCallId(value: Json, index: number, id: string, field?: string): void;
-  /** Block `index` (or item `item` inside a result) becomes text `note`. */
-  replaceMedia(value: Json, index: number, note: string, item?: number, field?: string): void;
 }
 
 export function isResultLine(line: TranscriptLine): boolean {
@@ -355,10 +284,6 @@ export function isResultLine(line: TranscriptLine): boolean {
 
 /** Claude Code's microcompaction text for a cleared tool result. */
 export const CLEARED_RESULT = "[Old tool result content cleared]";
-
-function joinedText(content: unknown): string {
-  return Array.isArray(content) ? content.map((c) => (isObject(c) && typeof c.text === "string" ? c.text : "")).join("\n") : String(content ?? "");
-}
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
