@@ -21,6 +21,7 @@ export class TranscriptFixContext implements LineFixContext {
   private readonly shape: LineShape;
   private readonly children = new Map<string, TranscriptLine[]>();
   private readonly summariesOf = new Map<string, TranscriptLine[]>();
+  private fields?: Map<string, string | undefined>;
 
   constructor(
     readonly history: TranscriptHistory,
@@ -175,13 +176,12 @@ export class TranscriptFixContext implements LineFixContext {
 
   /** Where block `index` of a line sits in the line's value, as its handle names it (`field`). */
   fieldOf(line: TranscriptLine, index: number): string | undefined {
-    const id = blockId(line.ref.id, index);
-    for (const entry of this.history.sent) {
-      if (entry.line !== line) continue;
-      const block = entry.blocks.find((b) => b.source.id === id);
-      if (block) return block.source.field;
+    // Indexed once, on first use: a trim may edit thousands of blocks of one history.
+    if (!this.fields) {
+      this.fields = new Map();
+      for (const entry of this.history.sent) for (const block of entry.blocks) this.fields.set(block.source.id, block.source.field);
     }
-    return undefined;
+    return this.fields.get(blockId(line.ref.id, index));
   }
 
   private contentOf(value: Json | undefined): unknown[] | undefined {
