@@ -12,7 +12,7 @@ import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
 
 /** The top-level commands, in the order help lists them. */
-const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint"] as const;
+const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint", "store"] as const;
 type TopCommand = (typeof TOP_COMMANDS)[number];
 
 /** What adds one top-level command's subtree to its parent (the group, or the program for a single command). */
@@ -24,12 +24,13 @@ type AddCommands = (parent: Command) => void;
  */
 const LOADERS: Record<TopCommand, () => Promise<AddCommands>> = {
   session: async () => {
-    const [list, scan, repair, restore, backups] = await Promise.all([
+    const [list, scan, repair, restore, backups, importer] = await Promise.all([
       import("./commands/session-list.js"),
       import("./commands/session-scan.js"),
       import("./commands/session-repair.js"),
       import("./commands/session-restore.js"),
       import("./commands/session-backups.js"),
+      import("./commands/session-import.js"),
     ]);
     return (session) => {
       list.addSessionList(session);
@@ -37,6 +38,7 @@ const LOADERS: Record<TopCommand, () => Promise<AddCommands>> = {
       repair.addSessionRepair(session);
       restore.addSessionRestore(session);
       backups.addSessionBackups(session);
+      importer.addSessionImport(session);
     };
   },
   battle: async () => {
@@ -56,6 +58,7 @@ const LOADERS: Record<TopCommand, () => Promise<AddCommands>> = {
   explain: async () => (await import("./commands/explain.js")).addExplain,
   context: async () => (await import("./commands/context-trim.js")).addContextTrim,
   checkpoint: async () => (await import("./commands/checkpoint.js")).addCheckpoint,
+  store: async () => (await import("./commands/store-salvage.js")).addStoreSalvage,
 };
 
 /** Global options that take a value: their value is not the command word (`--store session scan`). */
@@ -111,6 +114,7 @@ Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage
 
   if (commands.session) addGroup(program, "session", commands.session);
   if (commands.battle) addGroup(program, "battle", commands.battle);
+  if (commands.store) addGroup(program, "store", commands.store);
   commands.rules?.(program);
   commands.explain?.(program);
   commands.context?.(program);
@@ -146,7 +150,15 @@ Examples:
   recover session scan --all --json
   recover session scan ses_52f1 --rule tool-call-interrupted
   recover session repair ses_52f1 --dry-run
-  recover session restore <backup-id>`,
+  recover session restore <backup-id>
+  recover session import --all --from ~/.local/share/opencode/storage --dry-run`,
+  },
+  store: {
+    description: "whole stores: salvage a damaged opencode database",
+    examples: `
+Examples:
+  recover store salvage --store ~/.local/share/opencode/opencode.db
+  recover store salvage --store ./opencode.db --replace --yes`,
   },
   battle: {
     description: "read and recover pokeralph battles (.pokeralph/)",

@@ -6,8 +6,11 @@
 import { z } from "zod";
 import type { RecordRef } from "./record.js";
 
-/** `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the rest are opencode's records. */
-export const RecordKind = z.enum(["session", "message", "part", "file", "line"]);
+/**
+ * `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the
+ * rest are opencode's records (`project`: the row a session belongs to, written only by an import).
+ */
+export const RecordKind = z.enum(["project", "session", "message", "part", "file", "line"]);
 export type RecordKind = z.infer<typeof RecordKind>;
 
 /** Which stored record: enough for any adapter to find it again. */
@@ -91,7 +94,7 @@ export function sameImage(a: StoredImage, b: StoredImage): boolean {
   return a.bytes.equals(b.bytes) && (a.mode ?? null) === (b.mode ?? null);
 }
 
-const DEPTH: Record<RecordKind, number> = { session: 0, message: 1, part: 2, file: 0, line: 1 };
+const DEPTH: Record<RecordKind, number> = { project: -1, session: 0, message: 1, part: 2, file: 0, line: 1 };
 
 /**
  * The order a store applies targets in: deletions first, children before parents; then the rest, parents before

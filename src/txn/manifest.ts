@@ -25,7 +25,7 @@ export type ImageEntry = z.infer<typeof ImageEntry>;
 export const Manifest = z.object({
   schemaVersion: z.literal(1),
   id: z.string(),
-  kind: z.enum(["repair", "restore", "trim"]),
+  kind: z.enum(["repair", "restore", "trim", "import", "salvage"]),
   tool: z.object({ name: z.string(), version: z.string() }),
   createdAt: z.string(),
   state: TransactionState,

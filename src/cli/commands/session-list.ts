@@ -5,7 +5,7 @@ import type { SessionSummary } from "../../model/opencode-records.js";
 import { action, withStore } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
-import { safeValue } from "../safe-text.js";
+import { safeMessage, safeValue } from "../safe-text.js";
 
 export function addSessionList(session: Command): void {
   session
@@ -26,7 +26,8 @@ Examples:
           if (io.json) {
             const rows = (list: SessionSummary[]) =>
               list.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));
-            const elsewhere = hidden.length > 0 ? { hidden: hidden.map((h) => ({ store: h.store, sessions: rows(h.sessions) })) } : {};
+            const elsewhere =
+              hidden.length > 0 ? { hidden: hidden.map((h) => ({ store: h.store, sessions: rows(h.sessions), import: importCommand(h.store, io) })) } : {};
             io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store.info), sessions: rows(sessions), ...elsewhere })}\n`);
           } else {
             for (const notice of store.info.notices) io.note(notice);
@@ -34,12 +35,18 @@ Examples:
             for (const { store: other, sessions: more } of hidden) {
               io.out(`\n${io.color.bold(`only in ${safeValue(other)}`)} (the agent reads ${safeValue(store.info.path)} and does not show these):\n`);
               printTable(more, io);
+              io.out(`bring them in: ${io.color.bold(safeMessage(importCommand(other, io)))}\n`);
             }
           }
           return ExitCode.ok;
         }),
       ),
     );
+}
+
+/** The command that copies a store's hidden sessions into the database the agent reads (this run's --store). */
+function importCommand(from: string, io: Io): string {
+  return io.command(["session", "import", "--all", "--from", from]);
 }
 
 function iso(ms: number): string {

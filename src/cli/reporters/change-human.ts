@@ -4,7 +4,7 @@
  * the backup and the exact command that undoes it.
  */
 import type { Io } from "../io.js";
-import { changeCount, errorsLeft, type ChangeReport, type ChangeReporter } from "./change-report.js";
+import { changeCount, errorsLeft, type ChangeReport, type ChangeReporter, type ReportedSession } from "./change-report.js";
 import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
 import { RULE_BY_ID } from "./rule-lookup.js";
@@ -40,15 +40,21 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       for (const session of report.sessions) {
         if (session.changes.length === 0 && session.unfixed.length === 0) continue;
         io.out(`\n${c.bold(safeValue(session.id))}  ${safeValue(session.title)}\n`);
-        for (const change of session.changes) {
-          const s = change.summary;
-          const rules = s.rules.length ? c.cyan(` [${s.rules.join(", ")}]`) : "";
-          io.out(`  ${s.op.padEnd(6)} ${s.record} ${safeValue(s.id)}${rules}  ${c.dim(safeMessage(change.reasons.join("; ")))}\n`);
+        // An import inserts a session's rows as they are: one line says how many of each, its reasons once.
+        if (report.command === "import" && session.changes.length > 0) io.out(`  ${importLine(session)}  ${c.dim(safeMessage(importReasons(session)))}\n`);
+        else {
+          for (const change of session.changes) {
+            const s = change.summary;
+            const rules = s.rules.length ? c.cyan(` [${s.rules.join(", ")}]`) : "";
+            io.out(`  ${s.op.padEnd(6)} ${s.record} ${safeValue(s.id)}${rules}  ${c.dim(safeMessage(change.reasons.join("; ")))}\n`);
+          }
         }
         if (!io.quiet) {
           for (const change of session.changes) {
+            const diff = change.diff().trimEnd();
+            if (diff === "") continue;
             io.out("\n");
-            for (const line of change.diff().trimEnd().split("\n")) io.out(`${colourLine(clip(line))}\n`);
+            for (const line of diff.split("\n")) io.out(`${colourLine(clip(line))}\n`);
           }
         }
         for (const finding of session.unfixed) {
@@ -90,7 +96,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         io.out(`\n${c.yellow("dry run:")} ${what} planned; nothing was written\n`);
         return;
       }
-      io.out(`\n${c.green("✔")} ${{ repair: "repaired", restore: "restored", trim: "trimmed" }[report.command]}: ${what}\n`);
+      io.out(`\n${c.green("✔")} ${{ repair: "repaired", restore: "restored", trim: "trimmed", import: "imported" }[report.command]}: ${what}\n`);
       if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${safeValue(report.backup.path)})\n`);
       if (report.undo) io.out(`undo with: ${c.bold(safeMessage(report.undo))}\n`);
       for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(safeMessage(command))}\n`);
@@ -114,6 +120,23 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       `${c.red("✖")} ${left} error finding${left === 1 ? "" : "s"} left that no automatic fix covers (listed above): a scan of ${left === 1 ? "its session" : "their sessions"} still fails\n`,
     );
   }
+}
+
+/** "insert project 378e…, session ses_…, 3 messages, 8 parts". */
+function importLine(session: ReportedSession): string {
+  const count = (record: string) => session.changes.filter((ch) => ch.summary.record === record).length;
+  const project = session.changes.find((ch) => ch.summary.record === "project");
+  const n = (k: number, one: string) => `${k} ${one}${k === 1 ? "" : "s"}`;
+  return [
+    "insert",
+    [project ? `project ${safeValue(project.summary.id)}` : undefined, "session", n(count("message"), "message"), n(count("part"), "part")]
+      .filter((x) => x !== undefined)
+      .join(", "),
+  ].join(" ");
+}
+
+function importReasons(session: ReportedSession): string {
+  return [...new Set(session.changes.flatMap((ch) => ch.reasons))].join("; ");
 }
 
 /** Short names of what each strategy did, for the line that says the running turn was reached into. */

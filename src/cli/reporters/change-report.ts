@@ -25,7 +25,7 @@ export interface ReportedSession {
 }
 
 export interface ChangeReport {
-  command: "repair" | "restore" | "trim";
+  command: "repair" | "restore" | "trim" | "import";
   store: StoreInfo;
   dryRun: boolean;
   sessions: ReportedSession[];

@@ -76,14 +76,25 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
     }
     return store;
   }
-  if (databases.length > 1) {
-    throw new RecoverError(
-      "not-a-store",
-      `${target} holds ${databases.length} opencode databases (${databases.map((d) => basename(d)).join(", ")}) and no log of opencode saying which it reads: pass --store <one of them>`,
-    );
-  }
+  if (databases.length > 1) throw severalDatabases(target, databases);
   const where = discovered ? `${target} (opencode's data dir)` : target;
   throw new RecoverError("not-a-store", `not an opencode store: ${where} holds neither opencode.db nor a storage/ folder`);
+}
+
+/** The database opencode reads in a data dir (see chooseDatabase); refused when that is not clear or there is none. */
+export function databaseIn(dataDir: string): string {
+  const databases = databasesIn(dataDir);
+  const chosen = chooseDatabase(dataDir, databases);
+  if (chosen) return chosen.path;
+  if (databases.length === 0) throw new RecoverError("not-a-store", `${dataDir} holds no opencode database (opencode*.db)`);
+  throw severalDatabases(dataDir, databases);
+}
+
+function severalDatabases(dataDir: string, databases: readonly string[]): RecoverError {
+  return new RecoverError(
+    "not-a-store",
+    `${dataDir} holds ${databases.length} opencode databases (${databases.map((d) => basename(d)).join(", ")}) and no log of opencode saying which it reads: pass --store <one of them>`,
+  );
 }
 
 /** The summaries of the sessions each other store holds and the one opencode reads lacks (read-only). */
@@ -116,7 +127,7 @@ function chooseDatabase(dataDir: string, databases: readonly string[]): Database
 }
 
 /** `<dir>/storage` of a data dir, or the dir itself when it is (a copy of) a storage folder. */
-function findStorageDir(dir: string): string | undefined {
+export function findStorageDir(dir: string): string | undefined {
   if (basename(dir) !== "storage" && isStorageTree(join(dir, "storage"))) return join(dir, "storage");
   if (isStorageTree(dir)) return dir;
   return undefined;

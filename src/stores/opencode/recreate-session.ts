@@ -32,9 +32,20 @@ function recoveredTitle(messages: readonly MessageRecord[], created: number): st
 }
 
 /** The relative path from the worktree to the directory (SQLite `session.path`, 1.17+: "" is the worktree itself). */
-function pathInWorktree(directory: string, worktree: string | undefined): string {
+export function pathInWorktree(directory: string, worktree: string | undefined): string {
   if (worktree === undefined || worktree === "/" || directory === worktree) return "";
   return directory.startsWith(`${worktree}/`) ? directory.slice(worktree.length + 1) : "";
+}
+
+/** The session's agent and model columns (1.16+), as opencode keeps them: its last prompt's agent, its last answer's model. */
+export function lastAgentAndModel(messages: readonly MessageRecord[]): { agent?: string; model?: Json } {
+  let agent: string | undefined;
+  let model: Json | undefined;
+  for (const { info } of messages) {
+    if (info?.role === "user") agent = info.agent;
+    if (info?.role === "assistant") model = { id: info.modelID, providerID: info.providerID };
+  }
+  return { ...(agent !== undefined ? { agent } : {}), ...(model !== undefined ? { model } : {}) };
 }
 
 /**
@@ -52,10 +63,8 @@ export function recreatedSession(records: SessionRecords): Json | undefined {
   const directory = paths.directory ?? home.worktree ?? "";
   const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
   let cost = 0;
-  let agent: string | undefined;
-  let model: Json | undefined;
+  const { agent, model } = lastAgentAndModel(messages);
   for (const { info } of messages) {
-    if (info?.role === "user") agent = info.agent;
     if (info?.role !== "assistant") continue;
     // opencode's session rollup (cost and token columns, 1.16+): the sum over its assistant messages.
     cost += info.cost;
@@ -64,7 +73,6 @@ export function recreatedSession(records: SessionRecords): Json | undefined {
     tokens.reasoning += info.tokens.reasoning;
     tokens.cache.read += info.tokens.cache.read;
     tokens.cache.write += info.tokens.cache.write;
-    model = { id: info.modelID, providerID: info.providerID };
   }
   const id = records.summary.id;
   return {

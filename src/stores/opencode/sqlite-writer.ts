@@ -9,38 +9,59 @@ import { RecoverError } from "../../errors.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
 import { processesHolding } from "../openers.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
+import { FileWriter } from "../file-writer.js";
 import { openDatabase } from "./sqlite-open.js";
 import { sqliteError } from "./sqlite-errors.js";
 
-type Cell = { t: "null" } | { t: "integer"; v: string } | { t: "real"; v: number } | { t: "text" | "blob"; v: string };
-interface RowImage {
-  table: string;
-  columns: [string, Cell][];
-}
+import {
+  bindValue,
+  type Cell,
+  cellAt,
+  cellSelect,
+  type ColumnInfo,
+  columnsOf,
+  decodeRow,
+  encodeRow,
+  fitRow,
+  insertSql,
+  integerCell as integer,
+  placeholder,
+  quoteName,
+  textCell as text,
+  valueCell,
+} from "./sqlite-row.js";
 
-const TABLE: Record<Exclude<RecordKey["record"], "file" | "line">, string> = { session: "session", message: "message", part: "part" };
+const TABLE: Record<Exclude<RecordKey["record"], "file" | "line">, string> = { project: "project", session: "session", message: "message", part: "part" };
 
 function tableOf(key: RecordKey): string {
   if (key.record === "file" || key.record === "line") throw new Error(`opencode.db holds no ${key.record} records (${key.id})`);
   return TABLE[key.record];
 }
 
-const quoteName = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
 export class OpencodeSqliteWriter implements StoreWriter {
-  private readonly db: Database.Database;
-  private readonly columns = new Map<string, string[]>();
+  private connection?: Database.Database;
+  /** The database's own files, whole (a salvage's swap and its undo): never through SQLite. */
+  private readonly files: FileWriter;
+  private readonly columns = new Map<string, ColumnInfo[]>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly readers = new Map<string, Database.Statement>();
 
   constructor(readonly info: StoreInfo) {
+    this.files = new FileWriter(info);
+  }
+
+  /** Opened on first use: a transaction of whole files (undoing a salvage) must not hold the database open. */
+  private get db(): Database.Database {
+    if (this.connection) return this.connection;
     try {
-      this.db = openDatabase(info.path, { fileMustExist: true, timeout: 5000 });
+      const db = openDatabase(this.info.path, { fileMustExist: true, timeout: 5000 });
       // We keep parents and children consistent ourselves (a plan lists every row a delete takes with it), and a
       // restore must be able to put back a part whose message was already gone.
-      this.db.pragma("foreign_keys = OFF");
+      db.pragma("foreign_keys = OFF");
+      this.connection = db;
+      return db;
     } catch (error) {
-      throw sqliteError(error, info.path);
+      throw sqliteError(error, this.info.path);
     }
   }
 
@@ -67,22 +88,29 @@ export class OpencodeSqliteWriter implements StoreWriter {
     return processesHolding([path, `${path}-wal`, `${path}-shm`]);
   }
 
-  private tableColumns(table: string): string[] {
-    let names = this.columns.get(table);
-    if (!names) {
-      names = (this.db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string }[]).map((c) => c.name);
-      this.columns.set(table, names);
+  private tableColumns(table: string): ColumnInfo[] {
+    let columns = this.columns.get(table);
+    if (!columns) {
+      columns = this.guard(() => columnsOf(this.db, table));
+      this.columns.set(table, columns);
     }
-    return names;
+    return columns;
+  }
+
+  /**
+   * A new row of one of opencode's tables (an import's, a recreated session's): the cells given, mapped onto this
+   * database's columns (see fitRow), as the image a read of it will give back.
+   */
+  newRow(table: "project" | "session" | "message" | "part", given: ReadonlyMap<string, Cell>): StoredImage {
+    return { exists: true, bytes: encodeRow(fitRow(table, this.tableColumns(table), given)) };
   }
 
   /** One prepared SELECT per table for before-images (a trim reads thousands of rows). */
   private rowReader(table: string, names: readonly string[]): Database.Statement {
     let reader = this.readers.get(table);
     if (!reader) {
-      const select = names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
       reader = this.db
-        .prepare(`SELECT ${select} FROM ${quoteName(table)} WHERE id = ?`)
+        .prepare(`SELECT ${cellSelect(names)} FROM ${quoteName(table)} WHERE id = ?`)
         .raw(true)
         .safeIntegers(true);
       this.readers.set(table, reader);
@@ -100,24 +128,27 @@ export class OpencodeSqliteWriter implements StoreWriter {
   }
 
   read(key: RecordKey): StoredImage {
+    if (key.record === "file") return this.files.read(key);
     return this.guard(() => {
       const table = tableOf(key);
-      const names = this.tableColumns(table);
+      const names = this.tableColumns(table).map((c) => c.name);
       const row = this.rowReader(table, names).get(key.id) as unknown[] | undefined;
       if (!row) return { exists: false };
-      const columns: [string, Cell][] = names.map((name, i) => [name, cell(row[i * 3] as string, row[i * 3 + 1], row[i * 3 + 2] as Buffer | null)]);
+      const columns: [string, Cell][] = names.map((name, i) => [name, cellAt(row, i)]);
       return { exists: true, bytes: encodeRow({ table, columns }) };
     });
   }
 
   payload(image: StoredImage): Buffer | undefined {
     if (!image.exists) return undefined;
+    if (!isRowImage(image.bytes)) return this.files.payload(image);
     const data = decodeRow(image.bytes).columns.find(([name]) => name === "data")?.[1];
     return data && (data.t === "text" || data.t === "blob") ? Buffer.from(data.v, "base64") : undefined;
   }
 
   describe(image: StoredImage): string {
     if (!image.exists) return "";
+    if (!isRowImage(image.bytes)) return `(the database file as it was: ${image.bytes.length.toLocaleString("en-US")} bytes)\n`;
     const row: Record<string, unknown> = {};
     for (const [name, c] of decodeRow(image.bytes).columns) {
       if (c.t === "null") row[name] = null;
@@ -141,16 +172,17 @@ export class OpencodeSqliteWriter implements StoreWriter {
     }
     if (key.record === "session") return this.newSessionRow(bytes);
     if (key.record !== "part" || key.messageId === undefined) throw new Error(`cannot create a ${key.record} row`);
-    const known: Record<string, Cell> = {
-      id: text(key.id),
-      message_id: text(key.messageId),
-      session_id: text(key.sessionId),
-      time_created: integer(now),
-      time_updated: integer(now),
-      data: { t: "text", v: bytes.toString("base64") },
-    };
-    const table = TABLE.part;
-    return { exists: true, bytes: encodeRow({ table, columns: this.tableColumns(table).map((name) => [name, known[name] ?? { t: "null" }]) }) };
+    return this.newRow(
+      "part",
+      new Map<string, Cell>([
+        ["id", text(key.id)],
+        ["message_id", text(key.messageId)],
+        ["session_id", text(key.sessionId)],
+        ["time_created", integer(now)],
+        ["time_updated", integer(now)],
+        ["data", { t: "text", v: bytes.toString("base64") }],
+      ]),
+    );
   }
 
   /**
@@ -183,16 +215,9 @@ export class OpencodeSqliteWriter implements StoreWriter {
       time_created: time.created,
       time_updated: time.updated,
     };
-    const table = TABLE.session;
-    const columns = this.guard(
-      () => this.db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string; type: string; dflt_value: string | null }[],
-    );
-    const row: [string, Cell][] = columns.map(({ name, type, dflt_value }) => {
-      const value = known[name] ?? (dflt_value !== null && /^-?\d+(\.\d+)?$/.test(dflt_value) ? Number(dflt_value) : undefined);
-      // Stored as SQLite will hold it (a REAL column keeps 0 as 0.0), so the image is what a read gives back.
-      return [name, typeof value === "number" && /REAL|FLOA|DOUB/i.test(type) ? { t: "real", v: value } : valueCell(value)];
-    });
-    return { exists: true, bytes: encodeRow({ table, columns: row }) };
+    const given = new Map<string, Cell>();
+    for (const [name, value] of Object.entries(known)) if (value !== undefined && value !== null) given.set(name, valueCell(value));
+    return this.newRow("session", given);
   }
 
   touched(_key: RecordKey, before: StoredImage, now: number): StoredImage | undefined {
@@ -207,6 +232,12 @@ export class OpencodeSqliteWriter implements StoreWriter {
   }
 
   apply(targets: readonly ImageTarget[]): void {
+    const files = targets.filter((t) => t.key.record === "file");
+    if (files.length > 0) {
+      if (files.length !== targets.length) throw new Error("a transaction writes either the database's files or its rows, never both");
+      this.files.apply(targets);
+      return;
+    }
     const ordered = applyOrder(targets);
     const write = this.db.transaction(() => {
       for (const target of ordered) {
@@ -235,29 +266,19 @@ export class OpencodeSqliteWriter implements StoreWriter {
       const sets = row.columns.map(([name, c]) => `${quoteName(name)} = ${placeholder(c)}`).join(", ");
       this.statement(`UPDATE ${quoteName(table)} SET ${sets} WHERE id = ?`).run(...values, target.key.id);
     } else {
-      const names = row.columns.map(([name]) => quoteName(name)).join(", ");
-      const holes = row.columns.map(([, c]) => placeholder(c)).join(", ");
-      this.statement(`INSERT INTO ${quoteName(table)} (${names}) VALUES (${holes})`).run(...values);
+      this.statement(insertSql(row)).run(...values);
     }
   }
 
   close(): void {
-    this.db.close();
+    this.connection?.close();
+    this.connection = undefined;
   }
 }
 
-function cell(type: string, value: unknown, bytes: Buffer | null): Cell {
-  switch (type) {
-    case "integer":
-      return { t: "integer", v: String(value) };
-    case "real":
-      return { t: "real", v: Number(value) };
-    case "text":
-    case "blob":
-      return { t: type, v: (bytes ?? Buffer.alloc(0)).toString("base64") };
-    default:
-      return { t: "null" };
-  }
+/** A row image is our JSON (encodeRow); anything else is one of the database's files, whole. */
+function isRowImage(bytes: Buffer): boolean {
+  return bytes.subarray(0, 9).toString("latin1") === '{"table":';
 }
 
 const lossy = new TextDecoder("utf-8", { fatal: false });
@@ -267,40 +288,5 @@ function parsedOr(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return text;
-  }
-}
-
-const integer = (n: number): Cell => ({ t: "integer", v: String(Math.trunc(n)) });
-
-function valueCell(value: unknown): Cell {
-  if (typeof value === "string") return text(value);
-  if (typeof value === "number") return Number.isInteger(value) ? integer(value) : { t: "real", v: value };
-  return { t: "null" };
-}
-const text = (s: string): Cell => ({ t: "text", v: Buffer.from(s).toString("base64") });
-
-function encodeRow(row: RowImage): Buffer {
-  return Buffer.from(JSON.stringify(row));
-}
-
-function decodeRow(bytes: Buffer): RowImage {
-  return JSON.parse(bytes.toString("utf8")) as RowImage;
-}
-
-/** TEXT keeps its exact bytes (even invalid UTF-8) when bound as a blob and cast back, as opencode's rows are TEXT. */
-function placeholder(c: Cell): string {
-  return c.t === "text" ? "CAST(? AS TEXT)" : "?";
-}
-
-function bindValue(c: Cell): unknown {
-  switch (c.t) {
-    case "null":
-      return null;
-    case "integer":
-      return BigInt(c.v);
-    case "real":
-      return c.v;
-    default:
-      return Buffer.from(c.v, "base64");
   }
 }

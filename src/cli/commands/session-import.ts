@@ -1,0 +1,192 @@
+/**
+ * `recover session import`: bring sessions opencode cannot show (left in the legacy storage/ tree, or in another
+ * database of its data dir) into the database it reads, in one transaction with the usual backup, so `session
+ * restore` takes out exactly what was put in. The rows are made in stores/opencode/import.ts; here are the flags,
+ * the choice of sessions, the report and the exit code.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import type { Command } from "commander";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { unifiedDiff } from "../../plan/diff.js";
+import { RULES } from "../../rules/index.js";
+import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
+import { scanSession } from "../../scan/scan.js";
+import { someOf } from "../../model/listing.js";
+import { hasSqliteHeader } from "../../stores/probe.js";
+import type { SessionStore } from "../../stores/store.js";
+import { findStorageDir } from "../../stores/opencode/data-dir.js";
+import { openImportSource, planImport, type ImportSource } from "../../stores/opencode/import.js";
+import { refuseLiveWriter } from "../../txn/store-transaction.js";
+import { action, withStore } from "../command-kit.js";
+import type { Io } from "../io.js";
+import { confirmChange, withWriter } from "../mutation.js";
+import type { ChangeReport, ReportedSession } from "../reporters/change-report.js";
+import { humanChangeReporter } from "../reporters/change-human.js";
+import { jsonChangeReporter } from "../reporters/change-json.js";
+import { restoreCommand } from "../write-plans.js";
+
+interface ImportFlags {
+  from?: string;
+  all?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export function addSessionImport(session: Command): void {
+  session
+    .command("import")
+    .description("copy sessions opencode does not show (legacy storage/ tree, another database) into the database it reads")
+    .argument("[ids...]", "session ids (or unique prefixes) in the --from store")
+    .requiredOption("--from <path>", "where they are: a storage/ folder (or a data dir holding one), or another opencode*.db")
+    .option("--all", "every session --from holds that the database lacks")
+    .option("--dry-run", "list what would be imported, write nothing; exit 1 when there is something to import")
+    .option("--force", "import while another process (a running opencode) holds the database open")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session import --all --from ~/.local/share/opencode/storage --dry-run
+  recover session import ses_52f1 --from ~/.local/share/opencode/opencode-stable.db
+  recover session import --all --from ./storage --store ./opencode.db --yes --json
+
+The database written is --store (a file, or a data dir: then the one opencode reads there). Sessions it already
+holds are skipped, never overwritten. Undo with \`recover session restore <backup-id>\`: it deletes exactly the
+rows the import inserted.
+Exit codes: 0 imported (or nothing to import), 1 dry run with sessions to import / not confirmed, 2 usage or
+input error, 3 refused for safety (database in use, changed while read).`,
+    )
+    .action(
+      action<ImportFlags>(({ args, options, io }) => {
+        const from = resolve(io.cwd, options.from!);
+        const source = openSource(from);
+        try {
+          return withStore(options, io, (store) => importInto(store, source, args, options, io));
+        } finally {
+          source.close();
+        }
+      }),
+    );
+}
+
+/** `--from`: a database file, or a JSON tree (a storage/ folder, or a data dir holding one). */
+function openSource(from: string): ImportSource {
+  let isFile: boolean;
+  try {
+    isFile = statSync(from).isFile();
+  } catch {
+    throw new RecoverError("store-not-found", `--from ${from}: no such file or folder`);
+  }
+  if (isFile) {
+    if (!hasSqliteHeader(from)) throw new RecoverError("not-a-store", `--from ${from} is not a SQLite database`);
+    return openImportSource(from, "database");
+  }
+  const storage = findStorageDir(from);
+  if (!storage) {
+    throw new RecoverError(
+      "not-a-store",
+      `--from ${from} holds no opencode storage/ tree (session/, message/, part/); name the storage/ folder or an opencode*.db file`,
+    );
+  }
+  return openImportSource(storage, "tree");
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The sessions asked for: the named ones (exact ids or unique prefixes of the source's), or --all of those missing. */
+function chooseSessions(source: ImportSource, target: SessionStore, args: readonly string[], all: boolean | undefined): string[] {
+  const inSource = source.sessionIds();
+  const inTarget = new Set(target.listSessionIds?.() ?? target.listSessions().map((s) => s.id));
+  const missing = inSource.filter((id) => !inTarget.has(id));
+  if (args.length > 0 && all) throw new RecoverError("usage", "name sessions or pass --all, not both");
+  if (all) return missing;
+  if (args.length === 0) {
+    const what =
+      missing.length === 0
+        ? `every session of ${source.path} is already in ${target.info.path}`
+        : `${missing.length} of the ${inSource.length} sessions of ${source.path} are not in ${basename(target.info.path)}: ${someOf(missing)}`;
+    throw new RecoverError("usage", `name the sessions to import, or pass --all (${what})`);
+  }
+  return [
+    ...new Set(
+      args.map((arg) => {
+        if (inSource.includes(arg)) return arg;
+        const matches = inSource.filter((id) => id.startsWith(arg));
+        if (matches.length === 1) return matches[0]!;
+        if (matches.length > 1) throw new RecoverError("session-ambiguous", `${arg} matches ${matches.length} sessions of ${source.path}: ${someOf(matches)}`);
+        throw new RecoverError("session-not-found", `no session ${arg} in ${source.path}`);
+      }),
+    ),
+  ];
+}
+
+async function importInto(
+  store: SessionStore,
+  source: ImportSource,
+  args: readonly string[],
+  options: ImportFlags & Parameters<typeof withWriter>[1],
+  io: Io,
+): Promise<number> {
+  if (store.info.format !== "opencode-sqlite") {
+    throw new RecoverError("usage", `sessions are imported into an opencode database; ${store.info.path} is ${store.info.format} (pass --store <opencode.db>)`);
+  }
+  if (realOrSelf(source.path) === realOrSelf(store.info.path)) {
+    throw new RecoverError("usage", `--from and --store are the same database (${store.info.path}): import from another store`);
+  }
+  const ids = chooseSessions(source, store, args, options.all);
+  const titles = new Map(source.store.listSessions().map((s) => [s.id, s.title]));
+  return withWriter(store, options, io, async (tx) => {
+    const { writer } = tx;
+    const plan = planImport(writer, source, ids);
+    for (const skipped of plan.skipped) store.info.notices.push(`${skipped.id} is not imported: ${skipped.why}`);
+    const now = Date.now();
+    const report: ChangeReport = {
+      command: "import",
+      store: store.info,
+      dryRun: options.dryRun === true,
+      backup: null,
+      sessions: plan.sessions.map(
+        (imported): ReportedSession => ({
+          id: imported.id,
+          title: titles.get(imported.id) ?? "",
+          changes: imported.targets.map((target, i) => ({
+            summary: imported.changes[i]!,
+            reasons: [`imported from ${source.path}`, ...(target.key.record === "project" ? imported.notes : [])],
+            // The session's row says what it is; its messages and parts are the source's, row for row.
+            diff: () => (target.key.record === "session" || target.key.record === "project" ? unifiedDiff(target.key, "", writer.describe(target.after)) : ""),
+          })),
+          // What a scan will say of it once it is in: imported as it is, damage included.
+          unfixed: scanSession(source.store, imported.id, { ...DEFAULT_RULE_OPTIONS, rules: RULES, now, mode: "lean" }).findings,
+        }),
+      ),
+    };
+    const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
+    reporter.plan(report);
+    const targets = plan.sessions.flatMap((s) => s.targets);
+    if (targets.length === 0 || options.dryRun) {
+      reporter.done(report);
+      return options.dryRun && targets.length > 0 ? ExitCode.findings : ExitCode.ok;
+    }
+    refuseLiveWriter(writer, options.force);
+    writer.checkIntegrity();
+    const n = plan.sessions.length;
+    await confirmChange(io, options, `${store.info.path}: import ${n} session${n === 1 ? "" : "s"} (${targets.length} rows) from ${source.path}`);
+    const backup = tx.commit({
+      kind: "import",
+      sessions: plan.sessions.map((s) => s.id),
+      changes: plan.sessions.flatMap((s) => s.changes),
+      targets,
+      now,
+    });
+    report.backup = { id: backup.manifest.id, path: backup.dir };
+    report.undo = restoreCommand(backup.manifest.id, io);
+    reporter.done(report);
+    return ExitCode.ok;
+  });
+}
