@@ -18,8 +18,11 @@ type SalvageDoc = {
   summary: { rows: number; unreadable: number };
 };
 
-/** The demo database as one file (its WAL checked in), with the `nth` leaf page of `part` zeroed; that page's cell count. */
-function damagedCopy(nth = 3): { dir: string; db: string; lostCells: number; rows: Map<number, Row>; sessions: number } {
+/** The demo database as one file (its WAL checked in), with the `nth` page of `part` of this type zeroed; its cell count. */
+function damagedCopy(
+  nth = 3,
+  pagetype: "leaf" | "overflow" = "leaf",
+): { dir: string; db: string; lostCells: number; rows: Map<number, Row>; sessions: number } {
   const dir = tempDir();
   for (const name of fs.readdirSync(DEMO)) fs.copyFileSync(path.join(DEMO, name), path.join(dir, name));
   const db = path.join(dir, "opencode.db");
@@ -27,7 +30,7 @@ function damagedCopy(nth = 3): { dir: string; db: string; lostCells: number; row
   conn.pragma("journal_mode = DELETE");
   const rows = new Map((conn.prepare("SELECT rowid AS _rowid, * FROM part").all() as Row[]).map((r) => [Number(r._rowid), r]));
   const sessions = conn.prepare("SELECT count(*) FROM session").pluck().get() as number;
-  const page = conn.prepare("SELECT pageno, ncell FROM dbstat WHERE name = 'part' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET ?").get(nth) as {
+  const page = conn.prepare("SELECT pageno, ncell FROM dbstat WHERE name = 'part' AND pagetype = ? ORDER BY pageno LIMIT 1 OFFSET ?").get(pagetype, nth) as {
     pageno: number;
     ncell: number;
   };
@@ -91,6 +94,22 @@ describe("store salvage", () => {
     const human = await run(["store", "salvage", "--store", db, "--out", path.join(dir, "other.db")], { env: { XDG_STATE_HOME: tempDir() } });
     expect(human.status).toBe(1);
     expect(human.stdout).toMatch(new RegExp(`part\\s+${part.rows} rows\\n\\s+unreadable rowids ${range.from}–${range.to}: `));
+  });
+
+  it("a row whose overflow page is zeroed is reported alone; the rows around it are kept", async () => {
+    const { db, rows } = damagedCopy(2, "overflow");
+    const out = `${db}.out`;
+    const r = await run(["store", "salvage", "--store", db, "--out", out, "--json"], { env: { XDG_STATE_HOME: tempDir() } });
+    const doc = parseJsonDocument(r.stdout) as SalvageDoc;
+    const part = doc.tables.find((t) => t.name === "part")!;
+    const salvaged = partRows(out);
+    const lost = [...rows.keys()].filter((rowid) => !salvaged.has(rowid));
+    // The chain ends early (a zeroed page points nowhere): SQLite finds the row but cannot read it. Only that row is
+    // lost and reported, alone; every other row is the original.
+    expect(r.status).toBe(1);
+    expect(lost).toHaveLength(1);
+    expect(part.unreadable).toEqual([{ from: lost[0], to: lost[0], why: expect.stringMatching(/malformed/) }]);
+    for (const [rowid, row] of salvaged) expect(row).toEqual(rows.get(rowid));
   });
 
   it("a sound database is copied whole (exit 0)", async () => {
