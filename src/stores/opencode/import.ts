@@ -18,8 +18,10 @@ import fg from "fast-glob";
 import { RecoverError } from "../../errors.js";
 import { ABSENT, summariseChange, type ChangeSummary, type RecordKey } from "../../model/change.js";
 import type { MessageRecord, PartRecord } from "../../model/opencode-records.js";
+import { isObject, type Json } from "../../model/edit.js";
 import { decodeJson } from "../decode-json.js";
 import type { ImageTarget, StoreWriter } from "../store.js";
+import { sqliteCodec } from "./codec.js";
 import { unwrappedIdTime } from "./ids.js";
 import { OpencodeJsonStore } from "./json-store.js";
 import { lastAgentAndModel, pathInWorktree } from "./recreate-session.js";
@@ -183,9 +185,6 @@ function databaseSource(path: string): ImportSource {
 // ---------------------------------------------------------------------------------------------------------------
 // From the JSON tree (opencode ≤1.1.65): rows as opencode's importer made them, times from the records.
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 const numberAt = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
 function readJson(path: string): Json | undefined {
@@ -197,14 +196,9 @@ function readJson(path: string): Json | undefined {
   }
 }
 
-function withoutIds(data: Json): Json {
-  const { id: _id, sessionID: _sessionID, messageID: _messageID, ...rest } = data;
-  return rest;
-}
-
-/** `data`: the record without the ids its columns hold, as compact JSON (as opencode writes); a damaged one as its bytes. */
-function dataCell(original: Json | undefined, raw: Buffer | undefined): Cell {
-  if (original) return textCell(JSON.stringify(withoutIds(original)));
+/** `data`: the record as the SQLite codec stores it (no ids, compact JSON, as opencode writes); a damaged one as its bytes. */
+function dataCell(ids: { id: string; sessionId: string }, original: Json | undefined, raw: Buffer | undefined): Cell {
+  if (original) return { t: "text", v: sqliteCodec.encode(sqliteCodec.stored(ids, original)).toString("base64") };
   return { t: "text", v: (raw ?? Buffer.alloc(0)).toString("base64") };
 }
 
@@ -353,7 +347,7 @@ function treeMessage(sessionId: string, message: MessageRecord): Map<string, Cel
     ["session_id", textCell(sessionId)],
     ["time_created", integerCell(created)],
     ["time_updated", integerCell(Math.max(created, timeOf(message.original, "completed") ?? created))],
-    ["data", dataCell(message.original, message.raw)],
+    ["data", dataCell({ id: message.ref.id, sessionId }, message.original, message.raw)],
   ]);
 }
 
@@ -374,7 +368,7 @@ function treePartRow(sessionId: string, record: PartRecord, messageCreated: numb
     ["session_id", textCell(sessionId)],
     ["time_created", integerCell(created)],
     ["time_updated", integerCell(Math.max(created, ended ?? created))],
-    ["data", dataCell(part, record.raw)],
+    ["data", dataCell({ id: record.ref.id, sessionId }, part, record.raw)],
   ]);
   return { table: "part", key: key("part", record.ref.id, sessionId, messageId), cells };
 }
