@@ -1,13 +1,20 @@
 /**
  * `battle fix` (the spec's manual-fix session, without its file watcher): what changed in the working tree since
- * the battle's latest checkpoint, as a list and a diff. The tree is captured through a temporary index (the
+ * the battle's latest state, as a list and a diff. The tree is captured through a temporary index (the
  * checkpoint code's own capture: tracked + untracked-not-ignored files, the user's index untouched) and compared
  * with the checkpoint's commit; `.pokeralph/` is left out.
+ *
+ * The latest state is the newest checkpoint of the battle as history.json has it now, unless a rollback came after
+ * it: then it is the checkpoint the rollback went to. Never a safety checkpoint: that is the tree *before* a
+ * rollback, and diffing against it would show the rollback itself as the user's fix.
  */
 import { simpleGit } from "simple-git";
 import { captureWorktree, isStatePath, openRepo, resolveCommit } from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
+import { battleId, battlePaths, readHistory } from "../stores/pokeralph/battle-files.js";
+import { readSidecar } from "../stores/pokeralph/sidecar.js";
 import type { ManualChange } from "./resume.js";
+import { lastRollback, SAFETY_REFS } from "./rollback.js";
 
 export interface ManualFixState {
   /** The checkpoint compared with; null: none exists, HEAD was used. */
@@ -18,9 +25,21 @@ export interface ManualFixState {
   notices: string[];
 }
 
-/** The newest usable checkpoint: highest iteration, then latest time. */
-export function latestCheckpoint(checkpoints: readonly ListedCheckpoint[]): ListedCheckpoint | null {
-  const usable = checkpoints.filter((c) => !c.missing);
+export interface BattleNow {
+  /** The last iteration history.json records (checkpoints after it were rolled back). */
+  lastIteration?: number;
+  battleId?: string;
+}
+
+/** The newest usable checkpoint of the battle as it is now: highest iteration, then latest time. */
+export function latestCheckpoint(checkpoints: readonly ListedCheckpoint[], now: BattleNow = {}): ListedCheckpoint | null {
+  const usable = checkpoints.filter(
+    (c) =>
+      !c.missing &&
+      c.ref?.startsWith(`${SAFETY_REFS}/`) !== true &&
+      (now.lastIteration === undefined || c.afterIteration <= now.lastIteration) &&
+      (now.battleId === undefined || c.battleId === undefined || c.battleId === now.battleId),
+  );
   usable.sort((a, b) => a.afterIteration - b.afterIteration || a.time.localeCompare(b.time));
   return usable.at(-1) ?? null;
 }
@@ -30,7 +49,26 @@ export async function changesSinceCheckpoint(root: string, taskId: string): Prom
   const notices = [...repo.notices];
   const listing = await listCheckpoints(root, taskId);
   notices.push(...listing.notices);
-  const checkpoint = latestCheckpoint(listing.checkpoints);
+  const paths = battlePaths(root, taskId);
+  const history = readHistory(paths.history).history;
+  const now: BattleNow = history ? { lastIteration: Math.max(0, ...history.iterations.map((i) => i.number)), battleId: battleId(history) } : {};
+  let checkpoint = latestCheckpoint(listing.checkpoints, now);
+  const rollback = lastRollback(readSidecar(paths.sidecar));
+  if (rollback && (checkpoint === null || rollback.at > checkpoint.time)) {
+    // Rolled back since: the tree was put at the rollback's target, and that is what the user's fix starts from.
+    const target = rollback.target;
+    checkpoint = listing.checkpoints.find((c) => c.id === target.checkpoint || c.ref === target.checkpoint) ?? {
+      id: target.checkpoint,
+      afterIteration: target.afterIteration,
+      commit: target.commit,
+      source: "recorded",
+      time: rollback.at,
+      description: `the checkpoint rolled back to on ${rollback.at}`,
+      files: [],
+      passed: null,
+    };
+    if (checkpoint.commit !== target.commit) checkpoint = { ...checkpoint, commit: target.commit };
+  }
   let base = repo.head;
   if (checkpoint) base = (await resolveCommit(repo, checkpoint.commit)) ?? repo.head;
   else notices.push(`no checkpoint of ${taskId} found: comparing with HEAD`);

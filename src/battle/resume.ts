@@ -5,7 +5,7 @@
  * the fresh iteration (`result: "pending"`, `retryCount: prev + 1`). Running it is run-iteration.ts's job; handing
  * it to a live pokeralph server is `handOffToServer`.
  */
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { RecoverError } from "../errors.js";
 import { writePromptFile as writeBattlePrompt } from "../stores/pokeralph/battle-files.js";
 import { listCheckpoints } from "../checkpoint/list.js";
@@ -13,7 +13,7 @@ import { assessBattles, type BattleAssessment, type RepoAssessment } from "./ass
 import { applyRollback, planRollback, type RollbackMode } from "./rollback.js";
 import { allowedStrategies, defaultStrategy, isAllowedStrategy, RESUME_STRATEGIES, type BattleFailure, type ResumeStrategy } from "./recovery-options.js";
 import type { Battle, Config, Task } from "../stores/pokeralph/schemas.js";
-import { CLAUDE_ARGS, DEFAULT_TIMEOUT_MINUTES, shellQuote, type PreparedIteration } from "./run-iteration.js";
+import { claudeArgs, DEFAULT_TIMEOUT_MINUTES, shellQuote, type BattleMode, type PreparedIteration } from "./run-iteration.js";
 import { pokeralphBaseUrl, type ServerProbe } from "./server-probe.js";
 
 /** Strategies allowed for a battle with no failure (paused, pending): carry on. */
@@ -197,8 +197,10 @@ export interface PreparedResume {
   defaulted: boolean;
   iteration: PreparedIteration;
   prompt: string;
-  /** Absolute path of the prompt file (written by writePromptFile). */
+  /** Absolute path of the prompt file: written by writePromptFile when the iteration runs, never to print a command. */
   promptFile: string;
+  /** The battle's mode (config.mode unless overridden): how claude is started. */
+  mode: BattleMode;
   timeoutMinutes: number;
   feedbackLoops: string[];
 }
@@ -209,6 +211,8 @@ export interface BuildOptions {
   /** The retryCount the failed iteration had (read before a rollback truncated it). */
   previousRetryCount?: number;
   packageManager?: string;
+  /** Overrides config.mode (`--mode`). */
+  mode?: BattleMode;
   now?: Date;
 }
 
@@ -274,6 +278,7 @@ export function buildResume(assessed: Assessed, options: BuildOptions = {}): Pre
     iteration,
     prompt,
     promptFile: join(battle.battle.dir, `resume-prompt-${iteration.number}.md`),
+    mode: options.mode ?? assessment.config.mode,
     timeoutMinutes: assessment.project.config.value?.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES,
     feedbackLoops: [...assessment.config.feedbackLoops],
   };
@@ -283,10 +288,12 @@ export function writePromptFile(prepared: PreparedResume): void {
   writeBattlePrompt(prepared.promptFile, prepared.prompt);
 }
 
-/** The exact command line, the prompt read from its file. */
+/**
+ * The exact command line, whole: the prompt is in it, shell-quoted (a multi-line quoted word pastes as one argument
+ * in bash, zsh and fish), so printing it writes nothing and it works wherever it is pasted.
+ */
 export function commandLine(prepared: PreparedResume, claude: string[]): string {
-  const rel = relative(prepared.root, prepared.promptFile).split("\\").join("/");
-  return `cd ${shellQuote(prepared.root)} && CI=true ${claude.map(shellQuote).join(" ")} ${CLAUDE_ARGS.join(" ")} "$(cat ${shellQuote(rel)})"`;
+  return ["cd", shellQuote(prepared.root), "&&", "CI=true", ...claude.map(shellQuote), ...claudeArgs(prepared.mode), shellQuote(prepared.prompt)].join(" ");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -329,7 +336,7 @@ export async function rollbackForRetry(root: string, battle: BattleAssessment, a
   const safety = outcome.safety;
   const rolled = outcome.iterationsRolledBack;
   return [
-    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety.ref ? `; safety checkpoint ${safety.ref} (undo with recover battle rollback ${battle.taskId} --to-checkpoint ${safety.ref})` : ""}`,
+    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety.ref ? `; safety checkpoint ${safety.ref} (undo with recover battle rollback ${battle.taskId} --undo)` : ""}`,
   ];
 }
 

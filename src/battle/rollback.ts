@@ -6,10 +6,13 @@
  * history is preserved while its pseudo-code truncates; we do both).
  *
  * Applying: a safety checkpoint of the current state first (refs/pokeralph/safety/<taskId>/<stamp>, recorded in the
- * sidecar, so a rollback is itself undoable with `--to-checkpoint <that ref>`), then the files, then history.json
- * and checkpoints.json in one transaction (backed up like a session repair).
+ * sidecar), then the files, history.json and checkpoints.json in ONE transaction of the battle's store (backed up,
+ * journalled, atomic like a session repair): a crash leaves the battle as it was or rolled back, and
+ * `recover session restore <backup-id>` (or `battle rollback --undo`, undo-rollback.ts) puts all of it back.
  */
-import { relative } from "node:path";
+import { lstatSync, rmdirSync, type Stats } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import type { RecordKey, StoredImage } from "../model/change.js";
 import { RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
@@ -24,6 +27,7 @@ import {
   changedPaths,
   commitSnapshot,
   createRef,
+  filesAt,
   openRepo,
   resolveCommit,
   restoreTree,
@@ -48,6 +52,8 @@ export interface RollbackTarget {
   commit: string;
   ref?: string;
   description: string;
+  /** The recorded commit it stands in for, when that one is gone (amended or rebased away). */
+  replaces?: string;
 }
 
 export interface StateFile {
@@ -92,6 +98,22 @@ interface ArchiveEntry extends Json {
   safetyRef: string;
 }
 
+/** The newest rollback the sidecar records (its archive entry: when, and the checkpoint it went to). */
+export function lastRollback(sidecar: Json | null): { at: string; target: { checkpoint: string; afterIteration: number; commit: string } } | null {
+  const archive = Array.isArray(sidecar?.rolledBack) ? (sidecar.rolledBack as Json[]) : [];
+  let newest: { at: string; target: { checkpoint: string; afterIteration: number; commit: string } } | null = null;
+  for (const entry of archive) {
+    const target = entry.target as Json | undefined;
+    if (typeof entry.at !== "string" || typeof target?.commit !== "string") continue;
+    if (newest !== null && entry.at < newest.at) continue;
+    newest = {
+      at: entry.at,
+      target: { checkpoint: String(target.checkpoint ?? target.commit), afterIteration: Number(target.afterIteration ?? 0), commit: target.commit },
+    };
+  }
+  return newest;
+}
+
 const isSafety = (c: Pick<ListedCheckpoint, "ref">) => c.ref?.startsWith(`${SAFETY_REFS}/`) === true;
 
 /** Pick the checkpoint a mode names. */
@@ -110,6 +132,7 @@ async function chooseTarget(
     commit: c.commit,
     ...(c.ref !== undefined ? { ref: c.ref } : {}),
     description: c.description,
+    ...(c.replaces !== undefined ? { replaces: c.replaces } : {}),
   });
   if (mode.kind === "checkpoint") {
     const id = mode.id;
@@ -217,7 +240,8 @@ export function nextState(
 
   const entry = safety.entry;
   if (entry !== null) (sidecar.checkpoints as Json[]).push(entry);
-  if (gone.length > 0) {
+  // Every applied rollback is recorded, even one that drops no iteration: `battle fix` diffs against where it went.
+  if (gone.length > 0 || entry !== null) {
     const archived: ArchiveEntry = {
       at: now.toISOString(),
       fromIteration: k + 1,
@@ -261,7 +285,7 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
   const listing = await listCheckpoints(project, taskId);
   const current = read.history ? battleId(read.history) : undefined;
   const target = await chooseTarget(repo, listing.checkpoints, mode, lastIteration, current, taskId);
-  const files = await restoreTree(repo, target.commit, { hard: options.hard === true, dryRun: true });
+  const files = withoutSymlinks(repo.root, await restoreTree(repo, target.commit, { hard: options.hard === true, dryRun: true }));
   const historyBefore = readStateText(paths.history);
   const sidecarBefore = readStateText(paths.sidecar);
   const state = nextState(
@@ -289,7 +313,15 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
     statusAfter: state.statusAfter,
     history: { path: paths.history, id: rel(paths.history), before: historyBefore, after: state.historyAfter },
     sidecar: { path: paths.sidecar, id: rel(paths.sidecar), before: sidecarBefore, after: state.sidecarAfter },
-    notices: [...repo.notices, ...listing.notices],
+    notices: [
+      ...repo.notices,
+      ...listing.notices.filter((n) => target.replaces === undefined || !n.includes(target.replaces.slice(0, 7))),
+      ...(target.replaces !== undefined
+        ? [
+            `iteration ${target.afterIteration}'s recorded commit ${target.replaces.slice(0, 7)} is no longer in the repository: rolling back to ${target.commit.slice(0, 7)}, the commit that replaced it`,
+          ]
+        : []),
+    ],
   };
 }
 
@@ -310,6 +342,21 @@ export interface RollbackOutcome {
   notices: string[];
 }
 
+/**
+ * The tree as it is now, HEAD as its parent, kept alive by a private ref under refs/pokeralph/safety/<taskId>/: taken
+ * before anything a rollback (or its undo) writes, so the state it replaces can always be gone back to.
+ */
+export async function takeSafetyCheckpoint(repo: Repo, taskId: string, why: string, now: Date): Promise<{ ref: string; commit: string }> {
+  const capture = await captureWorktree(repo);
+  const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: ${why}`);
+  let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
+  for (let k = 2; !(await createRef(repo, ref, commit, `recover: safety checkpoint of ${taskId} ${why}`)); k++) {
+    if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`);
+    ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
+  }
+  return { ref, commit };
+}
+
 function safetyStamp(now: Date): string {
   return now
     .toISOString()
@@ -325,6 +372,8 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
   const clock = options.now ?? (() => new Date());
   const { taskId, paths } = plan;
   const notices: string[] = [];
+  // One transaction of the battle's store (its folder: its lock and journal, where every battle write takes them)
+  // holds the project's files too: they are named by absolute path, like the state files.
   const store = new BattleFilesStore(paths.battle);
   const transaction = { stateDir: options.stateDir, backupRoot: options.backupRoot, refuseUnwritable: false, alsoLock: [sidecarLockKey(paths.sidecar)] };
   return withStoreTransaction(
@@ -336,13 +385,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       // 1. The safety checkpoint: the tree as it is now, HEAD as its parent, kept alive by a private ref.
       const repo = await openRepo(plan.project);
       const now = clock();
-      const capture = await captureWorktree(repo);
-      const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: before rollback to ${plan.target.checkpoint}`);
-      let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
-      for (let k = 2; !(await createRef(repo, ref, commit, `recover: safety checkpoint of ${taskId} before a rollback`)); k++) {
-        if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`);
-        ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
-      }
+      const { ref, commit } = await takeSafetyCheckpoint(repo, taskId, `before rollback to ${plan.target.checkpoint}`, now);
       const historyNow = readStateText(paths.history);
       const read = readHistory(paths.history);
       const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
@@ -361,8 +404,10 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
         kind: "safety",
       };
 
-      // 2. The files: the checkpoint's tree, written path by path; HEAD, the branch and the index never move.
-      const files = await restoreTree(repo, plan.target.commit, { hard: plan.hard });
+      // 2. The files: the checkpoint's tree, planned again under the lock, as targets of the same transaction as the
+      // state (backed up, journalled, undone by `session restore` with it). HEAD, the branch and the index never move.
+      const files = withoutSymlinks(repo.root, await restoreTree(repo, plan.target.commit, { hard: plan.hard, dryRun: true }));
+      const targets = treeTargets(repo.root, files, (key) => writer.read(key), taskId);
 
       // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
       const sidecarNow = readStateText(paths.sidecar);
@@ -371,7 +416,6 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
         { ...plan.history, before: historyNow, after: state.historyAfter },
         { ...plan.sidecar, before: sidecarNow, after: state.sidecarAfter },
       ];
-      const targets: ImageTarget[] = [];
       for (const file of files2) {
         if (file.before === file.after || file.after === null) continue;
         const key = { record: "file" as const, id: file.id, sessionId: taskId, path: file.path };
@@ -379,7 +423,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
         if ((before.exists ? before.bytes.toString("utf8") : null) !== file.before) {
           throw new RecoverError(
             "store-changed",
-            `${file.path} changed while rolling back (is pokeralph running?); the files are restored, the state is not; safety checkpoint ${ref}`,
+            `${file.path} changed while rolling back (is pokeralph running?); nothing was changed; safety checkpoint ${ref}`,
           );
         }
         targets.push({
@@ -390,6 +434,8 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       }
       let backup: Backup | null = null;
       if (targets.length > 0) backup = tx.commit({ kind: "repair", sessions: [taskId], changes: changesOfTargets(targets, "battle-rollback"), targets });
+      // Folders a deletion emptied go too (git tracks no folders); a restore of the backup makes them again.
+      for (const path of files.deleted) removeEmptyParents(repo.root, path);
       return {
         safety: { ref, commit, id: safetyId },
         files,
@@ -403,4 +449,68 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
     },
     transaction,
   );
+}
+
+/**
+ * A symlink is left to git: the file transaction writes bytes, and would put a file where a link was (or follow the
+ * link). Such paths, in the checkpoint or on disk now, move from what is restored or deleted to what is left alone.
+ */
+export function withoutSymlinks(root: string, files: RestoreResult): RestoreResult {
+  const isLink = (path: string) => lstatOrNull(join(root, path))?.isSymbolicLink() === true;
+  const links = new Set([...files.restored, ...files.deleted, ...files.createdSince].filter(isLink));
+  for (const path of files.links ?? []) links.add(path);
+  if (links.size === 0) return files;
+  const reason = "a symlink (now or in the checkpoint): left as it is; git checkout <commit> -- <path> puts it back";
+  return {
+    ...files,
+    restored: files.restored.filter((p) => !links.has(p)),
+    deleted: files.deleted.filter((p) => !links.has(p)),
+    createdSince: files.createdSince.filter((p) => !links.has(p)),
+    kept: files.kept.filter((p) => !links.has(p)),
+    skipped: [...files.skipped, ...[...links].sort().map((path) => ({ path, reason }))],
+  };
+}
+
+/** The restore as file targets: each restored path's bytes and mode from the checkpoint, each deletion an absence. */
+function treeTargets(root: string, files: RestoreResult, read: (key: RecordKey) => StoredImage, taskId: string): ImageTarget[] {
+  const keyOf = (path: string): RecordKey => ({ record: "file", id: path, sessionId: taskId, path: join(root, path) });
+  const targets: ImageTarget[] = [];
+  for (const file of filesAt({ root }, files.commit, files.restored)) {
+    const key = keyOf(file.path);
+    if (lstatOrNull(key.path!)?.isDirectory()) {
+      throw new RecoverError("restore-conflict", `cannot restore ${file.path}: a directory stands there now (move it away first); nothing was changed`);
+    }
+    const before = read(key);
+    const executable = file.mode === "100755";
+    // git records only the executable bit: the rest of the mode stays the file's own (umask, group bits).
+    const base = before.exists ? (before.mode ?? NEW_FILE_MODE) : NEW_FILE_MODE;
+    const mode = executable ? base | ((base & 0o444) >> 2) : base & ~0o111;
+    if (before.exists && before.bytes.equals(file.bytes) && before.mode === mode) continue;
+    targets.push({ key, before, after: { exists: true, bytes: file.bytes, mode } });
+  }
+  for (const path of files.deleted) {
+    const key = keyOf(path);
+    const before = read(key);
+    if (before.exists) targets.push({ key, before, after: { exists: false } });
+  }
+  return targets;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Folders a deletion emptied go too (git does not track folders); never the root, never a non-empty one. */
+export function removeEmptyParents(root: string, path: string): void {
+  for (let dir = dirname(path); dir !== "." && dir !== "" && dir !== "/"; dir = dirname(dir)) {
+    try {
+      rmdirSync(join(root, dir));
+    } catch {
+      return;
+    }
+  }
 }

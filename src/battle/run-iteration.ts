@@ -18,7 +18,16 @@ import { createCheckpoint, type CreatedCheckpoint } from "../checkpoint/create.j
 import { historyTextIfAny } from "../stores/pokeralph/battle-files.js";
 import type { FeedbackResults } from "../stores/pokeralph/schemas.js";
 
-export const CLAUDE_ARGS = ["--dangerously-skip-permissions", "--print"] as const;
+export type BattleMode = "hitl" | "yolo";
+
+/**
+ * How claude is started for a battle's mode. yolo is pokeralph's own invocation (unattended: every tool call
+ * allowed, print and exit). hitl keeps a human in the loop, so claude runs as an interactive session started on
+ * the prompt: it asks before each tool call, as it would for the user at their terminal.
+ */
+export function claudeArgs(mode: BattleMode): readonly string[] {
+  return mode === "yolo" ? ["--dangerously-skip-permissions", "--print"] : [];
+}
 export const DEFAULT_TIMEOUT_MINUTES = 30;
 /** pokeralph's per-loop default. */
 export const FEEDBACK_TIMEOUT_MS = 5 * 60 * 1000;
@@ -120,20 +129,21 @@ interface ProcessResult {
 function runProcess(
   command: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; sink?: (chunk: Buffer) => void },
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; sink?: (chunk: Buffer) => void; interactive?: boolean },
 ): Promise<ProcessResult> {
   return new Promise((done) => {
     let output = "";
     let timedOut = false;
     let settled = false;
-    const child = spawn(command, [...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    // An interactive session owns the terminal: nothing of it can be captured.
+    const child = spawn(command, [...args], { cwd: options.cwd, env: options.env, stdio: options.interactive ? "inherit" : ["ignore", "pipe", "pipe"] });
     const take = (chunk: Buffer) => {
       options.sink?.(chunk);
       output += chunk.toString("utf8");
       if (output.length > 4 * OUTPUT_TAIL_CHARS) output = output.slice(-2 * OUTPUT_TAIL_CHARS);
     };
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
+    child.stdout?.on("data", take);
+    child.stderr?.on("data", take);
     let killer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -166,6 +176,8 @@ export interface RunIterationOptions {
   iteration: PreparedIteration;
   prompt: string;
   claude: string[];
+  /** The battle's mode (config.mode, or --mode): how claude is started. */
+  mode: BattleMode;
   feedbackLoops: readonly string[];
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
@@ -203,11 +215,14 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
   const log = join(logsDir, `iteration-${options.iteration.number}.txt`);
   const stream = createWriteStream(log);
   const [command, ...prefix] = options.claude;
-  const ran = await runProcess(command!, [...prefix, ...CLAUDE_ARGS, options.prompt], {
+  const interactive = options.mode === "hitl";
+  if (interactive) stream.write(`[recover] hitl: claude ran as an interactive session at the terminal; its output was not captured\n`);
+  const ran = await runProcess(command!, [...prefix, ...claudeArgs(options.mode), options.prompt], {
     cwd: root,
     env,
     timeoutMs: options.timeoutMs,
     sink: (chunk) => stream.write(chunk),
+    interactive,
   });
   if (ran.spawnError) stream.write(`${ran.spawnError}\n`);
   if (ran.timedOut) stream.write(`\n[recover] claude killed after ${Math.round(options.timeoutMs / 1000)} s: Claude execution timed out\n`);
@@ -282,6 +297,7 @@ export function recordIteration(path: string, taskId: string, iteration: Record<
     history = { taskId, status: "pending", iterations: [], startedAt: iteration.startedAt };
   }
   const iterations = Array.isArray(history.iterations) ? [...(history.iterations as unknown[])] : [];
+  const progressPath = join(dirname(path), "progress.json");
   iterations.push(iteration);
   history.iterations = iterations;
   if (success) {
@@ -298,14 +314,50 @@ export function recordIteration(path: string, taskId: string, iteration: Record<
     history.error = typeof iteration.error === "string" ? iteration.error : `Feedback loop${failing.length > 1 ? "s" : ""} ${failing.join(", ")} failed`;
     history.completedAt = iteration.endedAt;
   }
-  // Backed up first: the status and error it replaces are the user's history too.
+  // Backed up first, both in one transaction: the status and error they replace are the user's history too.
   writeBattleState({
     root: dirname(dirname(dirname(dirname(path)))),
     battleDir: dirname(path),
     taskId,
-    files: [{ path, text: JSON.stringify(history, null, 2) }],
+    files: [
+      { path, text: JSON.stringify(history, null, 2) },
+      { path: progressPath, text: JSON.stringify(progressAfter(progressPath, taskId, iteration, history), null, 2) },
+    ],
     rule: "battle-resume",
     stateDir: dirs.stateDir,
   });
   return history.status as string;
+}
+
+/**
+ * progress.json as pokeralph leaves it once an iteration is over, so it agrees with history.json: the iteration
+ * just run, `failed` with the battle's error after a failure, `idle` after a success (the battle is paused, nothing
+ * is in progress). Keys we do not know (and Claude's own `logs`) are kept; a damaged file is replaced whole (it is
+ * backed up with the rest).
+ */
+function progressAfter(path: string, taskId: string, iteration: Record<string, unknown>, history: Record<string, unknown>): Record<string, unknown> {
+  let progress: Record<string, unknown> = {};
+  const text = historyTextIfAny(path);
+  if (text !== null) {
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) progress = parsed as Record<string, unknown>;
+    } catch {
+      // A damaged progress file: pokeralph itself rewrites it whole on its next start.
+    }
+  }
+  const failed = history.status === "failed";
+  const output = typeof iteration.output === "string" ? iteration.output : "";
+  return {
+    taskId,
+    logs: Array.isArray(progress.logs) ? progress.logs : [],
+    ...progress,
+    currentIteration: iteration.number,
+    status: failed ? "failed" : "idle",
+    lastUpdate: iteration.endedAt,
+    lastOutput: output.slice(-2000),
+    completionDetected: progress.completionDetected === true && !failed,
+    error: failed ? (history.error ?? null) : null,
+    feedbackResults: iteration.feedbackResults ?? {},
+  };
 }

@@ -10,6 +10,7 @@
  * working tree path by path (HEAD and the user's index never move). Only what a fresh snapshot of *now* captured
  * can ever be deleted, so ignored files and files git would never capture are safe by construction.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, rmdirSync, rmSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -65,24 +66,24 @@ const REPO_LOCATING = new Set([
   "GIT_NAMESPACE",
 ]);
 
-function gitAt(dir: string, env: Record<string, string> = {}): SimpleGit {
+/** The environment every git here runs in: the user's, minus what would steer git elsewhere or ask a question. */
+function gitEnv(env: Record<string, string> = {}): Record<string, string> {
   const base: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !INTERACTIVE_ONLY.has(key) && !REPO_LOCATING.has(key)) base[key] = value;
   }
+  // `git status`-like refreshes would otherwise rewrite the user's index opportunistically.
+  return { ...base, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env };
+}
+
+function gitAt(dir: string, env: Record<string, string> = {}): SimpleGit {
   return simpleGit({
     baseDir: dir,
     // A signing prompt (commit.gpgSign=true) would hang a non-interactive run; checkpoints are private anyway.
     config: ["commit.gpgSign=false"],
     // The user's own GIT_CONFIG_GLOBAL / GIT_CONFIG_COUNT decide which config git reads; every argv here is ours.
     unsafe: { allowUnsafeConfigPaths: true, allowUnsafeConfigEnvCount: true },
-  }).env({
-    ...base,
-    // `git status`-like refreshes would otherwise rewrite the user's index opportunistically.
-    GIT_OPTIONAL_LOCKS: "0",
-    GIT_TERMINAL_PROMPT: "0",
-    ...env,
-  });
+  }).env(gitEnv(env));
 }
 
 /**
@@ -331,10 +332,12 @@ export interface CommitInfo {
   parents: string[];
   /** Committer time, ms since the epoch. */
   timeMs: number;
+  /** Author time: what `commit --amend` and `rebase` keep while the committer time moves on. */
+  authorTimeMs: number;
   subject: string;
 }
 
-const LOG_FORMAT = "--format=%H%x1f%P%x1f%ct%x1f%s%x1e";
+const LOG_FORMAT = "--format=%H%x1f%P%x1f%ct%x1f%at%x1f%s%x1e";
 
 function parseLog(out: string): CommitInfo[] {
   return out
@@ -342,8 +345,8 @@ function parseLog(out: string): CommitInfo[] {
     .map((record) => record.replace(/^\n/, ""))
     .filter((record) => record !== "")
     .map((record) => {
-      const [hash = "", parents = "", ct = "0", subject = ""] = record.split("\x1f");
-      return { hash, parents: parents.split(" ").filter((p) => p !== ""), timeMs: Number(ct) * 1000, subject };
+      const [hash = "", parents = "", ct = "0", at = "0", subject = ""] = record.split("\x1f");
+      return { hash, parents: parents.split(" ").filter((p) => p !== ""), timeMs: Number(ct) * 1000, authorTimeMs: Number(at) * 1000, subject };
     });
 }
 
@@ -445,6 +448,8 @@ export interface RestoreResult {
   kept: string[];
   /** Paths a restore will not touch, and why. */
   skipped: { path: string; reason: string }[];
+  /** Of the paths above, those that are symlinks in the checkpoint or now (git mode 120000). */
+  links?: string[];
   hard: boolean;
   dryRun: boolean;
 }
@@ -489,6 +494,7 @@ export async function restoreTree(repoOrDir: Repo | string, commit: string, opti
   const restored: string[] = [];
   const createdSince: string[] = [];
   const skipped: { path: string; reason: string }[] = [];
+  const links: string[] = [];
   for (const change of changes) {
     const { path } = change;
     if (isStatePath(path)) {
@@ -504,6 +510,7 @@ export async function restoreTree(repoOrDir: Repo | string, commit: string, opti
       skipped.push({ path, reason: `inside ${nested}/, a repository of its own: never touched` });
       continue;
     }
+    if (change.oldMode === "120000" || change.newMode === "120000") links.push(path);
     if (change.status === "A") {
       createdSince.push(path);
       continue;
@@ -554,7 +561,51 @@ export async function restoreTree(repoOrDir: Repo | string, commit: string, opti
       });
     }
   }
-  return { commit: target, restored, createdSince, deleted, kept, skipped, hard, dryRun };
+  return { commit: target, restored, createdSince, deleted, kept, skipped, links, hard, dryRun };
+}
+
+export interface TreeFile {
+  path: string;
+  /** The git mode: 100644, 100755 or 120000 (a symlink). */
+  mode: string;
+  bytes: Buffer;
+}
+
+/**
+ * The files `paths` as `commit` has them, bytes and mode, read by one `ls-tree` and one `cat-file --batch` (simple-git
+ * hands back text, and these are bytes). A path the commit does not hold as a blob is left out.
+ */
+export function filesAt(repo: Pick<Repo, "root">, commit: string, paths: readonly string[]): TreeFile[] {
+  if (paths.length === 0) return [];
+  const git = (args: string[], input?: Buffer): Buffer => {
+    const ran = spawnSync("git", args, { cwd: repo.root, env: gitEnv(), input, maxBuffer: 1 << 30 });
+    if (ran.error || ran.status !== 0) {
+      throw new RecoverError(
+        "fix-failed",
+        `git ${args[0]} failed: ${ran.error?.message ?? ran.stderr.toString("utf8").trim().split("\n")[0] ?? `exit ${ran.status}`}`,
+      );
+    }
+    return ran.stdout;
+  };
+  // The whole tree, filtered here: ls-tree's path arguments are patterns without pathspec magic.
+  const wanted = new Set(paths);
+  const entries: { path: string; mode: string; sha: string }[] = [];
+  for (const line of git(["ls-tree", "-r", "-z", "--full-tree", commit]).toString("utf8").split("\0")) {
+    const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line);
+    if (match && wanted.has(match[3]!)) entries.push({ mode: match[1]!, sha: match[2]!, path: match[3]! });
+  }
+  const out = git(["cat-file", "--batch"], Buffer.from(entries.map((e) => `${e.sha}\n`).join("")));
+  const files: TreeFile[] = [];
+  let at = 0;
+  for (const entry of entries) {
+    const header = out.indexOf(0x0a, at);
+    const [, type, size] = out.subarray(at, header).toString("utf8").split(" ");
+    if (type !== "blob") throw new RecoverError("fix-failed", `git cat-file: ${entry.path} in ${commit.slice(0, 7)} is not a blob`);
+    const length = Number(size);
+    files.push({ path: entry.path, mode: entry.mode, bytes: Buffer.from(out.subarray(header + 1, header + 1 + length)) });
+    at = header + 1 + length + 1;
+  }
+  return files;
 }
 
 /** Whether deleting `deleting` leaves directory `dir` with no files at all (so it goes, and a file can take its place). */

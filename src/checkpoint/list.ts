@@ -9,7 +9,11 @@
  *   - before the battle (0): the parent of the battle's first commit, else the commit HEAD's branch was at when
  *     the battle started.
  * With no sidecar everything is inferred; with one, inference only fills the gaps (marked `source: "inferred"`).
- * A commit a record names but the repository no longer holds is listed with `missing: true`.
+ * A commit a record names but the repository no longer holds (the user amended or rebased it, and git pruned the
+ * old object) is offered as the commit that replaced it: a `[PokéRalph] <taskId>: …` commit authored during that
+ * iteration (amend and rebase keep the author time), else the first one committed after it started that no other
+ * iteration claims (`via: "replaced"`, `replaces: <the missing hash>`). Only when there is none is it listed with
+ * `missing: true`.
  */
 import { RecoverError } from "../errors.js";
 import {
@@ -56,7 +60,9 @@ export interface ListedCheckpoint {
   ref?: string;
   battleId?: string;
   /** How an inferred checkpoint was found, or that a recorded one exists only as a ref. */
-  via?: "sidecar" | "ref-only" | "commitHash" | "commit-subject" | "first-commit-parent" | "head-at-start";
+  via?: "sidecar" | "ref-only" | "commitHash" | "commit-subject" | "replaced" | "first-commit-parent" | "head-at-start";
+  /** `via: "replaced"`: the recorded commitHash the repository no longer holds. */
+  replaces?: string;
   missing?: true;
 }
 
@@ -142,6 +148,7 @@ async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHisto
   const out: ListedCheckpoint[] = [];
   const uncommitted: number[] = [];
   const iterations = [...history.iterations].sort((a, b) => a.number - b.number);
+  const gone: { index: number; iteration: number }[] = [];
 
   for (const [i, iteration] of iterations.entries()) {
     const base = {
@@ -156,6 +163,10 @@ async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHisto
     const time = iteration.endedAt ?? iteration.startedAt;
     if (iteration.commitHash !== undefined) {
       const commit = await resolveCommit(repo, iteration.commitHash);
+      if (commit === null) {
+        // Found a replacement for after the loop, once every other iteration has claimed its own commit.
+        gone.push({ index: out.length, iteration: i });
+      }
       out.push({
         id: `inferred-${iteration.number}`,
         commit: commit ?? iteration.commitHash,
@@ -178,6 +189,24 @@ async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHisto
       uncommitted.push(iteration.number);
     }
   }
+  const claimed = new Set(out.filter((c) => c.missing !== true).map((c) => c.commit));
+  for (const { index, iteration } of gone) {
+    const missing = out[index]!;
+    const replacement = replacementOf(iterations, iteration, commits, claimed);
+    if (replacement === undefined) continue;
+    claimed.add(replacement.hash);
+    const { missing: _, ...rest } = missing;
+    out[index] = {
+      ...rest,
+      commit: replacement.hash,
+      via: "replaced",
+      replaces: missing.commit,
+      description: `${missing.description} (recorded commit ${missing.commit.slice(0, 7)} is gone; ${replacement.hash.slice(0, 7)} replaced it)`,
+    };
+    notices.push(
+      `iteration ${missing.afterIteration}'s commit ${missing.commit.slice(0, 7)} is no longer in the repository (amended or rebased, then pruned): ${replacement.hash.slice(0, 7)} "${replacement.subject}" replaced it, and stands in as that iteration's checkpoint`,
+    );
+  }
   if (uncommitted.length > 0) {
     notices.push(
       `iteration${uncommitted.length === 1 ? "" : "s"} ${uncommitted.join(", ")} left no commit (pokeralph commits only when every feedback loop passes): no checkpoint can be inferred for ${uncommitted.length === 1 ? "it" : "them"}`,
@@ -187,6 +216,27 @@ async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHisto
   const initial = await inferInitial(repo, history, commits, out);
   if (initial) out.unshift(initial);
   return out;
+}
+
+/**
+ * The commit that replaced iteration `i`'s vanished one: among the battle's `[PokéRalph]` commits no other iteration
+ * claims, one authored while the iteration ran (amend and rebase keep the author time; the newest such wins, as the
+ * end of the iteration), else the oldest committed after the iteration started and authored before the next one did.
+ */
+function replacementOf(iterations: BattleHistory["iterations"], i: number, commits: CommitInfo[], claimed: Set<string>): CommitInfo | undefined {
+  const iteration = iterations[i]!;
+  const from = Math.floor(Date.parse(iteration.startedAt) / SECOND) * SECOND;
+  if (Number.isNaN(from)) return undefined;
+  const nextText = iterations[i + 1]?.startedAt;
+  const next = nextText === undefined ? Infinity : Date.parse(nextText);
+  const endText = iteration.endedAt ?? nextText;
+  // Commit times have whole seconds: the iteration's end rounded up.
+  const until = endText === undefined ? Infinity : Math.ceil(Date.parse(endText) / SECOND) * SECOND;
+  const free = commits.filter((c) => !claimed.has(c.hash));
+  const during = free.filter((c) => c.authorTimeMs >= from && c.authorTimeMs <= until);
+  if (during.length > 0) return during[0];
+  const after = free.filter((c) => c.timeMs >= from && c.authorTimeMs < next);
+  return after.at(-1);
 }
 
 async function inferInitial(repo: Repo, history: BattleHistory, commits: CommitInfo[], later: ListedCheckpoint[]): Promise<ListedCheckpoint | null> {

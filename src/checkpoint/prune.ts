@@ -57,17 +57,49 @@ export interface PrunePlan {
   policy: RetentionPolicy;
   remove: ListedCheckpoint[];
   keep: ListedCheckpoint[];
+  /** Selected by the policy but kept, because a rollback needs them, and why. */
+  spared: { checkpoint: ListedCheckpoint; why: string }[];
   /** Inferred checkpoints: the user's commits, outside the policy. */
   inferred: number;
+}
+
+const isSafety = (c: ListedCheckpoint) => c.ref?.startsWith("refs/pokeralph/safety/") === true;
+
+/**
+ * What `battle rollback` cannot do without, so no retention policy removes it: the checkpoint before the battle (the
+ * one `--full` goes back to: the newest recorded at iteration 0) and the newest checkpoint whose feedback loops all
+ * passed (the last known-good state). Safety checkpoints are the undo of a rollback and follow the policy.
+ */
+export function rollbackNeeds(recorded: readonly ListedCheckpoint[]): Map<string, string> {
+  const newest = (list: ListedCheckpoint[]) => list.sort((a, b) => a.time.localeCompare(b.time) || a.afterIteration - b.afterIteration).at(-1);
+  const usable = recorded.filter((c) => !c.missing && !isSafety(c));
+  const needs = new Map<string, string>();
+  const before = newest(usable.filter((c) => c.afterIteration === 0));
+  if (before) needs.set(before.id, "the state before the battle (rollback --full)");
+  const passing = newest(usable.filter((c) => c.passed === true));
+  if (passing) needs.set(passing.id, needs.has(passing.id) ? `${needs.get(passing.id)}; the newest passing checkpoint` : "the newest passing checkpoint");
+  return needs;
 }
 
 export async function planPrune(project: string, taskId: string, policy: RetentionPolicy = DEFAULT_RETENTION, nowMs = Date.now()): Promise<PrunePlan> {
   if (!(policy.maxCheckpoints >= 0) || !(policy.maxAgeMs >= 0)) throw new RecoverError("usage", "the retention policy needs a count and an age of at least 0");
   const listing = await listCheckpoints(project, taskId);
   const recorded = listing.checkpoints.filter((c) => c.source === "recorded");
-  const remove = selectForRemoval(recorded, policy, nowMs);
+  const needed = rollbackNeeds(recorded);
+  const selected = selectForRemoval(recorded, policy, nowMs);
+  const remove = selected.filter((c) => !needed.has(c.id));
   const removing = new Set(remove);
-  return { listing, policy, remove, keep: recorded.filter((c) => !removing.has(c)), inferred: listing.checkpoints.length - recorded.length };
+  return {
+    listing,
+    policy,
+    remove,
+    keep: recorded.filter((c) => !removing.has(c)),
+    spared: selected
+      .filter((c) => needed.has(c.id))
+      .sort((a, b) => a.afterIteration - b.afterIteration)
+      .map((checkpoint) => ({ checkpoint, why: needed.get(checkpoint.id)! })),
+    inferred: listing.checkpoints.length - recorded.length,
+  };
 }
 
 export interface PruneResult {

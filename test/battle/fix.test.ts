@@ -89,6 +89,25 @@ describe("battle fix", () => {
     expect(doc.verification?.test?.passed).toBe(true);
   });
 
+  it("after a rollback, diffs against the checkpoint the rollback went to, not the safety checkpoint", async () => {
+    const fx = await createPokeralphRepo();
+    fixtures.push(fx);
+    const b = await failedFeedbackBattle(fx);
+    const cp = await runAsync(["checkpoint", "create", b.taskId], { cwd: fx.root, env: ENV });
+    expect(cp.status, cp.stderr).toBe(0);
+    // Back to after iteration 1 (its commit), dropping iteration 2's uncommitted src/pdf/vat.ts.
+    const back = await runAsync(["battle", "rollback", b.taskId, "--iteration", "2", "--hard", "--yes"], { cwd: fx.root, env: ENV });
+    expect(back.status, back.stderr).toBe(0);
+    expect(fs.existsSync(path.join(fx.root, "src/pdf/vat.ts"))).toBe(false);
+    // The user's own fix after the rollback: the only change battle fix may show.
+    writeProjectFile(fx, "src/pdf/render.ts", `export const render = "fixed by hand";\n`);
+    const r = await fix([b.taskId, "--json"], fx.root);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as unknown as FixDoc & { checkpoint: { commit: string } };
+    expect(doc.checkpoint).toMatchObject({ afterIteration: 1, commit: b.commits.iteration1 });
+    expect(doc.changes).toEqual([{ path: "src/pdf/render.ts", type: "modified" }]);
+  });
+
   it("--continue builds the ## Manual Fix Applied prompt and prints the command", async () => {
     const { fx, b } = await manuallyFixed({ test: true, lint: true });
     const r = await fix([b.taskId, "--continue", "--json"], fx.root);
@@ -105,7 +124,8 @@ describe("battle fix", () => {
     expect(doc.prompt).toContain("- modified: src/pdf/vat.ts\n- created: tests/fonts/inter.stub.ts");
     expect(doc.prompt).toContain("- deleted: README.md");
     expect(doc.prompt).toContain("Continue building on these changes.");
-    expect(doc.command).toContain('--dangerously-skip-permissions --print "$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)"');
+    expect(doc.command).toContain(`--dangerously-skip-permissions --print '`);
+    expect(fs.existsSync(path.join(fx.dir, "battles/003-invoice-pdf/resume-prompt-4.md"))).toBe(false);
     expect(doc.iteration).toEqual({ number: 4, retryCount: 1 });
   });
 

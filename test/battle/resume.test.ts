@@ -1,12 +1,13 @@
 // `recover battle resume` through the built CLI on real git repositories with realistic .pokeralph/ trees: the
 // strategy (default, refusal), the prompt's sections, the printed command, one iteration run with a stand-in
 // claude (log, history.json, feedback, checkpoint ref), the timeout, and the hand-off to a live pokeralph server.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { simpleGit } from "simple-git";
 import { parseJsonDocument } from "../cli/run.js";
-import { crashedBattle, createPokeralphRepo, failedFeedbackBattle, removeFixture, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
+import { crashedBattle, createPokeralphRepo, failedFeedbackBattle, removeFixture, writeJson, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
 import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
 import { runAsync, runProcessAsync } from "./run-async.js";
 import { fakeClaude, feedbackScripts, tmp } from "./resume-support.js";
@@ -37,7 +38,7 @@ interface ResumeDoc {
   allowedStrategies: string[];
   iteration: { number: number; retryCount: number | null };
   prompt: string;
-  promptFile: string;
+  promptFile: string | null;
   command?: string;
   action: string;
   outcome?: { log: string; timedOut: boolean; feedback: Record<string, { passed: boolean }>; checkpoint: { ref: string } | null; historyStatus: string };
@@ -115,20 +116,55 @@ describe("battle resume: strategy", () => {
 });
 
 describe("battle resume: without --run", () => {
-  it("writes the prompt to a file and prints the exact claude command; nothing else changes", async () => {
+  it("prints the whole claude command, prompt included, and writes nothing; pasted into bash it runs claude with that prompt", async () => {
     const fx = await repo();
     const b = await failedFeedbackBattle(fx);
-    const before = fs.readFileSync(b.historyPath, "utf8");
-    const r = await resume([b.taskId], fx.root);
+    const before = fs.readdirSync(b.dir).sort();
+    const historyBefore = fs.readFileSync(b.historyPath, "utf8");
+    const claude = fakeClaude("ok");
+    const r = await resume([b.taskId, "--claude", claude, "--instructions", "Don't touch the user's 'fonts' dir.", "--json"], fx.root);
     expect(r.status, r.stderr).toBe(0);
-    const promptFile = path.join(b.dir, "resume-prompt-4.md");
-    expect(r.stdout).toContain(`Prompt written to ${promptFile}`);
-    expect(r.stdout).toContain(
-      `cd ${fx.root} && CI=true claude --dangerously-skip-permissions --print "$(cat .pokeralph/battles/003-invoice-pdf/resume-prompt-4.md)"`,
-    );
-    expect(r.stdout).toContain("Strategy: retry_with_context (default for this failure)");
-    expect(fs.readFileSync(promptFile, "utf8")).toContain("## Previous Attempt Failed");
-    expect(fs.readFileSync(b.historyPath, "utf8")).toBe(before);
+    const doc = parseJsonDocument(r.stdout) as unknown as ResumeDoc;
+    expect(doc.command).toMatch(new RegExp(`^cd ${fx.root} && CI=true ${claude} --dangerously-skip-permissions --print '`));
+    expect(doc.promptFile).toBeNull();
+    // Printing wrote nothing: no prompt file, history untouched.
+    expect(fs.readdirSync(b.dir).sort()).toEqual(before);
+    expect(fs.readFileSync(b.historyPath, "utf8")).toBe(historyBefore);
+    // The command works when pasted: bash runs claude in the repository with exactly the prompt (quotes and all).
+    const pasted = spawnSync("bash", ["-c", doc.command!], { encoding: "utf8", env: { ...process.env, CI: undefined } });
+    expect(pasted.status, pasted.stderr).toBe(0);
+    expect(pasted.stdout).toContain(`ARGS ["--dangerously-skip-permissions","--print"]`);
+    expect(pasted.stdout).toContain(`CI=true CWD=${fx.root}`);
+    expect(pasted.stdout).toContain(`PROMPT-BEGIN\n${doc.prompt}\nPROMPT-END`);
+
+    const human = await resume([b.taskId], fx.root);
+    expect(human.stdout).toContain("Run (claude unattended, every tool call allowed (yolo)):");
+    expect(human.stdout).not.toContain("Prompt written");
+    expect(fs.readdirSync(b.dir).sort()).toEqual(before);
+  });
+
+  it("follows the battle's mode: hitl prints an interactive claude session, and --run without a terminal refuses", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    writeJson(path.join(fx.dir, "config.json"), { ...fx.config, mode: "hitl" });
+    const claude = fakeClaude("ok");
+    const printed = await resume([b.taskId, "--claude", claude, "--json"], fx.root);
+    expect(printed.status, printed.stderr).toBe(0);
+    const doc = parseJsonDocument(printed.stdout) as unknown as ResumeDoc & { mode: string };
+    expect(doc.mode).toBe("hitl");
+    expect(doc.command).not.toContain("--dangerously-skip-permissions");
+    expect(doc.command).not.toContain("--print");
+    expect(doc.command).toMatch(new RegExp(`CI=true ${claude} '`));
+
+    const run = await resume([b.taskId, "--run", "--yes", "--claude", claude], fx.root);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/hitl battle: .*needs a terminal.*--mode yolo/);
+    expect(fs.existsSync(path.join(b.dir, "logs", "iteration-4.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(fx.root, "src/claude-was-here.ts"))).toBe(false);
+
+    // --mode yolo overrides it for this run.
+    const yolo = await resume([b.taskId, "--mode", "yolo", "--claude", claude, "--json"], fx.root);
+    expect((parseJsonDocument(yolo.stdout) as unknown as ResumeDoc).command).toContain("--dangerously-skip-permissions --print");
   });
 
   it("names --claude in the printed command", async () => {
@@ -204,6 +240,25 @@ describe("battle resume --run", () => {
     expect(it4.feedbackResults?.lint).toMatchObject({ passed: false });
     expect(history(b.historyPath).status).toBe("failed");
     expect(fs.readFileSync(path.join(b.dir, "logs", "iteration-4.txt"), "utf8")).toContain("API Error: overloaded");
+  });
+
+  it("after a failed run, progress.json agrees with history.json, and status says the error once", async () => {
+    const fx = await repo();
+    // A crashed battle: progress says iteration 4 in_progress.
+    const b = await crashedBattle(fx);
+    feedbackScripts(fx, { test: true, lint: true });
+    const r = await resume([b.taskId, "--run", "--yes", "--claude", fakeClaude("fail")], fx.root);
+    expect(r.status, r.stderr).toBe(1);
+    const progress = JSON.parse(fs.readFileSync(b.progressPath, "utf8")) as Record<string, unknown>;
+    const h = history(b.historyPath);
+    expect(h.status).toBe("failed");
+    expect(progress).toMatchObject({ taskId: b.taskId, currentIteration: h.iterations.at(-1)!.number, status: "failed", error: "claude exited with 1" });
+    // Claude's own progress log lines are kept.
+    expect(progress.logs).toEqual(["Reading typecheck error", "Narrowing header type in middleware"]);
+    const status = await runAsync(["battle", "status", b.taskId], { cwd: fx.root, env: NO_SERVER });
+    expect(status.stdout).toContain(`progress: iteration ${h.iterations.at(-1)!.number} failed`);
+    expect(status.stdout).not.toContain("in_progress");
+    expect(status.stdout.match(/error: claude exited with 1/g)).toHaveLength(1);
   });
 
   it("kills claude at the timeout and records a timeout", async () => {

@@ -212,7 +212,11 @@ describe("battle rollback", () => {
     expect(doc.backup).not.toBeNull();
     const manifest = JSON.parse(fs.readFileSync(path.join(doc.backup!.path, "manifest.json"), "utf8")) as { state: string; images: { key: { id: string } }[] };
     expect(manifest.state).toBe("done");
-    expect(manifest.images.map((i) => i.key.id).sort()).toEqual([`.pokeralph/battles/${TASK}/checkpoints.json`, `.pokeralph/battles/${TASK}/history.json`]);
+    // One transaction: the project's files it restored and the two state files, all in one backup.
+    expect(manifest.images.map((i) => i.key.id).sort()).toEqual(
+      [`.pokeralph/battles/${TASK}/checkpoints.json`, `.pokeralph/battles/${TASK}/history.json`, ...doc.files.restored].sort(),
+    );
+    expect(doc.files.restored.length).toBeGreaterThan(0);
 
     // The safety checkpoint is listed, and going back to it returns the original tree byte for byte.
     const list = await run(["checkpoint", "list", TASK, "--json"], { cwd: b.dir, env: b.env });
@@ -227,18 +231,61 @@ describe("battle rollback", () => {
     expect(history(b.dir).iterations.map((i) => i.number)).toEqual([1, 2, 3]);
   });
 
-  it("the state files it rewrote come back byte for byte with `session restore <backup-id>`", async () => {
+  it("the files and the state it rewrote come back byte for byte with `session restore <backup-id>`", async () => {
     const b = await battle();
-    const historyFile = path.join(b.dir, ".pokeralph/battles", TASK, "history.json");
-    const sidecarFile = path.join(b.dir, ".pokeralph/battles", TASK, "checkpoints.json");
-    const before = { history: fs.readFileSync(historyFile), sidecar: fs.readFileSync(sidecarFile) };
-    const doc = parseJsonDocument((await rollback(b, ["--iteration", "2", "--yes", "--json"])).stdout) as unknown as Doc;
+    const before = await observe(b.dir);
+    const original = worktreeBytes(b.dir);
+    const doc = parseJsonDocument((await rollback(b, ["--iteration", "2", "--hard", "--yes", "--json"])).stdout) as unknown as Doc;
     expect(history(b.dir).iterations.map((i) => i.number)).toEqual([1]);
+    expect(doc.files.deleted.length).toBeGreaterThan(0);
     const restored = await run(["session", "restore", doc.backup!.id, "--yes", "--json"], { cwd: b.dir, env: b.env });
     expect(restored.stderr).toBe("");
     expect(restored.status).toBe(0);
-    expect(fs.readFileSync(historyFile).equals(before.history)).toBe(true);
-    expect(fs.readFileSync(sidecarFile).equals(before.sidecar)).toBe(true);
+    // Every file as it was (project and .pokeralph/ alike), deleted ones back, restored ones put back.
+    expect(worktreeBytes(b.dir)).toEqual(original);
+    expect(unmoved(await observe(b.dir))).toEqual(unmoved(before));
+  });
+
+  it("--undo puts back the files, history.json and checkpoints.json in one step, after a safety checkpoint", async () => {
+    const b = await battle();
+    const before = await observe(b.dir);
+    const original = worktreeBytes(b.dir);
+    const done = parseJsonDocument((await rollback(b, ["--iteration", "2", "--hard", "--yes", "--json"])).stdout) as unknown as Doc;
+    expect(worktreeBytes(b.dir)).not.toEqual(original);
+    // A person's edit after the rollback: --undo refuses to overwrite it (exit 3), unless --force.
+    const rolledBack = fs.readFileSync(path.join(b.dir, "src/index.ts"));
+    write(b.dir, "src/index.ts", "// edited after the rollback\n");
+    const refused = await rollback(b, ["--undo", "--yes"]);
+    expect(refused.status, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/changed after backup/);
+    expect(fs.readFileSync(path.join(b.dir, "src/index.ts"), "utf8")).toBe("// edited after the rollback\n");
+    write(b.dir, "src/index.ts", rolledBack);
+
+    const preview = await rollback(b, ["--undo", "--dry-run"]);
+    expect(preview.status).toBe(1);
+    expect(preview.stdout).toContain(`backup ${done.backup!.id}`);
+    expect(preview.stdout).toMatch(/create\s+src\/scratch\.ts/);
+    expect(worktreeBytes(b.dir)).not.toEqual(original);
+
+    const undone = await rollback(b, ["--undo", "--yes", "--json"]);
+    expect(undone.status, undone.stderr + undone.stdout).toBe(0);
+    const doc = parseJsonDocument(undone.stdout) as unknown as {
+      undoes: string;
+      safety: { ref: string; commit: string };
+      backup: { id: string };
+      redo: string;
+    };
+    expect(doc.undoes).toBe(done.backup!.id);
+    expect(worktreeBytes(b.dir)).toEqual(original);
+    expect(unmoved({ ...(await observe(b.dir)), refs: before.refs })).toEqual(unmoved(before));
+    expect(history(b.dir).iterations.map((i) => i.number)).toEqual([1, 2, 3]);
+    // The state it replaced was kept first: the safety ref holds the rolled-back tree.
+    expect((await gitIn(b.dir).raw(["rev-parse", doc.safety.ref])).trim()).toBe(doc.safety.commit);
+    expect(doc.redo).toBe(`recover session restore ${doc.backup.id}`);
+    // Nothing left to undo.
+    const again = await rollback(b, ["--undo", "--yes"]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/no rollback of 002-auth-system to undo/);
   });
 
   it("prints the plan, the safety ref, the undo command and the backup id", async () => {
@@ -249,8 +296,7 @@ describe("battle rollback", () => {
     expect(result.stdout).toContain("iterations rolled back: 3");
     expect(result.stdout).toMatch(/^--- a\/\.pokeralph\/battles\/002-auth-system\/history\.json$/m);
     expect(result.stdout).toMatch(new RegExp(`safety checkpoint refs/pokeralph/safety/${TASK}/\\S+`));
-    expect(result.stdout).toMatch(/undo the files with: recover battle rollback 002-auth-system --to-checkpoint refs\/pokeralph\/safety\/\S+ --hard/);
-    expect(result.stdout).toMatch(/undo the battle state with: recover session restore \S+/);
+    expect(result.stdout).toMatch(/undo all of it with: recover battle rollback 002-auth-system --undo {2}\(or recover session restore \S+\)/);
   });
 
   it("--hard deletes files created since, never ignored ones", async () => {

@@ -181,7 +181,12 @@ describe("recover checkpoint list", () => {
   it("human: a table with iteration, short hash, time, ✓/✗, source, files and description; missing commits marked", async () => {
     const b = await battleProject();
     const history = JSON.parse(fs.readFileSync(battleFile(b.dir, "history.json"), "utf8"));
-    history.iterations[1].commitHash = "9f2c41d7a0b6e3c58d1f04a2b7e9c6d3a1f08e52";
+    // A commit that vanished, with no commit of the battle made during or after that iteration to stand in for it.
+    Object.assign(history.iterations[1], {
+      commitHash: "9f2c41d7a0b6e3c58d1f04a2b7e9c6d3a1f08e52",
+      startedAt: "2026-02-04T16:00:00.000Z",
+      endedAt: "2026-02-04T16:10:00.000Z",
+    });
     fs.writeFileSync(battleFile(b.dir, "history.json"), JSON.stringify(history));
     const result = await cli(["checkpoint", "list", TASK], { cwd: b.dir });
     expect(result.status).toBe(0);

@@ -8,7 +8,8 @@ import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { createRef } from "../../src/checkpoint/git-snapshot.js";
 import { listCheckpoints } from "../../src/checkpoint/list.js";
 import { RecoverError } from "../../src/errors.js";
-import { battleFile, builtOnce, commitAt, feedback, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
+import { parseJsonDocument, run } from "../cli/run.js";
+import { battleFile, builtOnce, commitAt, feedback, gitIn, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
 
 const ALL_PASS = feedback({ test: true, lint: true, typecheck: true });
 const TYPECHECK_FAILS = feedback({ test: true, lint: true, typecheck: false });
@@ -90,16 +91,58 @@ describe("checkpoint list: inferred from history.json and the battle's commits w
     expect(listing.notices.join("\n")).toMatch(/iteration 3 left no commit/);
   });
 
-  it("a recorded commitHash the repository no longer holds is listed with missing: true", async () => {
+  it("a recorded commitHash the repository no longer holds, with nothing to stand in for it, is listed with missing: true", async () => {
     const b = await battle();
     const gone = "9f2c41d7a0b6e3c58d1f04a2b7e9c6d3a1f08e52";
     const history = JSON.parse(fs.readFileSync(battleFile(b.dir, "history.json"), "utf8"));
     history.iterations[1].commitHash = gone;
+    // The battle's only other commit is iteration 3's: none is left over to have replaced iteration 2's.
+    history.iterations[2].commitHash = b.byOrchestrator;
     fs.writeFileSync(battleFile(b.dir, "history.json"), JSON.stringify(history, null, 2));
     const listing = await listCheckpoints(b.dir, TASK);
     const two = listing.checkpoints.find((c) => c.afterIteration === 2)!;
     expect(two).toMatchObject({ commit: gone, missing: true, source: "inferred", via: "commitHash" });
     expect(listing.checkpoints.filter((c) => c.missing)).toHaveLength(1);
+  });
+
+  it("an iteration commit amended and pruned away: the commit that replaced it stands in (via replaced), and rollback uses it", async () => {
+    const b = await battle();
+    const git = gitIn(b.dir);
+    // The user rewords iteration 2's commit (amend keeps the author time), then the old object is pruned.
+    await git.raw(["reset", "--hard", "-q", b.byOrchestrator]);
+    await git.raw([
+      "-c",
+      "user.name=Dana",
+      "-c",
+      "user.email=dana@example.com",
+      "commit",
+      "--amend",
+      "-q",
+      "-m",
+      "[PokéRalph] 002-auth-system: JWT authentication middleware (reworded)",
+    ]);
+    const amended = (await git.raw(["rev-parse", "HEAD"])).trim();
+    await git.raw(["reflog", "expire", "--expire=now", "--all"]);
+    await git.raw(["gc", "-q", "--prune=now"]);
+    expect(await git.raw(["cat-file", "-t", b.byOrchestrator]).catch(() => "gone")).toBe("gone");
+
+    const listing = await listCheckpoints(b.dir, TASK);
+    const two = listing.checkpoints.find((c) => c.afterIteration === 2)!;
+    expect(two).toMatchObject({ commit: amended, source: "inferred", via: "replaced", replaces: b.byOrchestrator });
+    expect(two.missing).toBeUndefined();
+    expect(listing.notices.join("\n")).toContain(`${b.byOrchestrator.slice(0, 7)} is no longer in the repository`);
+    // Iteration 1's own commit is not taken for it: it is iteration 1's checkpoint.
+    expect(listing.checkpoints.find((c) => c.afterIteration === 1)!.commit).toBe(b.byClaude);
+
+    // `battle rollback --iteration 3` goes back to it and says so.
+    const env = { XDG_STATE_HOME: stateDir(), RECOVER_POKERALPH_URL: "http://127.0.0.1:9", PORT: undefined };
+    const plan = await run(["battle", "rollback", TASK, "--iteration", "3", "--dry-run", "--json"], { cwd: b.dir, env });
+    expect(plan.status, plan.stderr).toBe(1);
+    expect((parseJsonDocument(plan.stdout) as { target: { commit: string } }).target.commit).toBe(amended);
+    const human = await run(["battle", "rollback", TASK, "--iteration", "3", "--dry-run"], { cwd: b.dir, env });
+    expect(human.stderr).toContain(
+      `iteration 2's recorded commit ${b.byOrchestrator.slice(0, 7)} is no longer in the repository: rolling back to ${amended.slice(0, 7)}`,
+    );
   });
 
   it("no battle commits at all: the initial checkpoint is where HEAD's branch stood when the battle started", async () => {

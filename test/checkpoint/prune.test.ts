@@ -6,6 +6,7 @@ import { createCheckpoint } from "../../src/checkpoint/create.js";
 import { createRef } from "../../src/checkpoint/git-snapshot.js";
 import { listCheckpoints } from "../../src/checkpoint/list.js";
 import { applyPrune, DAY_MS, DEFAULT_RETENTION, planPrune, selectForRemoval, type Retainable } from "../../src/checkpoint/prune.js";
+import { parseJsonDocument, run } from "../cli/run.js";
 import { battleFile, builtOnce, commitAt, feedback, gitIn, makeProject, stateDir, TASK, write, writeHistory } from "../support/git-repo.js";
 
 const NOW = Date.parse("2026-03-01T12:00:00.000Z");
@@ -124,6 +125,44 @@ describe("planPrune / applyPrune on real refs and a real sidecar", () => {
     expect(await refsOf(dir)).toEqual([]);
     expect((await git.raw(["rev-parse", "HEAD"])).trim()).toBe(battleCommit);
     expect((await listCheckpoints(dir, TASK)).checkpoints.map((c) => c.source)).toEqual(["inferred", "inferred"]);
+  });
+
+  it("never prunes what a rollback needs: the checkpoint before the battle and the newest passing one", async () => {
+    const { dir } = await makeProject({ clean: true });
+    const state = stateDir();
+    const it_ = (n: number, passed: boolean) => ({
+      number: n,
+      startedAt: daysAgo(21 - n),
+      endedAt: daysAgo(21 - n),
+      result: passed ? ("success" as const) : ("failure" as const),
+      feedbackResults: feedback({ test: passed }),
+    });
+    const take = async (afterIteration: number, age: number) => {
+      write(dir, "src/index.ts", `// after iteration ${afterIteration}\n`);
+      return (await createCheckpoint(dir, { taskId: TASK, stateDir: state, afterIteration, now: () => new Date(NOW - age * DAY_MS) })).checkpoint;
+    };
+    writeHistory(dir, [it_(1, true), it_(2, true), it_(3, false)]);
+    const before = await take(0, 20);
+    await take(1, 19);
+    const lastGood = await take(2, 18);
+    const failing = await take(3, 17);
+    // The harshest policy: keep none for their rank, and anything older than a day goes.
+    const policy = { ...DEFAULT_RETENTION, maxCheckpoints: 0, maxAgeMs: DAY_MS };
+    const plan = await planPrune(dir, TASK, policy, NOW);
+    expect(plan.remove.map((c) => c.afterIteration).sort()).toEqual([1, 3]);
+    expect(plan.spared.map((s) => [s.checkpoint.id, s.why])).toEqual([
+      [before.id, "the state before the battle (rollback --full)"],
+      [lastGood.id, "the newest passing checkpoint"],
+    ]);
+    await applyPrune(dir, plan, state);
+    expect((await refsOf(dir)).sort()).toEqual([before.ref, lastGood.ref].sort());
+    expect(failing.ref).toBeDefined();
+    // The CLI says what it kept and why.
+    const cli = await run(["checkpoint", "prune", TASK, "--older-than", "0", "--keep", "0", "--yes", "--json"], { cwd: dir, env: { XDG_STATE_HOME: state } });
+    expect(cli.status, cli.stderr).toBe(0);
+    const doc = parseJsonDocument(cli.stdout) as { pruned: unknown[]; spared: { id: string; afterIteration: number }[] };
+    expect(doc.pruned).toEqual([]);
+    expect(doc.spared.map((s) => s.afterIteration)).toEqual([0, 2]);
   });
 
   it("a ref someone moved since the plan is left alone", async () => {

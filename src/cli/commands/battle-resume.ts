@@ -2,9 +2,10 @@
  * `recover battle resume <taskId> [--strategy …] [--instructions <text>] [--run] [--claude <path>]` and
  * `recover battle fix <taskId> [--verify] [--continue] [--run]`.
  *
- * Without --run: the prompt is written to `.pokeralph/battles/<taskId>/resume-prompt-<n>.md` and the exact claude
- * command is printed (exit 0). With --run: one iteration as pokeralph runs it (run-iteration.ts), or, when a
- * pokeralph server answers for the repository, the battle is handed to it (POST /api/battle/start/<taskId>).
+ * Without --run: the exact claude command is printed, the prompt in it, and nothing is written (exit 0). With
+ * --run: the prompt is kept in `.pokeralph/battles/<taskId>/resume-prompt-<n>.md` and one iteration runs as pokeralph
+ * runs it (run-iteration.ts), or, when a pokeralph server answers for the repository, the battle is handed to it
+ * (POST /api/battle/start/<taskId>). The battle's mode decides how claude runs: yolo unattended, hitl interactive.
  */
 import { DOCUMENT_HEAD } from "../json-output.js";
 import type { Command } from "commander";
@@ -21,7 +22,16 @@ import {
   type Assessed,
   type PreparedResume,
 } from "../../battle/resume.js";
-import { claudeCommand, findExecutable, packageManager, runFeedbackLoops, runIteration, type IterationOutcome } from "../../battle/run-iteration.js";
+import {
+  claudeArgs,
+  claudeCommand,
+  findExecutable,
+  packageManager,
+  runFeedbackLoops,
+  runIteration,
+  type BattleMode,
+  type IterationOutcome,
+} from "../../battle/run-iteration.js";
 import { httpProbe, pokeralphBaseUrl, type ServerAnswer } from "../../battle/server-probe.js";
 import type { FeedbackResults } from "../../stores/pokeralph/schemas.js";
 import { stateDir } from "../../txn/state-dir.js";
@@ -35,9 +45,11 @@ interface ResumeFlags {
   instructions?: string;
   run?: boolean;
   claude?: string;
+  mode?: BattleMode;
 }
 
 interface FixFlags {
+  mode?: BattleMode;
   repo?: string;
   verify?: boolean;
   continue?: boolean;
@@ -47,6 +59,22 @@ interface FixFlags {
 }
 
 const REPO_HELP = "the repository holding .pokeralph/ (default: the first one upward from the cwd)";
+const MODE_HELP =
+  "how claude runs: yolo (unattended, --dangerously-skip-permissions --print) or hitl (an interactive session that asks before each tool call); default: config.json's mode";
+
+/** A hitl iteration is a person approving claude's tool calls: there must be a person at a terminal. */
+function refuseHitlWithoutTerminal(io: Io, mode: BattleMode, taskId: string): void {
+  if (mode !== "hitl" || io.interactive) return;
+  throw new RecoverError(
+    "usage",
+    `${taskId} is a hitl battle: claude asks before each tool call, so --run needs a terminal (and no --json); run it at one, or pass --mode yolo to run unattended with --dangerously-skip-permissions`,
+  );
+}
+
+function parseMode(value: string): BattleMode {
+  if (value === "hitl" || value === "yolo") return value;
+  throw new RecoverError("usage", `--mode takes hitl or yolo, got ${JSON.stringify(value)}`);
+}
 
 export function addBattleResume(battle: Command): void {
   battle
@@ -57,6 +85,7 @@ export function addBattleResume(battle: Command): void {
     .option("--instructions <text>", "added to the prompt as ## Additional Instructions")
     .option("--run", "run one iteration now (claude, feedback loops, history.json, checkpoint) instead of printing the command")
     .option("--claude <path>", "the claude executable (default: $CLAUDE_PATH, else claude on PATH)")
+    .option("--mode <mode>", MODE_HELP, parseMode)
     .option("--repo <dir>", REPO_HELP)
     .addHelpText(
       "after",
@@ -85,6 +114,7 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
         const notices: string[] = [];
         let current = assessed;
         if (assessed.choice.strategy === "rollback_and_retry" && options.run) {
+          refuseHitlWithoutTerminal(io, options.mode ?? assessed.assessment.config.mode, assessed.battle.taskId);
           await confirmChange(io, options, `${assessed.battle.taskId}: roll back the failed iteration, then run a retry`);
           const previous = failedRetryCount(assessed.battle);
           notices.push(
@@ -118,6 +148,7 @@ export function addBattleFix(battle: Command): void {
     .option("--run", "with --continue: run the iteration now")
     .option("--claude <path>", "the claude executable (default: $CLAUDE_PATH, else claude on PATH)")
     .option("--instructions <text>", "added to the prompt as ## Additional Instructions")
+    .option("--mode <mode>", MODE_HELP, parseMode)
     .option("--repo <dir>", REPO_HELP)
     .addHelpText(
       "after",
@@ -183,7 +214,7 @@ interface ProceedExtras {
 
 async function proceed(
   io: Io,
-  options: GlobalOptions & { run?: boolean; claude?: string; instructions?: string },
+  options: GlobalOptions & { run?: boolean; claude?: string; instructions?: string; mode?: BattleMode },
   assessed: Assessed,
   extras: ProceedExtras,
 ): Promise<number> {
@@ -195,17 +226,20 @@ async function proceed(
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(extras.manualFix ? { manualFix: { issue, changes: extras.manualFix.changes } } : {}),
     ...(extras.previousRetryCount !== undefined ? { previousRetryCount: extras.previousRetryCount } : {}),
+    ...(options.mode !== undefined ? { mode: options.mode } : {}),
     packageManager: pm,
   });
   const claude = claudeCommand(options.claude, env);
   const server = await httpProbe({ env })(root);
 
   if (!options.run) {
-    writePromptFile(prepared);
+    // Printing writes nothing: the command carries the prompt itself.
     const command = commandLine(prepared, claude);
     const handOff = server.kind === "live" ? `curl -X POST ${pokeralphBaseUrl(env)}/api/battle/start/${prepared.taskId}` : null;
     if (io.json) {
-      io.out(`${JSON.stringify({ ...baseJson(prepared, extras), action: "print", command, server: serverJson(server), ...(handOff ? { handOff } : {}) })}\n`);
+      io.out(
+        `${JSON.stringify({ ...baseJson(prepared, extras), promptFile: null, action: "print", command, server: serverJson(server), ...(handOff ? { handOff } : {}) })}\n`,
+      );
     } else {
       printHeader(io, prepared, extras);
       if (handOff) {
@@ -213,7 +247,11 @@ async function proceed(
           `A pokeralph server runs this repository (${server.url}): let it continue the battle rather than run beside it:\n  ${handOff}\n(or add --run). To run the iteration yourself instead, stop the server first.\n`,
         );
       } else {
-        io.out(`Prompt written to ${prepared.promptFile}\nRun:\n  ${command}\n(or add --run to run it, record the iteration and checkpoint it)\n`);
+        const how =
+          prepared.mode === "hitl"
+            ? "an interactive claude session: it asks before each tool call (hitl)"
+            : "claude unattended, every tool call allowed (yolo)";
+        io.out(`Run (${how}):\n  ${command}\n(or add --run to run it, record the iteration and checkpoint it)\n`);
       }
     }
     return ExitCode.ok;
@@ -245,6 +283,7 @@ async function proceed(
     return ExitCode.ok;
   }
 
+  refuseHitlWithoutTerminal(io, prepared.mode, prepared.taskId);
   if (claude.length === 1 && findExecutable(claude[0]!, env) === null) {
     throw new RecoverError("usage", `claude not found (${claude[0]}): pass --claude <path> or set CLAUDE_PATH`);
   }
@@ -256,7 +295,7 @@ async function proceed(
   if (!io.json) {
     printHeader(io, prepared, extras);
     io.out(
-      `Running iteration ${prepared.iteration.number}: ${claude.join(" ")} --dangerously-skip-permissions --print <prompt> (timeout ${Math.round(timeoutMs / 1000)} s)\n`,
+      `Running iteration ${prepared.iteration.number}: ${[...claude, ...claudeArgs(prepared.mode)].join(" ")} <prompt> (timeout ${Math.round(timeoutMs / 1000)} s)\n`,
     );
   }
   const outcome = await runIteration({
@@ -265,6 +304,7 @@ async function proceed(
     iteration: prepared.iteration,
     prompt: prepared.prompt,
     claude,
+    mode: prepared.mode,
     feedbackLoops: prepared.feedbackLoops,
     timeoutMs,
     env,
@@ -290,6 +330,7 @@ function baseJson(prepared: PreparedResume, extras: ProceedExtras): Record<strin
     failure: prepared.failure,
     iteration: { number: prepared.iteration.number, retryCount: prepared.iteration.retryCount ?? null },
     promptFile: prepared.promptFile,
+    mode: prepared.mode,
     prompt: prepared.prompt,
     ...(extras.manualFix ? { manualFix: fixJson(extras.manualFix) } : {}),
     notices: extras.notices,

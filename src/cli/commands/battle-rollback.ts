@@ -12,12 +12,14 @@ import { ExitCode, RecoverError } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
 import { stateDir } from "../../txn/state-dir.js";
 import { action, parsePositiveInt } from "../command-kit.js";
-import type { Io } from "../io.js";
+import type { GlobalOptions, Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
+import { applyUndo, planUndo } from "../../battle/undo-rollback.js";
 import { restoreCommand } from "../write-plans.js";
 
 interface RollbackFlags {
+  undo?: boolean;
   iteration?: number;
   toCheckpoint?: string;
   full?: boolean;
@@ -29,7 +31,7 @@ interface RollbackFlags {
 
 function modeOf(options: RollbackFlags): RollbackMode {
   const given = [options.iteration !== undefined, options.toCheckpoint !== undefined, options.full === true].filter(Boolean).length;
-  if (given !== 1) throw new RecoverError("usage", "give exactly one of --iteration N, --to-checkpoint <id>, --full");
+  if (given !== 1) throw new RecoverError("usage", "give exactly one of --iteration N, --to-checkpoint <id>, --full, --undo");
   if (options.iteration !== undefined) return { kind: "iteration", iteration: options.iteration };
   if (options.toCheckpoint !== undefined) return { kind: "checkpoint", id: options.toCheckpoint };
   return { kind: "full" };
@@ -92,9 +94,60 @@ function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: 
   };
 }
 
-function undoCommand(plan: RollbackPlan, outcome: RollbackOutcome, io: Io): string {
+function undoCommand(plan: RollbackPlan, _outcome: RollbackOutcome, io: Io): string {
   const repo = plan.repo.root !== io.cwd ? ["--repo", plan.repo.root] : [];
-  return io.command(["battle", "rollback", plan.taskId, "--to-checkpoint", outcome.safety.ref, "--hard", ...repo]);
+  return io.command(["battle", "rollback", plan.taskId, "--undo", ...repo]);
+}
+
+/** `--undo`: the latest rollback's backup put back whole (files and state), after a safety checkpoint. */
+async function undo(io: Io, options: RollbackFlags & GlobalOptions, taskIdArg: string): Promise<number> {
+  if (options.iteration !== undefined || options.toCheckpoint !== undefined || options.full || options.hard) {
+    throw new RecoverError("usage", "--undo takes no --iteration, --to-checkpoint, --full or --hard: it puts back exactly what the last rollback changed");
+  }
+  const assessed = await assessBattles({ cwd: io.cwd, env: io.env, ...(options.repo !== undefined ? { repo: options.repo } : {}), taskId: taskIdArg });
+  const battle = assessed.battles[0];
+  if (!battle) throw new RecoverError("invalid-id", `no battle ${taskIdArg} in ${assessed.repo.dir}`);
+  const backupRoot = runBackupRoot(options, io);
+  const plan = await planUndo(assessed.repo.root, battle.taskId, backupRoot);
+  const id = plan.rollback.manifest.id;
+  const files = plan.targets.map((t) => ({ path: t.key.id, op: !t.after.exists ? "delete" : !t.before.exists ? "create" : "put back" }));
+  const c = io.color;
+  if (!io.json) {
+    for (const notice of plan.notices) io.note(notice);
+    io.out(`${c.bold(`undo the rollback of ${plan.taskId}`)} (backup ${id}, ${plan.rollback.manifest.createdAt}): ${plural(files.length, "file")}\n`);
+    for (const f of files) io.out(`  ${f.op === "delete" ? c.red(f.op.padEnd(8)) : c.green(f.op.padEnd(8))} ${f.path}\n`);
+    if (plan.conflicts.length > 0) io.out(`${c.yellow("changed since the rollback:")} ${plan.conflicts.join(", ")}\n`);
+  }
+  const json = (extra: Record<string, unknown>) =>
+    io.out(
+      `${JSON.stringify({ ...DOCUMENT_HEAD, taskId: plan.taskId, undoes: id, files, conflicts: plan.conflicts, dryRun: options.dryRun === true, ...extra })}\n`,
+    );
+  if (files.length === 0 || options.dryRun) {
+    if (io.json) json({ safety: null, backup: null });
+    else
+      io.out(
+        files.length === 0
+          ? `\n${c.green("✔")} nothing to undo: the files are as they were before the rollback\n`
+          : `\n${c.yellow("dry run:")} nothing was changed\n`,
+      );
+    return options.dryRun && files.length > 0 ? ExitCode.findings : ExitCode.ok;
+  }
+  if (battle.liveness.state === "live" && !options.force) {
+    throw new RecoverError("live-writer", `${battle.liveness.detail}: stop or pause it first, or pass --force; nothing was changed`);
+  }
+  await confirmChange(io, options, `${plan.taskId}: put back ${plural(files.length, "file")} as they were before rollback ${id}`);
+  const outcome = await applyUndo(plan, { stateDir: stateDir(io.env), backupRoot, ...(options.force ? { force: true } : {}) });
+  const redo = restoreCommand(outcome.backup.manifest.id, io);
+  if (io.json) {
+    json({ safety: outcome.safety, backup: { id: outcome.backup.manifest.id, path: outcome.backup.dir }, redo });
+    return ExitCode.ok;
+  }
+  io.out(
+    `\n${c.green("✔")} undid rollback ${id}: ${plural(outcome.targets.length, "file")} as they were before it (project files, history.json, checkpoints.json)\n`,
+  );
+  io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
+  io.out(`redo the rollback with: ${c.bold(redo)}\n`);
+  return ExitCode.ok;
 }
 
 export function addBattleRollback(battle: Command): void {
@@ -105,9 +158,10 @@ export function addBattleRollback(battle: Command): void {
     .option("--iteration <n>", "undo iteration N and everything after it (back to the checkpoint after N-1)", parsePositiveInt("--iteration"))
     .option("--to-checkpoint <id>", "back to this checkpoint (an id, ref or commit from `recover checkpoint list`)")
     .option("--full", "back to before the battle: no iterations, status pending")
+    .option("--undo", "undo the battle's last rollback in one step: its files, history.json and checkpoints.json")
     .option("--hard", "also delete files created since the checkpoint (never ignored or never-captured files)")
     .option("--dry-run", "show what would change, change nothing; exit 1 when there is something to roll back")
-    .option("--force", "roll back even while a pokeralph server runs this battle")
+    .option("--force", "roll back even while a pokeralph server runs this battle (with --undo: also files changed since the rollback, backed up first)")
     .option("--repo <dir>", "the repository holding .pokeralph/ (default: the first one upward from the cwd)")
     .addHelpText(
       "after",
@@ -116,14 +170,17 @@ Examples:
   recover battle rollback 002-auth-system --iteration 3 --dry-run
   recover battle rollback 002 --to-checkpoint cp-1770213603402-k3x9a2b --yes
   recover battle rollback 002-auth-system --full --hard
+  recover battle rollback 002-auth-system --undo
 
-A safety checkpoint of the current tree is taken first; its ref is printed with the command that goes back to it.
-history.json and checkpoints.json are backed up; rolled-back iterations are archived in checkpoints.json.
+A safety checkpoint of the current tree is taken first. The files, history.json and checkpoints.json change in one
+backed-up transaction (rolled-back iterations are archived in checkpoints.json); --undo, or
+\`recover session restore <backup-id>\`, puts all of it back.
 Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confirmed, 2 usage or input error
 (also: no terminal and no --yes), 3 refused for safety (pokeralph runs the battle, a merge/rebase in progress).`,
     )
     .action(
       action<RollbackFlags>(async ({ args, options, io }) => {
+        if (options.undo) return undo(io, options, args[0]!);
         const mode = modeOf(options);
         const assessed = await assessBattles({ cwd: io.cwd, env: io.env, ...(options.repo !== undefined ? { repo: options.repo } : {}), taskId: args[0]! });
         const battle = assessed.battles[0];
@@ -155,10 +212,9 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
           `\n${c.green("✔")} rolled back ${plan.taskId} to ${plan.target.checkpoint}: ${plural(outcome.files.restored.length, "file")} restored, ${plural(outcome.files.deleted.length, "file")} deleted, ${plural(outcome.iterationsRolledBack.length, "iteration")} rolled back\n`,
         );
         io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
-        io.out(`undo the files with: ${c.bold(undoCommand(plan, outcome, io))}\n`);
         if (outcome.backup) {
-          io.out(`backup ${c.bold(outcome.backup.manifest.id)} (${outcome.backup.dir}) holds history.json and checkpoints.json as they were\n`);
-          io.out(`undo the battle state with: ${c.bold(restoreCommand(outcome.backup.manifest.id, io))}\n`);
+          io.out(`backup ${c.bold(outcome.backup.manifest.id)} (${outcome.backup.dir}) holds the files, history.json and checkpoints.json as they were\n`);
+          io.out(`undo all of it with: ${c.bold(undoCommand(plan, outcome, io))}  (or ${restoreCommand(outcome.backup.manifest.id, io)})\n`);
         }
         return ExitCode.ok;
       }),

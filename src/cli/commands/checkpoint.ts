@@ -61,6 +61,7 @@ function checkpointJson(c: ListedCheckpoint) {
     ...(c.ref !== undefined ? { ref: c.ref } : {}),
     ...(c.battleId !== undefined ? { battleId: c.battleId } : {}),
     ...(c.via !== undefined ? { via: c.via } : {}),
+    ...(c.replaces !== undefined ? { replaces: c.replaces } : {}),
     ...(c.missing ? { missing: true } : {}),
   };
 }
@@ -174,7 +175,9 @@ Exit codes: 0 created, 2 usage error (no .pokeralph/, not a git repository, unkn
       "after",
       `
 Inferred checkpoints come from history.json's commitHash values and "[PokéRalph] <taskId>: …" commits, for the
-states recover did not record. A commit the repository no longer holds is shown as MISSING ("missing": true).
+states recover did not record. A recorded commit the repository no longer holds (amended or rebased, then pruned)
+is replaced by the "[PokéRalph]" commit that took its place ("via": "replaced", "replaces": <old hash>); with
+none, it is shown as MISSING ("missing": true).
 
 Examples:
   recover checkpoint list 002-auth-system
@@ -222,7 +225,8 @@ Exit codes: 0 listed (even with missing commits; \`recover battle status\` repor
       `
 The policy is the spec's: newest first, the first --keep stay whatever their age; past those, a checkpoint older
 than --older-than goes, a younger one stays (failed or successful alike). Inferred checkpoints are your own
-commits and are never pruned. A pruned checkpoint loses its checkpoints.json entry and its ref; git gc frees the
+commits and are never pruned, nor are the two a rollback needs: the checkpoint before the battle and the newest
+one whose feedback loops all passed. A pruned checkpoint loses its checkpoints.json entry and its ref; git gc frees the
 space later.
 
 Examples:
@@ -265,6 +269,7 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
             },
             pruned: plan.remove.map(checkpointJson),
             kept: plan.keep.length,
+            spared: plan.spared.map((s) => ({ id: s.checkpoint.id, afterIteration: s.checkpoint.afterIteration, why: s.why })),
             inferred: plan.inferred,
             refsLeft,
           };
@@ -281,6 +286,9 @@ Exit codes: 0 pruned (or nothing to prune), 1 dry run with something to prune / 
           if (dryRun) io.out("dry run: nothing was changed; run again without --dry-run to prune\n");
           else if (!io.quiet) io.out("their objects go at the next `git gc`\n");
           for (const ref of refsLeft) io.note(`${ref} no longer points at the pruned commit (changed by someone else): left as it is`);
+        }
+        if (!io.json && !io.quiet) {
+          for (const s of plan.spared) io.note(`kept ${s.checkpoint.id} (iteration ${s.checkpoint.afterIteration}) whatever the policy: ${s.why}`);
         }
         return dryRun && plan.remove.length > 0 ? ExitCode.findings : ExitCode.ok;
       }),

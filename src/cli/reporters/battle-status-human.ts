@@ -62,7 +62,8 @@ function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: n
     }
     io.out(`  ${c.dim(safeMessage(parts.join(" · ")))}\n`);
     for (const it of history.iterations) printIteration(io, it);
-    if (history.error) io.out(`  ${c.dim("error:")} ${safeMessage(history.error)}\n`);
+    // The battle's error is often the last iteration's own, already printed under it.
+    if (history.error && history.error !== history.iterations.at(-1)?.error) io.out(`  ${c.dim("error:")} ${safeMessage(history.error)}\n`);
   }
   if (b.commits.length > 0) {
     io.out(`  ${c.dim("commits:")}\n`);

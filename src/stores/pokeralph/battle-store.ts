@@ -1,7 +1,9 @@
 /**
- * A pokeralph battle folder (`.pokeralph/battles/<taskId>/`) as a store of whole files: what `battle rollback`,
- * `battle resume` and checkpoints back up (history.json, checkpoints.json), so `session restore <backup-id>` can put
- * it back like any repair. It holds no sessions.
+ * A pokeralph battle's files as a store of whole files, so `session restore <backup-id>` can put back what recover
+ * changed like any repair: the battle folder (`.pokeralph/battles/<taskId>/`: history.json, progress.json,
+ * checkpoints.json, written by `battle resume` and checkpoints). A `battle rollback` also writes the project's files
+ * through it, in the same transaction: records are named by absolute path, so a backup goes back where it was taken
+ * (not into a copy of the folder). It holds no sessions.
  *
  * The pokeralph adapter is this folder: where a project and its battles are (discover.ts), pokeralph's own files
  * read and validated (schemas.ts, read-file.ts, load.ts), the narrow history reader and paths checkpoints use
