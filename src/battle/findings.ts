@@ -32,6 +32,11 @@ export const BATTLE_RULES = [
     description: "an unfinished battle's recorded commit is no longer in HEAD's history (reset, rebase, or another branch)",
   },
   { id: "invalid-file", severity: "error", description: "a pokeralph file cannot be read, does not parse, or pokeralph's own schema would reject it" },
+  {
+    id: "ralph-loop-stale",
+    severity: "error",
+    description: "a Claude Code ralph-loop state file says active, but no session runs the loop: its Stop hook hijacks the next session",
+  },
   { id: "battle-cancelled", severity: "warning", description: "the battle was cancelled; pokeralph continues it on the next start" },
   {
     id: "battle-unconfirmed",

@@ -2,12 +2,13 @@
  * Find the store the user means: `--store` (a data dir, a db file, a `storage/` folder, a transcript folder or
  * file, …), else the default location of the `--format` named (opencode's when none is). The format is detected
  * from what is there unless `--format` forces one. Every format comes from the registry (registry.ts); this file
- * names none but the battle files a backup may hold.
+ * names none but the Ralph-loop files a backup may hold.
  */
 import { resolve } from "node:path";
 import { RecoverError } from "../errors.js";
 import type { StoreAdapter } from "./adapter.js";
 import { BattleFilesStore } from "./pokeralph/battle-store.js";
+import { RALPH_LOOP_FORMAT, RalphLoopStore } from "./claude-ralph/loop-state.js";
 import { assertReadableDir, statOrThrow } from "./probe.js";
 import { storeAdapters } from "./registry.js";
 import type { SessionStore } from "./store.js";
@@ -22,13 +23,20 @@ export interface StoreOptions {
   cwd?: string;
 }
 
+/** Folders of whole files recover writes for Ralph loops, by the format their backups name. */
+const WHOLE_FILE_STORES: Record<string, { what: string; open: (dir: string) => SessionStore }> = {
+  "pokeralph-battle": { what: "a battle folder", open: (dir) => new BattleFilesStore(dir) },
+  [RALPH_LOOP_FORMAT]: { what: "a folder of ralph-loop state", open: (dir) => new RalphLoopStore(dir) },
+};
+
 /** `adapters`: the registry's list unless a caller brings its own (the first is the default). */
 export function openStore(options: StoreOptions, adapters: readonly StoreAdapter[] = storeAdapters()): SessionStore {
-  // Reached only from a backup's manifest (`session restore`): battle files are restored, never scanned.
-  if (options.format === "pokeralph-battle" && options.store !== undefined) {
+  // Reached only from a backup's manifest (`session restore`): Ralph-loop files are restored, never scanned.
+  const wholeFiles = options.format !== undefined ? WHOLE_FILE_STORES[options.format] : undefined;
+  if (wholeFiles !== undefined && options.store !== undefined) {
     const dir = resolve(options.cwd ?? "", options.store);
-    if (!statOrThrow(dir).isDirectory()) throw new RecoverError("not-a-store", `${dir} is not a battle folder`);
-    return new BattleFilesStore(dir);
+    if (!statOrThrow(dir).isDirectory()) throw new RecoverError("not-a-store", `${dir} is not ${wholeFiles.what}`);
+    return wholeFiles.open(dir);
   }
   const forced = parseFormat(options.format, adapters);
   const fallback = adapters[0]!;

@@ -38,6 +38,11 @@ import { stateDir } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
+import { resolve } from "node:path";
+import { clearStaleLoop, findRalphLoops, pickLoop } from "../../battle/ralph-loops.js";
+import { findPokeralph } from "../../stores/pokeralph/discover.js";
+import { unifiedDiff } from "../../plan/diff.js";
+import { restoreCommand } from "../write-plans.js";
 
 interface ResumeFlags {
   repo?: string;
@@ -49,6 +54,9 @@ interface ResumeFlags {
 }
 
 interface FixFlags {
+  clearStale?: string;
+  dryRun?: boolean;
+  force?: boolean;
   mode?: BattleMode;
   repo?: string;
   verify?: boolean;
@@ -141,8 +149,11 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
 export function addBattleFix(battle: Command): void {
   battle
     .command("fix")
-    .description("manual fix of a battle: what changed since the latest checkpoint, verify it, continue with it")
-    .argument("<taskId>", "the battle's task id (or a unique prefix)")
+    .description("manual fix of a battle: what changed since the latest checkpoint, verify it, continue with it; or clear a stale ralph loop")
+    .argument("[taskId]", "the battle's task id (or a unique prefix)")
+    .option("--clear-stale <loop>", "set a stale Claude Code ralph loop inactive (its id from `recover battle status`, or its file), backed up")
+    .option("--dry-run", "with --clear-stale: show the change, write nothing; exit 1 when there is one")
+    .option("--force", "with --clear-stale: even while the loop's session runs")
     .option("--verify", "run the feedback loops and show ✓/✗ (exit 1 when one fails)")
     .option("--continue", "resume with the ## Manual Fix Applied context (prints the command; add --run to run it)")
     .option("--run", "with --continue: run the iteration now")
@@ -157,11 +168,15 @@ Examples:
   recover battle fix 002-auth-system                 list and diff what changed since the latest checkpoint
   recover battle fix 002 --verify                    run the feedback loops on the fixed tree
   recover battle fix 002 --verify --continue --run --yes
+  recover battle fix --clear-stale 6f1c2d9e-4b7a-4e21-9c3f-2a8d5e0b7c41 --yes
 
-Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2 usage error.`,
+Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2 usage error, 3 refused (the
+ralph loop's session is running).`,
     )
     .action(
       action<FixFlags>(async ({ args, options, io }) => {
+        if (options.clearStale !== undefined) return clearStale(io, options, options.clearStale);
+        if (args[0] === undefined) throw new RecoverError("usage", "battle fix needs a task id (or --clear-stale <loop>)");
         const assessed = await assessForResume({
           taskId: args[0]!,
           cwd: io.cwd,
@@ -204,6 +219,50 @@ Exit codes: 0 ok, 1 a feedback loop failed (--verify) or the iteration failed, 2
         });
       }),
     );
+}
+
+/** `battle fix --clear-stale <loop>`: the loop's state file with `active: false`, one backed-up transaction. */
+async function clearStale(io: Io, options: FixFlags & GlobalOptions, wanted: string): Promise<number> {
+  const from = resolve(io.cwd, options.repo ?? ".");
+  let root = from;
+  try {
+    root = findPokeralph({ cwd: io.cwd, ...(options.repo !== undefined ? { repo: options.repo } : {}) }).root;
+  } catch {
+    // Not a pokeralph project: the loop is looked for from the directory itself.
+  }
+  const loop = pickLoop(findRalphLoops(root, io.env), wanted, io.cwd);
+  const c = io.color;
+  if (!loop.file.active) {
+    if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, loop: loop.id, path: loop.file.path, changed: false, backup: null })}\n`);
+    else io.out(`${c.green("✔")} ralph loop ${loop.id} is already inactive: nothing to do\n`);
+    return ExitCode.ok;
+  }
+  if (!loop.stale && !options.force && loop.session.state !== "running") {
+    throw new RecoverError("usage", `ralph loop ${loop.id} is not stale (${loop.session.detail}); pass --force to set it inactive anyway`);
+  }
+  const dryRun = options.dryRun === true;
+  const running = loop.session.state === "running";
+  if (!dryRun && (!running || options.force)) {
+    await confirmChange(io, options, `${loop.file.path}: set ralph loop ${loop.id} inactive${running ? " while its session runs" : ""}`);
+  }
+  const outcome = clearStaleLoop(loop, {
+    stateDir: stateDir(io.env),
+    backupRoot: runBackupRoot(options, io),
+    dryRun,
+    ...(options.force ? { force: true } : {}),
+  });
+  const diff = unifiedDiff({ record: "file", id: loop.file.path, sessionId: loop.id, path: loop.file.path }, outcome.before, outcome.after);
+  const undo = outcome.backup ? restoreCommand(outcome.backup.manifest.id, io) : null;
+  if (io.json) {
+    io.out(
+      `${JSON.stringify({ ...DOCUMENT_HEAD, loop: loop.id, path: loop.file.path, dryRun, changed: !dryRun, diff, backup: outcome.backup ? { id: outcome.backup.manifest.id, path: outcome.backup.dir } : null, undo })}\n`,
+    );
+  } else {
+    io.out(diff);
+    if (dryRun) io.out(`${c.yellow("dry run:")} nothing was changed\n`);
+    else io.out(`${c.green("✔")} ralph loop ${loop.id} set inactive; its Stop hook lets sessions end again\nundo with: ${c.bold(undo!)}\n`);
+  }
+  return dryRun ? ExitCode.findings : ExitCode.ok;
 }
 
 interface ProceedExtras {

@@ -5,8 +5,10 @@
  * reject), 0 otherwise, as a scan does.
  */
 import type { Command } from "commander";
-import { assessBattles } from "../../battle/assess.js";
-import { ExitCode } from "../../errors.js";
+import { resolve } from "node:path";
+import { assessBattles, type RepoAssessment } from "../../battle/assess.js";
+import { findRalphLoops, staleLoopFinding } from "../../battle/ralph-loops.js";
+import { ExitCode, RecoverError } from "../../errors.js";
 import { action } from "../command-kit.js";
 import { printBattleStatus } from "../reporters/battle-status-human.js";
 import { battleStatusDocument } from "../reporters/battle-status-json.js";
@@ -29,27 +31,43 @@ Examples:
   recover battle status 002-auth-system          one battle (or a unique prefix: 002)
   recover battle status --repo ~/src/invoices --json
 
+Claude Code ralph-loop plugin loops (.claude/ralph-loop*.local.md, ~/.claude/ralph-loop/*.local.md) are listed too,
+with whether their session runs; an active loop whose session is gone is an error (ralph-loop-stale), cleared with
+recover battle fix --clear-stale <loop>. Without .pokeralph/, only such loops are listed.
+
 A battle that says it is running counts as crashed when no pokeralph server runs it (asked at
 http://localhost:$PORT/api/battle/current, PORT defaulting to 3456; RECOVER_POKERALPH_URL overrides) and its
 progress is stale.
 
 Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, missing commit, invalid file),
-2 usage or input error (no .pokeralph/, unknown task id).`,
+2 usage or input error (no .pokeralph/ and no ralph loop, unknown task id).`,
     )
     .action(
       action<StatusFlags>(async ({ args, options, io }) => {
         const now = Date.now();
-        const result = await assessBattles({
-          cwd: io.cwd,
-          env: io.env,
-          ...(options.repo !== undefined ? { repo: options.repo } : {}),
-          ...(args[0] !== undefined ? { taskId: args[0] } : {}),
-          now,
-        });
-        const all = [...result.findings, ...result.battles.flatMap((b) => b.findings)];
+        let result: RepoAssessment | null = null;
+        let noProject: RecoverError | null = null;
+        try {
+          result = await assessBattles({
+            cwd: io.cwd,
+            env: io.env,
+            ...(options.repo !== undefined ? { repo: options.repo } : {}),
+            ...(args[0] !== undefined ? { taskId: args[0] } : {}),
+            now,
+          });
+        } catch (error) {
+          // No .pokeralph/ is no battle, but a project may still run another Ralph loop.
+          if (!(error instanceof RecoverError && error.code === "store-not-found" && args[0] === undefined)) throw error;
+          noProject = error;
+        }
+        const root = result?.repo.root ?? resolve(io.cwd, options.repo ?? ".");
+        const loops = findRalphLoops(root, io.env, now);
+        if (result === null && loops.length === 0) throw noProject!;
+        const loopFindings = loops.filter((l) => l.stale).map((l) => staleLoopFinding(l, root, (words) => io.command(words)));
+        const all = [...(result?.findings ?? []), ...(result?.battles.flatMap((b) => b.findings) ?? []), ...loopFindings];
         const totals = { errors: all.filter((f) => f.severity === "error").length, warnings: all.filter((f) => f.severity === "warning").length };
-        if (io.json) io.out(battleStatusDocument(result, totals));
-        else printBattleStatus(io, result, totals, now);
+        if (io.json) io.out(battleStatusDocument(result, root, loops, loopFindings, totals));
+        else printBattleStatus(io, result, loops, loopFindings, totals, now);
         return totals.errors > 0 ? ExitCode.findings : ExitCode.ok;
       }),
     );

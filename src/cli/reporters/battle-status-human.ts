@@ -6,36 +6,62 @@
 import type { BattleAssessment, BattleCommit, RepoAssessment } from "../../battle/assess.js";
 import { failingLoops, formatAge } from "../../battle/classify.js";
 import type { BattleFinding } from "../../battle/findings.js";
+import type { RalphLoop } from "../../battle/ralph-loops.js";
 import { allowedStrategies, defaultStrategy, failureSeverity } from "../../battle/recovery-options.js";
 import type { Iteration } from "../../stores/pokeralph/schemas.js";
 import type { Io } from "../io.js";
 import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
 
-export function printBattleStatus(io: Io, result: RepoAssessment, totals: { errors: number; warnings: number }, now: number): void {
+export function printBattleStatus(
+  io: Io,
+  result: RepoAssessment | null,
+  loops: RalphLoop[],
+  loopFindings: BattleFinding[],
+  totals: { errors: number; warnings: number },
+  now: number,
+): void {
   const c = io.color;
-  if (!io.quiet) io.err(c.dim(`battles in ${safeValue(result.repo.dir)}\n`));
-  if (result.findings.length > 0) {
+  if (result && !io.quiet) io.err(c.dim(`battles in ${safeValue(result.repo.dir)}\n`));
+  if (result && result.findings.length > 0) {
     if (!io.quiet) io.out(`\n${c.bold("project")}\n`);
     for (const f of result.findings) io.out(`${io.quiet ? "" : "  "}${findingLine(f, io)}\n`);
   }
-  for (const battle of result.battles) {
+  for (const battle of result?.battles ?? []) {
     if (io.quiet) {
       for (const f of battle.findings) io.out(`${findingLine(f, io)}\n`);
       continue;
     }
-    printBattle(io, battle, result, now);
+    printBattle(io, battle, result!, now);
   }
+  printLoops(io, loops, loopFindings);
   if (io.quiet) return;
-  const n = result.battles.length;
-  const battles = `${n} battle${n === 1 ? "" : "s"}`;
+  const n = result?.battles.length ?? 0;
+  const battles = result ? `${n} battle${n === 1 ? "" : "s"}` : `${loops.length} ralph loop${loops.length === 1 ? "" : "s"}`;
   const { errors, warnings } = totals;
   const summary =
-    n === 0 && errors + warnings === 0
+    result && n === 0 && errors + warnings === 0
       ? c.green(`✔ no battles in ${safeValue(result.repo.battlesDir)} yet`)
       : errors + warnings === 0
         ? c.green(`✔ ${battles}, no findings`)
         : `${errors > 0 ? c.red("✖") : c.yellow("⚠")} ${battles}: ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`;
   io.out(`\n${summary}\n`);
+}
+
+/** Claude Code ralph-loop plugin loops: one line each (active, iteration n/max, session and whether it runs). */
+function printLoops(io: Io, loops: RalphLoop[], findings: BattleFinding[]): void {
+  const c = io.color;
+  if (!io.quiet && loops.length > 0) {
+    io.out(`\n${c.bold("ralph loops")} ${c.dim("(Claude Code ralph-loop plugin)")}\n`);
+    for (const l of loops) {
+      const f = l.file;
+      const state = !f.active ? c.dim("inactive") : l.stale ? c.red("active (stale)") : c.green("active");
+      const iteration = `iteration ${f.iteration ?? "?"}/${f.maxIterations ? f.maxIterations : "∞"}`;
+      const session = f.sessionId ? `session ${safeValue(f.sessionId)} ${l.session.state}` : "no session yet";
+      io.out(`  ${c.bold(safeValue(l.id))}  ${state}  ${iteration}  ${session}\n`);
+      io.out(`    ${c.dim(`${safeValue(f.path)} · ${safeMessage(l.session.detail)}`)}\n`);
+    }
+  }
+  for (const f of findings) io.out(`${io.quiet ? "" : "  "}${findingLine(f, io)}\n`);
 }
 
 function printBattle(io: Io, b: BattleAssessment, result: RepoAssessment, now: number): void {

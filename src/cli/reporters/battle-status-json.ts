@@ -6,19 +6,45 @@
  */
 import type { BattleAssessment, RepoAssessment } from "../../battle/assess.js";
 import type { BattleFinding } from "../../battle/findings.js";
+import type { RalphLoop } from "../../battle/ralph-loops.js";
 import { allowedStrategies, defaultStrategy, failureSeverity, recoveryActions, type BattleFailure } from "../../battle/recovery-options.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 
-export function battleStatusDocument(result: RepoAssessment, totals: { errors: number; warnings: number }): string {
+export function battleStatusDocument(
+  result: RepoAssessment | null,
+  root: string,
+  loops: RalphLoop[],
+  loopFindings: BattleFinding[],
+  totals: { errors: number; warnings: number },
+): string {
+  const battles = result?.battles ?? [];
   const doc = {
     ...DOCUMENT_HEAD,
-    battles: result.battles.map(battleJson),
-    repo: result.repo.root,
-    findings: result.findings.map(findingJson),
-    server: result.server,
-    summary: { battles: result.battles.length, errors: totals.errors, warnings: totals.warnings },
+    battles: battles.map(battleJson),
+    repo: root,
+    findings: [...(result?.findings ?? []), ...loopFindings].map(findingJson),
+    server: result?.server ?? null,
+    ralphLoops: loops.map(loopJson),
+    summary: { battles: battles.length, errors: totals.errors, warnings: totals.warnings },
   };
   return `${JSON.stringify(doc)}\n`;
+}
+
+function loopJson(l: RalphLoop): Record<string, unknown> {
+  const f = l.file;
+  return {
+    id: l.id,
+    path: f.path,
+    scope: f.scope,
+    active: f.active,
+    iteration: f.iteration,
+    maxIterations: f.maxIterations,
+    completionPromise: f.completionPromise,
+    sessionId: f.sessionId,
+    startedAt: f.startedAt,
+    session: l.session,
+    stale: l.stale,
+  };
 }
 
 function battleJson(b: BattleAssessment): Record<string, unknown> {

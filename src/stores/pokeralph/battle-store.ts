@@ -10,43 +10,10 @@
  * (battle-files.ts), recover's sidecar (sidecar.ts), and this store, whose writer every change goes through (the
  * transaction itself is txn/'s). battle/ and checkpoint/ touch `.pokeralph/` only through it.
  */
-import { RecoverError } from "../../errors.js";
-import type { LoadMode, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
-import type { StoreFixing } from "../../model/fixing.js";
-import { FileWriter } from "../file-writer.js";
-import { sqliteCodec } from "../opencode/codec.js";
-import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
+import { WholeFilesStore } from "../whole-files-store.js";
 
-export class BattleFilesStore implements SessionStore {
-  readonly info: StoreInfo;
-  /** Never used: a battle's files are restored as images, not re-encoded records. */
-  readonly codec: RecordCodec = sqliteCodec;
-  /** Never used: it holds no sessions to plan fixes for. */
-  readonly fixing: StoreFixing = {
-    family: () => {
-      throw new RecoverError("usage", `${this.info.path} is a pokeralph battle folder, not a session store`);
-    },
-  };
-
+export class BattleFilesStore extends WholeFilesStore {
   constructor(battleDir: string) {
-    this.info = { format: "pokeralph-battle", path: battleDir, notices: [] };
+    super("pokeralph-battle", battleDir, "a pokeralph battle folder");
   }
-
-  listSessions(): SessionSummary[] {
-    return [];
-  }
-
-  listStraySessionIds(): string[] {
-    return [];
-  }
-
-  loadSession(_id: string, _mode: LoadMode): SessionRecords {
-    throw new RecoverError("usage", `${this.info.path} is a pokeralph battle folder, not a session store`);
-  }
-
-  openWriter(): StoreWriter {
-    return new FileWriter(this.info);
-  }
-
-  close(): void {}
 }
