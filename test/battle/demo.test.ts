@@ -1,41 +1,19 @@
 // `npm run demo:battle` (scripts/demo-battle.mjs) as a user runs it: a real node process that bundles
 // scripts/demo-battle-entry.ts with esbuild and builds a throw-away pokeralph repository. The repository must show
 // what the demo promises through the built CLI, and every command it prints must run when pasted into a shell.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { childEnv, expectNoStack, expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
 import { closedPort } from "./fake-pokeralph.js";
-
-interface Spawned {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawnAsync(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
-    child.on("error", reject);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+import { spawnCollect } from "./run-async.js";
 
 // recover's state (the checkpoint's backup, locks) in a temp dir, never the developer's; and never the developer's
 // own pokeralph on 3456: the server probe gets a port nothing listens on.
 const state = tempDir();
 const env = { XDG_STATE_HOME: state, RECOVER_POKERALPH_URL: `http://127.0.0.1:${await closedPort()}`, PORT: undefined };
 const demo = (dir: string, extra: Record<string, string> = {}) =>
-  spawnAsync(process.execPath, [path.resolve("scripts/demo-battle.mjs"), dir], childEnv({ ...env, ...extra }));
+  spawnCollect(process.execPath, [path.resolve("scripts/demo-battle.mjs"), dir], { env: childEnv({ ...env, ...extra }) });
 
 describe("npm run demo:battle", () => {
   it("builds a repository with a crashed battle, a recorded checkpoint and a stale ralph loop; every printed command runs", async () => {
@@ -84,7 +62,7 @@ describe("npm run demo:battle", () => {
     ]);
     for (const command of commands) {
       // From another directory: the commands must not depend on the cwd they are pasted in.
-      const pasted = await spawnAsync("bash", ["-c", `cd / && ${command}`], childEnv(env));
+      const pasted = await spawnCollect("bash", ["-c", `cd / && ${command}`], { env: childEnv(env) });
       expectNoStack(pasted.stderr);
       expect([0, 1], `${command} exited ${pasted.status}: ${pasted.stderr}`).toContain(pasted.status);
     }

@@ -9,9 +9,13 @@ export function runAsync(args: string[], options: RunOptions = {}): Promise<RunR
 }
 
 export function runProcessAsync(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  const env = childEnv(options.env);
+  return spawnCollect(process.execPath, [BIN, ...args], { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: childEnv(options.env) });
+}
+
+/** Any command as a child process, its output collected; killed after 25 s so a hung child fails the test. */
+export function spawnCollect(command: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
