@@ -5,13 +5,17 @@
  * from it what they may do.
  */
 import { classifyBattle, DEFAULT_ARTEFACT_STALE_MS, DEFAULT_STALE_AFTER_MS, type Liveness } from "./classify.js";
-import { findPokeralph, resolveTaskId, type PokeralphRepo } from "../stores/pokeralph/discover.js";
+import { findPokeralph, listBattleIds, resolveTaskId, type PokeralphRepo } from "../stores/pokeralph/discover.js";
 import { battleFindings, projectFindings, type BattleFinding } from "./findings.js";
 import { gitFacts, type GitFacts } from "./git-facts.js";
 import { loadBattles, loadProject, type LoadedBattle, type LoadedProject } from "../stores/pokeralph/load.js";
 import type { BattleFailure } from "./recovery-options.js";
 import { DEFAULT_CONFIG, type BattleStatus, type Config } from "../stores/pokeralph/schemas.js";
 import { httpProbe, type ServerAnswer, type ServerProbe } from "./server-probe.js";
+import { join } from "node:path";
+import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
+import { stateDir } from "../txn/state-dir.js";
+import { settleOnRead } from "../txn/store-transaction.js";
 
 export interface AssessOptions {
   /** `--repo`. */
@@ -64,6 +68,8 @@ export interface RepoAssessment {
   /** Findings about the project rather than one battle (config, prd, leftovers in .pokeralph/, git). */
   findings: BattleFinding[];
   battles: BattleAssessment[];
+  /** What settling an unfinished change of a battle's files did, if anything. */
+  notices: string[];
 }
 
 export async function assessBattles(options: AssessOptions): Promise<RepoAssessment> {
@@ -73,6 +79,14 @@ export async function assessBattles(options: AssessOptions): Promise<RepoAssessm
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const artefactStaleMs = options.artefactStaleMs ?? DEFAULT_ARTEFACT_STALE_MS;
 
+  // A rollback (or resume) a crash cut short is settled first, as every command on a store does: what is read is
+  // the battle as it was before that change, or after it, never half of it.
+  const notices: string[] = [];
+  for (const id of ids ?? listBattleIds(repo)) {
+    const store = new BattleFilesStore(join(repo.battlesDir, id));
+    settleOnRead(store, stateDir(options.env));
+    notices.push(...store.info.notices);
+  }
   const project = loadProject(repo);
   const battles = loadBattles(repo, ids);
   const config = project.config.value ?? DEFAULT_CONFIG;
@@ -104,7 +118,7 @@ export async function assessBattles(options: AssessOptions): Promise<RepoAssessm
   });
   // Only say git is unavailable when it mattered: some iteration recorded a commit.
   const projectGit = hashes.length > 0 ? git : undefined;
-  return { repo, project, config, server, git, findings: projectFindings(project, projectGit, context), battles: assessed };
+  return { repo, project, config, server, git, findings: projectFindings(project, projectGit, context), battles: assessed, notices };
 }
 
 function battleCommits(battle: LoadedBattle, git: GitFacts): BattleCommit[] {

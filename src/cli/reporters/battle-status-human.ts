@@ -22,6 +22,7 @@ export function printBattleStatus(
 ): void {
   const c = io.color;
   if (result && !io.quiet) io.err(c.dim(`battles in ${safeValue(result.repo.dir)}\n`));
+  for (const notice of result?.notices ?? []) io.note(notice);
   if (result && result.findings.length > 0) {
     if (!io.quiet) io.out(`\n${c.bold("project")}\n`);
     for (const f of result.findings) io.out(`${io.quiet ? "" : "  "}${findingLine(f, io)}\n`);

@@ -25,6 +25,7 @@ export function battleStatusDocument(
     findings: [...(result?.findings ?? []), ...loopFindings].map(findingJson),
     server: result?.server ?? null,
     ralphLoops: loops.map(loopJson),
+    notices: result?.notices ?? [],
     summary: { battles: battles.length, errors: totals.errors, warnings: totals.warnings },
   };
   return `${JSON.stringify(doc)}\n`;
