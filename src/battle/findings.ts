@@ -11,6 +11,7 @@ import type { Artefact, LoadedBattle, LoadedProject } from "../stores/pokeralph/
 import type { LoadedFile } from "../stores/pokeralph/read-file.js";
 import { failureSeverity } from "./recovery-options.js";
 import { TASK_ID_PATTERN } from "../stores/pokeralph/schemas.js";
+import { iterationCommits } from "../checkpoint/iteration-commits.js";
 
 export interface BattleRule {
   id: string;
@@ -25,7 +26,11 @@ export const BATTLE_RULES = [
     description: "history.json says running or awaiting_approval, but no pokeralph server runs it and its progress is stale",
   },
   { id: "battle-failed", severity: "error", description: "the battle failed; the failure is classified with the resume strategies it allows" },
-  { id: "commit-missing", severity: "error", description: "an iteration's recorded commitHash is not in the repository" },
+  {
+    id: "commit-missing",
+    severity: "error",
+    description: "an iteration's recorded commitHash is not in the repository, and no commit of the battle stands in for it",
+  },
   {
     id: "commit-not-ancestor",
     severity: "error",
@@ -42,6 +47,11 @@ export const BATTLE_RULES = [
     id: "battle-unconfirmed",
     severity: "warning",
     description: "history.json says running, no pokeralph server confirms it, but progress is too recent to call it a crash",
+  },
+  {
+    id: "commit-replaced",
+    severity: "warning",
+    description: "an iteration's recorded commitHash is gone (amended or rebased), and the battle commit that replaced it stands in for it",
   },
   {
     id: "commit-off-head",
@@ -195,12 +205,35 @@ export function battleFindings(
 function commitFindings(battle: LoadedBattle, history: NonNullable<LoadedBattle["history"]["value"]>, git: GitFacts): BattleFinding[] {
   const out: BattleFinding[] = [];
   const historyPath = battle.history.relPath;
+  // The same reading of the battle's commits as checkpoint list's: a vanished commit may have a replacement.
+  const ordered = [...history.iterations].sort((a, b) => a.number - b.number);
+  const commits = (git.taskCommits.get(battle.taskId) ?? []).map((c) => ({
+    hash: c.hash,
+    subject: c.subject,
+    timeMs: Date.parse(c.time),
+    authorTimeMs: Date.parse(c.authorTime),
+  }));
+  const found = iterationCommits(ordered, commits, (hash) => {
+    const state = git.commits.get(hash);
+    return state?.exists ? (state.full ?? hash) : null;
+  });
+  const byNumber = new Map(ordered.map((it, i) => [it.number, found[i]!]));
   for (const it of history.iterations) {
     if (it.commitHash === undefined) continue;
     const state = git.commits.get(it.commitHash);
     if (!state) continue;
     const short = it.commitHash.slice(0, 12);
-    if (!state.exists) {
+    const stand = byNumber.get(it.number);
+    if (!state.exists && stand?.via === "replaced") {
+      out.push(
+        finding(
+          "commit-replaced",
+          historyPath,
+          `iteration ${it.number}'s commit ${short} is not in the repository (amended or rebased, then pruned); ${stand.commit.slice(0, 12)} "${stand.subject}" replaced it, and checkpoint list and battle rollback use that one`,
+          { iteration: it.number, commit: it.commitHash },
+        ),
+      );
+    } else if (!state.exists) {
       out.push(
         finding(
           "commit-missing",

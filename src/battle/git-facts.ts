@@ -24,6 +24,8 @@ export interface PokeralphCommit {
   subject: string;
   /** Committer date, ISO-8601. */
   time: string;
+  /** Author date, ISO-8601: what amend and rebase keep. */
+  authorTime: string;
 }
 
 export interface GitFacts {
@@ -112,15 +114,15 @@ async function describeOne(git: SimpleGit, hash: string): Promise<Described | nu
 }
 
 async function pokeralphCommits(git: SimpleGit): Promise<Map<string, PokeralphCommit[]>> {
-  const out = await succeeds(git, ["log", `-n${LOG_LIMIT}`, "--fixed-strings", `--grep=${COMMIT_SUBJECT_PREFIX}`, "--format=%H%x1f%s%x1f%cI", "HEAD"]);
+  const out = await succeeds(git, ["log", `-n${LOG_LIMIT}`, "--fixed-strings", `--grep=${COMMIT_SUBJECT_PREFIX}`, "--format=%H%x1f%s%x1f%cI%x1f%aI", "HEAD"]);
   const byTask = new Map<string, PokeralphCommit[]>();
   for (const line of (out ?? "").split("\n")) {
-    const [hash, subject, time] = line.split("\x1f");
-    if (!hash || subject === undefined || time === undefined || !subject.startsWith(COMMIT_SUBJECT_PREFIX)) continue;
+    const [hash, subject, time, authorTime] = line.split("\x1f");
+    if (!hash || subject === undefined || time === undefined || authorTime === undefined || !subject.startsWith(COMMIT_SUBJECT_PREFIX)) continue;
     const match = /^(\S+): /.exec(subject.slice(COMMIT_SUBJECT_PREFIX.length));
     if (!match) continue;
     const list = byTask.get(match[1]!) ?? [];
-    list.push({ hash, subject, time });
+    list.push({ hash, subject, time, authorTime });
     byTask.set(match[1]!, list);
   }
   return byTask;

@@ -41,6 +41,7 @@ import {
   type Repo,
 } from "./git-snapshot.js";
 import { readSidecar } from "../stores/pokeralph/sidecar.js";
+import { iterationCommits } from "./iteration-commits.js";
 
 export type CheckpointSource = "recorded" | "inferred";
 
@@ -143,69 +144,43 @@ export async function listCheckpoints(project: string, taskId: string): Promise<
 /** Reconstruct what git and history.json say about the battle's states (see the file comment). */
 async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHistory, notices: string[]): Promise<ListedCheckpoint[]> {
   const id = battleId(history);
-  const subject = `[PokéRalph] ${taskId}: `;
-  const commits = await commitsWithSubject(repo, subject);
+  const commits = await commitsWithSubject(repo, `[PokéRalph] ${taskId}: `);
+  const iterations = [...history.iterations].sort((a, b) => a.number - b.number);
+  const resolved = new Map<string, string | null>();
+  for (const it of iterations) if (it.commitHash !== undefined) resolved.set(it.commitHash, await resolveCommit(repo, it.commitHash));
+  const found = iterationCommits(iterations, commits, (hash) => resolved.get(hash) ?? null);
+
   const out: ListedCheckpoint[] = [];
   const uncommitted: number[] = [];
-  const iterations = [...history.iterations].sort((a, b) => a.number - b.number);
-  const gone: { index: number; iteration: number }[] = [];
-
   for (const [i, iteration] of iterations.entries()) {
-    const base = {
+    const commit = found[i]!;
+    if (commit.via === "none") {
+      uncommitted.push(iteration.number);
+      continue;
+    }
+    const description = describeCheckpoint(iteration.number, iteration);
+    out.push({
+      id: `inferred-${iteration.number}`,
       afterIteration: iteration.number,
-      source: "inferred" as const,
-      description: describeCheckpoint(iteration.number, iteration),
+      commit: commit.commit,
+      source: "inferred",
+      time: iteration.endedAt ?? iteration.startedAt,
+      description:
+        commit.via === "replaced"
+          ? `${description} (recorded commit ${commit.replaces.slice(0, 7)} is gone; ${commit.commit.slice(0, 7)} replaced it)`
+          : description,
       files: iteration.filesChanged.filter((f) => !isStatePath(f)),
       ...(iteration.feedbackResults ? { feedback: iteration.feedbackResults } : {}),
       passed: feedbackPassed(iteration.feedbackResults),
       battleId: id,
-    };
-    const time = iteration.endedAt ?? iteration.startedAt;
-    if (iteration.commitHash !== undefined) {
-      const commit = await resolveCommit(repo, iteration.commitHash);
-      if (commit === null) {
-        // Found a replacement for after the loop, once every other iteration has claimed its own commit.
-        gone.push({ index: out.length, iteration: i });
-      }
-      out.push({
-        id: `inferred-${iteration.number}`,
-        commit: commit ?? iteration.commitHash,
-        time,
-        ...base,
-        via: "commitHash",
-        ...(commit === null ? { missing: true as const } : {}),
-      });
-      continue;
+      ...(commit.via === "missing" ? { via: "commitHash" as const, missing: true as const } : { via: commit.via }),
+      ...(commit.via === "replaced" ? { replaces: commit.replaces } : {}),
+    });
+    if (commit.via === "replaced") {
+      notices.push(
+        `iteration ${iteration.number}'s commit ${commit.replaces.slice(0, 7)} is no longer in the repository (amended or rebased, then pruned): ${commit.commit.slice(0, 7)} "${commit.subject}" replaced it, and stands in as that iteration's checkpoint`,
+      );
     }
-    // Commit times have whole seconds; iteration times have milliseconds.
-    const from = Math.floor(Date.parse(iteration.startedAt) / SECOND) * SECOND;
-    const untilText = iteration.endedAt ?? iterations[i + 1]?.startedAt;
-    const until = untilText === undefined ? Infinity : Date.parse(untilText);
-    const during = commits.filter((c) => c.timeMs >= from && c.timeMs <= until);
-    if (during.length > 0 && !Number.isNaN(from)) {
-      // git log lists newest first: the state at the end of the iteration is the first one.
-      out.push({ id: `inferred-${iteration.number}`, commit: during[0]!.hash, time, ...base, via: "commit-subject" });
-    } else {
-      uncommitted.push(iteration.number);
-    }
-  }
-  const claimed = new Set(out.filter((c) => c.missing !== true).map((c) => c.commit));
-  for (const { index, iteration } of gone) {
-    const missing = out[index]!;
-    const replacement = replacementOf(iterations, iteration, commits, claimed);
-    if (replacement === undefined) continue;
-    claimed.add(replacement.hash);
-    const { missing: _, ...rest } = missing;
-    out[index] = {
-      ...rest,
-      commit: replacement.hash,
-      via: "replaced",
-      replaces: missing.commit,
-      description: `${missing.description} (recorded commit ${missing.commit.slice(0, 7)} is gone; ${replacement.hash.slice(0, 7)} replaced it)`,
-    };
-    notices.push(
-      `iteration ${missing.afterIteration}'s commit ${missing.commit.slice(0, 7)} is no longer in the repository (amended or rebased, then pruned): ${replacement.hash.slice(0, 7)} "${replacement.subject}" replaced it, and stands in as that iteration's checkpoint`,
-    );
   }
   if (uncommitted.length > 0) {
     notices.push(
@@ -216,27 +191,6 @@ async function inferCheckpoints(repo: Repo, taskId: string, history: BattleHisto
   const initial = await inferInitial(repo, history, commits, out);
   if (initial) out.unshift(initial);
   return out;
-}
-
-/**
- * The commit that replaced iteration `i`'s vanished one: among the battle's `[PokéRalph]` commits no other iteration
- * claims, one authored while the iteration ran (amend and rebase keep the author time; the newest such wins, as the
- * end of the iteration), else the oldest committed after the iteration started and authored before the next one did.
- */
-function replacementOf(iterations: BattleHistory["iterations"], i: number, commits: CommitInfo[], claimed: Set<string>): CommitInfo | undefined {
-  const iteration = iterations[i]!;
-  const from = Math.floor(Date.parse(iteration.startedAt) / SECOND) * SECOND;
-  if (Number.isNaN(from)) return undefined;
-  const nextText = iterations[i + 1]?.startedAt;
-  const next = nextText === undefined ? Infinity : Date.parse(nextText);
-  const endText = iteration.endedAt ?? nextText;
-  // Commit times have whole seconds: the iteration's end rounded up.
-  const until = endText === undefined ? Infinity : Math.ceil(Date.parse(endText) / SECOND) * SECOND;
-  const free = commits.filter((c) => !claimed.has(c.hash));
-  const during = free.filter((c) => c.authorTimeMs >= from && c.authorTimeMs <= until);
-  if (during.length > 0) return during[0];
-  const after = free.filter((c) => c.timeMs >= from && c.authorTimeMs < next);
-  return after.at(-1);
 }
 
 async function inferInitial(repo: Repo, history: BattleHistory, commits: CommitInfo[], later: ListedCheckpoint[]): Promise<ListedCheckpoint | null> {

@@ -143,6 +143,12 @@ describe("checkpoint list: inferred from history.json and the battle's commits w
     expect(human.stderr).toContain(
       `iteration 2's recorded commit ${b.byOrchestrator.slice(0, 7)} is no longer in the repository: rolling back to ${amended.slice(0, 7)}`,
     );
+    // battle status reads the commits the same way: a warning naming the replacement, not a missing commit.
+    const status = await run(["battle", "status", TASK, "--json"], { cwd: b.dir, env });
+    const findings = (parseJsonDocument(status.stdout) as { battles: { findings: { rule: string; severity: string; message: string }[] }[] }).battles[0]!
+      .findings;
+    expect(findings.filter((f) => f.rule.startsWith("commit-")).map((f) => [f.rule, f.severity])).toEqual([["commit-replaced", "warning"]]);
+    expect(findings.find((f) => f.rule === "commit-replaced")!.message).toContain(amended.slice(0, 12));
   });
 
   it("no battle commits at all: the initial checkpoint is where HEAD's branch stood when the battle started", async () => {
