@@ -35,6 +35,7 @@ const fs = require("node:fs");
 const args = process.argv.slice(2);
 console.log("ARGS " + JSON.stringify(args.slice(0, -1)));
 console.log("CI=" + process.env.CI + " CWD=" + process.cwd());
+console.log("TTY stdin=" + Boolean(process.stdin.isTTY) + " stdout=" + Boolean(process.stdout.isTTY));
 console.log("PROMPT-BEGIN\\n" + args.at(-1) + "\\nPROMPT-END");
 console.error("a line on stderr");
 fs.writeFileSync("src/claude-was-here.ts", "export const fixed = true;\\n");

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { simpleGit } from "simple-git";
-import { parseJsonDocument } from "../cli/run.js";
+import { HAS_SCRIPT, parseJsonDocument, runInTerminal } from "../cli/run.js";
 import { crashedBattle, createPokeralphRepo, failedFeedbackBattle, removeFixture, writeJson, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
 import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
 import { runAsync, runProcessAsync } from "./run-async.js";
@@ -161,6 +161,19 @@ describe("battle resume: without --run", () => {
     expect(run.stderr).toMatch(/hitl battle: .*needs a terminal.*--mode yolo/);
     expect(fs.existsSync(path.join(b.dir, "logs", "iteration-4.txt"))).toBe(false);
     expect(fs.existsSync(path.join(fx.root, "src/claude-was-here.ts"))).toBe(false);
+
+    // At a terminal (a real pty), --run starts claude as an interactive session on it, then records the iteration.
+    if (HAS_SCRIPT) {
+      feedbackScripts(fx, { test: true, lint: true });
+      writeJson(path.join(fx.dir, "config.json"), { ...fx.config, feedbackLoops: ["test", "lint"], mode: "hitl" });
+      const atTerminal = runInTerminal(["battle", "resume", b.taskId, "--run", "--yes", "--claude", claude], { cwd: fx.root, env: NO_SERVER });
+      expect(atTerminal.status, atTerminal.output).toBe(0);
+      expect(atTerminal.output).toContain("ARGS []");
+      expect(atTerminal.output).toContain("TTY stdin=true stdout=true");
+      expect(atTerminal.output).toContain(`PROMPT-BEGIN`);
+      expect(history(b.historyPath).iterations.at(-1)).toMatchObject({ number: 4, result: "success" });
+      expect(fs.readFileSync(path.join(b.dir, "logs", "iteration-4.txt"), "utf8")).toContain("interactive session at the terminal");
+    }
 
     // --mode yolo overrides it for this run.
     const yolo = await resume([b.taskId, "--mode", "yolo", "--claude", claude, "--json"], fx.root);
