@@ -5,12 +5,13 @@
  * `battle fix --clear-stale <loop>` sets it inactive: one backed-up transaction like every other change, undone by
  * `session restore <backup-id>`.
  *
- * Is the session running? A process whose command line names the session id (`claude --resume <id>`), or its
- * transcript (`~/.claude/projects/<project>/<id>.jsonl`) written within the last few minutes (Claude Code appends to
- * it all through a turn). A loop with no session id yet is claimed by the next session of the project.
+ * Is the session running? A process whose command line names the session id (`claude --resume <id>`), a claude
+ * process working in the loop's project (Linux: its /proc cwd; a session started as plain `claude` shows no id),
+ * or its transcript (`~/.claude/projects/<project>/<id>.jsonl`) written within the last few minutes (Claude Code
+ * appends to it all through a turn). A loop with no session id yet is claimed by the next session of the project.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { RecoverError } from "../errors.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
@@ -72,10 +73,31 @@ function newestTranscript(home: string | undefined, sessionId: string): { path: 
   return newest;
 }
 
-export function sessionLiveness(sessionId: string | null, home: string | undefined, now: number, processes = processLines()): SessionLiveness {
-  if (sessionId === null) return { state: "unclaimed", detail: "no session yet: the next Claude Code session in this project takes the loop over" };
-  const holder = processes.find((p) => p.args.includes(sessionId));
+/** Claude Code as `ps` shows it: the `claude` binary, or node running the package. */
+const CLAUDE_PROCESS = /(^|\/)claude(\s|$)|@anthropic-ai\/claude-code/;
+
+/** Where a process runs (Linux: /proc/<pid>/cwd); null where that cannot be read. */
+function processCwd(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
+
+export function sessionLiveness(
+  sessionId: string | null,
+  home: string | undefined,
+  now: number,
+  processes = processLines(),
+  projectDir?: string,
+): SessionLiveness {
+  const holder = sessionId === null ? undefined : processes.find((p) => p.args.includes(sessionId));
   if (holder) return { state: "running", detail: `pid ${holder.pid} runs it (${holder.args.slice(0, 80)})` };
+  // A session started without its id on the command line (plain `claude`) shows only as claude running in the project.
+  const inProject = projectDir === undefined ? undefined : processes.find((p) => CLAUDE_PROCESS.test(p.args) && processCwd(p.pid) === projectDir);
+  if (inProject) return { state: "running", detail: `claude (pid ${inProject.pid}) runs in ${projectDir}: it may be this loop's session` };
+  if (sessionId === null) return { state: "unclaimed", detail: "no session yet: the next Claude Code session in this project takes the loop over" };
   const transcript = newestTranscript(home, sessionId);
   if (transcript && now - transcript.mtimeMs < TRANSCRIPT_LIVE_MS) {
     return { state: "running", detail: `its transcript was written ${Math.round((now - transcript.mtimeMs) / 1000)} s ago` };
@@ -93,7 +115,9 @@ export function findRalphLoops(from: string, env: NodeJS.ProcessEnv, now = Date.
   if (files.length === 0) return [];
   const processes = processLines();
   return files.map((file) => {
-    const session = sessionLiveness(file.sessionId, env.HOME, now, processes);
+    // A project's loop file is in <project>/.claude/; the user's are not tied to a directory.
+    const project = file.scope === "project" ? realDir(dirname(dirname(file.path))) : undefined;
+    const session = sessionLiveness(file.sessionId, env.HOME, now, processes, project);
     const rel = relative(from, file.path);
     return {
       id: file.sessionId ?? (rel.startsWith("..") ? file.path : rel),
@@ -157,4 +181,12 @@ export function staleLoopFinding(loop: RalphLoop, root: string, command: (words:
     path: rel.startsWith("..") ? loop.file.path : rel.split("\\").join("/"),
     message: `ralph loop ${loop.id} is active (iteration ${loop.file.iteration ?? "?"}${loop.file.maxIterations ? `/${loop.file.maxIterations}` : ""}) but ${loop.session.detail}: clear it with ${command(["battle", "fix", "--clear-stale", loop.id])}`,
   };
+}
+
+function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }

@@ -114,6 +114,19 @@ describe("battle status: Claude Code ralph loops", () => {
     expect(refused.stderr).toMatch(new RegExp(`pid ${child.pid} runs it`));
     expect(fs.readFileSync(old.file).equals(before)).toBe(true);
     child.kill("SIGKILL");
+
+    // A session started as plain `claude` (no id on its command line) shows as claude working in the project.
+    if (process.platform === "linux") {
+      const plain = await setup();
+      const claude = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { argv0: "claude", cwd: plain.fx.root, stdio: "ignore" });
+      children.push(claude);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const seen = await run(["battle", "status", "--json"], { cwd: plain.fx.root, env: plain.env });
+      const loop = (parseJsonDocument(seen.stdout) as unknown as StatusDoc).ralphLoops[0]!;
+      expect(loop).toMatchObject({ stale: false, session: { state: "running" } });
+      expect((loop.session as { detail?: string }).detail).toContain(`claude (pid ${claude.pid}) runs in`);
+      claude.kill("SIGKILL");
+    }
   });
 
   it("--clear-stale sets it inactive (every other byte kept), backed up; session restore puts it back byte for byte", async () => {

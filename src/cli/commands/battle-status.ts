@@ -5,6 +5,7 @@
  * reject), 0 otherwise, as a scan does.
  */
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { assessBattles, type RepoAssessment } from "../../battle/assess.js";
 import { findRalphLoops, staleLoopFinding } from "../../battle/ralph-loops.js";
@@ -57,7 +58,8 @@ Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, miss
           });
         } catch (error) {
           // No .pokeralph/ is no battle, but a project may still run another Ralph loop.
-          if (!(error instanceof RecoverError && error.code === "store-not-found" && args[0] === undefined)) throw error;
+          const dir = resolve(io.cwd, options.repo ?? ".");
+          if (!(error instanceof RecoverError && error.code === "store-not-found" && args[0] === undefined && existsSync(dir))) throw error;
           noProject = error;
         }
         const root = result?.repo.root ?? resolve(io.cwd, options.repo ?? ".");
