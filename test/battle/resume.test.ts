@@ -225,7 +225,14 @@ describe("battle resume --run", () => {
     expect(h.error).toBeUndefined();
     // The history it replaced (status failed, the error) is backed up; session restore puts it back byte for byte.
     const backups = path.join(NO_SERVER.XDG_STATE_HOME, "recover", "backups");
-    const id = fs.readdirSync(backups).find((d) => fs.readFileSync(path.join(backups, d, "manifest.json"), "utf8").includes("battle-resume"))!;
+    // This battle's (the state dir is shared by every test of the file): the resume rule, on this battle folder.
+    const id = fs.readdirSync(backups).find((d) => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(backups, d, "manifest.json"), "utf8")) as {
+        store: { path: string };
+        changes: { rules: string[] }[];
+      };
+      return manifest.store.path === b.dir && manifest.changes.some((c) => c.rules.includes("battle-resume"));
+    })!;
     expect(id).toBeDefined();
     const restored = await runAsync(["session", "restore", id, "--yes"], { cwd: fx.root, env: NO_SERVER });
     expect(restored.status, restored.stderr).toBe(0);
