@@ -3,11 +3,11 @@
 // holding the session's transcript, and a real process standing in for a running session (its command line names
 // the session id, as `claude --resume <id>` does). `battle status` lists the loops and reports a stale one (exit 1);
 // `battle fix --clear-stale` sets it inactive through a backed-up transaction that `session restore` undoes.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseJsonDocument, run } from "../cli/run.js";
+import { BIN, parseJsonDocument, run } from "../cli/run.js";
 import { createPokeralphRepo, failedFeedbackBattle, removeFixture, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
 import { tmp } from "./resume-support.js";
 
@@ -90,6 +90,20 @@ describe("battle status: Claude Code ralph loops", () => {
     const finding = doc.findings.find((f) => f.rule === "ralph-loop-stale")!;
     expect(finding).toMatchObject({ severity: "error", path: ".claude/ralph-loop.local.md" });
     expect(finding.message).toContain(`battle fix --clear-stale ${SESSION}`);
+
+    // From elsewhere, the printed command names the project, and works pasted there.
+    const away = await run(["battle", "status", "--repo", s.fx.root, "--json"], { cwd: path.dirname(s.fx.root), env: s.env });
+    const command = (parseJsonDocument(away.stdout) as unknown as StatusDoc).findings
+      .find((f) => f.rule === "ralph-loop-stale")!
+      .message.split("clear it with ")[1]!;
+    expect(command).toContain(`--repo ${s.fx.root}`);
+    const pasted = spawnSync("bash", ["-c", `${command.replace(/^recover /, `${process.execPath} ${BIN} `)} --dry-run`], {
+      cwd: path.dirname(s.fx.root),
+      env: { ...process.env, ...s.env },
+      encoding: "utf8",
+    });
+    expect(pasted.status, pasted.stderr).toBe(1);
+    expect(pasted.stdout).toContain("+active: false");
 
     const human = await run(["battle", "status"], { cwd: s.fx.root, env: s.env });
     expect(human.stdout).toMatch(new RegExp(`ralph loops[\\s\\S]*${SESSION}\\s+active \\(stale\\)\\s+iteration 7/20\\s+session ${SESSION} stopped`));

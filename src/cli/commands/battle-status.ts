@@ -65,7 +65,9 @@ Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, miss
         const root = result?.repo.root ?? resolve(io.cwd, options.repo ?? ".");
         const loops = findRalphLoops(root, io.env, now);
         if (result === null && loops.length === 0) throw noProject!;
-        const loopFindings = loops.filter((l) => l.stale).map((l) => staleLoopFinding(l, root, (words) => io.command(words)));
+        // The command must work pasted where this one ran: it names the project when that is not the cwd.
+        const repoFlag = root !== io.cwd ? ["--repo", root] : [];
+        const loopFindings = loops.filter((l) => l.stale).map((l) => staleLoopFinding(l, root, (words) => io.command([...words, ...repoFlag])));
         const all = [...(result?.findings ?? []), ...(result?.battles.flatMap((b) => b.findings) ?? []), ...loopFindings];
         const totals = { errors: all.filter((f) => f.severity === "error").length, warnings: all.filter((f) => f.severity === "warning").length };
         if (io.json) io.out(battleStatusDocument(result, root, loops, loopFindings, totals));
