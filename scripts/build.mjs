@@ -12,10 +12,11 @@
 //   dist/<name>-<hash>.js one chunk per lazily imported command, and the code they share
 //   dist/meta.json        what went into each output file (test/cli/lazy-commands.test.ts reads it; not packed)
 //   dist/THIRD-PARTY-NOTICES.txt  the license of every package bundled in (their terms ask for it in every copy)
+//   dist/recover.1        the man page, rendered from the built command tree (package.json "man")
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /**
@@ -80,3 +81,7 @@ function notices(metafile) {
 const header = "recover bundles these packages into dist/; their licenses follow.\n";
 writeFileSync(join(outdir, "THIRD-PARTY-NOTICES.txt"), [header, ...notices(result.metafile)].join(`\n${"-".repeat(78)}\n\n`));
 if (!existsSync(join(outdir, "main.js"))) throw new Error("the build wrote no dist/main.js");
+
+// recover(1) (package.json "man"), from the command tree just built: the same definitions --help prints.
+const cli = await import(pathToFileURL(join(outdir, "main.js")).href);
+writeFileSync(join(outdir, "recover.1"), await cli.manPage());

@@ -86,7 +86,7 @@ tarball="$(ls "$work/pack"/*.tgz 2>/dev/null | head -n 1 || true)"
 [[ -n "$tarball" ]] || { fail "npm pack wrote no tarball"; finish; }
 echo "== tarball $(basename "$tarball"), $(du -k "$tarball" | cut -f1) kB"
 contents="$(tar -tzf "$tarball")"
-for f in package/package.json package/LICENSE package/bin/recover package/dist/main.js; do
+for f in package/package.json package/LICENSE package/bin/recover package/dist/main.js package/dist/recover.1; do
   grep -qxF "$f" <<<"$contents" && ok "tarball has ${f#package/}" || fail "tarball lacks ${f#package/}"
 done
 mkdir -p "$work/unpacked" && tar -xzf "$tarball" -C "$work/unpacked"
@@ -112,6 +112,8 @@ EOF
 phase "npm install -g (tarball)" install.log npm install -g --prefix "$prefix" --prefer-offline --no-audit --no-fund "$tarball"
 bin="$prefix/bin/recover"
 [[ -x "$bin" ]] && ok "installed $bin" || { fail "no executable $bin"; finish; }
+# npm links package.json's "man" page where man looks under the prefix.
+[[ -f "$prefix/share/man/man1/recover.1" ]] && ok "man page linked: share/man/man1/recover.1" || fail "no share/man/man1/recover.1 under the prefix"
 
 cd "$work"
 got="$("$bin" --version 2>&1)" || true

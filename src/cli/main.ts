@@ -182,6 +182,24 @@ function allSubcommands(command: Command): Command[] {
 }
 
 /**
+ * recover(1), for scripts/build.mjs: every command's help as `--help` prints it (72 columns, no colour), rendered
+ * by man-page.ts (imported only here: no run loads it).
+ */
+export async function manPage(): Promise<string> {
+  const { renderManPage } = await import("./man-page.js");
+  let text = "";
+  const sink = { write: (chunk: string) => ((text += chunk), true) };
+  // 72 columns: man indents a section by 7, and the page must fit an 80-column terminal.
+  const context = { stdout: sink, stderr: sink, env: {}, cwd: "/", isTTY: { stdin: false, stdout: true, stderr: false }, columns: 72 } as unknown as CliContext;
+  const program = buildProgram({ context, script: "recover", stdoutOpen: true }, await loadCommands(["node", "recover"]));
+  return renderManPage(program, TOOL_VERSION, (command) => {
+    text = "";
+    command.outputHelp();
+    return text;
+  });
+}
+
+/**
  * One run of the CLI: `argv` as node gives it (node, script, words…), everything else from `context`. Returns the
  * exit code; nothing here or below touches `process` (bin/recover does, for the real one).
  */

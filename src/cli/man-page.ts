@@ -1,0 +1,79 @@
+/**
+ * recover(1): the man page, made at build time (scripts/build.mjs) from the same command tree `--help` prints, so
+ * the two never disagree. Each command's section is its help text as `recover <command> --help` prints it on a
+ * 72-column terminal (usage, options, examples, exit codes), set as a preformatted block; `recover help <command>` stays the
+ * primary help.
+ */
+import type { Command } from "commander";
+
+/** roff-safe text: backslashes and hyphens escaped, a leading dot or quote kept literal. */
+function roff(text: string): string {
+  return text
+    .replace(/\\/g, "\\e")
+    .replace(/-/g, "\\-")
+    .split("\n")
+    .map((line) => (/^[.']/.test(line) ? `\\&${line}` : line))
+    .join("\n");
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+function everyCommand(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(everyCommand)];
+}
+
+/** `helpOf(command)`: what `--help` prints for it. */
+export function renderManPage(program: Command, version: string, helpOf: (command: Command) => string): string {
+  const lines = [
+    `.TH RECOVER 1 "" "recover ${roff(version)}" "User Commands"`,
+    ".SH NAME",
+    `recover \\- ${roff(program.description())}`,
+    ".SH SYNOPSIS",
+    ".B recover",
+    "[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIsubcommand\\fR] [\\fIoptions\\fR] [\\fIarguments\\fR]",
+    ".SH DESCRIPTION",
+    "recover reads an AI coding agent's own session store (opencode, Claude Code, openclaw, Codex CLI, Gemini CLI),",
+    "finds every known corruption that makes the provider reject the session, and repairs it: a diff, a backup, an",
+    "atomic apply, and a byte-identical restore. It also reads pokeralph battles and Claude Code ralph loops.",
+    ".PP",
+    "Each section below is what \\fBrecover help\\fR \\fIcommand\\fR (or \\fIcommand\\fR \\fB\\-\\-help\\fR) prints.",
+    ".SH COMMANDS",
+  ];
+  for (const command of everyCommand(program)) {
+    lines.push(`.SS "${roff(commandPath(command))}"`, ".nf", roff(helpOf(command).trimEnd()), ".fi");
+  }
+  lines.push(
+    ".SH EXIT STATUS",
+    ".TP",
+    ".B 0",
+    "nothing wrong (or every requested change made)",
+    ".TP",
+    ".B 1",
+    "error findings, a dry run with changes, or a change that could not be made",
+    ".TP",
+    ".B 2",
+    "usage or input error",
+    ".TP",
+    ".B 3",
+    "refused for safety (a store in use, changed underneath, a repository mid-merge)",
+    ".SH ENVIRONMENT",
+    ".TP",
+    ".B XDG_STATE_HOME",
+    "recover's state: backups under \\fI$XDG_STATE_HOME/recover/backups\\fR (default \\fI~/.local/state\\fR)",
+    ".TP",
+    '.BR NO_COLOR ", " FORCE_COLOR',
+    "colour off, or on even when stdout is not a terminal",
+    ".SH FILES",
+    ".TP",
+    ".I ~/.local/state/recover/backups/<id>/",
+    "a backup: \\fImanifest.json\\fR and \\fIimages.bin\\fR; \\fBrecover session restore\\fR \\fI<id>\\fR puts it back",
+    ".SH SEE ALSO",
+    "The README and docs/ of the package: docs/repair.md, docs/rules.md, docs/trim.md, docs/battles.md.",
+    "",
+  );
+  return lines.join("\n");
+}
