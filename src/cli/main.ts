@@ -188,7 +188,12 @@ function allSubcommands(command: Command): Command[] {
 export async function manPage(): Promise<string> {
   const { renderManPage } = await import("./man-page.js");
   let text = "";
-  const sink = { write: (chunk: string) => ((text += chunk), true) };
+  const sink = {
+    write: (chunk: string) => {
+      text += chunk;
+      return true;
+    },
+  };
   // 72 columns: man indents a section by 7, and the page must fit an 80-column terminal.
   const context = { stdout: sink, stderr: sink, env: {}, cwd: "/", isTTY: { stdin: false, stdout: true, stderr: false }, columns: 72 } as unknown as CliContext;
   const program = buildProgram({ context, script: "recover", stdoutOpen: true }, await loadCommands(["node", "recover"]));
