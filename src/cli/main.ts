@@ -12,7 +12,7 @@ import { errorDocument } from "./json-output.js";
 import { TOOL_VERSION } from "./version.js";
 
 /** The top-level commands, in the order help lists them. */
-const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint", "store"] as const;
+const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint", "store", "completion", "__complete"] as const;
 type TopCommand = (typeof TOP_COMMANDS)[number];
 
 /** What adds one top-level command's subtree to its parent (the group, or the program for a single command). */
@@ -59,7 +59,13 @@ const LOADERS: Record<TopCommand, () => Promise<AddCommands>> = {
   context: async () => (await import("./commands/context-trim.js")).addContextTrim,
   checkpoint: async () => (await import("./commands/checkpoint.js")).addCheckpoint,
   store: async () => (await import("./commands/store-salvage.js")).addStoreSalvage,
+  // Both from one module, which adds both: completing a word needs the whole tree, so it loads every command.
+  completion: async () => (await import("./commands/completion.js")).addCompletion,
+  __complete: async () => () => {},
 };
+
+/** Commands that work on the whole tree: they load every other command too. */
+const WHOLE_TREE = new Set<TopCommand>(["completion", "__complete"]);
 
 /** Global options that take a value: their value is not the command word (`--store session scan`). */
 const VALUE_OPTIONS = new Set(["--store", "--format", "--backup-dir"]);
@@ -82,7 +88,7 @@ function commandWord(argv: readonly string[]): TopCommand | undefined {
 /** The command tree for this argv: the top-level command it runs, or all of them. */
 async function loadCommands(argv: readonly string[]): Promise<Partial<Record<TopCommand, AddCommands>>> {
   const wanted = commandWord(argv);
-  const names = wanted !== undefined ? [wanted] : [...TOP_COMMANDS];
+  const names = wanted !== undefined && !WHOLE_TREE.has(wanted) ? [wanted] : [...TOP_COMMANDS];
   const adders = await Promise.all(names.map((name) => LOADERS[name]()));
   return Object.fromEntries(names.map((name, i) => [name, adders[i]!]));
 }
@@ -119,6 +125,7 @@ Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage
   commands.explain?.(program);
   commands.context?.(program);
   commands.checkpoint?.(program);
+  commands.completion?.(program);
 
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which

@@ -5,6 +5,7 @@
  * primary help.
  */
 import type { Command } from "commander";
+import { shownSubcommands } from "./completion.js";
 
 /** roff-safe text: backslashes and hyphens escaped, a leading dot or quote kept literal. */
 function roff(text: string): string {
@@ -22,8 +23,9 @@ function commandPath(command: Command): string {
   return names.join(" ");
 }
 
+/** Every command help lists. */
 function everyCommand(command: Command): Command[] {
-  return [command, ...command.commands.flatMap(everyCommand)];
+  return [command, ...shownSubcommands(command).flatMap(everyCommand)];
 }
 
 /** `helpOf(command)`: what `--help` prints for it. */
