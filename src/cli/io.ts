@@ -45,6 +45,16 @@ export interface RunState {
   program?: string;
 }
 
+export interface PickChoice {
+  value: string;
+  /** The line shown. */
+  name: string;
+  /** Shown under the list for the highlighted choice. */
+  description?: string;
+  /** What typing searches (lower case); the name when absent. */
+  search?: string;
+}
+
 export interface GlobalOptions {
   store?: string;
   format?: string;
@@ -71,6 +81,11 @@ export interface Io {
   command(words: readonly string[]): string;
   /** Ask a yes/no question on the terminal (only when `interactive`); a closed terminal or Ctrl-C answers no. */
   confirm(question: string): Promise<boolean>;
+  /**
+   * A searchable list on the terminal (only when `interactive`): the choice picked. Typing narrows the list to the
+   * choices whose `search` text holds what was typed. Ctrl-C is an interrupt (exit 130); a closed terminal, exit 2.
+   */
+  pick(question: string, choices: readonly PickChoice[]): Promise<string>;
   /** The environment of this run (never process.env directly). */
   env: NodeJS.ProcessEnv;
   /** The working directory of this run: relative paths resolve against it. */
@@ -158,6 +173,24 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
         const { name, message } = (error ?? {}) as Partial<Error>;
         if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
         return false;
+      }
+    },
+    async pick(question, choices) {
+      const { createPromptModule } = await import("inquirer");
+      const prompt = createPromptModule({ output: stderr as NodeJS.WritableStream, ...(context.stdin ? { input: context.stdin } : {}) });
+      const source = async (term: string | undefined) => {
+        const wanted = (term ?? "").trim().toLowerCase();
+        return choices
+          .filter((c) => wanted === "" || (c.search ?? c.name.toLowerCase()).includes(wanted))
+          .map((c) => ({ value: c.value, name: c.name, ...(c.description !== undefined ? { description: c.description } : {}) }));
+      };
+      try {
+        const answer = await prompt<{ picked: string }>([{ type: "search", name: "picked", message: question, source, pageSize: 12 }]);
+        return answer.picked;
+      } catch (error) {
+        const { name, message } = (error ?? {}) as Partial<Error>;
+        if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
+        throw new RecoverError("usage", "no session picked (the terminal closed); give a session id");
       }
     },
   };

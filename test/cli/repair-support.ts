@@ -321,15 +321,19 @@ export function recentBrokenStore(agoMs: number): { built: BuiltStore; id: strin
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * Runs the CLI on a pseudo-terminal (util-linux `script`) and types `keys` once the yes/no prompt is on screen;
+ * Runs the CLI on a pseudo-terminal (util-linux `script`) and types `keys` once the yes/no prompt (or what `when`
+ * matches) is on screen;
  * resolves with the exit status and everything the terminal showed. `script` does not pass an end of file on its
  * stdin to the terminal, so a prompt never answered would wait: the run is killed after 20 s (status null).
  */
 export function runInTerminalAnswering(
   args: string[],
-  keys: string,
-  options: { env?: Record<string, string> } = {},
+  keys: string | readonly string[],
+  options: { env?: Record<string, string>; when?: RegExp } = {},
 ): Promise<{ status: number | null; output: string; prompted: boolean }> {
+  const when = options.when ?? /\(y\/N\)/;
+  // Several keystrokes go a moment apart: a search prompt redraws its list between them.
+  const sequence = typeof keys === "string" ? [keys] : keys;
   const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
   const child = spawn("script", ["-qec", command, "/dev/null"], { env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: true });
   return new Promise((resolve, reject) => {
@@ -346,10 +350,10 @@ export function runInTerminalAnswering(
     child.stdout!.setEncoding("utf8");
     child.stdout!.on("data", (chunk: string) => {
       output += chunk;
-      if (!prompted && /\(y\/N\)/.test(output)) {
+      if (!prompted && when.test(output)) {
         prompted = true;
         // Let the prompt switch the terminal to raw mode before the key arrives.
-        setTimeout(() => child.stdin!.write(keys), 150);
+        for (const [i, key] of sequence.entries()) setTimeout(() => child.stdin!.write(key), 150 + i * 400);
       }
     });
     child.stdin!.on("error", () => {});

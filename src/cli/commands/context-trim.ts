@@ -17,7 +17,7 @@ import { sessionView } from "../../scan/session-view.js";
 import { action, parseCount, parsePositiveInt, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import { byteBudgetOf, calibrate, DEFAULT_KEEP_TURNS, DEFAULT_LIMIT, DEFAULT_TARGET, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
-import { selectSessions } from "../select-sessions.js";
+import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
 import { stateDir } from "../../txn/state-dir.js";
@@ -114,6 +114,7 @@ Examples:
   recover context trim --last --limit 128000 --strategy truncate-outputs,prune-old-outputs
 
 Every removed byte is kept in the backup; \`recover session restore <backup-id>\` brings it all back.
+With no session id at a terminal, pick the session from a searchable list (newest first).
 Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over the target / not confirmed,
 2 usage or input error, 3 refused for safety.`,
     )
@@ -123,7 +124,13 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
         const strategies = parseStrategies(options.strategy);
         const errorText = readErrorText(options.error, options.errorFile, io.readInput);
         return withStore(options, io, async (store) => {
-          const [id] = selectSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false });
+          const [id] = await chooseSessions(
+            store,
+            { ids: args, ...(options.last ? { last: true } : {}) },
+            { emptyMeansAll: false, acceptsAll: false },
+            io,
+            "trim",
+          );
           const now = Date.now();
           const records = store.loadSession(id!, "full");
           markPhase("loaded");

@@ -17,7 +17,7 @@ import { isTranscript } from "../../model/transcript.js";
 import type { LoadedSession } from "../../stores/store.js";
 import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
-import { selectSessions } from "../select-sessions.js";
+import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
 import { liveWindow } from "./session-scan.js";
 import type { TrimSummary } from "../reporters/change-report.js";
@@ -82,6 +82,7 @@ Examples:
 
 Without --error, the error opencode stored on the session's last message (if any) is read the same way.
 
+With no session id at a terminal, pick the session from a searchable list (newest first, with its error findings).
 Every repair backs up the records it changes first; undo it with \`recover session restore <backup-id>\`.
 Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findings left / not confirmed,
 2 usage or input error (also: no terminal and no --yes), 3 refused for safety (store in use, store changed).`,
@@ -93,10 +94,12 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         // Done means a scan passes: without --rule, what is left is judged by every rule a scan runs.
         const judgeRules = options.rule === undefined && options.only === undefined ? RULES : rules;
         return withStore(options, io, async (store) => {
-          const ids = selectSessions(
+          const ids = await chooseSessions(
             store,
             { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
             { emptyMeansAll: false },
+            io,
+            "repair",
           );
           const errorText = readErrorText(options.error, options.errorFile, io.readInput);
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");

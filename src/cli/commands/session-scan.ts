@@ -12,7 +12,7 @@ import { humanScanReporter } from "../reporters/scan-human.js";
 import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
 import { safeMessage } from "../safe-text.js";
-import { selectSessions } from "../select-sessions.js";
+import { chooseSessions } from "../pick-session.js";
 
 interface ScanFlags {
   all?: boolean;
@@ -66,16 +66,21 @@ Examples:
   recover session scan --all --store ~/.local/share/opencode --rule empty-text-part,trailing-thinking
   recover session scan --last --exit-zero   report on the newest session without failing
 
+With no session id at a terminal, a searchable list of the sessions (newest first, with their error findings)
+lets you pick one, or all; without a terminal, no id means every session.
+
 Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refused for safety.`,
     )
     .action(
       action<ScanFlags>(({ args, options, io }) => {
         const rules = selectRules(options.rule);
         return withStore(options, io, async (store) => {
-          const ids = selectSessions(
+          const ids = await chooseSessions(
             store,
             { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
             { emptyMeansAll: true },
+            io,
+            "scan",
           );
           const now = Date.now();
           const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
