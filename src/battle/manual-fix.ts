@@ -9,12 +9,12 @@
  * rollback, and diffing against it would show the rollback itself as the user's fix.
  */
 import { simpleGit } from "simple-git";
-import { captureWorktree, isStatePath, openRepo, resolveCommit } from "../checkpoint/git-snapshot.js";
+import { captureWorktree, isSafetyCheckpoint, isStatePath, openRepo, resolveCommit } from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
 import { battleId, battlePaths, readHistory } from "../stores/pokeralph/battle-files.js";
 import { readSidecar } from "../stores/pokeralph/sidecar.js";
 import type { ManualChange } from "./resume.js";
-import { lastRollback, SAFETY_REFS } from "./rollback.js";
+import { lastRollback } from "./rollback.js";
 
 export interface ManualFixState {
   /** The checkpoint compared with; null: none exists, HEAD was used. */
@@ -36,7 +36,7 @@ export function latestCheckpoint(checkpoints: readonly ListedCheckpoint[], now: 
   const usable = checkpoints.filter(
     (c) =>
       !c.missing &&
-      c.ref?.startsWith(`${SAFETY_REFS}/`) !== true &&
+      !isSafetyCheckpoint(c) &&
       (now.lastIteration === undefined || c.afterIteration <= now.lastIteration) &&
       (now.battleId === undefined || c.battleId === undefined || c.battleId === now.battleId),
   );
@@ -56,18 +56,20 @@ export async function changesSinceCheckpoint(root: string, taskId: string): Prom
   const rollback = lastRollback(readSidecar(paths.sidecar));
   if (rollback && (checkpoint === null || rollback.at > checkpoint.time)) {
     // Rolled back since: the tree was put at the rollback's target, and that is what the user's fix starts from.
-    const target = rollback.target;
-    checkpoint = listing.checkpoints.find((c) => c.id === target.checkpoint || c.ref === target.checkpoint) ?? {
-      id: target.checkpoint,
-      afterIteration: target.afterIteration,
-      commit: target.commit,
-      source: "recorded",
-      time: rollback.at,
-      description: `the checkpoint rolled back to on ${rollback.at}`,
-      files: [],
-      passed: null,
-    };
-    if (checkpoint.commit !== target.commit) checkpoint = { ...checkpoint, commit: target.commit };
+    const { target } = rollback;
+    const listed = listing.checkpoints.find((c) => c.id === target.checkpoint || c.ref === target.checkpoint);
+    checkpoint = listed
+      ? { ...listed, commit: target.commit }
+      : {
+          id: target.checkpoint,
+          afterIteration: target.afterIteration,
+          commit: target.commit,
+          source: "recorded",
+          time: rollback.at,
+          description: `the checkpoint rolled back to on ${rollback.at}`,
+          files: [],
+          passed: null,
+        };
   }
   let base = repo.head;
   if (checkpoint) base = (await resolveCommit(repo, checkpoint.commit)) ?? repo.head;

@@ -16,6 +16,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { RecoverError } from "../errors.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
 import { findLoopFiles, RalphLoopStore, withInactive, type RalphLoopFile } from "../stores/claude-ralph/loop-state.js";
+import type { StoredImage } from "../model/change.js";
 import type { Backup } from "../txn/backup-store.js";
 import type { BattleFinding } from "./findings.js";
 import { backupsIn } from "../txn/state-dir.js";
@@ -155,15 +156,23 @@ export function clearStaleLoop(loop: RalphLoop, options: { stateDir: string; bac
   }
   const path = loop.file.path;
   const store = new RalphLoopStore(dirname(path));
+  const key = { record: "file" as const, id: basename(path), sessionId: loop.file.sessionId ?? basename(path), path };
+  const change = (before: StoredImage) => {
+    if (!before.exists) throw new RecoverError("store-changed", `${path} is gone (the loop ended meanwhile); nothing was changed`);
+    const text = before.bytes.toString("utf8");
+    return { text, after: withInactive(text, path) };
+  };
+  // A dry run only reads: no lock, no journal, nothing written.
+  if (options.dryRun) {
+    const { text, after } = change(store.openWriter().read(key));
+    return { backup: null, before: text, after };
+  }
   return withStoreTransaction(
     store,
     (tx) => {
-      const key = { record: "file" as const, id: basename(path), sessionId: loop.file.sessionId ?? basename(path), path };
       const before = tx.writer.read(key);
-      if (!before.exists) throw new RecoverError("store-changed", `${path} is gone (the loop ended meanwhile); nothing was changed`);
-      const text = before.bytes.toString("utf8");
-      const after = withInactive(text, path);
-      if (after === text || options.dryRun) return { backup: null, before: text, after };
+      const { text, after } = change(before);
+      if (!before.exists || after === text) return { backup: null, before: text, after };
       const targets = [{ key, before, after: { exists: true as const, bytes: Buffer.from(after), mode: before.mode ?? NEW_FILE_MODE } }];
       const backup = tx.commit({ kind: "repair", sessions: [key.sessionId], changes: changesOfTargets(targets, "ralph-loop-clear-stale"), targets });
       return { backup, before: text, after };

@@ -10,8 +10,7 @@
  * journalled, atomic like a session repair): a crash leaves the battle as it was or rolled back, and
  * `recover session restore <backup-id>` (or `battle rollback --undo`, undo-rollback.ts) puts all of it back.
  */
-import { lstatSync, rmdirSync, type Stats } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import type { RecordKey, StoredImage } from "../model/change.js";
 import { RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
@@ -28,9 +27,14 @@ import {
   commitSnapshot,
   createRef,
   filesAt,
+  isSafetyCheckpoint,
+  lstatOrNull,
   openRepo,
+  removeEmptyParents,
+  SAFETY_REFS,
   resolveCommit,
   restoreTree,
+  type Capture,
   type Repo,
   type RestoreResult,
 } from "../checkpoint/git-snapshot.js";
@@ -38,8 +42,6 @@ import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
 import { sidecarLockKey } from "../checkpoint/sidecar.js";
 import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../stores/pokeralph/sidecar.js";
 import type { Json } from "../model/edit.js";
-
-export const SAFETY_REFS = "refs/pokeralph/safety";
 
 /** What the backups and the journal call a battle's state files (a FileWriter store rooted at the battle folder). */
 export const BATTLE_STORE_FORMAT: StoreFormat = "pokeralph-battle";
@@ -98,10 +100,16 @@ interface ArchiveEntry extends Json {
   safetyRef: string;
 }
 
-/** The newest rollback the sidecar records (its archive entry: when, and the checkpoint it went to). */
-export function lastRollback(sidecar: Json | null): { at: string; target: { checkpoint: string; afterIteration: number; commit: string } } | null {
+/** A rollback as the sidecar's archive records it: when, and the checkpoint it went to. */
+export interface RecordedRollback {
+  at: string;
+  target: { checkpoint: string; afterIteration: number; commit: string };
+}
+
+/** The newest rollback the sidecar records. */
+export function lastRollback(sidecar: Json | null): RecordedRollback | null {
   const archive = Array.isArray(sidecar?.rolledBack) ? (sidecar.rolledBack as Json[]) : [];
-  let newest: { at: string; target: { checkpoint: string; afterIteration: number; commit: string } } | null = null;
+  let newest: RecordedRollback | null = null;
   for (const entry of archive) {
     const target = entry.target as Json | undefined;
     if (typeof entry.at !== "string" || typeof target?.commit !== "string") continue;
@@ -113,8 +121,6 @@ export function lastRollback(sidecar: Json | null): { at: string; target: { chec
   }
   return newest;
 }
-
-const isSafety = (c: Pick<ListedCheckpoint, "ref">) => c.ref?.startsWith(`${SAFETY_REFS}/`) === true;
 
 /** Pick the checkpoint a mode names. */
 async function chooseTarget(
@@ -153,7 +159,7 @@ async function chooseTarget(
   }
   const k = mode.kind === "full" ? 0 : mode.iteration - 1;
   const candidates = usable
-    .filter((c) => c.afterIteration === k && !isSafety(c) && (c.battleId === undefined || current === undefined || c.battleId === current))
+    .filter((c) => c.afterIteration === k && !isSafetyCheckpoint(c) && (c.battleId === undefined || current === undefined || c.battleId === current))
     // Recorded before inferred; the newest recorded (a re-taken checkpoint of the same iteration) wins.
     .sort((a, b) => (a.source === b.source ? a.time.localeCompare(b.time) : a.source === "inferred" ? -1 : 1));
   const chosen = candidates.at(-1);
@@ -346,7 +352,7 @@ export interface RollbackOutcome {
  * The tree as it is now, HEAD as its parent, kept alive by a private ref under refs/pokeralph/safety/<taskId>/: taken
  * before anything a rollback (or its undo) writes, so the state it replaces can always be gone back to.
  */
-export async function takeSafetyCheckpoint(repo: Repo, taskId: string, why: string, now: Date): Promise<{ ref: string; commit: string }> {
+export async function takeSafetyCheckpoint(repo: Repo, taskId: string, why: string, now: Date): Promise<{ ref: string; commit: string; capture: Capture }> {
   const capture = await captureWorktree(repo);
   const commit = await commitSnapshot(repo, capture.tree, `pokeralph safety checkpoint ${taskId}: ${why}`);
   let ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}`;
@@ -354,7 +360,7 @@ export async function takeSafetyCheckpoint(repo: Repo, taskId: string, why: stri
     if (k > 20) throw new RecoverError("store-busy", `could not create a safety ref under ${SAFETY_REFS}/${taskId}/; nothing was changed`);
     ref = `${SAFETY_REFS}/${taskId}/${safetyStamp(now)}-${k}`;
   }
-  return { ref, commit };
+  return { ref, commit, capture };
 }
 
 function safetyStamp(now: Date): string {
@@ -385,7 +391,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       // 1. The safety checkpoint: the tree as it is now, HEAD as its parent, kept alive by a private ref.
       const repo = await openRepo(plan.project);
       const now = clock();
-      const { ref, commit } = await takeSafetyCheckpoint(repo, taskId, `before rollback to ${plan.target.checkpoint}`, now);
+      const { ref, commit, capture } = await takeSafetyCheckpoint(repo, taskId, `before rollback to ${plan.target.checkpoint}`, now);
       const historyNow = readStateText(paths.history);
       const read = readHistory(paths.history);
       const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
@@ -404,9 +410,10 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
         kind: "safety",
       };
 
-      // 2. The files: the checkpoint's tree, planned again under the lock, as targets of the same transaction as the
-      // state (backed up, journalled, undone by `session restore` with it). HEAD, the branch and the index never move.
-      const files = withoutSymlinks(repo.root, await restoreTree(repo, plan.target.commit, { hard: plan.hard, dryRun: true }));
+      // 2. The files: the checkpoint's tree, planned again under the lock against the tree the safety checkpoint just
+      // captured, as targets of the same transaction as the state (backed up, journalled, undone by `session restore`
+      // with it). HEAD, the branch and the index never move.
+      const files = withoutSymlinks(repo.root, await restoreTree(repo, plan.target.commit, { hard: plan.hard, dryRun: true, capture }));
       const targets = treeTargets(repo.root, files, (key) => writer.read(key), taskId);
 
       // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
@@ -494,23 +501,4 @@ function treeTargets(root: string, files: RestoreResult, read: (key: RecordKey) 
     if (before.exists) targets.push({ key, before, after: { exists: false } });
   }
   return targets;
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
-/** Folders a deletion emptied go too (git does not track folders); never the root, never a non-empty one. */
-export function removeEmptyParents(root: string, path: string): void {
-  for (let dir = dirname(path); dir !== "." && dir !== "" && dir !== "/"; dir = dirname(dir)) {
-    try {
-      rmdirSync(join(root, dir));
-    } catch {
-      return;
-    }
-  }
 }

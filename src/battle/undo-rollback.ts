@@ -1,7 +1,7 @@
 /**
  * `battle rollback --undo`: put back, in one step, everything the battle's latest rollback changed: the project's
- * files, history.json and checkpoints.json. A rollback is one transaction on the repository's work tree (rollback.ts),
- * so its backup holds all of it; undoing it is that backup restored (txn/restore.ts), after the same safety
+ * files, history.json and checkpoints.json. A rollback is one transaction of the battle's store (rollback.ts), so
+ * its backup holds all of it; undoing it is that backup restored (txn/restore.ts), after the same safety
  * checkpoint a rollback takes, under the same locks. Files changed since the rollback are refused (exit 3) unless
  * forced, and then backed up first, as `session restore` does.
  */
@@ -14,9 +14,9 @@ import { listBackups, type Backup } from "../txn/backup-store.js";
 import { commitRestore, planRestore } from "../txn/restore.js";
 import { withStoreTransaction } from "../txn/store-transaction.js";
 import { restoreTargets } from "../txn/targets.js";
-import { openRepo } from "../checkpoint/git-snapshot.js";
+import { openRepo, removeEmptyParents } from "../checkpoint/git-snapshot.js";
 import { sidecarLockKey } from "../checkpoint/sidecar.js";
-import { removeEmptyParents, takeSafetyCheckpoint } from "./rollback.js";
+import { takeSafetyCheckpoint } from "./rollback.js";
 
 export const ROLLBACK_RULE = "battle-rollback";
 
@@ -35,14 +35,14 @@ export interface UndoPlan {
 }
 
 /** The battle's newest rollback that no restore has undone yet. */
-function latestRollback(backupRoot: string, taskId: string, roots: string[]): Backup | null {
+function latestRollback(backupRoot: string, taskId: string, battleDir: string): Backup | null {
   const backups = listBackups(backupRoot);
   const undone = new Set(backups.filter((b) => b.manifest.kind === "restore" && b.manifest.state === "done").map((b) => b.manifest.restoreOf));
   const rollbacks = backups.filter(
     (b) =>
       b.manifest.state === "done" &&
       b.manifest.store.format === "pokeralph-battle" &&
-      roots.includes(b.manifest.store.path) &&
+      b.manifest.store.path === battleDir &&
       b.manifest.sessions.includes(taskId) &&
       b.manifest.changes.some((c) => c.rules.includes(ROLLBACK_RULE)),
   );
@@ -53,13 +53,11 @@ export async function planUndo(project: string, taskId: string, backupRoot: stri
   assertTaskId(taskId);
   const paths = battlePaths(project, taskId);
   const repo = await openRepo(project);
-  const rollback = latestRollback(backupRoot, taskId, [paths.battle]);
+  const rollback = latestRollback(backupRoot, taskId, paths.battle);
   if (rollback === null) {
     throw new RecoverError("backup-not-found", `no rollback of ${taskId} to undo (none in ${backupRoot} that was not undone already); nothing was changed`);
   }
-  const store = new BattleFilesStore(rollback.manifest.store.path);
-  const writer = store.openWriter();
-  const { targets, conflicts } = restoreTargets(rollback, writer);
+  const { targets, conflicts } = restoreTargets(rollback, new BattleFilesStore(paths.battle).openWriter());
   return { taskId, project, root: repo.root, rollback, targets, conflicts: conflicts.map((k) => k.id), notices: [...repo.notices] };
 }
 

@@ -19,6 +19,14 @@ import { RecoverError } from "../errors.js";
 
 export const CHECKPOINT_REFS = "refs/pokeralph/checkpoints";
 
+/** Where a rollback (or its undo) keeps the tree it is about to replace: refs/pokeralph/safety/<taskId>/<stamp>. */
+export const SAFETY_REFS = "refs/pokeralph/safety";
+
+/** A safety checkpoint: the undo of a rollback, never a state of the battle to go back to or to diff against. */
+export function isSafetyCheckpoint(checkpoint: { ref?: string }): boolean {
+  return checkpoint.ref?.startsWith(`${SAFETY_REFS}/`) === true;
+}
+
 /**
  * Battle state (`history.json`, our sidecar, prd.json task statuses) is put back by a rollback's explicit state
  * step, never by a tree restore: restoring it with the files would rewind the very record of the checkpoints. The
@@ -108,7 +116,7 @@ function gitFailure(args: string[], error: unknown): RecoverError {
 
 const splitZ = (out: string): string[] => out.split("\0").filter((s) => s !== "");
 
-function lstatOrNull(path: string): Stats | null {
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch {
@@ -434,6 +442,8 @@ export interface RestoreOptions {
   hard?: boolean;
   /** Work out what would happen, change nothing. */
   dryRun?: boolean;
+  /** The working tree as captured an instant ago (a safety checkpoint's): not captured a second time. */
+  capture?: Capture;
 }
 
 export interface RestoreResult {
@@ -487,7 +497,7 @@ export async function restoreTree(repoOrDir: Repo | string, commit: string, opti
   const target = await resolveCommit(repo, commit);
   if (target === null)
     throw new RecoverError("backup-not-found", `${commit} is not a commit in ${repo.root} (pruned and garbage-collected?); nothing was changed`);
-  const now = await captureWorktree(repo);
+  const now = options.capture ?? (await captureWorktree(repo));
   const git = gitAt(repo.root);
   const changes = parseRawDiff(await run(git, ["diff-tree", "-r", "--no-renames", "-z", `${target}^{tree}`, now.tree]));
 
@@ -582,7 +592,7 @@ export function filesAt(repo: Pick<Repo, "root">, commit: string, paths: readonl
     if (ran.error || ran.status !== 0) {
       throw new RecoverError(
         "fix-failed",
-        `git ${args[0]} failed: ${ran.error?.message ?? ran.stderr.toString("utf8").trim().split("\n")[0] ?? `exit ${ran.status}`}`,
+        `git ${args[0]} failed: ${ran.error?.message ?? (ran.stderr.toString("utf8").trim().split("\n")[0] || `exit ${ran.status}`)}`,
       );
     }
     return ran.stdout;
@@ -623,7 +633,7 @@ function emptiedBy(root: string, dir: string, deleting: Set<string>): boolean {
 }
 
 /** Directories a deletion emptied go too (git does not track directories); never the root, never a non-empty one. */
-function removeEmptyParents(root: string, path: string): void {
+export function removeEmptyParents(root: string, path: string): void {
   for (let dir = dirname(path); dir !== "." && dir !== "" && dir !== "/"; dir = dirname(dir)) {
     try {
       rmdirSync(join(root, dir));

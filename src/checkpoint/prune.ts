@@ -5,7 +5,7 @@
  */
 import { RecoverError } from "../errors.js";
 import { battlePaths, type FeedbackResults } from "../stores/pokeralph/battle-files.js";
-import { deleteRef, openRepo } from "./git-snapshot.js";
+import { deleteRef, isSafetyCheckpoint, openRepo } from "./git-snapshot.js";
 import { listCheckpoints, type CheckpointListing, type ListedCheckpoint } from "./list.js";
 import { updateSidecar } from "./sidecar.js";
 
@@ -63,8 +63,6 @@ export interface PrunePlan {
   inferred: number;
 }
 
-const isSafety = (c: ListedCheckpoint) => c.ref?.startsWith("refs/pokeralph/safety/") === true;
-
 /**
  * What `battle rollback` cannot do without, so no retention policy removes it: the checkpoint before the battle (the
  * one `--full` goes back to: the newest recorded at iteration 0) and the newest checkpoint whose feedback loops all
@@ -72,7 +70,7 @@ const isSafety = (c: ListedCheckpoint) => c.ref?.startsWith("refs/pokeralph/safe
  */
 export function rollbackNeeds(recorded: readonly ListedCheckpoint[]): Map<string, string> {
   const newest = (list: ListedCheckpoint[]) => list.sort((a, b) => a.time.localeCompare(b.time) || a.afterIteration - b.afterIteration).at(-1);
-  const usable = recorded.filter((c) => !c.missing && !isSafety(c));
+  const usable = recorded.filter((c) => !c.missing && !isSafetyCheckpoint(c));
   const needs = new Map<string, string>();
   const before = newest(usable.filter((c) => c.afterIteration === 0));
   if (before) needs.set(before.id, "the state before the battle (rollback --full)");

@@ -86,7 +86,7 @@ function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: 
     iterationsRolledBack: outcome?.iterationsRolledBack ?? plan.iterationsRolledBack,
     backup: outcome?.backup ? { id: outcome.backup.manifest.id, path: outcome.backup.dir } : null,
     dryRun: options.dryRun === true,
-    ...(outcome ? { undo: undoCommand(plan, outcome, io) } : {}),
+    ...(outcome ? { undo: undoCommand(plan, io) } : {}),
     ...(outcome?.backup ? { undoState: restoreCommand(outcome.backup.manifest.id, io) } : {}),
     status: { before: plan.statusBefore, after: plan.statusAfter },
     ...(plan.iterationsReinstated.length > 0 ? { iterationsReinstated: plan.iterationsReinstated } : {}),
@@ -94,7 +94,7 @@ function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: 
   };
 }
 
-function undoCommand(plan: RollbackPlan, _outcome: RollbackOutcome, io: Io): string {
+function undoCommand(plan: RollbackPlan, io: Io): string {
   const repo = plan.repo.root !== io.cwd ? ["--repo", plan.repo.root] : [];
   return io.command(["battle", "rollback", plan.taskId, "--undo", ...repo]);
 }
@@ -214,7 +214,7 @@ Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confi
         io.out(`safety checkpoint ${c.bold(outcome.safety.ref)} (${outcome.safety.commit.slice(0, 7)})\n`);
         if (outcome.backup) {
           io.out(`backup ${c.bold(outcome.backup.manifest.id)} (${outcome.backup.dir}) holds the files, history.json and checkpoints.json as they were\n`);
-          io.out(`undo all of it with: ${c.bold(undoCommand(plan, outcome, io))}  (or ${restoreCommand(outcome.backup.manifest.id, io)})\n`);
+          io.out(`undo all of it with: ${c.bold(undoCommand(plan, io))}  (or ${restoreCommand(outcome.backup.manifest.id, io)})\n`);
         }
         return ExitCode.ok;
       }),

@@ -46,6 +46,7 @@ Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, miss
     .action(
       action<StatusFlags>(async ({ args, options, io }) => {
         const now = Date.now();
+        const dir = resolve(io.cwd, options.repo ?? ".");
         let result: RepoAssessment | null = null;
         let noProject: RecoverError | null = null;
         try {
@@ -58,11 +59,10 @@ Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, miss
           });
         } catch (error) {
           // No .pokeralph/ is no battle, but a project may still run another Ralph loop.
-          const dir = resolve(io.cwd, options.repo ?? ".");
           if (!(error instanceof RecoverError && error.code === "store-not-found" && args[0] === undefined && existsSync(dir))) throw error;
           noProject = error;
         }
-        const root = result?.repo.root ?? resolve(io.cwd, options.repo ?? ".");
+        const root = result?.repo.root ?? dir;
         const loops = findRalphLoops(root, io.env, now);
         if (result === null && loops.length === 0) throw noProject!;
         // The command must work pasted where this one ran: it names the project when that is not the cwd.
