@@ -43,24 +43,13 @@
 // OPENCODE_DISABLE_SHARE, OPENCODE_DISABLE_LSP_DOWNLOAD. No `--title`: the client generates the title as a real user
 // would get it. Plain Node ESM, no dependencies.
 
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages } from "./mock-messages-api.mjs";
+import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-// ---------------------------------------------------------------------------------------------------------------
-// Mock replies: content blocks the mock streams back plus a stop reason.
-
-const text = (t) => ({ type: "text", text: t });
-const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input });
-const reply = (blocks, stop) => ({
-  blocks,
-  stop: stop ?? (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
-});
 
 // One run of the client each; every run starts a new session. `title` answers the title request(s) (no `tools`).
 const runs = [
@@ -87,54 +76,6 @@ const runs = [
 const PROJECT_FILES = { "notes.txt": "alpha\nbeta\n" };
 
 // ---------------------------------------------------------------------------------------------------------------
-// The mock Messages API.
-
-function isMainLoop(body) {
-  // The agent loop sends the tool list; side requests (title, summaries) do not.
-  return Array.isArray(body?.tools) && body.tools.length > 0;
-}
-
-function startMock(state) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = { unparsed: raw };
-      }
-      const headers = { ...req.headers };
-      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
-      const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
-      const main = isMessages && isMainLoop(body);
-      fs.appendFileSync(state.log, JSON.stringify({ seq: state.seq++, run: state.run, main, method: req.method, path: req.url, headers, body }) + "\n");
-
-      if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (isMessages) {
-        let r;
-        if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
-        else {
-          state.side++;
-          r = reply([text(state.title)]);
-        }
-        answerMessages(res, body, r);
-        return;
-      }
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Driver.
 
 function parseArgs(argv) {
@@ -155,23 +96,6 @@ function parseArgs(argv) {
     else throw new Error("unknown argument " + k);
   }
   return a;
-}
-
-function runClient(client, args, { cwd, env, timeoutMs, stdoutFile, stderrFile }) {
-  return new Promise((resolve) => {
-    const child = spawn(client, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      fs.writeFileSync(stdoutFile, Buffer.concat(out));
-      fs.writeFileSync(stderrFile, Buffer.concat(err));
-      resolve({ code, signal });
-    });
-  });
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -230,7 +154,7 @@ async function main() {
 
   const log = path.join(dirs.logs, "requests.jsonl");
   const state = { seq: 0, run: 0, replies: [], title: "", side: 0, log };
-  const server = await startMock(state);
+  const server = await startScriptedMock(state, () => ({ run: state.run }));
   const port = server.address().port;
   fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
   const config = {
@@ -272,13 +196,9 @@ async function main() {
       // `opencode run` joins its positional words with " " (a word holding a space would be quoted), so the prompt
       // goes in word by word.
       const cli = ["run", "--format", "json", "--model", args.model, "--", ...run.prompt.split(" ")];
-      const r = await runClient(args.client, cli, {
-        cwd: project,
-        env,
-        timeoutMs: args.timeout * 1000,
-        stdoutFile: path.join(dirs.logs, `run-${i + 1}.stdout`),
-        stderrFile: path.join(dirs.logs, `run-${i + 1}.stderr`),
-      });
+      const r = await runCollected(args.client, cli, { cwd: project, env, timeoutMs: args.timeout * 1000 });
+      fs.writeFileSync(path.join(dirs.logs, `run-${i + 1}.stdout`), r.stdout);
+      fs.writeFileSync(path.join(dirs.logs, `run-${i + 1}.stderr`), r.stderr);
       const created = sessionsIn(storage).filter((s) => !before.has(s.id));
       console.error(`run ${i + 1}: exit ${r.code}${r.signal ? " " + r.signal : ""}, new sessions ${created.map((s) => s.id).join(", ") || "none"}`);
       if (created.length !== 1) throw new Error(`run ${i + 1} made ${created.length} sessions (see ${dirs.logs}/run-${i + 1}.stdout/.stderr)`);

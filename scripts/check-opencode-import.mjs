@@ -64,14 +64,13 @@
 // the new session, so no title request). recover runs with XDG_STATE_HOME=<work>/recover-state, so its backups stay
 // under --work. Plain Node ESM; better-sqlite3 is loaded from the repo's node_modules.
 
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages } from "./mock-messages-api.mjs";
+import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -81,14 +80,7 @@ function openDb(file, opts) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Mock replies (as in the capture scripts): content blocks the mock streams back plus a stop reason.
-
-const text = (t) => ({ type: "text", text: t });
-const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input });
-const reply = (blocks, stop) => ({
-  blocks,
-  stop: stop ?? (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
-});
+// The runs: prompts, and the mock's scripted replies (mock-messages-api.mjs) for each.
 
 const PROJECT_FILES = { "notes.txt": "alpha\nbeta\n" };
 
@@ -111,49 +103,6 @@ const LEGACY_RUNS = [
 ];
 const NATIVE_RUN = { phase: "native", prompt: "Say hello.", title: "Native 1.18 session", replies: [reply([text("Hello! How can I help?")])] };
 const CONTINUE_RUN = { phase: "continue", prompt: "What did ls print?", replies: [reply([text("It printed notes.txt.")])] };
-
-// ---------------------------------------------------------------------------------------------------------------
-// The mock Messages API: every request is logged with the current phase; main-loop requests (with `tools`) get the
-// phase's scripted replies, side requests (title) the phase's title.
-
-function isMainLoop(body) {
-  return Array.isArray(body?.tools) && body.tools.length > 0;
-}
-
-function startMock(state) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = { unparsed: raw };
-      }
-      const headers = { ...req.headers };
-      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
-      const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
-      const main = isMessages && isMainLoop(body);
-      fs.appendFileSync(state.log, JSON.stringify({ seq: state.seq++, phase: state.phase, main, method: req.method, path: req.url, headers, body }) + "\n");
-
-      if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (isMessages) {
-        const r = main ? (state.replies.shift() ?? reply([text("(mock: no more scripted replies)")])) : reply([text(state.title || "ok")]);
-        answerMessages(res, body, r);
-        return;
-      }
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers.
@@ -184,23 +133,12 @@ function parseArgs(argv) {
 }
 
 /** Run a program, save its stdout/stderr as <out>/<name>.stdout/.stderr. */
-function run(cmd, args, { cwd, env, timeoutMs, out, name }) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const so = [];
-    const se = [];
-    child.stdout.on("data", (c) => so.push(c));
-    child.stderr.on("data", (c) => se.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const stdout = Buffer.concat(so).toString("utf8");
-      const stderr = Buffer.concat(se).toString("utf8");
-      fs.writeFileSync(path.join(out, `${name}.stdout`), stdout);
-      fs.writeFileSync(path.join(out, `${name}.stderr`), stderr);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+/** A client run to its end, its output kept in `out/<name>.stdout` and `.stderr` and returned as text. */
+async function run(cmd, args, { cwd, env, timeoutMs, out, name }) {
+  const r = await runCollected(cmd, args, { cwd, env, timeoutMs });
+  fs.writeFileSync(path.join(out, `${name}.stdout`), r.stdout);
+  fs.writeFileSync(path.join(out, `${name}.stderr`), r.stderr);
+  return { code: r.code, signal: r.signal, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
 }
 
 function parseJson(s) {
@@ -420,7 +358,7 @@ async function main() {
   execFileSync("git", ["commit", "-q", "-m", "init"], { cwd: project, env: gitEnv });
 
   const state = { seq: 0, phase: "", replies: [], title: "", log: path.join(out, "requests.jsonl") };
-  const server = await startMock(state);
+  const server = await startScriptedMock(state, () => ({ phase: state.phase }));
   const port = server.address().port;
   fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
   const config = {

@@ -5,6 +5,10 @@
 // A reply: { blocks, stop } (blocks: text, thinking with its signature, redacted_thinking, tool_use), or
 // { status, error } for an HTTP error, or { blocks, error } for a stream that fails after its blocks.
 
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+
 let counter = 0;
 
 /** A message id of the API's shape, numbered per process. */
@@ -63,4 +67,73 @@ export function answerMessages(res, body, reply) {
   sse(res, "message_delta", { type: "message_delta", delta: { stop_reason: reply.stop, stop_sequence: null }, usage: { output_tokens: 10 } });
   sse(res, "message_stop", { type: "message_stop" });
   res.end();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A scripted mock, for the scripts that drive a real client through several runs (capture-opencode-legacy.mjs,
+// check-opencode-import.mjs): each run sets `state.replies` (the main loop's answers, in order) and `state.title`.
+
+export const text = (t) => ({ type: "text", text: t });
+export const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input });
+/** A reply: its blocks and stop reason (tool_use when a block calls a tool). */
+export const reply = (blocks, stop) => ({ blocks, stop: stop ?? (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn") });
+
+/** The agent loop sends the tool list; side requests (a title, a summary) do not. */
+const isMainLoop = (body) => Array.isArray(body?.tools) && body.tools.length > 0;
+
+/**
+ * A loopback Messages API on a free port: every request is appended to `state.log` (credentials redacted) with
+ * `state.seq` and the fields `tag()` gives (the run or phase it belongs to); main-loop requests get the next of
+ * `state.replies`, side requests `state.title` (counted in `state.side`); count_tokens answers 100.
+ */
+export function startScriptedMock(state, tag) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = { unparsed: raw };
+      }
+      const headers = { ...req.headers };
+      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
+      const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
+      const main = isMessages && isMainLoop(body);
+      fs.appendFileSync(state.log, `${JSON.stringify({ seq: state.seq++, ...tag(), main, method: req.method, path: req.url, headers, body })}\n`);
+
+      if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ input_tokens: 100 }));
+        return;
+      }
+      if (isMessages) {
+        if (!main) state.side = (state.side ?? 0) + 1;
+        const r = main ? (state.replies.shift() ?? reply([text("(mock: no more scripted replies)")])) : reply([text(state.title || "ok")]);
+        answerMessages(res, body, r);
+        return;
+      }
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/** A client run to its end (or killed at `timeoutMs`), its stdout and stderr collected. */
+export function runCollected(command, args, { cwd, env, timeoutMs }) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const out = [];
+    const err = [];
+    child.stdout.on("data", (c) => out.push(c));
+    child.stderr.on("data", (c) => err.push(c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
+    });
+  });
 }
