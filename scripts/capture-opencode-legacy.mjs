@@ -48,6 +48,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
+import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -156,33 +157,8 @@ async function main() {
   const state = { seq: 0, run: 0, replies: [], title: "", side: 0, log };
   const server = await startScriptedMock(state, () => ({ run: state.run }));
   const port = server.address().port;
-  fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
-  const config = {
-    $schema: "https://opencode.ai/config.json",
-    autoupdate: false,
-    share: "disabled",
-    model: args.model,
-    permission: { bash: "allow", edit: "allow" },
-    provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1` } } },
-  };
-  fs.writeFileSync(path.join(dirs.config, "opencode", "opencode.json"), JSON.stringify(config, null, 2) + "\n");
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dirs.home,
-    XDG_DATA_HOME: dirs.data,
-    XDG_CONFIG_HOME: dirs.config,
-    XDG_STATE_HOME: dirs.state,
-    XDG_CACHE_HOME: dirs.cache,
-    TERM: "dumb",
-    LANG: "C.UTF-8",
-    TZ: "UTC",
-    ANTHROPIC_API_KEY: "sk-ant-test",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-  };
+  writeOpencodeConfig(dirs, { model: args.model, port });
+  const env = { ...opencodeEnv(dirs), OPENCODE_DISABLE_DEFAULT_PLUGINS: "1" };
   const storage = path.join(dirs.data, "opencode", "storage");
 
   const meta = [];

@@ -71,6 +71,7 @@ import { isDeepStrictEqual } from "node:util";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
+import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -360,32 +361,8 @@ async function main() {
   const state = { seq: 0, phase: "", replies: [], title: "", log: path.join(out, "requests.jsonl") };
   const server = await startScriptedMock(state, () => ({ phase: state.phase }));
   const port = server.address().port;
-  fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
-  const config = {
-    $schema: "https://opencode.ai/config.json",
-    autoupdate: false,
-    share: "disabled",
-    model: args.model,
-    permission: { bash: "allow", edit: "allow" },
-    provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1` } } },
-  };
-  fs.writeFileSync(path.join(dirs.config, "opencode", "opencode.json"), JSON.stringify(config, null, 2) + "\n");
-  const baseEnv = {
-    PATH: process.env.PATH,
-    HOME: dirs.home,
-    XDG_DATA_HOME: dirs.data,
-    XDG_CONFIG_HOME: dirs.config,
-    XDG_STATE_HOME: dirs.state,
-    XDG_CACHE_HOME: dirs.cache,
-    TERM: "dumb",
-    LANG: "C.UTF-8",
-    TZ: "UTC",
-    ANTHROPIC_API_KEY: "sk-ant-test",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-  };
+  writeOpencodeConfig(dirs, { model: args.model, port });
+  const baseEnv = opencodeEnv(dirs);
   const legacyEnv = { ...baseEnv, OPENCODE_DISABLE_DEFAULT_PLUGINS: "1" };
   const clientEnv = { ...baseEnv, OPENCODE_DISABLE_CHANNEL_DB: "1" };
   const recoverEnv = { ...process.env, HOME: dirs.home, XDG_DATA_HOME: dirs.data, XDG_STATE_HOME: dirs["recover-state"], NO_COLOR: "1" };
