@@ -48,7 +48,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
-import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
+import { listFiles, opencodeEnv, treeSessions, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -97,25 +97,6 @@ function parseArgs(argv) {
     else throw new Error("unknown argument " + k);
   }
   return a;
-}
-
-/** Every file under `dir`, relative, sorted. */
-function listFiles(dir, rel = "") {
-  if (!fs.existsSync(path.join(dir, rel))) return [];
-  const out = [];
-  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const r = path.join(rel, e.name);
-    if (e.isDirectory()) out.push(...listFiles(dir, r));
-    else out.push(r);
-  }
-  return out.sort();
-}
-
-/** The sessions in the JSON tree: session/<projectID>/<sessionID>.json. */
-function sessionsIn(storage) {
-  return listFiles(storage)
-    .filter((f) => f.startsWith("session" + path.sep) && f.endsWith(".json"))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(storage, f), "utf8")));
 }
 
 function countsFor(storage, sessionId) {
@@ -168,14 +149,14 @@ async function main() {
       state.replies = [...run.replies];
       state.title = run.title;
       state.side = 0;
-      const before = new Set(sessionsIn(storage).map((s) => s.id));
+      const before = new Set(treeSessions(storage).map((s) => s.id));
       // `opencode run` joins its positional words with " " (a word holding a space would be quoted), so the prompt
       // goes in word by word.
       const cli = ["run", "--format", "json", "--model", args.model, "--", ...run.prompt.split(" ")];
       const r = await runCollected(args.client, cli, { cwd: project, env, timeoutMs: args.timeout * 1000 });
       fs.writeFileSync(path.join(dirs.logs, `run-${i + 1}.stdout`), r.stdout);
       fs.writeFileSync(path.join(dirs.logs, `run-${i + 1}.stderr`), r.stderr);
-      const created = sessionsIn(storage).filter((s) => !before.has(s.id));
+      const created = treeSessions(storage).filter((s) => !before.has(s.id));
       console.error(`run ${i + 1}: exit ${r.code}${r.signal ? " " + r.signal : ""}, new sessions ${created.map((s) => s.id).join(", ") || "none"}`);
       if (created.length !== 1) throw new Error(`run ${i + 1} made ${created.length} sessions (see ${dirs.logs}/run-${i + 1}.stdout/.stderr)`);
       if (r.code !== 0) throw new Error(`run ${i + 1} exited ${r.code} (see ${dirs.logs}/run-${i + 1}.stderr)`);
@@ -188,7 +169,7 @@ async function main() {
 
   // Titles are written after the run's reply; read the sessions again at the end.
   for (const m of meta) {
-    const s = sessionsIn(storage).find((x) => x.id === m.sessionId);
+    const s = treeSessions(storage).find((x) => x.id === m.sessionId);
     Object.assign(m, { title: s.title }, countsFor(storage, m.sessionId));
   }
   fs.writeFileSync(path.join(dirs.logs, "meta.json"), JSON.stringify({ project, runs: meta }, null, 2) + "\n");

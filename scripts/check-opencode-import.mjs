@@ -71,7 +71,7 @@ import { isDeepStrictEqual } from "node:util";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
-import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
+import { listFiles, opencodeEnv, treeSessions, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -148,25 +148,6 @@ function parseJson(s) {
   } catch {
     return undefined;
   }
-}
-
-/** Every file under `dir`, relative, sorted. */
-function listFiles(dir, rel = "") {
-  if (!fs.existsSync(path.join(dir, rel))) return [];
-  const out = [];
-  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const r = path.join(rel, e.name);
-    if (e.isDirectory()) out.push(...listFiles(dir, r));
-    else out.push(r);
-  }
-  return out.sort();
-}
-
-/** The sessions in the legacy JSON tree: session/<projectID>/<sessionID>.json. */
-function legacySessions(storage) {
-  return listFiles(storage)
-    .filter((f) => f.startsWith("session" + path.sep) && f.endsWith(".json"))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(storage, f), "utf8")));
 }
 
 function withDb(file, fn) {
@@ -387,7 +368,7 @@ async function main() {
     // ---- 1. two 1.1.65 sessions in storage/ --------------------------------------------------------------------
     for (const r of LEGACY_RUNS) {
       Object.assign(state, { phase: r.phase, replies: [...r.replies], title: r.title });
-      const before = new Set(legacySessions(storage).map((s) => s.id));
+      const before = new Set(treeSessions(storage).map((s) => s.id));
       const res = await run(args.legacy, ["run", "--format", "json", "--model", args.model, "--", ...r.prompt.split(" ")], {
         cwd: project,
         env: legacyEnv,
@@ -395,7 +376,7 @@ async function main() {
         out,
         name: r.phase,
       });
-      const created = legacySessions(storage).filter((s) => !before.has(s.id));
+      const created = treeSessions(storage).filter((s) => !before.has(s.id));
       check(
         `1 ${r.phase}: opencode 1.1.65 made one session in storage/`,
         res.code === 0 && created.length === 1 && state.replies.length === 0,
@@ -405,7 +386,7 @@ async function main() {
       legacy.push({ ...r, id: created[0].id });
     }
     // Titles are written after the reply; read them at the end.
-    for (const l of legacy) l.title = legacySessions(storage).find((s) => s.id === l.id)?.title;
+    for (const l of legacy) l.title = treeSessions(storage).find((s) => s.id === l.id)?.title;
     check("1 no opencode.db yet (1.1.65 writes only storage/)", !fs.existsSync(dbFile), fs.existsSync(dbFile) ? "opencode.db exists" : "");
     info(`legacy sessions: ${legacy.map((l) => `${l.id} "${l.title}"`).join(", ")}`);
     const bashSession = legacy[1];

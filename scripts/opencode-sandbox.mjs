@@ -37,3 +37,22 @@ export function opencodeEnv(dirs) {
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
   };
 }
+
+/** Every file under `dir`, relative, sorted. */
+export function listFiles(dir, rel = "") {
+  if (!fs.existsSync(path.join(dir, rel))) return [];
+  const out = [];
+  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const r = path.join(rel, e.name);
+    if (e.isDirectory()) out.push(...listFiles(dir, r));
+    else out.push(r);
+  }
+  return out.sort();
+}
+
+/** The sessions a JSON tree (opencode ≤ 1.1.65's storage/) holds: session/<projectID>/<sessionID>.json. */
+export function treeSessions(storage) {
+  return listFiles(storage)
+    .filter((f) => f.startsWith(`session${path.sep}`) && f.endsWith(".json"))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(storage, f), "utf8")));
+}
