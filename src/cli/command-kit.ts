@@ -6,11 +6,9 @@ import { resolve } from "node:path";
 import { exitCodeOf } from "./exit-codes.js";
 import type { Command } from "commander";
 import { fsError, RecoverError } from "../errors.js";
-import { openStore } from "../stores/discover.js";
 import type { SessionStore } from "../stores/store.js";
 import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
-import { settleJournal } from "./mutation.js";
 import { safeMessage } from "./safe-text.js";
 
 export type Handler<O> = (context: { args: string[]; options: O & GlobalOptions; io: Io; command: Command }) => number | Promise<number>;
@@ -83,6 +81,8 @@ function environmentError(error: unknown): RecoverError | undefined {
 }
 
 export async function withStore<T>(options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
+  // Every store's code, loaded only by a command that opens one: `--help` and `--version` start without it.
+  const [{ openStore }, { settleJournal }] = await Promise.all([import("../stores/discover.js"), import("./mutation.js")]);
   const store = openStore({
     ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
     ...(options.format !== undefined ? { format: options.format } : {}),

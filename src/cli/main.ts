@@ -2,63 +2,55 @@
  * The command line: global options (accepted before or after the subcommand), the command tree, and the mapping
  * of commander's own failures onto our exit codes (usage errors exit 2, not commander's 1).
  */
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { ExitCode } from "../errors.js";
-import { storeFormats } from "../stores/registry.js";
+import { storeFormats } from "../stores/formats.js";
 import { bindRun, reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
 import { createIo, type CliContext, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
+import { TOP_COMMAND_SUMMARIES, type SummarisedCommand, type TopCommandSummary } from "./top-commands.js";
 import { TOOL_VERSION } from "./version.js";
 
-/** The top-level commands, in the order help lists them. */
+/** The top-level commands that can be loaded: those help lists, and the completion helper's hidden one. */
 const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint", "store", "completion", "__complete"] as const;
 type TopCommand = (typeof TOP_COMMANDS)[number];
 
 /** What adds one top-level command's subtree to its parent (the group, or the program for a single command). */
 type AddCommands = (parent: Command) => void;
 
+/** A group's subcommands, each with what adds it, in the order the group's help lists them. */
+type SubcommandLoaders = Record<string, () => Promise<AddCommands>>;
+
 /**
- * Each top-level command's modules, imported only when that command runs: `session scan` never loads the battle
- * and checkpoint code (simple-git) or anything it does not use. Static specifiers, so tools still see every edge.
+ * Each command's module, imported only when that command runs: `session scan` loads neither the battle and
+ * checkpoint code (simple-git) nor the other session commands. Static specifiers, so tools still see every edge.
  */
-const LOADERS: Record<TopCommand, () => Promise<AddCommands>> = {
-  session: async () => {
-    const [list, scan, repair, restore, backups, importer] = await Promise.all([
-      import("./commands/session-list.js"),
-      import("./commands/session-scan.js"),
-      import("./commands/session-repair.js"),
-      import("./commands/session-restore.js"),
-      import("./commands/session-backups.js"),
-      import("./commands/session-import.js"),
-    ]);
-    return (session) => {
-      list.addSessionList(session);
-      scan.addSessionScan(session);
-      repair.addSessionRepair(session);
-      restore.addSessionRestore(session);
-      backups.addSessionBackups(session);
-      importer.addSessionImport(session);
-    };
+const GROUP_LOADERS: Partial<Record<TopCommand, SubcommandLoaders>> = {
+  session: {
+    list: async () => (await import("./commands/session-list.js")).addSessionList,
+    scan: async () => (await import("./commands/session-scan.js")).addSessionScan,
+    repair: async () => (await import("./commands/session-repair.js")).addSessionRepair,
+    restore: async () => (await import("./commands/session-restore.js")).addSessionRestore,
+    backups: async () => (await import("./commands/session-backups.js")).addSessionBackups,
+    import: async () => (await import("./commands/session-import.js")).addSessionImport,
   },
-  battle: async () => {
-    const [status, resume, rollback] = await Promise.all([
-      import("./commands/battle-status.js"),
-      import("./commands/battle-resume.js"),
-      import("./commands/battle-rollback.js"),
-    ]);
-    return (battle) => {
-      status.addBattleStatus(battle);
-      resume.addBattleResume(battle);
-      resume.addBattleFix(battle);
-      rollback.addBattleRollback(battle);
-    };
+  battle: {
+    status: async () => (await import("./commands/battle-status.js")).addBattleStatus,
+    resume: async () => (await import("./commands/battle-resume.js")).addBattleResume,
+    fix: async () => (await import("./commands/battle-resume.js")).addBattleFix,
+    rollback: async () => (await import("./commands/battle-rollback.js")).addBattleRollback,
   },
+  store: {
+    salvage: async () => (await import("./commands/store-salvage.js")).addStoreSalvage,
+  },
+};
+
+const COMMAND_LOADERS: Partial<Record<TopCommand, () => Promise<AddCommands>>> = {
   rules: async () => (await import("./commands/rules.js")).addRules,
   explain: async () => (await import("./commands/explain.js")).addExplain,
   context: async () => (await import("./commands/context-trim.js")).addContextTrim,
   checkpoint: async () => (await import("./commands/checkpoint.js")).addCheckpoint,
-  store: async () => (await import("./commands/store-salvage.js")).addStoreSalvage,
   // Both from one module, which adds both: completing a word needs the whole tree, so it loads every command.
   completion: async () => (await import("./commands/completion.js")).addCompletion,
   __complete: async () => () => {},
@@ -71,34 +63,65 @@ const WHOLE_TREE = new Set<TopCommand>(["completion", "__complete"]);
 const VALUE_OPTIONS = new Set(["--store", "--format", "--backup-dir"]);
 
 /**
- * The top-level command this argv runs, when it names one; anything else (help, version, an unknown word, no
- * command) needs the whole tree, for help text, suggestions and "expected one of".
+ * The command words of this argv: the top-level command and the word after it, when the first names one
+ * (`help <command>` names the command it asks about). Help, version, no command or an unknown word name none:
+ * those are answered from the commands' summaries (top-commands.ts).
  */
-function commandWord(argv: readonly string[]): TopCommand | undefined {
-  const words = argv.slice(2);
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
+function commandWords(argv: readonly string[]): { top: TopCommand; next?: string } | undefined {
+  const words: string[] = [];
+  const given = argv.slice(2);
+  for (let i = 0; i < given.length && words.length < 2; i++) {
+    const word = given[i]!;
     if (VALUE_OPTIONS.has(word)) i++;
-    else if (!word.startsWith("-")) return (TOP_COMMANDS as readonly string[]).includes(word) ? (word as TopCommand) : undefined;
-    else if (word === "--help" || word === "-h" || word === "--version" || word === "-V") return undefined;
+    else if (!word.startsWith("-")) words.push(word);
+    else if (words.length === 0 && (word === "--help" || word === "-h" || word === "--version" || word === "-V")) return undefined;
   }
-  return undefined;
+  if (words[0] === "help") words.shift();
+  const [top, next] = words;
+  if (!(TOP_COMMANDS as readonly string[]).includes(top ?? "")) return undefined;
+  return { top: top as TopCommand, ...(next !== undefined ? { next } : {}) };
 }
 
-/** The command tree for this argv: the top-level command it runs, or all of them. */
-async function loadCommands(argv: readonly string[]): Promise<Partial<Record<TopCommand, AddCommands>>> {
-  const wanted = commandWord(argv);
-  const names = wanted !== undefined && !WHOLE_TREE.has(wanted) ? [wanted] : [...TOP_COMMANDS];
-  const adders = await Promise.all(names.map((name) => LOADERS[name]()));
-  return Object.fromEntries(names.map((name, i) => [name, adders[i]!]));
+type LoadedCommands = Partial<Record<TopCommand, AddCommands>>;
+
+/** One top-level command's subtree: a group's one subcommand when the argv names it, else all of them. */
+async function loadCommand(name: TopCommand, next: string | undefined): Promise<AddCommands> {
+  const group = GROUP_LOADERS[name];
+  if (!group) return COMMAND_LOADERS[name]!();
+  const chosen = next !== undefined && Object.hasOwn(group, next) ? [group[next]!] : Object.values(group);
+  const adders = await Promise.all(chosen.map((load) => load()));
+  return (parent) => {
+    for (const add of adders) add(parent);
+  };
 }
 
-export function buildProgram(run: RunState, commands: Partial<Record<TopCommand, AddCommands>>): Command {
+/** The commands this argv needs: the one it runs, every one for completion, none for help and version. */
+async function loadCommands(argv: readonly string[]): Promise<LoadedCommands> {
+  const words = commandWords(argv);
+  if (!words) return {};
+  return WHOLE_TREE.has(words.top) ? loadAllCommands() : { [words.top]: await loadCommand(words.top, words.next) };
+}
+
+export async function loadAllCommands(): Promise<LoadedCommands> {
+  const adders = await Promise.all(TOP_COMMANDS.map((name) => loadCommand(name, undefined)));
+  return Object.fromEntries(TOP_COMMANDS.map((name, i) => [name, adders[i]!]));
+}
+
+export function buildProgram(run: RunState, commands: LoadedCommands): Command {
+  // A command this run did not load is listed from its summary: help shows the term the loaded one would show.
+  const summarised = new WeakSet<Command>();
   const program = new Command("recover")
     .description("bring broken AI coding-agent sessions back to life, offline, without losing a byte")
     .version(TOOL_VERSION, "-V, --version")
     // Every subcommand's --help lists these too: they are accepted everywhere, before or after the subcommand.
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      showGlobalOptions: true,
+      subcommandTerm(command) {
+        if (!summarised.has(command)) return Help.prototype.subcommandTerm.call(this, command);
+        const { term } = TOP_COMMAND_SUMMARIES[command.name() as SummarisedCommand] as TopCommandSummary;
+        return term ? `${command.name()} ${term}` : command.name();
+      },
+    })
     .option("--store <path>", "opencode data dir, opencode.db file or storage/ folder (default: where opencode keeps it)")
     .addOption(new Option("--format <name>", "force the store format").choices(storeFormats()))
     .option("--json", "print exactly one JSON document on stdout; never prompt")
@@ -118,14 +141,12 @@ Examples:
 Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage or input error, 3 refused for safety.`,
     );
 
-  if (commands.session) addGroup(program, "session", commands.session);
-  if (commands.battle) addGroup(program, "battle", commands.battle);
-  if (commands.store) addGroup(program, "store", commands.store);
-  commands.rules?.(program);
-  commands.explain?.(program);
-  commands.context?.(program);
-  commands.checkpoint?.(program);
-  commands.completion?.(program);
+  for (const name of Object.keys(TOP_COMMAND_SUMMARIES) as SummarisedCommand[]) {
+    const add = commands[name];
+    if (!add) summarised.add(program.command(name).description(TOP_COMMAND_SUMMARIES[name].description));
+    else if (Object.hasOwn(GROUPS, name)) addGroup(program, name as keyof typeof GROUPS, add);
+    else add(program);
+  }
 
   for (const command of [program, ...allSubcommands(program)]) {
     // Commander's own error printing is replaced by ours (one line, or one JSON document): remember which
@@ -147,10 +168,9 @@ Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage
   return program;
 }
 
-/** The two command groups: what `recover <group> --help` says about them; their subcommands come from LOADERS. */
+/** The command groups: the examples `recover <group> --help` ends with; their subcommands come from GROUP_LOADERS. */
 const GROUPS = {
   session: {
-    description: "find, scan and repair agent sessions",
     examples: `
 Examples:
   recover session list
@@ -161,14 +181,12 @@ Examples:
   recover session import --all --from ~/.local/share/opencode/storage --dry-run`,
   },
   store: {
-    description: "whole stores: salvage a damaged opencode database",
     examples: `
 Examples:
   recover store salvage --store ~/.local/share/opencode/opencode.db
   recover store salvage --store ./opencode.db --replace --yes`,
   },
   battle: {
-    description: "read and recover pokeralph battles (.pokeralph/)",
     examples: `
 Examples:
   recover battle status                              every battle in this repository, with its failure type
@@ -180,7 +198,7 @@ Examples:
 } as const;
 
 function addGroup(program: Command, name: keyof typeof GROUPS, addCommands: AddCommands): void {
-  const group = program.command(name).description(GROUPS[name].description).addHelpText("after", GROUPS[name].examples);
+  const group = program.command(name).description(TOP_COMMAND_SUMMARIES[name].description).addHelpText("after", GROUPS[name].examples);
   addCommands(group);
 }
 
@@ -203,7 +221,7 @@ export async function manPage(): Promise<string> {
   };
   // 72 columns: man indents a section by 7, and the page must fit an 80-column terminal.
   const context = { stdout: sink, stderr: sink, env: {}, cwd: "/", isTTY: { stdin: false, stdout: true, stderr: false }, columns: 72 } as unknown as CliContext;
-  const program = buildProgram({ context, script: "recover", stdoutOpen: true }, await loadCommands(["node", "recover"]));
+  const program = buildProgram({ context, script: "recover", stdoutOpen: true }, await loadAllCommands());
   return renderManPage(program, TOOL_VERSION, (command) => {
     text = "";
     command.outputHelp();

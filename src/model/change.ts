@@ -3,7 +3,7 @@
  * changes with their full before and after values. It can be printed, diffed, serialised into a backup manifest,
  * applied, and reversed. The zod schemas are the single source of these types: the manifest is read back with them.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { RecordRef } from "./record.js";
 
 /**

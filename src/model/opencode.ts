@@ -4,7 +4,7 @@
  * drops unknown keys), so fields a newer opencode adds survive any fix untouched. Plain z.object (not
  * looseObject) keeps zod's compiled fast path: validation runs on every record of a scan.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const epochMs = z.number();
 /** Free-form objects (tool input, metadata): checked to be objects, without visiting every key of every one. */

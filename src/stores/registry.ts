@@ -1,12 +1,14 @@
 /**
  * The one list of session-store formats. Discovery, `--format`, what-is-here and `--resume` read it and nothing
- * else: adding a store is its folder under stores/ plus one line here.
+ * else: adding a store is its folder under stores/ plus one line here (and its name in formats.ts, which `--help`
+ * reads without loading any store; a drift between the two stops every run at once).
  *
  * Order matters: the first adapter is the default (what recover opens without `--store` or `--format`, and what a
  * path no adapter claims is opened as); what-is-here asks the adapters in this order, so a folder holding several
  * stores is described in it, and `--format`'s choices are listed in it.
  */
 import type { StoreAdapter } from "./adapter.js";
+import { BUILT_IN_FORMATS, formatsChanged } from "./formats.js";
 import { codexStore } from "./codex/adapter.js";
 import { geminiStore } from "./gemini/adapter.js";
 import { opencodeJsonStore } from "./opencode/json-adapter.js";
@@ -16,6 +18,11 @@ import { openclawStore } from "./transcript/openclaw-adapter.js";
 
 const BUILT_IN: readonly StoreAdapter[] = [opencodeSqliteStore, opencodeJsonStore, claudeStore, openclawStore, codexStore, geminiStore];
 
+// formats.ts names these adapters for a run that has not loaded them: the two lists must not drift apart.
+if (BUILT_IN.map((a) => a.format).join() !== BUILT_IN_FORMATS.join()) {
+  throw new Error(`stores/formats.ts lists ${BUILT_IN_FORMATS.join(", ")}, but the registry's adapters are ${BUILT_IN.map((a) => a.format).join(", ")}`);
+}
+
 let adapters: readonly StoreAdapter[] = BUILT_IN;
 
 /** Every registered adapter, the default first. */
@@ -23,10 +30,7 @@ export function storeAdapters(): readonly StoreAdapter[] {
   return adapters;
 }
 
-/** The names `--format` accepts. */
-export function storeFormats(): string[] {
-  return adapters.map((a) => a.format);
-}
+export { storeFormats } from "./formats.js";
 
 export function storeAdapter(format: string): StoreAdapter | undefined {
   return adapters.find((a) => a.format === format);
@@ -41,7 +45,9 @@ export function storeAdapter(format: string): StoreAdapter | undefined {
 export function registerStore(adapter: StoreAdapter): () => void {
   if (storeAdapter(adapter.format)) throw new Error(`store format ${adapter.format} is registered already`);
   adapters = [...adapters, adapter];
+  formatsChanged(adapters.map((a) => a.format));
   return () => {
     adapters = adapters.filter((a) => a !== adapter);
+    formatsChanged(adapters.map((a) => a.format));
   };
 }

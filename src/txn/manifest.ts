@@ -3,7 +3,7 @@
  * journal (planned → applying → done): a crash leaves it in `applying`, and the next command on the store
  * settles it (journal.ts). The zod schema is the type and the reader.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ChangeSummary, RecordKey } from "../model/change.js";
 
 export const TransactionState = z.enum(["planned", "applying", "done", "rolled-back", "abandoned"]);

@@ -8,6 +8,7 @@ import { BIN, childEnv, tempDir } from "./run.js";
 
 const HOOK = path.resolve("test/support/record-imports.mjs");
 const DEMO = path.resolve("fixtures/demo/opencode");
+const CLAUDE = path.resolve("fixtures/demo/claude");
 
 /** The URLs of every module a real run of `recover <args>` imported. */
 function importsOf(args: string[]): string[] {
@@ -31,16 +32,23 @@ function sourcesOf(urls: string[]): string[] {
   return Object.entries(META.outputs).flatMap(([file, output]) => (loaded.has(file) ? Object.keys(output.inputs) : []));
 }
 const loadsPackage = (sources: string[], name: string) => sources.some((source) => source.includes(`node_modules/${name}/`));
-const loadsSource = (sources: string[], file: string) => sources.includes(`src/cli/commands/${file}.ts`);
+const commandsLoaded = (sources: string[]) => sources.filter((source) => source.startsWith("src/cli/commands/")).sort();
+const requiresSqlite = (urls: string[]) => urls.includes("require:better-sqlite3");
 
 describe("lazy commands", () => {
-  it("session scan loads neither simple-git, inquirer nor ora", () => {
-    const sources = sourcesOf(importsOf(["session", "scan", "--all", "--store", DEMO]));
-    // The recording works: the command that ran was loaded.
-    expect(loadsSource(sources, "session-scan")).toBe(true);
+  it("session scan loads neither simple-git, inquirer nor ora, nor any other command", () => {
+    const urls = importsOf(["session", "scan", "--all", "--store", DEMO]);
+    const sources = sourcesOf(urls);
+    // The recording works: the command that ran was loaded, and the SQLite library its store needs.
+    expect(commandsLoaded(sources)).toEqual(["src/cli/commands/session-scan.ts"]);
+    expect(requiresSqlite(urls)).toBe(true);
     for (const name of PACKAGES) expect(loadsPackage(sources, name), name).toBe(false);
-    // Nor the battle and checkpoint commands, which bring simple-git.
-    expect(sources.filter((source) => /^src\/cli\/commands\/(battle-|checkpoint)/.test(source))).toEqual([]);
+  });
+
+  it("a scan of a store that is not SQLite does not load better-sqlite3", () => {
+    const urls = importsOf(["session", "scan", "--all", "--store", CLAUDE, "--format", "claude"]);
+    expect(commandsLoaded(sourcesOf(urls))).toEqual(["src/cli/commands/session-scan.ts"]);
+    expect(requiresSqlite(urls)).toBe(false);
   });
 
   it("checkpoint loads simple-git (the recording sees what a command does load)", () => {
@@ -48,10 +56,33 @@ describe("lazy commands", () => {
     expect(loadsPackage(sources, "simple-git")).toBe(true);
   });
 
-  it("help lists every command, so it loads them all", () => {
-    const sources = sourcesOf(importsOf(["--help"]));
-    for (const name of ["session-scan", "battle-status", "checkpoint", "rules", "explain", "context-trim"]) {
-      expect(loadsSource(sources, name), name).toBe(true);
+  it("help and version load no command, no store, no zod: they are answered from the commands' summaries", () => {
+    for (const args of [["--help"], ["--version"], []]) {
+      const urls = importsOf(args);
+      const sources = sourcesOf(urls);
+      expect(commandsLoaded(sources), args.join(" ")).toEqual([]);
+      expect(sources.filter((source) => source.startsWith("src/stores/") && source !== "src/stores/formats.ts")).toEqual([]);
+      expect(loadsPackage(sources, "zod")).toBe(false);
+      expect(requiresSqlite(urls)).toBe(false);
     }
+  });
+
+  it("help about a command loads that command: recover help session lists every session command", () => {
+    const sources = sourcesOf(importsOf(["help", "session"]));
+    expect(commandsLoaded(sources)).toEqual(
+      ["session-backups", "session-import", "session-list", "session-repair", "session-restore", "session-scan"].map((name) => `src/cli/commands/${name}.ts`),
+    );
+  });
+});
+
+describe("the commands' summaries", () => {
+  it("list every top-level command as the loaded commands do: recover --help is the same either way", async () => {
+    const { buildProgram, loadAllCommands } = await import("../../src/cli/main.js");
+    const context = { stdout: { write: () => true }, stderr: { write: () => true }, env: {}, cwd: "/", isTTY: { stdin: false, stdout: false, stderr: false } };
+    const run = { context, script: "recover", stdoutOpen: true } as unknown as Parameters<typeof buildProgram>[0];
+    const summarised = buildProgram(run, {});
+    const loaded = buildProgram(run, await loadAllCommands());
+    expect(summarised.helpInformation()).toBe(loaded.helpInformation());
+    expect(summarised.helpInformation()).toMatch(/explain \[options\] \[text\]/);
   });
 });

@@ -15,6 +15,7 @@ import { action } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
+import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 interface RepoFlag {
   repo?: string;
@@ -94,7 +95,7 @@ function printTable(io: Io, checkpoints: ListedCheckpoint[]): void {
 export function addCheckpoint(program: Command): void {
   const checkpoint = program
     .command("checkpoint")
-    .description("snapshot a pokeralph battle's working tree into private git refs, list and prune the snapshots")
+    .description(TOP_COMMAND_SUMMARIES.checkpoint.description)
     .addHelpText(
       "after",
       `

@@ -12,6 +12,7 @@ import { listBackups } from "../../txn/backup-store.js";
 import { backupRoot } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { Io } from "../io.js";
+import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 /** Candidates are a convenience: a store or project that cannot be read offers none, and says nothing. */
 function quietly(list: () => string[]): string[] {
@@ -65,7 +66,7 @@ function rootOf(command: Command): Command {
 export function addCompletion(program: Command): void {
   program
     .command("completion")
-    .description("print the shell completion script for bash, zsh or fish")
+    .description(TOP_COMMAND_SUMMARIES.completion.description)
     .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh", "fish"]))
     .addHelpText(
       "after",

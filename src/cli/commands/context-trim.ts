@@ -21,6 +21,7 @@ import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
 import { stateDir } from "../../txn/state-dir.js";
+import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 interface TrimFlags {
   last?: boolean;
@@ -69,7 +70,7 @@ function parseStrategies(list: string | undefined): Set<string> {
 export function addContextTrim(program: Command): void {
   const context = program
     .command("context")
-    .description("fit sessions into the model's context window")
+    .description(TOP_COMMAND_SUMMARIES.context.description)
     .addHelpText(
       "after",
       `

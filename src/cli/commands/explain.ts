@@ -16,6 +16,7 @@ import { readErrorText } from "../error-input.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { safeMessage } from "../safe-text.js";
+import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 interface ExplainFlags {
   errorFile?: string;
@@ -42,7 +43,7 @@ function fixCommand(error: ClassifiedError, session: string | undefined, from: s
 export function addExplain(program: Command): void {
   program
     .command("explain")
-    .description("say what a provider error means, where it points in a session, and the command that fixes it")
+    .description(TOP_COMMAND_SUMMARIES.explain.description)
     .argument("[text]", "the error text, or - to read it from stdin")
     .option("--error-file <path>", "read the error text from a file")
     .option("--session <id>", "map the error's position to this session's records (with --store, or the default store)")

@@ -5,6 +5,7 @@ import { RULES } from "../../rules/index.js";
 import { action } from "../command-kit.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { fixedBy } from "../reporters/rule-lookup.js";
+import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 /** The listing documents the command itself, not this run of it: no store flags. */
 const recoverCommand = (words: string[] | null) => (words ? ["recover", ...words].join(" ") : null);
@@ -12,7 +13,7 @@ const recoverCommand = (words: string[] | null) => (words ? ["recover", ...words
 export function addRules(program: Command): void {
   program
     .command("rules")
-    .description("list every detection rule: id, severity, description, fixable")
+    .description(TOP_COMMAND_SUMMARIES.rules.description)
     .addHelpText("after", "\nExamples:\n  recover rules\n  recover rules --json")
     .action(
       action(({ io }) => {

@@ -10,7 +10,7 @@
  *   without SQLITE_OPEN_URI), and `immutable` would ignore the -wal anyway. So the db and its -wal are copied into
  *   a private temp folder and read there: the same committed state SQLite would show, as of the copy.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -19,9 +19,13 @@ import { RecoverError, errnoCode } from "../../errors.js";
 import { packageRoot } from "../../model/tool.js";
 import { writeBlock } from "../write-block.js";
 
+// better-sqlite3's JavaScript costs every run start-up time: only a run that opens a SQLite file loads it.
+const requireHere = createRequire(import.meta.url);
+
 export function openDatabase(path: string, options: Database.Options): Database.Database {
   try {
-    return new Database(path, options);
+    const Sqlite = requireHere("better-sqlite3") as typeof Database;
+    return new Sqlite(path, options);
   } catch (error) {
     throw nativeModuleError(error) ?? error;
   }
@@ -43,7 +47,7 @@ function nativeModuleError(error: unknown): RecoverError | undefined {
 /** The folder whose node_modules holds better-sqlite3: where `npm rebuild` must run. */
 function installFolder(): string {
   try {
-    const entry = createRequire(import.meta.url).resolve("better-sqlite3");
+    const entry = requireHere.resolve("better-sqlite3");
     const at = entry.lastIndexOf(`${sep}node_modules${sep}`);
     if (at > 0) return entry.slice(0, at);
   } catch {

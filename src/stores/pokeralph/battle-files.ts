@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdirDurable, writeFileDurable } from "../../fs/durable.js";
 import { dirname, join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { RecoverError } from "../../errors.js";
 
 /** pokeralph's own task id rule; battle folders are named after it, and it is safe in a path and a ref name. */

@@ -6,7 +6,7 @@
  * kept, never zod's output: pokeralph's objects are non-strict, zod strips unknown keys, and a later rollback
  * must write back what it read.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * pokeralph validates timestamps with zod 3's `z.string().datetime()`: a real calendar date, `T`, hh:mm:ss, any

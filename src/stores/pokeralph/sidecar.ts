@@ -8,7 +8,7 @@
  * Reading it and its bytes are here; changing it is a transaction (checkpoint/sidecar.ts).
  */
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { RecoverError } from "../../errors.js";
 import { FeedbackResults } from "./battle-files.js";
 
