@@ -102,20 +102,19 @@ export interface SessionRecords {
   lastActivity: number;
 }
 
-const readable = new WeakMap<MessageRecord, ReadablePart[]>();
-
 export interface ReadablePart {
   record: PartRecord;
   part: Part;
 }
 
-/** The parts of a message that parsed and validated, in order (computed once per message: many readers ask). */
+/**
+ * The parts of a message that parsed and validated, in order. Computed on every call, on purpose: a cache of them in
+ * a module-level WeakMap kept every session a scan read alive through V8's young-generation collections (the heap
+ * left after each one grew session by session, until a full collection), which cost a scan of 2,000 sessions 0.9 s
+ * of CPU. Building a few short-lived arrays again costs next to nothing (docs/performance.md).
+ */
 export function readableParts(message: MessageRecord): ReadablePart[] {
-  let found = readable.get(message);
-  if (!found) {
-    found = [];
-    for (const record of message.parts) if (record.part) found.push({ record, part: record.part });
-    readable.set(message, found);
-  }
+  const found: ReadablePart[] = [];
+  for (const record of message.parts) if (record.part) found.push({ record, part: record.part });
   return found;
 }
