@@ -127,20 +127,51 @@ export class OpencodeSqliteStore implements OpencodeStore {
     return this.guard(() => (this.db.prepare(`${SESSION_SELECT} ORDER BY s.time_updated DESC, s.id`).all() as SessionRow[]).map(toSummary));
   }
 
+  /**
+   * Session ids that messages or parts name but no session row holds: their data is still there, and a scan of every
+   * session must not pass it by. Only text ids name a session: a damaged row whose session_id became a number or a
+   * blob cannot be addressed as one (a backup manifest could not name it, so no repair of it could be undone).
+   */
   listStraySessionIds(): string[] {
-    return this.guard(
-      () =>
-        this.db
+    return this.guard(() => {
+      const named = [this.sessionIdsIn("message"), this.sessionIdsIn("part")];
+      if (named.some((ids) => ids === undefined)) {
+        return this.db
           .prepare(
-            // Only text ids name a session: a damaged row whose session_id became a number or a blob cannot be
-            // addressed as one (a backup manifest could not name it, so no repair of it could be undone).
             `SELECT session_id FROM message WHERE typeof(session_id) = 'text' AND session_id NOT IN (SELECT id FROM session)
              UNION SELECT session_id FROM part WHERE typeof(session_id) = 'text' AND session_id NOT IN (SELECT id FROM session)
              ORDER BY 1`,
           )
           .pluck()
-          .all() as string[],
-    );
+          .all() as string[];
+      }
+      const known = new Set(this.db.prepare("SELECT id FROM session").pluck().all());
+      const strays = new Set(named.flatMap((ids) => ids!).filter((id) => !known.has(id)));
+      // In SQLite's own order (BINARY: UTF-8 bytes), as the query above gives them.
+      return [...strays].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    });
+  }
+
+  /**
+   * The text session ids a table names, each once, by seeking from one to the next in an index on session_id (one
+   * seek per session). Reading every row's entry instead (DISTINCT, NOT IN) took a fifth of a second on 300,000
+   * parts before the first session was scanned. Undefined when no index leads with session_id: then a seek would be
+   * a scan of the table.
+   */
+  private sessionIdsIn(table: "message" | "part"): string[] | undefined {
+    const indexes = this.db.prepare(`PRAGMA index_list(${table})`).all() as { name: string; partial: number }[];
+    const leading = this.db.prepare("SELECT name, coll FROM pragma_index_xinfo(?) WHERE seqno = 0");
+    const indexed = indexes.some((index) => {
+      const column = leading.get(index.name) as { name: string; coll: string } | undefined;
+      return index.partial === 0 && column?.name === "session_id" && column.coll === "BINARY";
+    });
+    if (!indexed) return undefined;
+    const first = this.db.prepare(`SELECT session_id FROM ${table} WHERE session_id >= '' ORDER BY session_id LIMIT 1`).pluck();
+    const next = this.db.prepare(`SELECT session_id FROM ${table} WHERE session_id > ? ORDER BY session_id LIMIT 1`).pluck();
+    const ids: string[] = [];
+    // Text sorts after numbers and NULL and before blobs: the walk starts at the first text id and ends at a blob.
+    for (let id: unknown = first.get(); typeof id === "string"; id = next.get(id)) ids.push(id);
+    return ids;
   }
 
   loadSession(id: string, mode: LoadMode): SessionRecords {
