@@ -7,6 +7,7 @@
  * Human output only, and applied to each value before it is coloured, so chalk's own escape codes stay intact.
  * JSON documents keep every value exact: the encoder escapes control characters itself.
  */
+import { formatCount } from "../model/format-count.js";
 
 /** C0 controls, DEL, C1 controls (U+009B is CSI to many terminals), line/paragraph separators, bidi embeddings, overrides and isolates. */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -29,7 +30,7 @@ export function shorten(text: string, max: number = MAX_VALUE_CHARS): string {
   if (text.length <= max) return text;
   const tail = Math.floor(max / 4);
   const head = max - tail;
-  return `${text.slice(0, head)}…(${text.length.toLocaleString("en-US")} chars)…${text.slice(text.length - tail)}`;
+  return `${text.slice(0, head)}…(${formatCount(text.length)} chars)…${text.slice(text.length - tail)}`;
 }
 
 /** One value from the store (an id, a title, a directory, a path), ready to print. */

@@ -11,6 +11,7 @@ import { requestBytes, tokensOf } from "../rules/trim/budget.js";
 import { STRATEGIES, TRIM_RULES } from "../rules/trim/index.js";
 import { INTACT_STEPS, layoutOf, recordKey } from "../rules/trim/layout.js";
 import type { TrimSummary } from "./reporters/change-report.js";
+import { formatCount } from "../model/format-count.js";
 
 export const DEFAULT_LIMIT = 200_000;
 export const DEFAULT_TARGET = 0.8;
@@ -54,7 +55,7 @@ export function calibrate(view: SessionView): Calibration {
     if (estimate > 0) {
       const raw = measured.tokens / estimate;
       const off = `${((raw - 1) * 100).toFixed(1)}% off`;
-      const there = `the ${measured.tokens.toLocaleString("en-US")} prompt tokens ${measured.source} for message ${measured.messageId} (our estimate there: ${estimate.toLocaleString("en-US")}, ${off})`;
+      const there = `the ${formatCount(measured.tokens)} prompt tokens ${measured.source} for message ${measured.messageId} (our estimate there: ${formatCount(estimate)}, ${off})`;
       // More than a factor 2 apart, the count is not of this history (edited or compacted since): trust neither.
       if (raw < MIN_FACTOR || raw > MAX_FACTOR)
         return { factor: 1, method: `characters / 4, not calibrated: ${there} is too far apart to be the same request` };
@@ -121,7 +122,7 @@ export function trimSummary(view: SessionView, plan: SessionPlan, request: TrimR
 }
 
 const OUTPUT_LADDER = [20_000, 10_000, 5_000, 2_000, 1_000];
-const k = (tokens: number) => Math.round(tokens).toLocaleString("en-US");
+const k = (tokens: number) => formatCount(Math.round(tokens));
 
 /**
  * When the part no strategy may touch is itself over the target, say so and what would fit: the last steps given up

@@ -25,6 +25,7 @@ import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
 import type { Json } from "../model/edit.js";
+import { formatCount } from "../model/format-count.js";
 
 export const ERROR_RULE_ID = "provider-error";
 
@@ -314,7 +315,7 @@ function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
     case "context_overflow":
       return {
         trim: { ...(error.tokens ? { tokens: error.tokens } : {}) },
-        explanation: `the conversation is over the model's window${error.tokens ? ` (${error.tokens.current.toLocaleString("en-US")} > ${error.tokens.max.toLocaleString("en-US")} tokens)` : ""}: the context trim strategies shrink it under that limit`,
+        explanation: `the conversation is over the model's window${error.tokens ? ` (${formatCount(error.tokens.current)} > ${formatCount(error.tokens.max)} tokens)` : ""}: the context trim strategies shrink it under that limit`,
       };
     case "request_too_large":
       return {

@@ -1,5 +1,6 @@
 import { plural } from "./helpers.js";
 import type { Rule } from "./rule.js";
+import { formatCount } from "../model/format-count.js";
 
 export const contextOverflow: Rule = {
   id: "context-overflow",
@@ -12,7 +13,7 @@ export const contextOverflow: Rule = {
     const truth = measured === undefined ? "" : `; the last reply's stored prompt was ${plural(measured, "token")}`;
     return [
       {
-        message: `about ${plural(view.estimatedTokens, "token")} would be sent, over the ${options.contextLimit.toLocaleString("en-US")}-token window (estimate: characters / 4${truth})`,
+        message: `about ${plural(view.estimatedTokens, "token")} would be sent, over the ${formatCount(options.contextLimit)}-token window (estimate: characters / 4${truth})`,
       },
     ];
   },

@@ -6,6 +6,7 @@ import type { RecordRef } from "../model/record.js";
 import type { SessionView } from "../model/session-view.js";
 import type { Report } from "./rule.js";
 import type { TranscriptLine } from "../model/transcript.js";
+import { formatCount } from "../model/format-count.js";
 
 export function messages(view: SessionView): MessageRecord[] {
   return view.opencode?.messages ?? [];
@@ -77,7 +78,7 @@ export function isAnthropicModel(providerID: string, modelID: string): boolean {
 }
 
 export function plural(n: number, word: string): string {
-  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  return `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** Session, message and part records whose stored form has a problem of this kind, with a label for each. */

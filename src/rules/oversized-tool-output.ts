@@ -1,5 +1,6 @@
 import { at, atBlock, messages, parts, plural } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
+import { formatCount } from "../model/format-count.js";
 
 /** Compacted outputs are not sent (opencode sends a placeholder), so they never count. */
 export const oversizedToolOutput: Rule = {
@@ -13,10 +14,7 @@ export const oversizedToolOutput: Rule = {
       for (const block of blocks) {
         if (block.type === "tool_result" && block.chars > options.maxOutputChars) {
           reports.push(
-            atBlock(
-              block,
-              `tool result for ${block.toolUseId} is ${plural(block.chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`,
-            ),
+            atBlock(block, `tool result for ${block.toolUseId} is ${plural(block.chars, "character")} (limit ${formatCount(options.maxOutputChars)})`),
           );
         }
       }
@@ -27,9 +25,7 @@ export const oversizedToolOutput: Rule = {
         const state = (part as { state: { status: string; time?: { compacted?: number } } }).state;
         const chars = record.content.outputChars ?? 0;
         if (state.status !== "completed" || state.time?.compacted !== undefined || chars <= options.maxOutputChars) continue;
-        reports.push(
-          at(record, `${(part as { tool: string }).tool} output is ${plural(chars, "character")} (limit ${options.maxOutputChars.toLocaleString("en-US")})`),
-        );
+        reports.push(at(record, `${(part as { tool: string }).tool} output is ${plural(chars, "character")} (limit ${formatCount(options.maxOutputChars)})`));
       }
     }
     return reports;

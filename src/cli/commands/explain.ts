@@ -17,6 +17,7 @@ import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { safeMessage } from "../safe-text.js";
 import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
+import { formatCount } from "../../model/format-count.js";
 
 interface ExplainFlags {
   errorFile?: string;
@@ -104,7 +105,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
           if (error.index !== null)
             io.out(`at:    messages.${error.index}${error.contentIndex === null ? "" : `.content.${error.contentIndex}`} of the request\n`);
           if (error.ids.length > 0) io.out(`ids:   ${safeMessage(error.ids.join(", "))}\n`);
-          if (error.tokens) io.out(`size:  ${error.tokens.current.toLocaleString("en-US")} tokens > ${error.tokens.max.toLocaleString("en-US")}\n`);
+          if (error.tokens) io.out(`size:  ${formatCount(error.tokens.current)} tokens > ${formatCount(error.tokens.max)}\n`);
           if (located) {
             io.out(
               `in:    ${safeMessage(`session ${located.session}: ${located.messages.length ? `message ${located.messages.join(", ")}` : "no request message at that position"}${located.part ? `, part ${located.part}` : ""}`)}\n`,

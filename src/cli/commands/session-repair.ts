@@ -22,6 +22,7 @@ import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../
 import { liveWindow } from "./session-scan.js";
 import type { TrimSummary } from "../reporters/change-report.js";
 import { byteBudgetOf, calibrate, DEFAULT_LIMIT, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
+import { formatCount } from "../../model/format-count.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -131,7 +132,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 if (errorText !== undefined && !took) {
                   const why =
                     trimmed.advice ??
-                    `the session is already under the limit it states (about ${trimmed.tokens.before.toLocaleString("en-US")} tokens, target ${trimmed.tokens.target.toLocaleString("en-US")})`;
+                    `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`;
                   throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
                 }
               } else if (errorText !== undefined && !answers(plan, aimed.answering)) {

@@ -26,6 +26,7 @@ import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
 import { safeValue } from "../safe-text.js";
 import { restoreCommand } from "../write-plans.js";
+import { formatCount } from "../../model/format-count.js";
 
 interface SalvageFlags {
   out?: string;
@@ -158,7 +159,7 @@ function swapIn(info: StoreInfo, salvaged: string, options: Parameters<typeof ru
 
 function printResult(result: SalvageResult, io: Io, replacing: boolean): void {
   const c = io.color;
-  const n = (k: number) => k.toLocaleString("en-US");
+  const n = (k: number) => formatCount(k);
   io.out(`salvaged ${safeValue(result.from)}${replacing ? "" : ` → ${safeValue(result.out)}`}\n`);
   for (const table of result.tables) {
     io.out(`  ${table.name.padEnd(22)} ${n(table.rows).padStart(9)} row${table.rows === 1 ? " " : "s"}\n`);

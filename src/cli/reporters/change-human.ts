@@ -9,13 +9,14 @@ import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
 import { RULE_BY_ID } from "./rule-lookup.js";
 import { findingPlace, fixCommand } from "./scan-human.js";
+import { formatCount } from "../../model/format-count.js";
 
 const MAX_LINE = 240;
 
 /** A diff line is the record's JSON, which escapes C0 controls but not DEL, C1, separators or bidi: escape those too. */
 function clip(line: string): string {
   if (line.length <= MAX_LINE) return escapeControls(line);
-  return `${escapeControls(line.slice(0, MAX_LINE))}… [${(line.length - MAX_LINE).toLocaleString("en-US")} more characters]`;
+  return `${escapeControls(line.slice(0, MAX_LINE))}… [${formatCount(line.length - MAX_LINE)} more characters]`;
 }
 
 /** A unified diff's line in its colour: file headers bold, additions green, removals red, hunk headers cyan. */
@@ -71,7 +72,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       if (live) io.out(`\n${c.yellow("note:")} ${live}\n`);
       if (report.trim) {
         const t = report.trim;
-        const n = (x: number) => x.toLocaleString("en-US");
+        const n = (x: number) => formatCount(x);
         io.out(`\ntokens: ${n(t.tokens.before)} → ${n(t.tokens.after)} (limit ${n(t.tokens.limit)}, target ${n(t.tokens.target)}; ${t.tokens.method})\n`);
         if (t.bytes) io.out(`bytes:  ${n(t.bytes.before)} → ${n(t.bytes.after)} (max ${n(t.bytes.max)})\n`);
         for (const s of t.strategies)
@@ -151,5 +152,5 @@ const DONE: Record<string, [string, string]> = {
 
 /** "reached into the running turn: 9 older outputs of this turn truncated, 2 cleared". */
 function reachedLine(reached: readonly { id: string; records: number }[]): string {
-  return `reached into the running turn: ${reached.map((r) => `${r.records.toLocaleString("en-US")} ${(DONE[r.id] ?? [r.id, r.id])[r.records === 1 ? 0 : 1]}`).join(", ")}`;
+  return `reached into the running turn: ${reached.map((r) => `${formatCount(r.records)} ${(DONE[r.id] ?? [r.id, r.id])[r.records === 1 ? 0 : 1]}`).join(", ")}`;
 }

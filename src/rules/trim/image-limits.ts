@@ -4,6 +4,7 @@
  * (PNG, JPEG, GIF, WebP…), read by image-size: only the first kilobytes are decoded.
  */
 import { imageSize } from "image-size";
+import { formatCount } from "../../model/format-count.js";
 
 export const MAX_IMAGE_SIDE = 8_000;
 export const MANY_IMAGES = 20;
@@ -39,8 +40,7 @@ export interface SentImage {
 export function imageFault(image: SentImage, count: number): string | undefined {
   const side = image.size ? Math.max(image.size.width, image.size.height) : 0;
   if (image.chars > MAX_IMAGE_BYTES) return `over the API's 5 MB per image`;
-  if (side > MAX_IMAGE_SIDE) return `over the API's ${MAX_IMAGE_SIDE.toLocaleString("en-US")} px per side`;
-  if (count > MANY_IMAGES && side > MANY_IMAGES_MAX_SIDE)
-    return `over ${MANY_IMAGES_MAX_SIDE.toLocaleString("en-US")} px in a request of more than ${MANY_IMAGES} images`;
+  if (side > MAX_IMAGE_SIDE) return `over the API's ${formatCount(MAX_IMAGE_SIDE)} px per side`;
+  if (count > MANY_IMAGES && side > MANY_IMAGES_MAX_SIDE) return `over ${formatCount(MANY_IMAGES_MAX_SIDE)} px in a request of more than ${MANY_IMAGES} images`;
   return undefined;
 }

@@ -1,8 +1,9 @@
 import { atBlock, plural } from "../helpers.js";
 import { tokensOf, type Candidate, type TrimStrategy } from "./budget.js";
 import { recordKey, resultsOf } from "./layout.js";
+import { formatCount } from "../../model/format-count.js";
 
-export const truncationMarker = (removed: number) => `\n[… truncated ${removed.toLocaleString("en-US")} characters to fit the context window …]\n`;
+export const truncationMarker = (removed: number) => `\n[… truncated ${formatCount(removed)} characters to fit the context window …]\n`;
 
 /** Head and tail of a long output around a marker, `max` characters in all, so a second trim finds nothing to do. */
 export function truncated(output: string, max: number): string {
@@ -37,7 +38,7 @@ export const truncateOutputs: TrimStrategy = {
       candidates.push({
         key: recordKey(block.source),
         step: step.index,
-        report: atBlock(block, `tool output of ${plural(block.text.length, "character")}: keep ${max.toLocaleString("en-US")}`),
+        report: atBlock(block, `tool output of ${plural(block.text.length, "character")}: keep ${formatCount(max)}`),
         saves: { tokens: tokensOf(block.text.length - kept.length), bytes: Buffer.byteLength(block.text) - Buffer.byteLength(kept) },
       });
     }
@@ -49,7 +50,7 @@ export const truncateOutputs: TrimStrategy = {
     return context.rewriteResult(
       finding,
       (text) => truncated(text, max),
-      `kept the first and last characters of the tool output, ${max.toLocaleString("en-US")} in all (the whole output is in the backup)`,
+      `kept the first and last characters of the tool output, ${formatCount(max)} in all (the whole output is in the backup)`,
     );
   },
 };

@@ -30,6 +30,7 @@ import {
   textCell as text,
   valueCell,
 } from "./sqlite-row.js";
+import { formatCount } from "../../model/format-count.js";
 
 const TABLE: Record<Exclude<RecordKey["record"], "file" | "line">, string> = { project: "project", session: "session", message: "message", part: "part" };
 
@@ -148,7 +149,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
 
   describe(image: StoredImage): string {
     if (!image.exists) return "";
-    if (!isRowImage(image.bytes)) return `(the database file as it was: ${image.bytes.length.toLocaleString("en-US")} bytes)\n`;
+    if (!isRowImage(image.bytes)) return `(the database file as it was: ${formatCount(image.bytes.length)} bytes)\n`;
     const row: Record<string, unknown> = {};
     for (const [name, c] of decodeRow(image.bytes).columns) {
       if (c.t === "null") row[name] = null;
