@@ -1,8 +1,10 @@
 /**
  * Scan many sessions on every core. This thread scans too, and each worker thread opens the store itself
- * (read-only) and scans the sessions it is handed one at a time. Ids are handed out as threads free up and
- * results are yielded in the order the ids were given, so output is identical to a sequential scan. Memory stays
- * bounded: each thread holds one session, and only results (findings) wait here for their turn.
+ * (read-only). Every thread takes the next session from one shared counter (an Atomics add on a SharedArrayBuffer),
+ * so no thread waits for another to hand it work: sessions of very different sizes still keep every thread busy,
+ * and the last one to finish is at most one session behind. Results are yielded in the order the ids were given,
+ * so output is identical to a sequential scan. Memory stays bounded: each thread holds one session, and only
+ * results (findings) wait here for their turn.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -15,11 +17,13 @@ export interface WorkerSetup {
   store: { path: string; format: StoreFormat };
   ruleIds: string[];
   options: RuleOptions;
+  /** Every id of the scan; a thread scans those whose index it takes from `next`. */
+  ids: readonly string[];
+  /** One Int32: the index of the next session nobody has taken yet. */
+  next: SharedArrayBuffer;
 }
 
 export type WorkerReply = { index: number; result: SessionResult } | { index: number; error: { code: ErrorCode; message: string } };
-
-const IN_FLIGHT = 8;
 
 /** Below this many sessions, starting threads costs more than it saves. */
 export const PARALLEL_MIN_SESSIONS = 16;
@@ -32,15 +36,25 @@ export function workerCount(sessions: number, env: NodeJS.ProcessEnv): number {
   return Math.min(availableParallelism(), 4, Math.ceil(sessions / PARALLEL_MIN_SESSIONS));
 }
 
+/** The index of the next session to scan, taken for good; -1 when every session is taken. */
+export function takeNext(next: Int32Array, total: number): number {
+  const index = Atomics.add(next, 0, 1);
+  return index < total ? index : -1;
+}
+
 export async function* scanInParallel(
   ids: readonly string[],
-  setup: WorkerSetup,
+  setup: Omit<WorkerSetup, "ids" | "next">,
   threads: number,
   scanHere: (id: string) => SessionResult,
 ): AsyncGenerator<SessionResult> {
-  const workers = Array.from({ length: threads - 1 }, () => new Worker(new URL("./scan-worker.js", import.meta.url), { workerData: setup }));
+  const shared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const next = new Int32Array(shared);
+  const workers = Array.from(
+    { length: threads - 1 },
+    () => new Worker(new URL("./scan-worker.js", import.meta.url), { workerData: { ...setup, ids, next: shared } satisfies WorkerSetup }),
+  );
   const done = new Map<number, SessionResult>();
-  let next = 0;
   let emitted = 0;
   let failure: Error | undefined;
   let finished = false;
@@ -49,29 +63,23 @@ export async function* scanInParallel(
     wake?.();
     wake = undefined;
   };
-  const handOut = (worker: Worker) => {
-    if (next < ids.length && !failure) worker.postMessage({ index: next, id: ids[next++] });
-  };
   for (const worker of workers) {
     worker.on("message", (reply: WorkerReply) => {
       if ("error" in reply) failure ??= new RecoverError(reply.error.code, reply.error.message);
       else done.set(reply.index, reply.result);
-      handOut(worker);
       notify();
     });
     worker.on("error", (error) => {
       failure ??= error;
       notify();
     });
-    // A worker that ends before we end it (killed, out of memory) would leave its sessions unanswered forever.
+    // A worker ends by itself (code 0) once no session is left, after posting every result. One that ends otherwise
+    // (killed, out of memory) would leave the session it took unanswered forever.
     worker.on("exit", (code) => {
-      if (finished) return;
+      if (finished || code === 0) return;
       failure ??= new Error(`a scanning thread stopped unexpectedly (exit code ${code})`);
       notify();
     });
-    // Several sessions in flight per worker: this thread only hands out more between its own sessions, and a
-    // worker must not sit idle meanwhile. Only ids are queued there; a worker holds one session at a time.
-    for (let i = 0; i < IN_FLIGHT; i++) handOut(worker);
   }
   try {
     while (emitted < ids.length) {
@@ -82,10 +90,10 @@ export async function* scanInParallel(
         continue;
       }
       if (failure) throw failure;
-      if (next < ids.length) {
-        const index = next++;
+      const index = takeNext(next, ids.length);
+      if (index >= 0) {
         done.set(index, scanHere(ids[index]!));
-        // Let worker replies in before the next session here, so no worker waits for work.
+        // Let worker replies in between this thread's sessions, so results flow out as they come.
         await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }
@@ -93,6 +101,8 @@ export async function* scanInParallel(
     }
   } finally {
     finished = true;
+    // Workers still scanning (an error here, a reader that stopped early) take no more sessions, and are ended.
+    Atomics.store(next, 0, ids.length);
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
