@@ -4,7 +4,6 @@
  * the CliContext the caller of main() gave (bin/recover gives the real process's): nothing here reads `process`.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import type { Ora } from "ora";
 import { RecoverError } from "../errors.js";
 import { commandLine, invokedAs } from "./next-command.js";
 import { safeMessage } from "./safe-text.js";
@@ -76,7 +75,7 @@ export interface Io {
   /** Something the user should know that is not a finding, on stderr; `-q` leaves it out. */
   note(text: string): void;
   /** A spinner on stderr, or a no-op where a spinner would be noise (pipes, CI, --json, --quiet). */
-  spinner(text: string): { update(text: string): void; stop(): void };
+  spinner(text: string): Promise<{ update(text: string): void; stop(): void }>;
   /** A command for the user to run next (`["session", "restore", id]`), with the store flags given to this one. */
   command(words: readonly string[]): string;
   /** Ask a yes/no question on the terminal (only when `interactive`); a closed terminal or Ctrl-C answers no. */
@@ -141,23 +140,24 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
     },
     // A note quotes paths and ids from the store: escaped and shortened like every other store text.
     note: (text) => void (quiet || stderr.write(`${color.yellow("note:")} ${safeMessage(text)}\n`)),
-    spinner(text) {
+    async spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
       // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.
-      let spinner: Ora | undefined;
-      let stopped = false;
-      void import("ora").then(({ default: ora }) => {
-        if (!stopped) spinner = ora({ text, stream: stderr as NodeJS.WritableStream }).start();
-      });
+      const { default: ora } = await import("ora");
+      const spinner = ora({ text, stream: stderr as NodeJS.WritableStream }).start();
+      let drawn = 0;
       return {
         update: (t) => {
-          text = t;
-          if (spinner) spinner.text = t;
+          spinner.text = t;
+          // ora draws on a timer, which a loop that reads session after session rarely lets run: draw here too, the
+          // first change at once, then at most every 100 ms.
+          const now = Date.now();
+          if (now - drawn >= 100) {
+            drawn = now;
+            spinner.render();
+          }
         },
-        stop: () => {
-          stopped = true;
-          spinner?.stop();
-        },
+        stop: () => spinner.stop(),
       };
     },
     async confirm(question) {

@@ -13,19 +13,21 @@ import type { SessionStore } from "../stores/store.js";
 import type { Io, PickChoice } from "./io.js";
 import { safeValue } from "./safe-text.js";
 import { selectSessions, type Selection } from "./select-sessions.js";
+import { sessionProgress } from "./session-progress.js";
 
 const ALL = "\u0000all";
 
 /** Error findings per session, by a scan of every session (the same rules a scan runs). */
 async function errorCounts(store: SessionStore, ids: string[], io: Io): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  const spinner = io.spinner(`reading ${ids.length} session${ids.length === 1 ? "" : "s"}`);
+  const progress = await sessionProgress(io, "reading", ids);
   try {
     for await (const result of scanSessions(store, ids, { rules: RULES, now: Date.now(), ...DEFAULT_RULE_OPTIONS, env: io.env })) {
       counts.set(result.summary.id, result.findings.filter((f) => f.severity === "error").length);
+      progress.done();
     }
   } finally {
-    spinner.stop();
+    progress.stop();
   }
   return counts;
 }

@@ -8,3 +8,8 @@ const EN_US = new Intl.NumberFormat("en-US");
 export function formatCount(n: number): string {
   return EN_US.format(n);
 }
+
+/** "1 finding", "1,234 findings": a count and its noun (English plurals in -s). */
+export function plural(n: number, word: string): string {
+  return `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
+}

@@ -1,6 +1,5 @@
-import { plural } from "./helpers.js";
 import type { Rule } from "./rule.js";
-import { formatCount } from "../model/format-count.js";
+import { formatCount, plural } from "../model/format-count.js";
 
 export const contextOverflow: Rule = {
   id: "context-overflow",

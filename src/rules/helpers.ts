@@ -6,7 +6,6 @@ import type { RecordRef } from "../model/record.js";
 import type { SessionView } from "../model/session-view.js";
 import type { Report } from "./rule.js";
 import type { TranscriptLine } from "../model/transcript.js";
-import { formatCount } from "../model/format-count.js";
 
 export function messages(view: SessionView): MessageRecord[] {
   return view.opencode?.messages ?? [];
@@ -75,10 +74,6 @@ export function isThinkingOnly(message: MessageRecord): boolean {
 
 export function isAnthropicModel(providerID: string, modelID: string): boolean {
   return providerID === "anthropic" || /claude/i.test(modelID);
-}
-
-export function plural(n: number, word: string): string {
-  return `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** Session, message and part records whose stored form has a problem of this kind, with a label for each. */

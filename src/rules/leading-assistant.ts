@@ -1,8 +1,9 @@
 import type { ConversationMessage } from "../model/conversation.js";
 import type { Edit } from "../model/edit.js";
 import { anthropicRequest } from "../provider/anthropic-request.js";
-import { isExempt, plural, where } from "./helpers.js";
+import { isExempt, where } from "./helpers.js";
 import type { Rule } from "./rule.js";
+import { plural } from "../model/format-count.js";
 
 /** A user message that asks something: not only the results of the tool calls before it. */
 const isPrompt = (m: ConversationMessage) => m.role === "user" && m.blocks.some((b) => b.type !== "tool_result");

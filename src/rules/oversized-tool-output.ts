@@ -1,6 +1,6 @@
-import { at, atBlock, messages, parts, plural } from "./helpers.js";
+import { at, atBlock, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
-import { formatCount } from "../model/format-count.js";
+import { formatCount, plural } from "../model/format-count.js";
 
 /** Compacted outputs are not sent (opencode sends a placeholder), so they never count. */
 export const oversizedToolOutput: Rule = {

@@ -22,7 +22,8 @@ import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../
 import { liveWindow } from "./session-scan.js";
 import type { TrimSummary } from "../reporters/change-report.js";
 import { byteBudgetOf, calibrate, DEFAULT_LIMIT, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
-import { formatCount } from "../../model/format-count.js";
+import { formatCount, plural } from "../../model/format-count.js";
+import { sessionProgress } from "../session-progress.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -106,7 +107,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
           const now = Date.now();
           const liveWindowMs = liveWindow(options.includeLive);
-          const spinner = io.spinner(`planning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
+          const progress = await sessionProgress(io, "planning", ids);
           const planned: PlannedSession[] = [];
           let trimmed: TrimSummary | undefined;
           try {
@@ -142,10 +143,17 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 );
               }
               planned.push({ plan, sessionRef: records.sessionRef });
-              spinner.update(`planned ${planned.length}/${ids.length} sessions`);
+              progress.done(
+                plural(
+                  planned.reduce((n, p) => n + p.plan.changes.length, 0),
+                  "change",
+                ),
+              );
+              // A turn of the event loop between sessions, so the spinner on a terminal moves.
+              if (ids.length > 1) await new Promise<void>((resolve) => setImmediate(resolve));
             }
           } finally {
-            spinner.stop();
+            progress.stop();
           }
           const summary = trimmed;
           return reportAndWrite(store, io, options, planned, {

@@ -13,6 +13,8 @@ import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
 import { safeMessage } from "../safe-text.js";
 import { chooseSessions } from "../pick-session.js";
+import { plural } from "../../model/format-count.js";
+import { sessionProgress } from "../session-progress.js";
 
 interface ScanFlags {
   all?: boolean;
@@ -85,7 +87,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
           const now = Date.now();
           const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
           const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
-          const spinner = io.spinner(`scanning ${ids.length} session${ids.length === 1 ? "" : "s"}`);
+          const progress = await sessionProgress(io, "scanning", ids);
           reporter.start(store.info);
           try {
             const results = scanSessions(store, ids, {
@@ -101,11 +103,11 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
               if (result.findings.length > 0) totals.sessionsWithFindings++;
               totals.findings += result.findings.length;
               for (const f of result.findings) f.severity === "error" ? totals.errors++ : totals.warnings++;
-              spinner.update(`scanned ${totals.sessions}/${ids.length} sessions, ${totals.findings} findings`);
+              progress.done(plural(totals.findings, "finding"));
               reporter.session(result);
             }
           } catch (error) {
-            spinner.stop();
+            progress.stop();
             if (error instanceof RecoverError && reporter.abort) {
               reporter.abort({ code: error.code, message: error.message });
               if (!io.json) io.err(`recover: ${safeMessage(error.message)}\n`);
@@ -113,7 +115,7 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
             }
             throw error;
           }
-          spinner.stop();
+          progress.stop();
           reporter.end(totals);
           return totals.errors > 0 && !options.exitZero ? ExitCode.findings : ExitCode.ok;
         });

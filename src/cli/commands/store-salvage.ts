@@ -66,7 +66,7 @@ Exit codes: 0 every row read, 1 some rows could not be read (listed) or not conf
               ? join(dirname(db), `${basename(db)}${TEMP_MARKER}salvage`)
               : defaultSalvageOut(db);
         if (options.replace && options.out === undefined) rmSync(out, { force: true });
-        const spinner = io.spinner(`reading ${db} row by row`);
+        const spinner = await io.spinner(`reading ${db} row by row`);
         let result: SalvageResult;
         try {
           result = salvageDatabase(db, out);

@@ -1,9 +1,10 @@
 import type { Block, MediaItem } from "../../model/conversation.js";
 import { IMAGE_TOKENS, CHARS_PER_TOKEN } from "../../model/tokens.js";
-import { atBlock, plural } from "../helpers.js";
+import { atBlock } from "../helpers.js";
 import type { Candidate, TrimStrategy } from "./budget.js";
 import { dimensionsOf, imageFault, type Dimensions } from "./image-limits.js";
 import { recordKey, regionOf, type Layout } from "./layout.js";
+import { plural } from "../../model/format-count.js";
 
 const NOTE = "[image removed to fit the provider's limits; it is kept in recover's backup]";
 

@@ -1,7 +1,7 @@
 import { blockBytes } from "../../model/tokens.js";
-import { plural } from "../helpers.js";
 import { blocksTokens, type Candidate, type TrimStrategy } from "./budget.js";
 import { cachedLayout, recordKey } from "./layout.js";
+import { plural } from "../../model/format-count.js";
 
 /**
  * Strategy, the last resort: whole turns (a prompt and every answer to it, so tool calls keep their results) go,

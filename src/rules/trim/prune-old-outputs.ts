@@ -1,6 +1,7 @@
-import { atBlock, plural } from "../helpers.js";
+import { atBlock } from "../helpers.js";
 import { clearedSaves, tokensOf, type Candidate, type TrimStrategy } from "./budget.js";
 import { recordKey, resultsOf } from "./layout.js";
+import { plural } from "../../model/format-count.js";
 
 /** opencode's own prune constants (session/compaction.ts, reference opencode.md §4). */
 const PRUNE_PROTECT_TOKENS = 40_000;

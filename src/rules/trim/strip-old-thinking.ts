@@ -1,7 +1,8 @@
 import { blockBytes, blockTokens } from "../../model/tokens.js";
-import { atBlock, plural } from "../helpers.js";
+import { atBlock } from "../helpers.js";
 import type { Candidate, TrimStrategy } from "./budget.js";
 import { recordKey } from "./layout.js";
+import { plural } from "../../model/format-count.js";
 
 /**
  * Strategy: thinking blocks of turns before the latest one go whole (the Anthropic API accepts their absence there;

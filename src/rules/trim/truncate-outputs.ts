@@ -1,7 +1,7 @@
-import { atBlock, plural } from "../helpers.js";
+import { atBlock } from "../helpers.js";
 import { tokensOf, type Candidate, type TrimStrategy } from "./budget.js";
 import { recordKey, resultsOf } from "./layout.js";
-import { formatCount } from "../../model/format-count.js";
+import { formatCount, plural } from "../../model/format-count.js";
 
 export const truncationMarker = (removed: number) => `\n[… truncated ${formatCount(removed)} characters to fit the context window …]\n`;
 
