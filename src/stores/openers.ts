@@ -2,9 +2,14 @@
  * Which other processes hold a file open right now: a running opencode keeps its database open, and writing
  * under it would race its own writes. Linux answers through /proc/<pid>/fd; macOS through lsof. Where neither
  * answers, nobody is reported (the session's update time is the other guard).
+ *
+ * Another run of this same recover (the same entry script, on Linux where its command line can be read) is not
+ * counted: it only reads without the store's lock, and writes only under it. Counting it made two repairs started
+ * together both refuse: the one holding the lock saw the other still reading.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import { join } from "node:path";
 
 export interface Opener {
@@ -29,6 +34,7 @@ export function processesHolding(paths: readonly string[]): Opener[] {
 
 function fromProc(wanted: Set<string>): Opener[] {
   const found: Opener[] = [];
+  const ourEntry = entryScript(process.argv, process.cwd());
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
@@ -50,9 +56,39 @@ function fromProc(wanted: Set<string>): Opener[] {
         return false;
       }
     });
-    if (holds) found.push({ pid: Number(pid), name: processName(pid) });
+    if (holds && !(ourEntry !== undefined && entryScript(commandLine(pid), workingDir(pid)) === ourEntry))
+      found.push({ pid: Number(pid), name: processName(pid) });
   }
   return found;
+}
+
+/** The script a node process runs (its second word, from the folder it was started in), as a real path. */
+function entryScript(argv: readonly string[], cwd: string | undefined): string | undefined {
+  const [runtime, script] = argv;
+  if (runtime === undefined || script === undefined || cwd === undefined || !/(^|\/)node[\d.]*$/.test(runtime)) return undefined;
+  try {
+    return realpathSync(resolve(cwd, script));
+  } catch {
+    return undefined;
+  }
+}
+
+function workingDir(pid: string): string | undefined {
+  try {
+    return readlinkSync(join("/proc", pid, "cwd"));
+  } catch {
+    return undefined;
+  }
+}
+
+function commandLine(pid: string): string[] {
+  try {
+    return readFileSync(join("/proc", pid, "cmdline"), "utf8")
+      .split("\0")
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 function processName(pid: string): string {

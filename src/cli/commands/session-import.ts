@@ -57,11 +57,12 @@ Exit codes: 0 imported (or nothing to import), 1 dry run with sessions to import
 input error, 3 refused for safety (database in use, changed while read).`,
     )
     .action(
-      action<ImportFlags>(({ args, options, io }) => {
+      action<ImportFlags>(async ({ args, options, io }) => {
         const from = resolve(io.cwd, options.from!);
         const source = openSource(from);
         try {
-          return withStore(options, io, (store) => importInto(store, source, args, options, io));
+          // Awaited here: the source must stay open until the import is done, not until it has started.
+          return await withStore(options, io, (store) => importInto(store, source, args, options, io));
         } finally {
           source.close();
         }
