@@ -170,10 +170,29 @@ if (bad) {
   process.exit(1);
 }
 const report = JSON.parse(scans[0].stdout);
+const problems = [];
+if (new Set(scans.map((s) => s.stdout)).size !== 1) problems.push("the scan's output differed between runs");
+// --reference DIR: a built checkout of another commit, whose scan must print the same bytes.
+const referenceAt = process.argv.indexOf("--reference");
+const reference = referenceAt >= 0 ? process.argv[referenceAt + 1] : undefined;
+let identical;
+if (reference) {
+  const theirs = spawnSync(process.execPath, [path.join(reference, "bin/recover"), ...scanArgs.slice(1)], { maxBuffer: 1 << 30, encoding: "utf8" });
+  identical = theirs.stdout === scans[0].stdout;
+  if (!identical) problems.push(`the scan's --json differs from the reference build's (${reference})`);
+}
 const findings = report.sessions.reduce((n, s) => n + s.findings.length, 0);
 const lines = JSON.parse(floors[0].stdout).lines;
 const floorMs = median(floors.map((f) => f.ms));
 const scanMs = median(scans.map((s) => s.ms));
+// The judged figure: the median of each run's scan ÷ the floor run just before it (drift cancels in a pair).
+const pairs = scans.map((s, i) => s.ms / floors[i].ms);
+const ratio = median(pairs);
+const scanRss = Math.max(...scans.map((s) => s.rssMB));
+const TARGET_RATIO = 1.2;
+const TARGET_RSS_MB = 300;
+if (ratio > TARGET_RATIO) problems.push(`scan took ${ratio.toFixed(2)}× the floor (median of pairs; target ≤ ${TARGET_RATIO}×)`);
+if (scanRss > TARGET_RSS_MB) problems.push(`scan peaked at ${scanRss.toFixed(0)} MB RSS (target ≤ ${TARGET_RSS_MB} MB)`);
 const expectedDamaged = Array.from({ length: SESSIONS }, (_, i) => i).filter((i) => i % 50 === 7).length;
 const damagedFound = report.sessions.filter(
   (s) => s.findings.some((f) => f.rule === "tool-result-missing") && s.findings.some((f) => f.rule === "unreadable-record"),
@@ -187,8 +206,9 @@ machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 
 | | median wall | peak RSS |
 |---|---|---|
 | floor (read + JSON.parse every line) | ${(floorMs / 1000).toFixed(2)} s | ${Math.max(...floors.map((f) => f.rssMB)).toFixed(0)} MB |
-| \`recover session scan --all --json\` | ${(scanMs / 1000).toFixed(2)} s | ${Math.max(...scans.map((s) => s.rssMB)).toFixed(0)} MB |
-| ratio | ${(scanMs / floorMs).toFixed(2)}× | |
+| \`recover session scan --all --json\` | ${(scanMs / 1000).toFixed(2)} s | ${scanRss.toFixed(0)} MB |
+| scan ÷ floor (median of pairs) | ${ratio.toFixed(2)}× (${pairs.map((x) => x.toFixed(2)).join(", ")}) | |
 
-findings: ${findings}; damaged sessions found ${damagedFound} of ${expectedDamaged} planted (${RUNS} runs)`);
-if (damagedFound !== expectedDamaged) process.exit(1);
+findings: ${findings}; damaged sessions found ${damagedFound} of ${expectedDamaged} planted (${RUNS} runs); the same --json in every run${identical === undefined ? "" : identical ? ", byte-identical to the reference build's" : ", DIFFERENT from the reference build's"}
+targets: scan ≤ ${TARGET_RATIO}× floor: ${ratio <= TARGET_RATIO ? "met" : "MISSED"}; peak RSS ≤ ${TARGET_RSS_MB} MB: ${scanRss <= TARGET_RSS_MB ? "met" : "MISSED"}${problems.length ? `\n\n**Problems:**\n${problems.map((p) => `- ${p}`).join("\n")}` : ""}`);
+if (damagedFound !== expectedDamaged || problems.length > 0) process.exit(1);
