@@ -47,12 +47,14 @@ export function readLine(raw: Buffer, number: number, accept: AcceptRecord): Rea
   if (nuls > 0) body = body.subarray(nuls);
 
   const invalidAt = isUtf8(body) ? undefined : firstInvalidUtf8(body);
-  const text = lossy.decode(body);
+  // Valid UTF-8 without a byte order mark decodes the same either way, and Buffer's decoder is the faster (a scan
+  // spends a tenth of its time here); TextDecoder replaces invalid bytes and drops a BOM, as it always did.
+  const text = invalidAt === undefined && !startsWithBom(body) ? body.toString("utf8") : lossy.decode(body);
   const parsed = parseRecords(text, accept);
   if (parsed.whole && nuls === 0) {
     if (invalidAt === undefined) {
       const corruption = corruptionIn(parsed.whole, text);
-      return corruption ? { ...line, value: parsed.whole, corruption } : { ...line, value: parsed.whole };
+      return corruption ? { number, raw, value: parsed.whole, corruption } : { number, raw, value: parsed.whole };
     }
     // The bytes outside strings are fine; the text inside holds bytes that are no UTF-8 at all.
     const clean = parseRecords(dropInvalidUtf8(body).toString("utf8"), accept).whole ?? parsed.whole;
@@ -90,8 +92,12 @@ export function readLine(raw: Buffer, number: number, accept: AcceptRecord): Rea
 }
 
 function isBlankLine(body: Buffer): boolean {
-  for (const byte of body) if (byte !== 0x20 && byte !== 0x09) return false;
+  for (let i = 0; i < body.length; i++) if (body[i] !== 0x20 && body[i] !== 0x09) return false;
   return true;
+}
+
+function startsWithBom(body: Buffer): boolean {
+  return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
 }
 
 function leadingNuls(body: Buffer): number {
