@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import { RecoverError, type ErrorCode } from "../errors.js";
 import type { RuleOptions } from "../rules/rule.js";
 import type { StoreFormat } from "../stores/store.js";
+import { occasionalTurns } from "./event-loop.js";
 import type { SessionResult } from "./session-result.js";
 
 export interface WorkerSetup {
@@ -81,6 +82,7 @@ export async function* scanInParallel(
       notify();
     });
   }
+  const turn = occasionalTurns();
   try {
     while (emitted < ids.length) {
       const result = done.get(emitted);
@@ -93,8 +95,8 @@ export async function* scanInParallel(
       const index = takeNext(next, ids.length);
       if (index >= 0) {
         done.set(index, scanHere(ids[index]!));
-        // Let worker replies in between this thread's sessions, so results flow out as they come.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // Now and then, let worker replies in between this thread's sessions, so results flow out as they come.
+        await turn();
         continue;
       }
       await new Promise<void>((resolve) => (wake = resolve));

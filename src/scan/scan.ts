@@ -6,6 +6,7 @@ import type { LoadMode } from "../model/opencode-records.js";
 import type { Rule, RuleOptions } from "../rules/rule.js";
 import type { SessionStore } from "../stores/store.js";
 import { checkSession } from "./check.js";
+import { occasionalTurns } from "./event-loop.js";
 import { scanInParallel, workerCount } from "./parallel-scan.js";
 import type { SessionResult } from "./session-result.js";
 import { liveSkip, sessionView } from "./session-view.js";
@@ -39,9 +40,9 @@ export async function* scanSessions(store: SessionStore, ids: readonly string[],
     yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));
     return;
   }
+  const turn = occasionalTurns();
   for (const id of ids) {
     yield scanSession(store, id, options);
-    // Give the event loop a turn between sessions, so a spinner on a terminal moves.
-    if (ids.length > 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    await turn();
   }
 }

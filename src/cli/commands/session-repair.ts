@@ -24,6 +24,7 @@ import type { TrimSummary } from "../reporters/change-report.js";
 import { byteBudgetOf, calibrate, DEFAULT_LIMIT, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
 import { formatCount, plural } from "../../model/format-count.js";
 import { sessionProgress } from "../session-progress.js";
+import { occasionalTurns } from "../../scan/event-loop.js";
 
 interface RepairFlags {
   all?: boolean;
@@ -108,6 +109,8 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           const now = Date.now();
           const liveWindowMs = liveWindow(options.includeLive);
           const progress = await sessionProgress(io, "planning", ids);
+          // Now and then a turn of the event loop, so the spinner on a terminal moves.
+          const turn = occasionalTurns();
           const planned: PlannedSession[] = [];
           let trimmed: TrimSummary | undefined;
           try {
@@ -149,8 +152,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                   "change",
                 ),
               );
-              // A turn of the event loop between sessions, so the spinner on a terminal moves.
-              if (ids.length > 1) await new Promise<void>((resolve) => setImmediate(resolve));
+              await turn();
             }
           } finally {
             progress.stop();
