@@ -119,16 +119,24 @@ function generate() {
   fs.writeFileSync(path.join(DATA, "done"), "");
 }
 
+// The least any reader must do: read each file, cut it into lines, decode and JSON.parse each line. Each line is
+// decoded on its own (as recover does): decoding a whole file at once makes V8 build one two-byte string when a
+// single line holds a non-ASCII character, which made an earlier floor 3x slower than this one.
 const FLOOR = `
 const fs = require("node:fs"), path = require("node:path");
 let lines = 0, failures = 0;
 for (const project of fs.readdirSync(path.join(process.argv[1], "projects"))) {
   const dir = path.join(process.argv[1], "projects", project);
   for (const name of fs.readdirSync(dir)) {
-    for (const line of fs.readFileSync(path.join(dir, name), "utf8").split("\\n")) {
-      if (!line) continue;
-      lines++;
-      try { JSON.parse(line); } catch { failures++; }
+    const bytes = fs.readFileSync(path.join(dir, name));
+    for (let start = 0; start < bytes.length; ) {
+      let end = bytes.indexOf(10, start);
+      if (end < 0) end = bytes.length;
+      if (end > start) {
+        lines++;
+        try { JSON.parse(bytes.toString("utf8", start, end)); } catch { failures++; }
+      }
+      start = end + 1;
     }
   }
 }
