@@ -540,7 +540,10 @@ function makeSessionGenerator(rng, mint, corpora) {
         rows.push(messageRow);
         let written = 0;
         addPart(messageID, t, t, { type: "step-start", snapshot: rng.chars(HEX, 40) });
-        if (rng.chance(0.6)) {
+        // opencode 1.18 sends a "" text part only in a message with signed reasoning (as " ", which the API rejects);
+        // elsewhere it drops it. So the planted empty text always comes after signed reasoning: it is a real defect.
+        const plantsEmptyText = defect === "emptyText" && turn === 0 && step === 0;
+        if (rng.chance(0.6) || plantsEmptyText) {
           const text = excerpt(rng, prose, rng.logNormal(500, 1.0, 20, 12_000)).trim();
           const start = t;
           t += rng.logNormal(2500, 0.8, 100, 120_000);
@@ -552,7 +555,7 @@ function makeSessionGenerator(rng, mint, corpora) {
           });
           written += text.length;
         }
-        if (defect === "emptyText" && turn === 0 && step === 0) {
+        if (plantsEmptyText) {
           planted = { kind: defect, sessionID, messageID, partID: addPart(messageID, t, t, { type: "text", text: "", time: { start: t, end: t } }) };
         } else if (last || rng.chance(0.45)) {
           const text = excerpt(rng, prose, rng.logNormal(last ? 700 : 200, 0.9, 10, 16_000)).trim();
