@@ -59,6 +59,7 @@ export async function* scanInParallel(
   let emitted = 0;
   let failure: Error | undefined;
   let finished = false;
+  let running = workers.length;
   let wake: (() => void) | undefined;
   const notify = () => {
     wake?.();
@@ -77,8 +78,9 @@ export async function* scanInParallel(
     // A worker ends by itself (code 0) once no session is left, after posting every result. One that ends otherwise
     // (killed, out of memory) would leave the session it took unanswered forever.
     worker.on("exit", (code) => {
-      if (finished || code === 0) return;
-      failure ??= new Error(`a scanning thread stopped unexpectedly (exit code ${code})`);
+      running--;
+      if (finished) return;
+      if (code !== 0) failure ??= new Error(`a scanning thread stopped unexpectedly (exit code ${code})`);
       notify();
     });
   }
@@ -99,6 +101,9 @@ export async function* scanInParallel(
         await turn();
         continue;
       }
+      // Every session is taken; one still missing must come from a worker. Node delivers a worker's last messages
+      // before its exit, so once all have ended, a missing answer is one no thread will ever give.
+      if (running === 0) throw new Error(`a scanning thread ended without answering for session ${ids[emitted]}`);
       await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
