@@ -60,12 +60,11 @@
 // 127.0.0.1, telemetry / auto-update / error reporting / non-essential traffic disabled. Plain Node ESM, no
 // dependencies.
 
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages } from "./mock-messages-api.mjs";
+import { answerMessages, readRequest, runToFiles } from "./mock-messages-api.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies. A reply is a list of content blocks the mock streams back, plus a stop reason.
@@ -682,50 +681,38 @@ function answerError(res, status, type, message, requestId) {
 }
 
 function startMock(state) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = { unparsed: raw };
-      }
-      const headers = { ...req.headers };
-      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
-      const main = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens") && isMainLoop(body);
-      const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
-      const messagesCall = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.startsWith("/v1/messages/count_tokens");
-      const broken = state.enforce && messagesCall ? checkRequest(body, state.issued) : null;
-      if (state.enforce) entry.answer = broken ? { status: 400, rule: broken.rule, message: broken.message } : { status: 200 };
-      fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
+  const server = http.createServer(async (req, res) => {
+    const { body, headers } = await readRequest(req);
+    const main = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens") && isMainLoop(body);
+    const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
+    const messagesCall = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.startsWith("/v1/messages/count_tokens");
+    const broken = state.enforce && messagesCall ? checkRequest(body, state.issued) : null;
+    if (state.enforce) entry.answer = broken ? { status: 400, rule: broken.rule, message: broken.message } : { status: 200 };
+    fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
-      if (req.method === "POST" && req.url.startsWith("/v1/messages/count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (broken) {
-        state.errors.push({ seq: entry.seq, step: state.step, main, ...broken });
-        state.answers.push({ seq: entry.seq, step: state.step, main, status: 400, rule: broken.rule, message: broken.message });
-        answerError(res, 400, "invalid_request_error", broken.message, `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}`);
-        return;
-      }
-      if (req.method === "POST" && req.url.startsWith("/v1/messages")) {
-        let r;
-        if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
-        else r = reply([text("ok")]);
-        for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
-        state.answers.push({ seq: entry.seq, step: state.step, main, status: 200 });
-        answerMessages(res, body, r);
-        return;
-      }
-      // anything else: harmless empty JSON
+    if (req.method === "POST" && req.url.startsWith("/v1/messages/count_tokens")) {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
-    });
+      res.end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    if (broken) {
+      state.errors.push({ seq: entry.seq, step: state.step, main, ...broken });
+      state.answers.push({ seq: entry.seq, step: state.step, main, status: 400, rule: broken.rule, message: broken.message });
+      answerError(res, 400, "invalid_request_error", broken.message, `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}`);
+      return;
+    }
+    if (req.method === "POST" && req.url.startsWith("/v1/messages")) {
+      let r;
+      if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
+      else r = reply([text("ok")]);
+      for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
+      state.answers.push({ seq: entry.seq, step: state.step, main, status: 200 });
+      answerMessages(res, body, r);
+      return;
+    }
+    // anything else: harmless empty JSON
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end("{}");
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
@@ -753,25 +740,6 @@ function parseArgs(argv) {
     else throw new Error("unknown argument " + k);
   }
   return a;
-}
-
-function runClient(client, args, { cwd, env, timeoutMs, stdoutFile, stderrFile }) {
-  return new Promise((resolve) => {
-    const child = spawn(client, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const stdout = Buffer.concat(out).toString("utf8");
-      fs.writeFileSync(stdoutFile, stdout);
-      const stderr = Buffer.concat(err).toString("utf8");
-      fs.writeFileSync(stderrFile, stderr);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
 }
 
 function findTranscript(configDir, sessionId) {
@@ -1006,7 +974,7 @@ async function main() {
           continue;
         }
         if (args.recoverWait) await new Promise((r) => setTimeout(r, args.recoverWait * 1000));
-        const r = await runClient(process.execPath, cmd, {
+        const r = await runToFiles(process.execPath, cmd, {
           cwd: project,
           env: recoverEnv,
           timeoutMs: args.timeout * 1000,
@@ -1031,7 +999,7 @@ async function main() {
       // The prompt goes first: --allowedTools is variadic and would swallow it.
       const cli = [step.prompt, "-p", "--output-format", "json", "--model", args.model, "--allowedTools", "Bash,Read"];
       if (step.resume) cli.push("--resume", sessionId);
-      const r = await runClient(args.client, cli, {
+      const r = await runToFiles(args.client, cli, {
         cwd: project,
         env,
         timeoutMs: args.timeout * 1000,

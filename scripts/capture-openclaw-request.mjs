@@ -51,7 +51,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
-import { answerMessages } from "./mock-messages-api.mjs";
+import { answerMessages, readRequest } from "./mock-messages-api.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies: content blocks the mock streams back, plus a stop reason; `error` streams an SSE error event after
@@ -291,36 +291,24 @@ const scenarios = {
 // The mock Messages API.
 
 function startMock(state) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = { unparsed: raw };
-      }
-      const headers = { ...req.headers };
-      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
-      const isMessages = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens");
-      const entry = { seq: state.seq++, step: state.step, messages: isMessages, method: req.method, path: req.url, headers, body };
-      fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
-      if (req.method === "POST" && req.url.includes("count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (isMessages) {
-        const r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
-        for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
-        answerMessages(res, body, r);
-        return;
-      }
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: not found" } }));
-    });
+  const server = http.createServer(async (req, res) => {
+    const { body, headers } = await readRequest(req);
+    const isMessages = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens");
+    const entry = { seq: state.seq++, step: state.step, messages: isMessages, method: req.method, path: req.url, headers, body };
+    fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
+    if (req.method === "POST" && req.url.includes("count_tokens")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    if (isMessages) {
+      const r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
+      for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
+      answerMessages(res, body, r);
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: not found" } }));
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }

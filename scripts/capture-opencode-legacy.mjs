@@ -138,7 +138,7 @@ async function main() {
   const state = { seq: 0, run: 0, replies: [], title: "", side: 0, log };
   const server = await startScriptedMock(state, () => ({ run: state.run }));
   const port = server.address().port;
-  writeOpencodeConfig(dirs, { model: args.model, port });
+  writeOpencodeConfig(dirs, { model: args.model, port, permission: { bash: "allow", edit: "allow" } });
   const env = { ...opencodeEnv(dirs), OPENCODE_DISABLE_DEFAULT_PLUGINS: "1" };
   const storage = path.join(dirs.data, "opencode", "storage");
 

@@ -41,13 +41,14 @@
 // (always opencode.db). `--pure` (no external plugins) and `--title` (no title request) on every run; `--auto`
 // approves tool permissions. Plain Node ESM; better-sqlite3 is loaded from the repo's node_modules.
 
-import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { spawnSync, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages } from "./mock-messages-api.mjs";
+import { answerMessages, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -586,44 +587,32 @@ function isMainLoop(body) {
 }
 
 function startMock(state) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = { unparsed: raw };
-      }
-      const headers = { ...req.headers };
-      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
-      const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
-      const main = isMessages && isMainLoop(body);
-      const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
-      fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
+  const server = http.createServer(async (req, res) => {
+    const { body, headers } = await readRequest(req);
+    const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
+    const main = isMessages && isMainLoop(body);
+    const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
+    fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
-      if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 100 }));
+    if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    if (isMessages) {
+      let r;
+      if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
+      else r = reply([text("ok")]);
+      if (r.error) {
+        res.writeHead(r.error.status, { "content-type": "application/json", "request-id": "req_mock_err" });
+        res.end(JSON.stringify({ type: "error", error: { type: r.error.type, message: r.error.message } }));
         return;
       }
-      if (isMessages) {
-        let r;
-        if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
-        else r = reply([text("ok")]);
-        if (r.error) {
-          res.writeHead(r.error.status, { "content-type": "application/json", "request-id": "req_mock_err" });
-          res.end(JSON.stringify({ type: "error", error: { type: r.error.type, message: r.error.message } }));
-          return;
-        }
-        answerMessages(res, body, r);
-        return;
-      }
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
-    });
+      answerMessages(res, body, r);
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
@@ -647,24 +636,6 @@ function parseArgs(argv) {
     else throw new Error("unknown argument " + k);
   }
   return a;
-}
-
-function runClient(client, args, { cwd, env, timeoutMs, stdoutFile, stderrFile }) {
-  return new Promise((resolve) => {
-    const child = spawn(client, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const stdout = Buffer.concat(out).toString("utf8");
-      fs.writeFileSync(stdoutFile, stdout);
-      fs.writeFileSync(stderrFile, Buffer.concat(err).toString("utf8"));
-      resolve({ code, signal, stdout });
-    });
-  });
 }
 
 // The fixture form of a request body: everything but `tools` (names only) and a very long system prompt text.
@@ -754,32 +725,8 @@ async function main() {
   const state = { seq: 0, step: 0, replies: [], log };
   const server = await startMock(state);
   const port = server.address().port;
-  fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
-  const config = {
-    $schema: "https://opencode.ai/config.json",
-    autoupdate: false,
-    share: "disabled",
-    model: args.model,
-    provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1` } } },
-  };
-  fs.writeFileSync(path.join(dirs.config, "opencode", "opencode.json"), JSON.stringify(config, null, 2) + "\n");
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dirs.home,
-    XDG_DATA_HOME: dirs.data,
-    XDG_CONFIG_HOME: dirs.config,
-    XDG_STATE_HOME: dirs.state,
-    XDG_CACHE_HOME: dirs.cache,
-    TERM: "dumb",
-    LANG: "C.UTF-8",
-    TZ: "UTC",
-    ANTHROPIC_API_KEY: "sk-ant-test",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-    OPENCODE_DISABLE_CHANNEL_DB: "1",
-  };
+  writeOpencodeConfig(dirs, { model: args.model, port });
+  const env = opencodeEnv(dirs, { OPENCODE_DISABLE_CHANNEL_DB: "1" });
   const dbFile = path.join(dirs.data, "opencode", "opencode.db");
 
   let sessionId = null;
@@ -809,7 +756,7 @@ async function main() {
       // `opencode run` joins its positional words with " " and wraps any word that contains a space in double quotes
       // (a prompt passed as one shell argument is stored as "\"Say hello.\""), so the prompt goes in word by word.
       cli.push(...(step.args ?? []), "--", ...step.prompt.split(" "));
-      const r = await runClient(args.client, cli, {
+      const r = await runToFiles(args.client, cli, {
         cwd: project,
         env,
         timeoutMs: args.timeout * 1000,

@@ -342,7 +342,7 @@ async function main() {
   const state = { seq: 0, phase: "", replies: [], title: "", log: path.join(out, "requests.jsonl") };
   const server = await startScriptedMock(state, () => ({ phase: state.phase }));
   const port = server.address().port;
-  writeOpencodeConfig(dirs, { model: args.model, port });
+  writeOpencodeConfig(dirs, { model: args.model, port, permission: { bash: "allow", edit: "allow" } });
   const baseEnv = opencodeEnv(dirs);
   const legacyEnv = { ...baseEnv, OPENCODE_DISABLE_DEFAULT_PLUGINS: "1" };
   const clientEnv = { ...baseEnv, OPENCODE_DISABLE_CHANNEL_DB: "1" };

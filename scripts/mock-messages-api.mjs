@@ -1,6 +1,7 @@
-// The answer half of a loopback mock of the Anthropic Messages API, shared by the capture scripts
-// (capture-claude-request.mjs, capture-opencode-request.mjs, capture-openclaw-request.mjs): a reply as a JSON body,
-// or streamed as the API streams it (message_start, one content block after another, message_delta, message_stop).
+// A loopback mock of the Anthropic Messages API, shared by the capture scripts (capture-claude-request.mjs,
+// capture-opencode-request.mjs, capture-openclaw-request.mjs): a request read and logged the same way by each, and a
+// reply as a JSON body, or streamed as the API streams it (message_start, one content block after another,
+// message_delta, message_stop).
 //
 // A reply: { blocks, stop } (blocks: text, thinking with its signature, redacted_thinking, tool_use), or
 // { status, error } for an HTTP error, or { blocks, error } for a stream that fails after its blocks.
@@ -36,6 +37,29 @@ function streamBlock(res, b, index) {
     sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
   }
   sse(res, "content_block_stop", { type: "content_block_stop", index });
+}
+
+/**
+ * A request to the mock, read whole: its JSON body (`{ unparsed }` when it is not JSON, null when empty) and its
+ * headers with the credentials redacted, as every capture logs them.
+ */
+export function readRequest(req) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = { unparsed: raw };
+      }
+      const headers = { ...req.headers };
+      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
+      resolve({ body, headers });
+    });
+  });
 }
 
 /** Answer one `POST /v1/messages` with `reply`, streamed when the request asked for a stream. */
@@ -87,37 +111,25 @@ const isMainLoop = (body) => Array.isArray(body?.tools) && body.tools.length > 0
  * `state.replies`, side requests `state.title` (counted in `state.side`); count_tokens answers 100.
  */
 export function startScriptedMock(state, tag) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = { unparsed: raw };
-      }
-      const headers = { ...req.headers };
-      for (const h of ["authorization", "x-api-key", "cookie"]) if (h in headers) headers[h] = "<redacted>";
-      const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
-      const main = isMessages && isMainLoop(body);
-      fs.appendFileSync(state.log, `${JSON.stringify({ seq: state.seq++, ...tag(), main, method: req.method, path: req.url, headers, body })}\n`);
+  const server = http.createServer(async (req, res) => {
+    const { body, headers } = await readRequest(req);
+    const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
+    const main = isMessages && isMainLoop(body);
+    fs.appendFileSync(state.log, `${JSON.stringify({ seq: state.seq++, ...tag(), main, method: req.method, path: req.url, headers, body })}\n`);
 
-      if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (isMessages) {
-        if (!main) state.side = (state.side ?? 0) + 1;
-        const r = main ? (state.replies.shift() ?? reply([text("(mock: no more scripted replies)")])) : reply([text(state.title || "ok")]);
-        answerMessages(res, body, r);
-        return;
-      }
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
-    });
+    if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    if (isMessages) {
+      if (!main) state.side = (state.side ?? 0) + 1;
+      const r = main ? (state.replies.shift() ?? reply([text("(mock: no more scripted replies)")])) : reply([text(state.title || "ok")]);
+      answerMessages(res, body, r);
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
@@ -136,4 +148,12 @@ export function runCollected(command, args, { cwd, env, timeoutMs }) {
       resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
     });
   });
+}
+
+/** runCollected, its output also written to `stdoutFile` and `stderrFile`, and returned as text. */
+export async function runToFiles(command, args, { stdoutFile, stderrFile, ...options }) {
+  const { code, signal, stdout, stderr } = await runCollected(command, args, options);
+  fs.writeFileSync(stdoutFile, stdout);
+  fs.writeFileSync(stderrFile, stderr);
+  return { code, signal, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
 }

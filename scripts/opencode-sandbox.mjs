@@ -1,25 +1,32 @@
-// A real opencode client run offline, shared by capture-opencode-legacy.mjs and check-opencode-import.mjs: its
+// A real opencode client run offline, shared by capture-opencode-request.mjs, capture-opencode-legacy.mjs and
+// check-opencode-import.mjs: its
 // config points the anthropic provider at the loopback mock (mock-messages-api.mjs), and its environment keeps every
 // file it writes under `dirs` (HOME and the XDG dirs) and every network feature it has off.
 import fs from "node:fs";
 import path from "node:path";
 
-/** Writes `<dirs.config>/opencode/opencode.json`: the model, bash and edits allowed, the provider at the mock. */
-export function writeOpencodeConfig(dirs, { model, port }) {
+/**
+ * Writes `<dirs.config>/opencode/opencode.json`: the model, the provider at the mock, and `permission` when given
+ * (the multi-run scripts allow bash and edits; a capture keeps opencode's own defaults).
+ */
+export function writeOpencodeConfig(dirs, { model, port, permission }) {
   fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
   const config = {
     $schema: "https://opencode.ai/config.json",
     autoupdate: false,
     share: "disabled",
     model,
-    permission: { bash: "allow", edit: "allow" },
+    ...(permission ? { permission } : {}),
     provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1` } } },
   };
   fs.writeFileSync(path.join(dirs.config, "opencode", "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
 }
 
-/** The client's environment: nothing of the user's but PATH, a fake key, no update check, share, LSP download. */
-export function opencodeEnv(dirs) {
+/**
+ * The client's environment: nothing of the user's but PATH, a fake key, no update check, share, LSP download; `extra`
+ * on top.
+ */
+export function opencodeEnv(dirs, extra = {}) {
   return {
     PATH: process.env.PATH,
     HOME: dirs.home,
@@ -35,6 +42,7 @@ export function opencodeEnv(dirs) {
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_SHARE: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    ...extra,
   };
 }
 
