@@ -121,6 +121,11 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
   const color = new Chalk({ level });
   // A spinner is escape codes too (colour, cursor, line clearing): whoever turns colour off gets none.
   const spinnerAllowed = isTTY.stderr && colorWanted && !json && !quiet && !env.CI;
+  // inquirer is loaded only when a person is asked something; its prompts go to stderr, beside the diffs.
+  const promptOnStderr = async () => {
+    const { createPromptModule } = await import("inquirer");
+    return createPromptModule({ output: stderr as NodeJS.WritableStream, ...(context.stdin ? { input: context.stdin } : {}) });
+  };
   return {
     json,
     quiet,
@@ -161,23 +166,18 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
       };
     },
     async confirm(question) {
-      // inquirer is loaded only when a person is asked something; the prompt goes to stderr, beside the diffs.
-      const { createPromptModule } = await import("inquirer");
-      const prompt = createPromptModule({ output: stderr as NodeJS.WritableStream, ...(context.stdin ? { input: context.stdin } : {}) });
+      const prompt = await promptOnStderr();
       try {
         const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false }]);
         return answer.ok === true;
       } catch (error) {
-        // Ctrl-C at the prompt is an interrupt, not a "no": exit 130 as a shell expects after SIGINT. A closed
-        // terminal (Ctrl-D, end of input) is inquirer's ExitPromptError too, but without SIGINT: that is a "no".
-        const { name, message } = (error ?? {}) as Partial<Error>;
-        if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
+        refuseInterrupt(error);
+        // A closed terminal (Ctrl-D, end of input) is a "no".
         return false;
       }
     },
     async pick(question, choices) {
-      const { createPromptModule } = await import("inquirer");
-      const prompt = createPromptModule({ output: stderr as NodeJS.WritableStream, ...(context.stdin ? { input: context.stdin } : {}) });
+      const prompt = await promptOnStderr();
       const source = async (term: string | undefined) => {
         const wanted = (term ?? "").trim().toLowerCase();
         return choices
@@ -188,10 +188,18 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
         const answer = await prompt<{ picked: string }>([{ type: "search", name: "picked", message: question, source, pageSize: 12 }]);
         return answer.picked;
       } catch (error) {
-        const { name, message } = (error ?? {}) as Partial<Error>;
-        if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
+        refuseInterrupt(error);
         throw new RecoverError("usage", "no session picked (the terminal closed); give a session id");
       }
     },
   };
+}
+
+/**
+ * Ctrl-C at a prompt is an interrupt, not an answer: exit 130 as a shell expects after SIGINT. A closed terminal is
+ * inquirer's ExitPromptError too, but without SIGINT: each prompt says what that means for it.
+ */
+function refuseInterrupt(error: unknown): void {
+  const { name, message } = (error ?? {}) as Partial<Error>;
+  if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
 }

@@ -112,6 +112,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           // Now and then a turn of the event loop, so the spinner on a terminal moves.
           const turn = occasionalTurns();
           const planned: PlannedSession[] = [];
+          let changes = 0;
           let trimmed: TrimSummary | undefined;
           try {
             for (const id of ids) {
@@ -146,12 +147,8 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 );
               }
               planned.push({ plan, sessionRef: records.sessionRef });
-              progress.done(
-                plural(
-                  planned.reduce((n, p) => n + p.plan.changes.length, 0),
-                  "change",
-                ),
-              );
+              changes += plan.changes.length;
+              progress.done(plural(changes, "change"));
               await turn();
             }
           } finally {
