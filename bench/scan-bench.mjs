@@ -18,6 +18,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DATA_DIR, STORE_OPTIONS, ensureStore, storeOptions } from "./generate-store.mjs";
+import { median } from "./stats.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI_MAIN = join(ROOT, "dist/main.js");
@@ -177,10 +178,6 @@ function benchStore(opts) {
   };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const measured = scales.map(benchStore);
 rmSync(tmp, { recursive: true, force: true });
 

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./stats.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const at = process.argv.indexOf("--runs");
@@ -41,11 +42,6 @@ function cpu(args) {
   if (r.status !== 0 && args !== COMMANDS.scan) throw new Error(`node ${args.join(" ")} exited with ${r.status}: ${r.stderr}`);
   return { cpu: user + system, wall };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 for (const args of Object.values(COMMANDS)) cpu(args); // warm-up: the page cache, untimed
 const rounds = [];

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./stats.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name, fallback) => {
@@ -155,8 +156,6 @@ function timed(args) {
   fs.rmSync(rssFile, { force: true });
   return { ms, rssMB: rss, status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 generate();
 const files = SESSIONS;

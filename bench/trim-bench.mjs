@@ -23,6 +23,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { makeIdMinter, makeRng } from "./generate-store.mjs";
+import { median } from "./stats.mjs";
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(SELF), "..");
@@ -454,10 +455,6 @@ rmSync(tmp, { recursive: true, force: true });
 // ---------------------------------------------------------------------------------------------
 // Report
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const sec = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (x) => `${Math.round(x)} MB`;
 const n = (x) => x.toLocaleString("en-US");

@@ -21,6 +21,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { makeRng } from "./generate-store.mjs";
+import { median } from "./stats.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "bin/recover");
@@ -129,7 +130,6 @@ function floor(file) {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const scratch = mkdtempSync(join(os.tmpdir(), "recover-trim-bench-src-"));
 const source = join(scratch, "session.jsonl");
 const { sessionId, text, steps } = transcript();
