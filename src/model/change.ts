@@ -6,37 +6,47 @@
 import * as z from "zod";
 import type { RecordRef } from "./record.js";
 
-/**
- * `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the
- * rest are opencode's records (`project`: the row a session belongs to, written only by an import).
- */
-export const RecordKind = z.enum(["project", "session", "message", "part", "file", "line"]);
-export type RecordKind = z.infer<typeof RecordKind>;
+/** The schemas of this module, built on first use (by the manifest's reader): a run that reads no backup builds none. */
+function buildSchemas() {
+  /**
+   * `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the
+   * rest are opencode's records (`project`: the row a session belongs to, written only by an import).
+   */
+  const RecordKind = z.enum(["project", "session", "message", "part", "file", "line"]);
+  /** Which stored record: enough for any adapter to find it again. */
+  const RecordKey = z.object({
+    record: RecordKind,
+    id: z.string(),
+    sessionId: z.string(),
+    messageId: z.string().optional(),
+    /** JSON tree: the record's file. */
+    path: z.string().optional(),
+  });
+  const ChangeOp = z.enum(["insert", "update", "delete"]);
+  /** A change as the manifest and `--json` report it. */
+  const ChangeSummary = z.object({
+    op: ChangeOp,
+    record: RecordKind,
+    id: z.string(),
+    sessionId: z.string(),
+    messageId: z.string().optional(),
+    rules: z.array(z.string()),
+  });
+  return { RecordKind, RecordKey, ChangeOp, ChangeSummary };
+}
 
-/** Which stored record: enough for any adapter to find it again. */
-export const RecordKey = z.object({
-  record: RecordKind,
-  id: z.string(),
-  sessionId: z.string(),
-  messageId: z.string().optional(),
-  /** JSON tree: the record's file. */
-  path: z.string().optional(),
-});
-export type RecordKey = z.infer<typeof RecordKey>;
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
 
-export const ChangeOp = z.enum(["insert", "update", "delete"]);
-export type ChangeOp = z.infer<typeof ChangeOp>;
+export function changeSchemas(): Schemas {
+  built ??= buildSchemas();
+  return built;
+}
 
-/** A change as the manifest and `--json` report it. */
-export const ChangeSummary = z.object({
-  op: ChangeOp,
-  record: RecordKind,
-  id: z.string(),
-  sessionId: z.string(),
-  messageId: z.string().optional(),
-  rules: z.array(z.string()),
-});
-export type ChangeSummary = z.infer<typeof ChangeSummary>;
+export type RecordKind = z.infer<Schemas["RecordKind"]>;
+export type RecordKey = z.infer<Schemas["RecordKey"]>;
+export type ChangeOp = z.infer<Schemas["ChangeOp"]>;
+export type ChangeSummary = z.infer<Schemas["ChangeSummary"]>;
 
 /**
  * A record exactly as a store holds it, with every byte needed to put it back: a SQLite row (all columns, typed)

@@ -9,7 +9,7 @@ import { ownWriteError, RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, TEMP_MARKER, writeFileDurable } from "../fs/durable.js";
 import type { StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
-import { Manifest, type ImageEntry, type TransactionState } from "./manifest.js";
+import { type ImageEntry, type Manifest, manifestSchemas, type TransactionState } from "./manifest.js";
 
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
@@ -120,7 +120,7 @@ export function readManifest(dir: string): Manifest {
   } catch (error) {
     throw new RecoverError("backup-unreadable", `the backup manifest ${join(dir, "manifest.json")} cannot be read (${(error as Error).message})`);
   }
-  const result = Manifest.safeParse(parsed);
+  const result = manifestSchemas().Manifest.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new RecoverError("backup-unreadable", `the backup manifest ${join(dir, "manifest.json")} is not valid (${issue?.path.join(".")}: ${issue?.message})`);

@@ -4,36 +4,48 @@
  * settles it (journal.ts). The zod schema is the type and the reader.
  */
 import * as z from "zod";
-import { ChangeSummary, RecordKey } from "../model/change.js";
+import { changeSchemas } from "../model/change.js";
 
-export const TransactionState = z.enum(["planned", "applying", "done", "rolled-back", "abandoned"]);
-export type TransactionState = z.infer<typeof TransactionState>;
+/** The manifest's schemas, built when a manifest is first read or checked: a scan reads none. */
+function buildSchemas() {
+  const { ChangeSummary, RecordKey } = changeSchemas();
+  const TransactionState = z.enum(["planned", "applying", "done", "rolled-back", "abandoned"]);
+  const ImageEntry = z.object({
+    key: RecordKey,
+    /** Where the before-image is in the backup's images.bin; absent when the record did not exist before. */
+    offset: z.number().int().nonnegative().optional(),
+    length: z.number().int().nonnegative().optional(),
+    /** Fingerprints of the record before and after (null: absent), to tell which state a record is in. */
+    before: z.string().nullable(),
+    after: z.string().nullable(),
+    /** Files: the before-image's modification time, given back on restore. */
+    mtimeMs: z.number().optional(),
+  });
+  const Manifest = z.object({
+    schemaVersion: z.literal(1),
+    id: z.string(),
+    kind: z.enum(["repair", "restore", "trim", "import", "salvage"]),
+    tool: z.object({ name: z.string(), version: z.string() }),
+    createdAt: z.string(),
+    state: TransactionState,
+    store: z.object({ format: z.string(), path: z.string() }),
+    sessions: z.array(z.string()),
+    /** A restore names the backup it put back. */
+    restoreOf: z.string().optional(),
+    changes: z.array(ChangeSummary),
+    images: z.array(ImageEntry),
+  });
+  return { TransactionState, ImageEntry, Manifest };
+}
 
-export const ImageEntry = z.object({
-  key: RecordKey,
-  /** Where the before-image is in the backup's images.bin; absent when the record did not exist before. */
-  offset: z.number().int().nonnegative().optional(),
-  length: z.number().int().nonnegative().optional(),
-  /** Fingerprints of the record before and after (null: absent), to tell which state a record is in. */
-  before: z.string().nullable(),
-  after: z.string().nullable(),
-  /** Files: the before-image's modification time, given back on restore. */
-  mtimeMs: z.number().optional(),
-});
-export type ImageEntry = z.infer<typeof ImageEntry>;
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
 
-export const Manifest = z.object({
-  schemaVersion: z.literal(1),
-  id: z.string(),
-  kind: z.enum(["repair", "restore", "trim", "import", "salvage"]),
-  tool: z.object({ name: z.string(), version: z.string() }),
-  createdAt: z.string(),
-  state: TransactionState,
-  store: z.object({ format: z.string(), path: z.string() }),
-  sessions: z.array(z.string()),
-  /** A restore names the backup it put back. */
-  restoreOf: z.string().optional(),
-  changes: z.array(ChangeSummary),
-  images: z.array(ImageEntry),
-});
-export type Manifest = z.infer<typeof Manifest>;
+export function manifestSchemas(): Schemas {
+  built ??= buildSchemas();
+  return built;
+}
+
+export type TransactionState = z.infer<Schemas["TransactionState"]>;
+export type ImageEntry = z.infer<Schemas["ImageEntry"]>;
+export type Manifest = z.infer<Schemas["Manifest"]>;

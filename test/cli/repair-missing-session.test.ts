@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SessionInfo } from "../../src/model/opencode.js";
+import { validateSessionInfo } from "../../src/model/opencode.js";
 import { buildStore, healthySession } from "../support/opencode-fixtures.js";
 import { dropSessionRecord } from "../rules/harness.js";
 import { printedBackup, sandbox, storeState, type TestStore, writeTestStore } from "./repair-support.js";
@@ -69,7 +69,7 @@ describe.each(FORMATS)("a session whose record is missing (%s)", (format) => {
       expect(record).toMatchObject({ project_id: lost.projectID, directory: lost.info.directory, path: "", time_created: created, parent_id: null });
       expect(record!.time_updated).toBeGreaterThanOrEqual(created);
     } else {
-      expect(SessionInfo.safeParse(record).success).toBe(true);
+      expect(validateSessionInfo(record).success).toBe(true);
       expect(Object.keys(record!)).toEqual(["id", "slug", "version", "projectID", "directory", "title", "time"]);
       expect(record).toMatchObject({ id: lost.id, projectID: lost.projectID, directory: lost.info.directory, time: { created } });
     }

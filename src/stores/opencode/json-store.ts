@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fg from "fast-glob";
 import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
-import { SessionInfo } from "../../model/opencode.js";
+import { type SessionInfo, validateSessionInfo } from "../../model/opencode.js";
 import type { LoadMode, MessageRecord, PartRecord, SessionHome, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { StoreFixing } from "../../model/fixing.js";
 import type { RecordProblem, RecordRef } from "../../model/record.js";
@@ -86,7 +86,7 @@ export class OpencodeJsonStore implements OpencodeStore {
       const mtime = statSync(path).mtimeMs;
       return { path, summary: { ...fallback, created: mtime, updated: mtime }, problem: decoded.problem };
     }
-    const parsed = SessionInfo.safeParse(decoded.value);
+    const parsed = validateSessionInfo(decoded.value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return { path, summary: fallback, problem: { kind: "schema", detail: `${issue?.path.join(".") || "(record)"}: ${issue?.message}` } };

@@ -2,7 +2,7 @@
  * Build opencode records from stored bytes. Both opencode stores (SQLite rows, JSON files) go through here, so a
  * record means the same thing whichever format it came from.
  */
-import { MessageInfo, validatePart, type Part } from "../../model/opencode.js";
+import { type MessageInfo, type Part, validateMessageInfo, validatePart } from "../../model/opencode.js";
 import type { MessageRecord, PartRecord, SessionRecords, SessionSummary } from "../../model/opencode-records.js";
 import type { RecordProblem, RecordRef } from "../../model/record.js";
 import { decodeJson } from "../decode-json.js";
@@ -46,7 +46,7 @@ export function messageFromBytes(ref: RecordRef, bytes: Parameters<typeof decode
     return record;
   }
   if (keepBytes) record.original = decoded.value;
-  const result = MessageInfo.safeParse(decoded.value);
+  const result = validateMessageInfo(decoded.value);
   if (result.success) {
     record.info = decoded.value as MessageInfo;
     record.created = record.info.time.created;

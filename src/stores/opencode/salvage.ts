@@ -6,7 +6,7 @@ import { cleanStrings } from "../../model/clean-strings.js";
 import { isObject, type Edit, type Json } from "../../model/edit.js";
 import type { RecordFixContext } from "../../model/fix-context.js";
 import type { MessageInfo } from "../../model/opencode.js";
-import { MessageInfo as MessageSchema, validatePart } from "../../model/opencode.js";
+import { validateMessageInfo, validatePart } from "../../model/opencode.js";
 import type { MessageRecord, PartRecord } from "../../model/opencode-records.js";
 import { dropInvalidUtf8 } from "../decode-json.js";
 import { CORRUPTED_OUTPUT_PLACEHOLDER } from "./placeholders.js";
@@ -68,11 +68,11 @@ export function salvagePart(part: PartRecord, context: RecordFixContext): Edit[]
 export function salvageMessage(message: MessageRecord, context: RecordFixContext): Edit[] {
   const salvaged = message.raw ? salvageJsonObject(storedText(message.raw)) : undefined;
   const found = salvaged ? (cleanStrings(salvaged.value) as Json) : {};
-  if (MessageSchema.safeParse(found).success) return context.replace(message, found, `salvaged the message record (${salvaged!.how})`);
+  if (validateMessageInfo(found).success) return context.replace(message, found, `salvaged the message record (${salvaged!.how})`);
   if (message.parts.length === 0) return context.delete(message, "unreadable message with no parts: removed (its bytes are in the backup)");
   const rebuilt = { ...rebuiltMessage(message, found, context), ...validFields(found) };
-  const value = MessageSchema.safeParse(rebuilt).success ? rebuilt : rebuiltMessage(message, found, context);
-  if (!MessageSchema.safeParse(value).success) return [];
+  const value = validateMessageInfo(rebuilt).success ? rebuilt : rebuiltMessage(message, found, context);
+  if (!validateMessageInfo(value).success) return [];
   return context.replace(message, value, `rebuilt the unreadable message record around its ${message.parts.length} parts from its neighbours' model and paths`);
 }
 

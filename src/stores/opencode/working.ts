@@ -7,7 +7,7 @@ import { RecoverError } from "../../errors.js";
 import { keyOf, type RecordChange } from "../../model/change.js";
 import type { Edit, Json, StoredRecord } from "../../model/edit.js";
 import type { DraftEntry, LoadedRecords, NewRecord, RecordFamily, StoreFixing } from "../../model/fixing.js";
-import { MessageInfo, SessionInfo, validatePart } from "../../model/opencode.js";
+import { validateMessageInfo, validatePart, validateSessionInfo } from "../../model/opencode.js";
 import type { MessageRecord, PartRecord, SessionRecords } from "../../model/opencode-records.js";
 import type { RecordRef } from "../../model/record.js";
 import type { RuleOptions } from "../../model/rule-options.js";
@@ -194,7 +194,7 @@ function assertValid(changes: readonly RecordChange[]): void {
     if (!change.after) continue;
     const record = change.key.record;
     const result =
-      record === "session" ? SessionInfo.safeParse(change.after) : record === "message" ? MessageInfo.safeParse(change.after) : validatePart(change.after);
+      record === "session" ? validateSessionInfo(change.after) : record === "message" ? validateMessageInfo(change.after) : validatePart(change.after);
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new RecoverError(
