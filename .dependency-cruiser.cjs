@@ -12,6 +12,8 @@ const LAYERS = {
   txn: ["plan", "stores", "model", "fs", "errors"],
   checkpoint: ["txn", "stores", "model", "fs", "errors"],
   battle: ["checkpoint", "txn", "stores", "model", "fs", "errors"],
+  // The loader of the bundle (bin/recover → dist/launch.cjs): it runs before, and apart from, everything else.
+  launch: [],
 };
 
 // A layer is a folder (src/rules/) or a single file (src/errors.ts).

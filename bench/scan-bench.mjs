@@ -21,7 +21,7 @@ import { DATA_DIR, STORE_OPTIONS, ensureStore, storeOptions } from "./generate-s
 import { median } from "./stats.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CLI_MAIN = join(ROOT, "dist/main.js");
+const CLI_MAIN = join(ROOT, "dist/main.cjs");
 const RSS_PRELOAD = pathToFileURL(join(ROOT, "bench/report-rss.mjs")).href;
 const TARGET_RATIO = 1.2;
 const TARGET_RSS_MB = 300;

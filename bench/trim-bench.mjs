@@ -28,7 +28,7 @@ import { median } from "./stats.mjs";
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(SELF), "..");
 const DATA_DIR = join(ROOT, "bench", ".data");
-const CLI_MAIN = join(ROOT, "dist/main.js");
+const CLI_MAIN = join(ROOT, "dist/main.cjs");
 const RSS_PRELOAD = pathToFileURL(join(ROOT, "bench/report-rss.mjs")).href;
 // Any change to this file invalidates stores it generated before.
 const GENERATOR_VERSION = createHash("sha256").update(readFileSync(SELF)).digest("hex").slice(0, 12);

@@ -1,22 +1,28 @@
 #!/usr/bin/env node
-// Builds dist/: the CLI as one ESM bundle split at its lazy imports (esbuild), so a command loads a handful of
-// files instead of ~200 modules of ours and ~300 of its dependencies. Start-up was most of the cost of a small run
-// (docs/performance.md). Type checking is `npm run typecheck` (part of `npm run lint`): esbuild only strips types.
+// Builds dist/: the CLI as one CommonJS bundle (esbuild), loaded by bin/recover through V8's code cache
+// (src/launch/compile-cache.ts). Start-up was most of the cost of a small run (docs/performance.md): Node 20 can
+// cache the compiled code of a script it is handed (vm.Script's cachedData) but not of an ES module, and one file
+// with its modules initialised on first use (esbuild's lazy wrappers for every `await import()`) compiles from the
+// cache in a few milliseconds, where 30 ES-module chunks cost their resolution, loading and compilation every run.
+// Type checking is `npm run typecheck` (part of `npm run lint`): esbuild only strips types.
 //
 //   node scripts/build.mjs            dist/ with source maps (their sources embedded, so stacks map to src/*.ts)
 //   RECOVER_BUILD_MINIFY=0 node scripts/build.mjs   readable names, for a CPU profile (--cpu-prof)
 //
-// Layout (flat, so a chunk finds its siblings with `new URL("./x.js", import.meta.url)`):
-//   dist/main.js          the CLI (bin/recover imports it; tests import it in-process)
-//   dist/scan-worker.js   the parallel scan's worker thread
-//   dist/<name>-<hash>.js one chunk per lazily imported command, and the code they share
-//   dist/meta.json        what went into each output file (test/cli/lazy-commands.test.ts reads it; not packed)
+// Layout:
+//   dist/main.cjs         the CLI (bin/recover loads it; tests require it in-process)
+//   dist/main.cjs.id      a hash of main.cjs: the code cache is kept per build, so a cache never outlives its code
+//   dist/launch.cjs       the loader bin/recover runs: compiles main.cjs with the code cache, writes the cache
+//   dist/scan-worker.cjs  the parallel scan's worker thread
+//   dist/meta.json        what went into each output file (not packed)
 //   dist/THIRD-PARTY-NOTICES.txt  the license of every package bundled in (their terms ask for it in every copy)
 //   dist/recover.1        the man page, rendered from the built command tree (package.json "man")
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 /**
@@ -41,11 +47,11 @@ const outdir = join(root, "dist");
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { main: "src/cli/main.ts", "scan-worker": "src/scan/scan-worker.ts" },
+  entryPoints: { main: "src/cli/main.ts", "scan-worker": "src/scan/scan-worker.ts", launch: "src/launch/compile-cache.ts" },
   outdir,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   // A native addon: it is found in node_modules at run time, next to its .node file.
@@ -55,8 +61,9 @@ const result = await build({
   sourcesContent: true,
   metafile: true,
   legalComments: "none",
-  // Some dependencies are CommonJS and call require() for Node's built-ins; in an ESM bundle that needs a require.
-  banner: { js: 'import { createRequire as __recoverRequire } from "node:module"; const require = __recoverRequire(import.meta.url);' },
+  // The sources are ES modules: `import.meta.url` (where a module finds its package, its worker) is the bundle's.
+  define: { "import.meta.url": "__recoverBundleUrl" },
+  banner: { js: 'var __recoverBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [dependencyCodeAsShipped],
   logLevel: "warning",
 });
@@ -80,8 +87,15 @@ function notices(metafile) {
 }
 const header = "recover bundles these packages into dist/; their licenses follow.\n";
 writeFileSync(join(outdir, "THIRD-PARTY-NOTICES.txt"), [header, ...notices(result.metafile)].join(`\n${"-".repeat(78)}\n\n`));
-if (!existsSync(join(outdir, "main.js"))) throw new Error("the build wrote no dist/main.js");
+if (!existsSync(join(outdir, "main.cjs"))) throw new Error("the build wrote no dist/main.cjs");
+writeFileSync(
+  join(outdir, "main.cjs.id"),
+  `${createHash("sha256")
+    .update(readFileSync(join(outdir, "main.cjs")))
+    .digest("hex")
+    .slice(0, 16)}\n`,
+);
 
 // recover(1) (package.json "man"), from the command tree just built: the same definitions --help prints.
-const cli = await import(pathToFileURL(join(outdir, "main.js")).href);
+const cli = createRequire(import.meta.url)(join(outdir, "main.cjs"));
 writeFileSync(join(outdir, "recover.1"), await cli.manPage());

@@ -3,11 +3,11 @@
 #
 #   1. git clone the repository at <rev> (default HEAD: committed work only) — no dist/, no node_modules
 #   2. npm ci in the clone (what a publisher does before packing)
-#   3. npm pack: `prepare` must build dist/; the tarball must hold LICENSE, bin/recover, dist/main.js and no
+#   3. npm pack: `prepare` must build dist/; the tarball must hold LICENSE, bin/recover, dist/main.cjs and no
 #      source map whose sources it lacks
 #   4. npm install -g of the tarball into a temporary prefix (never the user's global prefix)
 #   5. <prefix>/bin/recover --version is package.json's version; it scans a copy of the demo opencode store and
-#      of the demo Claude Code transcripts, exit 0, with findings listed
+#      of the demo Claude Code transcripts, exit 0, with findings listed, and leaves one code cache
 #
 # Prints each check and how long each phase took; exits non-zero on the first failure; removes its temp dir.
 # Runs without a terminal (CI: root, CI=true, no stdin). Reuses npm's own cache (~/.npm) so a warm cache keeps
@@ -33,8 +33,9 @@ if [[ -z "$npm_config_cache" ]] || ! mkdir -p "$npm_config_cache" 2>/dev/null ||
   npm_config_cache="$work/npm-cache"
 fi
 export npm_config_cache
-# recover itself: no colour, and its state (locks, journal) in the temp dir, not ~/.local/state.
-export NO_COLOR=1 XDG_STATE_HOME="$work/state"
+# recover itself: no colour, its state (locks, journal) and its code cache in the temp dir, not ~/.local/state and
+# ~/.cache.
+export NO_COLOR=1 XDG_STATE_HOME="$work/state" XDG_CACHE_HOME="$work/cache"
 
 failures=0
 timings=()
@@ -86,7 +87,7 @@ tarball="$(ls "$work/pack"/*.tgz 2>/dev/null | head -n 1 || true)"
 [[ -n "$tarball" ]] || { fail "npm pack wrote no tarball"; finish; }
 echo "== tarball $(basename "$tarball"), $(du -k "$tarball" | cut -f1) kB"
 contents="$(tar -tzf "$tarball")"
-for f in package/package.json package/LICENSE package/bin/recover package/dist/main.js package/dist/recover.1; do
+for f in package/package.json package/LICENSE package/bin/recover package/bin/package.json package/dist/main.cjs package/dist/main.cjs.id package/dist/launch.cjs package/dist/recover.1; do
   grep -qxF "$f" <<<"$contents" && ok "tarball has ${f#package/}" || fail "tarball lacks ${f#package/}"
 done
 mkdir -p "$work/unpacked" && tar -xzf "$tarball" -C "$work/unpacked"
@@ -135,5 +136,8 @@ scan() {
 }
 scan opencode fixtures/demo/opencode
 scan claude fixtures/demo/claude
+# The first run of the installed copy left V8's code cache of its bundle for the next ones.
+caches="$(ls "$work/cache/recover" 2>/dev/null | grep -c '^main\.cjs-.*\.v8cache$' || true)"
+[[ "$caches" -eq 1 ]] && ok "code cache written: $(ls "$work/cache/recover")" || fail "want one code cache in \$XDG_CACHE_HOME/recover, found $caches"
 
 finish

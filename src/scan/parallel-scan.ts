@@ -53,7 +53,7 @@ export async function* scanInParallel(
   const next = new Int32Array(shared);
   const workers = Array.from(
     { length: threads - 1 },
-    () => new Worker(new URL("./scan-worker.js", import.meta.url), { workerData: { ...setup, ids, next: shared } satisfies WorkerSetup }),
+    () => new Worker(new URL("./scan-worker.cjs", import.meta.url), { workerData: { ...setup, ids, next: shared } satisfies WorkerSetup }),
   );
   const done = new Map<number, SessionResult>();
   let emitted = 0;

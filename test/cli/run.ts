@@ -1,12 +1,12 @@
 // Runs the built CLI: `run()` calls its main() in this process with captured stdout/stderr (the environment, cwd and
 // argv a spawned one would get); `runProcess()` and the helpers below start a real node process on bin/recover,
 // for what needs one (signals, a terminal, a closed pipe, crash trials, one smoke run per command and store).
-// Build first: `npm run build` (both import dist/main.js).
+// Build first: `npm run build` (both run dist/main.cjs).
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, expect } from "vitest";
 
 /** The built CLI; RECOVER_TEST_BIN runs the same tests against another build (say, the last release's). */
@@ -40,9 +40,22 @@ export function recoverOnPath(): string {
   return installedBin;
 }
 
-/** The environment every spawned CLI gets: no colour, CI set, no debugging switches, `recover` on PATH, plus `extra`. */
+/** Where spawned CLIs keep their code cache: one per test file, so the tests use it without touching ~/.cache. */
+let codeCacheHome: string | undefined;
+
+/**
+ * The environment every spawned CLI gets: no colour, CI set, no debugging switches, `recover` on PATH, the code cache
+ * in a temp dir, plus `extra`.
+ */
 export function childEnv(extra: RunOptions["env"] = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", CI: "1", PATH: `${recoverOnPath()}${path.delimiter}${process.env.PATH ?? ""}` };
+  codeCacheHome ??= fs.mkdtempSync(path.join(os.tmpdir(), "recover-cache-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: "1",
+    CI: "1",
+    PATH: `${recoverOnPath()}${path.delimiter}${process.env.PATH ?? ""}`,
+    XDG_CACHE_HOME: codeCacheHome,
+  };
   // A developer's own debugging switch must not change what the tests see.
   delete env.RECOVER_DEBUG;
   delete env.FORCE_COLOR;
@@ -58,7 +71,8 @@ interface CliModule {
 }
 
 let cli: Promise<CliModule> | undefined;
-const loadCli = (): Promise<CliModule> => (cli ??= import(pathToFileURL(path.resolve("dist/main.js")).href) as Promise<CliModule>);
+// Required as Node requires it: the bundle is CommonJS, run by this process as it is, not through vitest's transforms.
+const loadCli = (): Promise<CliModule> => (cli ??= Promise.resolve(createRequire(import.meta.url)(path.resolve("dist/main.cjs")) as CliModule));
 
 /**
  * The CLI in this process: main() of the build, stdout and stderr captured as strings, no terminal, the environment
@@ -139,8 +153,9 @@ export function tempDir(): string {
 }
 
 afterAll(() => {
-  if (installedBin !== undefined) fs.rmSync(installedBin, { recursive: true, force: true });
+  for (const dir of [installedBin, codeCacheHome]) if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
   installedBin = undefined;
+  codeCacheHome = undefined;
   for (const dir of created.splice(0)) {
     // chmod 000 tests may leave unreadable entries behind; give them back before removing.
     try {

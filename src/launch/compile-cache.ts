@@ -1,0 +1,86 @@
+/**
+ * Loads the CLI bundle (dist/main.cjs) as Node loads a CommonJS module, but compiled through V8's code cache, kept in
+ * the user's cache folder. Compiling the bundle was most of a small run's CPU time: on Node 20 a scan of one session
+ * cost 2.2× `node -e 0`, 1.5× with the cache (docs/performance.md). Node 22 has this built in
+ * (`module.enableCompileCache`); Node 20, which recover supports, has only the V8 primitive it is made of: a
+ * `vm.Script` takes the bytes of an earlier compilation (`cachedData`) and says whether V8 accepted them.
+ *
+ * A cache only ever saves time: a missing, stale or corrupt one is compiled past (V8 rejects what another V8 version,
+ * other flags or another source made), and a cache that cannot be written (no space, a read-only home) is not. It
+ * is named by the bundle's build id (dist/main.cjs.id, a hash of its bytes), because V8 recognises its source by
+ * length alone: a cache of another build of the same length would otherwise run that build's code. It is written
+ * once per build, Node version and architecture, after the first run, with everything that run compiled.
+ *
+ * Built as dist/launch.cjs on its own (it loads the bundle, so it cannot be in it); imports nothing of recover's.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join } from "node:path";
+import { Script } from "node:vm";
+
+/** The bundle's code runs inside this, on lines of their own: its line numbers stay the file's (lineOffset -1). */
+export const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {\n";
+const WRAPPER_TAIL = "\n})";
+
+export interface LoadedBundle {
+  /** The bundle's `module.exports`. */
+  exports: unknown;
+  /** What the cache did: `used` (V8 took it), `missing` (none, or V8 rejected it: `save()` writes one), `off`. */
+  cache: "used" | "missing" | "off";
+  /** After the run: writes the code it compiled when there was no usable cache. Never throws. */
+  save(): void;
+}
+
+/**
+ * Where the caches are: `$XDG_CACHE_HOME/recover`, else `~/.cache/recover`; none when `NODE_DISABLE_COMPILE_CACHE`
+ * is set (Node's own switch for its compile cache) or there is no home.
+ */
+export function cacheDirIn(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const base = env.XDG_CACHE_HOME || (env.HOME ? join(env.HOME, ".cache") : undefined);
+  return base === undefined ? undefined : join(base, "recover");
+}
+
+export function loadBundle(bundle: string, cacheDir: string | undefined): LoadedBundle {
+  const source = readFileSync(bundle, "utf8");
+  const name = basename(bundle);
+  const build = cacheDir === undefined ? undefined : `${name}-${readFileSync(`${bundle}.id`, "utf8").trim()}`;
+  const file = cacheDir === undefined ? undefined : join(cacheDir, `${build}-${process.version}-${process.arch}.v8cache`);
+  const cachedData = file === undefined ? undefined : readIfThere(file);
+  const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: bundle, lineOffset: -1, ...(cachedData ? { cachedData } : {}) });
+  const used = cachedData !== undefined && script.cachedDataRejected !== true;
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return {
+    exports: module.exports,
+    cache: file === undefined ? "off" : used ? "used" : "missing",
+    save() {
+      if (file === undefined || cacheDir === undefined || used) return;
+      const temp = `${file}.${process.pid}.tmp`;
+      try {
+        mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+        writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+        // Whole or not at all: a concurrent run reads the old file or this one, never half of it.
+        renameSync(temp, file);
+        // Caches of other builds never match again (those of other Node versions may: a user may switch back).
+        for (const other of readdirSync(cacheDir)) {
+          if (other.startsWith(`${name}-`) && other.endsWith(".v8cache") && !other.startsWith(`${build}-`)) rmSync(join(cacheDir, other), { force: true });
+        }
+      } catch {
+        try {
+          rmSync(temp, { force: true });
+        } catch {
+          // Nothing more to do: the run itself went well.
+        }
+      }
+    },
+  };
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
