@@ -62,9 +62,11 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
         writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         // Whole or not at all: a concurrent run reads the old file or this one, never half of it.
         renameSync(temp, file);
-        // Caches of other builds never match again (those of other Node versions may: a user may switch back).
+        // Caches of other builds never match again (those of other Node versions may: a user may switch back), and a
+        // temp file is what a run killed while writing left (or another run's, which then just writes no cache).
         for (const other of readdirSync(cacheDir)) {
-          if (other.startsWith(`${name}-`) && other.endsWith(".v8cache") && !other.startsWith(`${build}-`)) rmSync(join(cacheDir, other), { force: true });
+          const stale = other.endsWith(".v8cache") ? !other.startsWith(`${build}-`) : other.endsWith(".tmp");
+          if (other.startsWith(`${name}-`) && stale) rmSync(join(cacheDir, other), { force: true });
         }
       } catch {
         try {

@@ -54,11 +54,13 @@ describe("the code cache of the bundle", () => {
     expect(loadBundle(bundle, cache).cache).toBe("used");
   });
 
-  it("never runs another build's code: the cache is the build's, of the same length or not, and older ones go", () => {
+  it("never runs another build's code: the cache is the build's, of the same length or not; older ones and torn writes go", () => {
     const dir = tempDir();
     const cache = path.join(dir, "cache");
     const old = loadBundle(bundleOf(dir, `"old"`, "1111"), cache);
     old.save();
+    // What a run killed while writing its cache leaves behind.
+    fs.writeFileSync(path.join(cache, `main.cjs-1111-${process.version}-${process.arch}.v8cache.4242.tmp`), "half");
     // Same length, other code: V8 would take this cache (it knows a source by its length); the build id keeps it out.
     const next = loadBundle(bundleOf(dir, `"new"`, "2222"), cache);
     expect(next.cache).toBe("missing");
