@@ -11,9 +11,13 @@
  * length alone: a cache of another build of the same length would otherwise run that build's code. It is written
  * once per build, Node version and architecture, after the first run, with everything that run compiled.
  *
+ * V8 runs what a cache holds without checking it against the source, so a cache is read only when it is the user's
+ * own and nobody else may write it (a `$XDG_CACHE_HOME` pointed at a shared folder must not let another user plant
+ * code), and written only into a folder made for the user alone.
+ *
  * Built as dist/launch.cjs on its own (it loads the bundle, so it cannot be in it); imports nothing of recover's.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -46,7 +50,7 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
   const name = basename(bundle);
   const build = cacheDir === undefined ? undefined : `${name}-${readFileSync(`${bundle}.id`, "utf8").trim()}`;
   const file = cacheDir === undefined ? undefined : join(cacheDir, `${build}-${process.version}-${process.arch}.v8cache`);
-  const cachedData = file === undefined ? undefined : readIfThere(file);
+  const cachedData = file === undefined ? undefined : readIfOwn(file);
   const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: bundle, lineOffset: -1, ...(cachedData ? { cachedData } : {}) });
   const used = cachedData !== undefined && script.cachedDataRejected !== true;
   const module = { exports: {} as unknown };
@@ -57,9 +61,15 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
     save() {
       if (file === undefined || cacheDir === undefined || used) return;
       const temp = `${file}.${process.pid}.tmp`;
+      let fd: number | undefined;
       try {
         mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-        writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+        // Opened before the cache is made: where it cannot be written, making it would be time thrown away.
+        fd = openSync(temp, "wx", 0o600);
+        const data = script.createCachedData();
+        for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+        closeSync(fd);
+        fd = undefined;
         // Whole or not at all: a concurrent run reads the old file or this one, never half of it.
         renameSync(temp, file);
         // Caches of other builds never match again (those of other Node versions may: a user may switch back), and a
@@ -70,6 +80,7 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
         }
       } catch {
         try {
+          if (fd !== undefined) closeSync(fd);
           rmSync(temp, { force: true });
         } catch {
           // Nothing more to do: the run itself went well.
@@ -79,10 +90,19 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
   };
 }
 
-function readIfThere(file: string): Buffer | undefined {
+/** The cache's bytes, when it is there, is a file, is the user's own and nobody else may write to it. */
+function readIfOwn(file: string): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(file);
+    fd = openSync(file, "r");
+    // Checked on the open file, not the path: what is read is what was checked.
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) return undefined;
+    return readFileSync(fd);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

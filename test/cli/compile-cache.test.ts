@@ -69,6 +69,30 @@ describe("the code cache of the bundle", () => {
     expect(cachesIn(cache)).toEqual([`main.cjs-2222-${process.version}-${process.arch}.v8cache`]);
   });
 
+  it("is read only when it is the user's own and nobody else may write it", () => {
+    const dir = tempDir();
+    const bundle = bundleOf(dir, `"ok"`, "eeee");
+    const cache = path.join(dir, "cache");
+    loadBundle(bundle, cache).save();
+    const file = path.join(cache, cachesIn(cache)[0]!);
+    expect(fs.statSync(cache).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(loadBundle(bundle, cache).cache).toBe("used");
+    // Writable by the group or by others: another user could have put code in it.
+    for (const mode of [0o620, 0o602]) {
+      fs.chmodSync(file, mode);
+      const loaded = loadBundle(bundle, cache);
+      expect(loaded.cache, mode.toString(8)).toBe("missing");
+      expect(loaded.exports).toMatchObject({ value: "ok" });
+    }
+    fs.chmodSync(file, 0o600);
+    if (process.getuid?.() === 0) {
+      // Someone else's (only root can make one here).
+      fs.chownSync(file, 4242, 4242);
+      expect(loadBundle(bundle, cache).cache).toBe("missing");
+    }
+  });
+
   it("a cache that cannot be written leaves the run alone", () => {
     const dir = tempDir();
     const bundle = bundleOf(dir, `"ok"`, "cccc");
