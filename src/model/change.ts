@@ -4,6 +4,7 @@
  * applied, and reversed. The zod schemas are the single source of these types: the manifest is read back with them.
  */
 import * as z from "zod";
+import { onFirstUse } from "./on-first-use.js";
 import type { RecordRef } from "./record.js";
 
 /** The schemas of this module, built on first use (by the manifest's reader): a run that reads no backup builds none. */
@@ -36,12 +37,8 @@ function buildSchemas() {
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
-let built: Schemas | undefined;
 
-export function changeSchemas(): Schemas {
-  built ??= buildSchemas();
-  return built;
-}
+export const changeSchemas: () => Schemas = onFirstUse(buildSchemas);
 
 export type RecordKind = z.infer<Schemas["RecordKind"]>;
 export type RecordKey = z.infer<Schemas["RecordKey"]>;

@@ -9,6 +9,7 @@
  * import this module's helpers. The types come from the same builder, so zod stays their single source.
  */
 import * as z from "zod";
+import { onFirstUse } from "./on-first-use.js";
 
 /** Every schema of the module, built once, on first use. */
 function buildSchemas() {
@@ -219,13 +220,9 @@ function buildSchemas() {
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
-let built: Schemas | undefined;
 
 /** The schemas of opencode's records (built on the first call). */
-export function opencodeSchemas(): Schemas {
-  built ??= buildSchemas();
-  return built;
-}
+export const opencodeSchemas: () => Schemas = onFirstUse(buildSchemas);
 
 export type SessionInfo = z.infer<Schemas["SessionInfo"]>;
 export type NamedError = z.infer<Schemas["NamedError"]>;

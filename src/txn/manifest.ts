@@ -4,6 +4,7 @@
  * settles it (journal.ts). The zod schema is the type and the reader.
  */
 import * as z from "zod";
+import { onFirstUse } from "../model/on-first-use.js";
 import { changeSchemas } from "../model/change.js";
 
 /** The manifest's schemas, built when a manifest is first read or checked: a scan reads none. */
@@ -39,12 +40,8 @@ function buildSchemas() {
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
-let built: Schemas | undefined;
 
-export function manifestSchemas(): Schemas {
-  built ??= buildSchemas();
-  return built;
-}
+export const manifestSchemas: () => Schemas = onFirstUse(buildSchemas);
 
 export type TransactionState = z.infer<Schemas["TransactionState"]>;
 export type ImageEntry = z.infer<Schemas["ImageEntry"]>;
