@@ -27,8 +27,11 @@ export function jsonLength(value: unknown): number {
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === "object" ? (v as Obj) : undefined);
 
-/** Direct property reads, no generic path walking: this runs for every part of every scanned session. */
-export function partContent(part: Obj, invalidUtf8?: { offset: number }): PartContent {
+/**
+ * Direct property reads, no generic path walking: this runs for every part of every scanned session. `json` is the
+ * text the part was parsed from, when there is one (it lets the damage checks skip a record that cannot hold any).
+ */
+export function partContent(part: Obj, invalidUtf8?: { offset: number }, json?: string): PartContent {
   const content: PartContent = {};
   const text = part.text;
   if (typeof text === "string") {
@@ -44,13 +47,17 @@ export function partContent(part: Obj, invalidUtf8?: { offset: number }): PartCo
     if (typeof metadata?.output === "string") content.metadataOutputChars = metadata.output.length;
   }
   if (typeof part.url === "string") content.urlChars = part.url.length;
-  const corruption = findCorruption(part, invalidUtf8);
+  const corruption = findCorruption(part, invalidUtf8, json);
   if (corruption) content.corruption = corruption;
   return content;
 }
 
 /** The string fields whose content reaches the provider and where damaged tool output shows up. */
-export function findCorruption(part: Obj, invalidUtf8?: { offset: number }): Corruption | undefined {
+export function findCorruption(part: Obj, invalidUtf8?: { offset: number }, json?: string): Corruption | undefined {
+  // A NUL or a lone surrogate reaches a parsed string only through a `\u` escape in its JSON: JSON forbids raw
+  // control characters in strings, and text decoded from UTF-8 holds no lone surrogate. One search of the record's
+  // text instead of two passes over each of its largest strings (a twentieth of a one-thread scan).
+  if (json !== undefined && invalidUtf8 === undefined && !json.includes("\\u")) return undefined;
   const state = obj(part.state);
   const found =
     damageIn("text", part.text, invalidUtf8) ??

@@ -20,7 +20,7 @@ function schemaProblem(issues: { path: PropertyKey[]; message: string }[]): Reco
 export function partFromBytes(ref: RecordRef, bytes: Parameters<typeof decodeJson>[0], keepBytes: boolean): PartRecord {
   const decoded = decodeJson(bytes);
   if (!decoded.ok) return { ref, problem: decoded.problem, content: {}, ...(keepBytes && Buffer.isBuffer(bytes) ? { raw: bytes } : {}) };
-  const record: PartRecord = withValidatedPart({ ref, content: partContent(decoded.value, decoded.invalidUtf8) }, decoded.value);
+  const record: PartRecord = withValidatedPart({ ref, content: partContent(decoded.value, decoded.invalidUtf8, decoded.text) }, decoded.value);
   if (keepBytes) {
     record.original = decoded.value;
     if (Buffer.isBuffer(bytes)) record.raw = bytes;
