@@ -13,7 +13,7 @@
 //   dist/main.cjs         the CLI (bin/recover loads it; tests require it in-process)
 //   dist/main.cjs.id      a hash of main.cjs: the code cache is kept per build, so a cache never outlives its code
 //   dist/launch.cjs       the loader bin/recover runs: compiles main.cjs with the code cache, writes the cache
-//   dist/scan-worker.cjs  the parallel scan's worker thread
+//   dist/scan-worker.cjs  the parallel scan's worker thread (and its .id), started through dist/launch-worker.cjs
 //   dist/meta.json        what went into each output file (not packed)
 //   dist/THIRD-PARTY-NOTICES.txt  the license of every package bundled in (their terms ask for it in every copy)
 //   dist/recover.1        the man page, rendered from the built command tree (package.json "man")
@@ -65,7 +65,12 @@ const outdir = join(root, "dist");
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { main: "src/cli/main.ts", "scan-worker": "src/scan/scan-worker.ts", launch: "src/launch/compile-cache.ts" },
+  entryPoints: {
+    main: "src/cli/main.ts",
+    "scan-worker": "src/scan/scan-worker.ts",
+    launch: "src/launch/compile-cache.ts",
+    "launch-worker": "src/launch/worker.ts",
+  },
   outdir,
   outExtension: { ".js": ".cjs" },
   bundle: true,
@@ -106,13 +111,14 @@ function notices(metafile) {
 const header = "recover bundles these packages into dist/; their licenses follow.\n";
 writeFileSync(join(outdir, "THIRD-PARTY-NOTICES.txt"), [header, ...notices(result.metafile)].join(`\n${"-".repeat(78)}\n\n`));
 if (!existsSync(join(outdir, "main.cjs"))) throw new Error("the build wrote no dist/main.cjs");
-writeFileSync(
-  join(outdir, "main.cjs.id"),
-  `${createHash("sha256")
-    .update(readFileSync(join(outdir, "main.cjs")))
+// Each bundle loaded through the code cache gets its build id: a hash of its bytes.
+for (const bundle of ["main.cjs", "scan-worker.cjs"]) {
+  const id = createHash("sha256")
+    .update(readFileSync(join(outdir, bundle)))
     .digest("hex")
-    .slice(0, 16)}\n`,
-);
+    .slice(0, 16);
+  writeFileSync(join(outdir, `${bundle}.id`), `${id}\n`);
+}
 
 // recover(1) (package.json "man"), from the command tree just built: the same definitions --help prints.
 const cli = createRequire(import.meta.url)(join(outdir, "main.cjs"));

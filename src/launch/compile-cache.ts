@@ -1,7 +1,7 @@
 /**
  * Loads the CLI bundle (dist/main.cjs) as Node loads a CommonJS module, but compiled through V8's code cache, kept in
  * the user's cache folder. Compiling the bundle was most of a small run's CPU time: on Node 20 a scan of one session
- * cost 2.2× `node -e 0`, 1.5× with the cache (docs/performance.md). Node 22 has this built in
+ * cost about 2.2× `node -e 0` without the cache, 1.7× with it (docs/performance.md). Node 22 has this built in
  * (`module.enableCompileCache`); Node 20, which recover supports, has only the V8 primitive it is made of: a
  * `vm.Script` takes the bytes of an earlier compilation (`cachedData`) and says whether V8 accepted them.
  *
@@ -9,7 +9,8 @@
  * other flags or another source made), and a cache that cannot be written (no space, a read-only home) is not. It
  * is named by the bundle's build id (dist/main.cjs.id, a hash of its bytes), because V8 recognises its source by
  * length alone: a cache of another build of the same length would otherwise run that build's code. It is written
- * once per build, Node version and architecture, after the first run, with everything that run compiled.
+ * once per build, Node version and architecture, after the first run, with everything that run compiled; the newest
+ * few are kept.
  *
  * V8 runs what a cache holds without checking it against the source, so a cache is read only when it is the user's
  * own and nobody else may write it (a `$XDG_CACHE_HOME` pointed at a shared folder must not let another user plant
@@ -17,7 +18,7 @@
  *
  * Built as dist/launch.cjs on its own (it loads the bundle, so it cannot be in it); imports nothing of recover's.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -48,8 +49,8 @@ export function cacheDirIn(env: NodeJS.ProcessEnv): string | undefined {
 export function loadBundle(bundle: string, cacheDir: string | undefined): LoadedBundle {
   const source = readFileSync(bundle, "utf8");
   const name = basename(bundle);
-  const build = cacheDir === undefined ? undefined : `${name}-${readFileSync(`${bundle}.id`, "utf8").trim()}`;
-  const file = cacheDir === undefined ? undefined : join(cacheDir, `${build}-${process.version}-${process.arch}.v8cache`);
+  const build = cacheDir === undefined ? undefined : readFileSync(`${bundle}.id`, "utf8").trim();
+  const file = cacheDir === undefined ? undefined : join(cacheDir, `${name}-${build}-${process.version}-${process.arch}.v8cache`);
   const cachedData = file === undefined ? undefined : readIfOwn(file);
   const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: bundle, lineOffset: -1, ...(cachedData ? { cachedData } : {}) });
   const used = cachedData !== undefined && script.cachedDataRejected !== true;
@@ -72,12 +73,7 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
         fd = undefined;
         // Whole or not at all: a concurrent run reads the old file or this one, never half of it.
         renameSync(temp, file);
-        // Caches of other builds never match again (those of other Node versions may: a user may switch back), and a
-        // temp file is what a run killed while writing left (or another run's, which then just writes no cache).
-        for (const other of readdirSync(cacheDir)) {
-          const stale = other.endsWith(".v8cache") ? !other.startsWith(`${build}-`) : other.endsWith(".tmp");
-          if (other.startsWith(`${name}-`) && stale) rmSync(join(cacheDir, other), { force: true });
-        }
+        pruneCaches(cacheDir, name);
       } catch {
         try {
           if (fd !== undefined) closeSync(fd);
@@ -88,6 +84,28 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
       }
     },
   };
+}
+
+/** How many caches of one bundle are kept: a build, the one before, a copy run with npx, another Node version. */
+export const CACHES_KEPT = 4;
+
+/**
+ * Keeps the newest CACHES_KEPT caches of the bundle: older builds' are never read again, but two installed versions
+ * (or two Node versions) used in turn must not throw each other's out, or each run would compile everything again.
+ * A temp file a run killed while writing left behind goes once it is a minute old (a younger one may be in use).
+ */
+function pruneCaches(cacheDir: string, name: string): void {
+  const now = Date.now();
+  const caches: { path: string; mtimeMs: number }[] = [];
+  for (const entry of readdirSync(cacheDir)) {
+    if (!entry.startsWith(`${name}-`)) continue;
+    const path = join(cacheDir, entry);
+    const { mtimeMs } = statSync(path);
+    if (entry.endsWith(".v8cache")) caches.push({ path, mtimeMs });
+    else if (entry.endsWith(".tmp") && now - mtimeMs > 60_000) rmSync(path, { force: true });
+  }
+  caches.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const old of caches.slice(CACHES_KEPT)) rmSync(old.path, { force: true });
 }
 
 /** The cache's bytes, when it is there, is a file, is the user's own and nobody else may write to it. */

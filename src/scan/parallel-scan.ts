@@ -47,14 +47,19 @@ export async function* scanInParallel(
   ids: readonly string[],
   setup: Omit<WorkerSetup, "ids" | "next">,
   threads: number,
+  /** The run's environment, the workers' too. */
+  env: NodeJS.ProcessEnv,
   scanHere: (id: string) => SessionResult,
 ): AsyncGenerator<SessionResult> {
   const shared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
   const next = new Int32Array(shared);
   const workers = Array.from(
     { length: threads - 1 },
-    () => new Worker(new URL("./scan-worker.cjs", import.meta.url), { workerData: { ...setup, ids, next: shared } satisfies WorkerSetup }),
+    // Started through the launcher, which compiles the worker's bundle through the code cache; with the run's env,
+    // not this process's, so the worker keeps its cache where the run keeps its own.
+    () => new Worker(new URL("./launch-worker.cjs", import.meta.url), { workerData: { ...setup, ids, next: shared } satisfies WorkerSetup, env }),
   );
+  const exited = workers.map((worker) => new Promise<void>((resolve) => worker.once("exit", () => resolve())));
   const done = new Map<number, SessionResult>();
   let emitted = 0;
   let failure: Error | undefined;
@@ -108,8 +113,14 @@ export async function* scanInParallel(
     }
   } finally {
     finished = true;
-    // Workers still scanning (an error here, a reader that stopped early) take no more sessions, and are ended.
-    Atomics.store(next, 0, ids.length);
-    await Promise.all(workers.map((w) => w.terminate()));
+    if (emitted === ids.length && !failure) {
+      // Every session answered: the workers end by themselves, after writing the code cache of their bundle on the
+      // first run of a build (the launcher's last step); ending them now would leave that half-written.
+      await Promise.all(exited);
+    } else {
+      // Workers still scanning (an error here, a reader that stopped early) take no more sessions, and are ended.
+      Atomics.store(next, 0, ids.length);
+      await Promise.all(workers.map((w) => w.terminate()));
+    }
   }
 }

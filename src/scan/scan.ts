@@ -37,7 +37,7 @@ export async function* scanSessions(store: SessionStore, ids: readonly string[],
       ruleIds: rules.map((r) => r.id),
       options: ruleOptions,
     };
-    yield* scanInParallel(ids, setup, threads, (id) => scanSession(store, id, options));
+    yield* scanInParallel(ids, setup, threads, options.env ?? {}, (id) => scanSession(store, id, options));
     return;
   }
   const turn = occasionalTurns();

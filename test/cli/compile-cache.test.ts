@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cacheDirIn, loadBundle } from "../../src/launch/compile-cache.js";
+import { CACHES_KEPT, cacheDirIn, loadBundle } from "../../src/launch/compile-cache.js";
 import { BIN, childEnv, tempDir } from "./run.js";
 
 /** A bundle of its own: a CommonJS file exporting what `body` computes, and its build id beside it. */
@@ -54,19 +54,38 @@ describe("the code cache of the bundle", () => {
     expect(loadBundle(bundle, cache).cache).toBe("used");
   });
 
-  it("never runs another build's code: the cache is the build's, of the same length or not; older ones and torn writes go", () => {
+  it("never runs another build's code: the cache is the build's, of the same length or not", () => {
     const dir = tempDir();
     const cache = path.join(dir, "cache");
-    const old = loadBundle(bundleOf(dir, `"old"`, "1111"), cache);
-    old.save();
-    // What a run killed while writing its cache leaves behind.
-    fs.writeFileSync(path.join(cache, `main.cjs-1111-${process.version}-${process.arch}.v8cache.4242.tmp`), "half");
+    loadBundle(bundleOf(dir, `"old"`, "1111"), cache).save();
     // Same length, other code: V8 would take this cache (it knows a source by its length); the build id keeps it out.
     const next = loadBundle(bundleOf(dir, `"new"`, "2222"), cache);
     expect(next.cache).toBe("missing");
     expect(next.exports).toMatchObject({ value: "new" });
     next.save();
-    expect(cachesIn(cache)).toEqual([`main.cjs-2222-${process.version}-${process.arch}.v8cache`]);
+    // Both stay: two installed versions used in turn must not throw each other's cache out.
+    expect(cachesIn(cache).sort()).toEqual(["1111", "2222"].map((id) => `main.cjs-${id}-${process.version}-${process.arch}.v8cache`));
+    expect(loadBundle(bundleOf(dir, `"old"`, "1111"), cache).cache).toBe("used");
+  });
+
+  it(`keeps the newest ${CACHES_KEPT} caches, and removes what a run killed while writing left`, () => {
+    const dir = tempDir();
+    const cache = path.join(dir, "cache");
+    const ids = ["a1", "a2", "a3", "a4", "a5", "a6"];
+    ids.forEach((id, i) => {
+      loadBundle(bundleOf(dir, `"${id}"`, id), cache).save();
+      const written = path.join(cache, `main.cjs-${id}-${process.version}-${process.arch}.v8cache`);
+      fs.utimesSync(written, 1_700_000_000 + i, 1_700_000_000 + i);
+    });
+    const torn = path.join(cache, `main.cjs-a1-${process.version}-${process.arch}.v8cache.4242.tmp`);
+    const writing = path.join(cache, `main.cjs-a2-${process.version}-${process.arch}.v8cache.4343.tmp`);
+    fs.writeFileSync(torn, "half");
+    fs.utimesSync(torn, 1_700_000_000, 1_700_000_000);
+    fs.writeFileSync(writing, "half, being written now");
+    loadBundle(bundleOf(dir, `"a7"`, "a7"), cache).save();
+    expect(cachesIn(cache).sort()).toEqual(["a4", "a5", "a6", "a7"].map((id) => `main.cjs-${id}-${process.version}-${process.arch}.v8cache`));
+    expect(fs.existsSync(torn)).toBe(false);
+    expect(fs.existsSync(writing)).toBe(true);
   });
 
   it("is read only when it is the user's own and nobody else may write it", () => {
