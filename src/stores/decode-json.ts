@@ -46,6 +46,16 @@ export function decodeJson(stored: Buffer | string | null | number | bigint): De
   return { ok: true, value: value as Record<string, unknown>, text, ...(invalidUtf8 ? { invalidUtf8 } : {}) };
 }
 
+/**
+ * Whether a string parsed from this JSON text can hold a NUL or a lone UTF-16 surrogate. Both reach a parsed string
+ * only escaped (`\u0000`, `\udXXX`): JSON forbids raw control characters in strings, and text decoded from UTF-8
+ * holds no lone surrogate. Most records hold no such escape, and one search of their text spares walking every
+ * string of them.
+ */
+export function mayHoldNulOrLoneSurrogate(text: string): boolean {
+  return text.includes("\\u") && /\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(text);
+}
+
 function unreadable(reason: Extract<RecordProblem, { kind: "unreadable" }>["reason"], detail: string): Decoded {
   return { ok: false, problem: { kind: "unreadable", reason, detail } };
 }

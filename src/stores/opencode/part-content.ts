@@ -4,6 +4,7 @@
  */
 import type { Corruption } from "../../model/record.js";
 import type { PartContent } from "../../model/opencode-records.js";
+import { mayHoldNulOrLoneSurrogate } from "../decode-json.js";
 
 /** Whitespace as providers judge "must contain non-whitespace text" (ASCII whitespace). */
 export function isBlank(s: string): boolean {
@@ -54,10 +55,9 @@ export function partContent(part: Obj, invalidUtf8?: { offset: number }, json?: 
 
 /** The string fields whose content reaches the provider and where damaged tool output shows up. */
 export function findCorruption(part: Obj, invalidUtf8?: { offset: number }, json?: string): Corruption | undefined {
-  // A NUL or a lone surrogate reaches a parsed string only through a `\u` escape in its JSON: JSON forbids raw
-  // control characters in strings, and text decoded from UTF-8 holds no lone surrogate. One search of the record's
-  // text instead of two passes over each of its largest strings (a twentieth of a one-thread scan).
-  if (json !== undefined && invalidUtf8 === undefined && !json.includes("\\u")) return undefined;
+  // One search of the record's text instead of two passes over each of its largest strings (a twentieth of a
+  // one-thread scan).
+  if (json !== undefined && invalidUtf8 === undefined && !mayHoldNulOrLoneSurrogate(json)) return undefined;
   const state = obj(part.state);
   const found =
     damageIn("text", part.text, invalidUtf8) ??

@@ -7,7 +7,7 @@
 import { isUtf8 } from "node:buffer";
 import type { Corruption } from "../../model/record.js";
 import type { LineProblem } from "../../model/transcript.js";
-import { dropInvalidUtf8, firstInvalidUtf8 } from "../decode-json.js";
+import { dropInvalidUtf8, firstInvalidUtf8, mayHoldNulOrLoneSurrogate } from "../decode-json.js";
 
 export interface ReadLine {
   /** 1-based. */
@@ -204,8 +204,7 @@ function notAnObject(value: unknown): LineProblem {
  * is cheap; only a line that fails it is walked to name the field.
  */
 function corruptionIn(value: Record<string, unknown>, text: string): Corruption | undefined {
-  // Both only ever appear escaped (\u0000, \udXXX): most lines hold no escape at all.
-  if (!text.includes("\\u") || !/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(text)) return undefined;
+  if (!mayHoldNulOrLoneSurrogate(text)) return undefined;
   return walk(value, "");
 }
 
