@@ -49,8 +49,8 @@ export function cacheDirIn(env: NodeJS.ProcessEnv): string | undefined {
 export function loadBundle(bundle: string, cacheDir: string | undefined): LoadedBundle {
   const source = readFileSync(bundle, "utf8");
   const name = basename(bundle);
-  const build = cacheDir === undefined ? undefined : readFileSync(`${bundle}.id`, "utf8").trim();
-  const file = cacheDir === undefined ? undefined : join(cacheDir, `${name}-${build}-${process.version}-${process.arch}.v8cache`);
+  const file =
+    cacheDir === undefined ? undefined : join(cacheDir, `${name}-${readFileSync(`${bundle}.id`, "utf8").trim()}-${process.version}-${process.arch}.v8cache`);
   const cachedData = file === undefined ? undefined : readIfOwn(file);
   const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: bundle, lineOffset: -1, ...(cachedData ? { cachedData } : {}) });
   const used = cachedData !== undefined && script.cachedDataRejected !== true;
@@ -60,11 +60,11 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
     exports: module.exports,
     cache: file === undefined ? "off" : used ? "used" : "missing",
     save() {
-      if (file === undefined || cacheDir === undefined || used) return;
+      if (file === undefined || used) return;
       const temp = `${file}.${process.pid}.tmp`;
       let fd: number | undefined;
       try {
-        mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
         // Opened before the cache is made: where it cannot be written, making it would be time thrown away.
         fd = openSync(temp, "wx", 0o600);
         const data = script.createCachedData();
@@ -73,7 +73,7 @@ export function loadBundle(bundle: string, cacheDir: string | undefined): Loaded
         fd = undefined;
         // Whole or not at all: a concurrent run reads the old file or this one, never half of it.
         renameSync(temp, file);
-        pruneCaches(cacheDir, name);
+        pruneCaches(dirname(file), name);
       } catch {
         try {
           if (fd !== undefined) closeSync(fd);
