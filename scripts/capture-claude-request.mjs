@@ -64,7 +64,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies. A reply is a list of content blocks the mock streams back, plus a stop reason.
@@ -690,11 +690,7 @@ function startMock(state) {
     if (state.enforce) entry.answer = broken ? { status: 400, rule: broken.rule, message: broken.message } : { status: 200 };
     fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
-    if (req.method === "POST" && req.url.startsWith("/v1/messages/count_tokens")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ input_tokens: 100 }));
-      return;
-    }
+    if (answeredCountTokens(req, res)) return;
     if (broken) {
       state.errors.push({ seq: entry.seq, step: state.step, main, ...broken });
       state.answers.push({ seq: entry.seq, step: state.step, main, status: 400, rule: broken.rule, message: broken.message });

@@ -51,7 +51,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
-import { answerMessages, readRequest } from "./mock-messages-api.mjs";
+import { answerMessages, answeredCountTokens, readRequest } from "./mock-messages-api.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies: content blocks the mock streams back, plus a stop reason; `error` streams an SSE error event after
@@ -296,11 +296,7 @@ function startMock(state) {
     const isMessages = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens");
     const entry = { seq: state.seq++, step: state.step, messages: isMessages, method: req.method, path: req.url, headers, body };
     fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
-    if (req.method === "POST" && req.url.includes("count_tokens")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ input_tokens: 100 }));
-      return;
-    }
+    if (answeredCountTokens(req, res)) return;
     if (isMessages) {
       const r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
       for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);

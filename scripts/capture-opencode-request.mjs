@@ -47,7 +47,7 @@ import http from "node:http";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
 import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);
@@ -594,11 +594,7 @@ function startMock(state) {
     const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
     fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
-    if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ input_tokens: 100 }));
-      return;
-    }
+    if (answeredCountTokens(req, res)) return;
     if (isMessages) {
       let r;
       if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);

@@ -62,6 +62,14 @@ export function readRequest(req) {
   });
 }
 
+/** Answers a `POST …/messages/count_tokens` (every client may ask before a turn) with 100; false for anything else. */
+export function answeredCountTokens(req, res) {
+  if (req.method !== "POST" || !req.url.includes("/messages/count_tokens")) return false;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ input_tokens: 100 }));
+  return true;
+}
+
 /** Answer one `POST /v1/messages` with `reply`, streamed when the request asked for a stream. */
 export function answerMessages(res, body, reply) {
   const id = messageId();
@@ -117,11 +125,7 @@ export function startScriptedMock(state, tag) {
     const main = isMessages && isMainLoop(body);
     fs.appendFileSync(state.log, `${JSON.stringify({ seq: state.seq++, ...tag(), main, method: req.method, path: req.url, headers, body })}\n`);
 
-    if (req.method === "POST" && req.url.includes("/messages/count_tokens")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ input_tokens: 100 }));
-      return;
-    }
+    if (answeredCountTokens(req, res)) return;
     if (isMessages) {
       if (!main) state.side = (state.side ?? 0) + 1;
       const r = main ? (state.replies.shift() ?? reply([text("(mock: no more scripted replies)")])) : reply([text(state.title || "ok")]);
