@@ -24,7 +24,8 @@ function identity(block: ThinkingBlock): string | undefined {
 function repeats(view: SessionView): { block: ThinkingBlock; first: ThinkingBlock }[] {
   const found: { block: ThinkingBlock; first: ThinkingBlock }[] = [];
   for (const message of view.conversation.messages) {
-    if (message.role !== "assistant") continue;
+    // A repeat needs two thinking blocks; most messages hold one at most, and their keys are long to hash.
+    if (message.role !== "assistant" || !holdsTwoThinkingBlocks(message.blocks)) continue;
     const seen = new Map<string, ThinkingBlock>();
     for (const block of message.blocks) {
       if (block.type !== "thinking" || isExempt(view, block.source.messageId)) continue;
@@ -36,6 +37,12 @@ function repeats(view: SessionView): { block: ThinkingBlock; first: ThinkingBloc
     }
   }
   return found;
+}
+
+function holdsTwoThinkingBlocks(blocks: readonly Block[]): boolean {
+  let thinking = 0;
+  for (const block of blocks) if (block.type === "thinking" && ++thinking === 2) return true;
+  return false;
 }
 
 const REASON = "removed a repeated copy of a thinking block (the first copy stays; the repeat is in the backup)";

@@ -1,4 +1,5 @@
 import { hasThinkingSignature } from "../model/opencode.js";
+import type { SessionView } from "../model/session-view.js";
 import { at, atBlock, isAnthropicModel, isExempt, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
 
@@ -9,8 +10,6 @@ export const unsignedThinking: Rule = {
   fixedBy: "repair",
   apis: ["anthropic"],
   check(view) {
-    // Only reasoning that is sent back matters: opencode skips errored turns and history before a compaction.
-    const sent = new Set(view.conversation.messages.flatMap((m) => m.sourceMessageIds));
     const reports: Report[] = [];
     for (const { line, role, blocks } of view.transcript?.sent ?? []) {
       if (role !== "assistant" || isExempt(view, line.ref.id) || !fromAnthropic(line.value)) continue;
@@ -24,9 +23,14 @@ export const unsignedThinking: Rule = {
           );
       }
     }
+    // Only reasoning that is sent back matters: opencode skips errored turns and history before a compaction. The set
+    // is made on the first Anthropic reply (a transcript, or a session of other models, never needs it).
+    let sent: Set<string> | undefined;
     for (const message of messages(view)) {
       const info = message.info;
-      if (info?.role !== "assistant" || !sent.has(message.ref.id) || !isAnthropicModel(info.providerID, info.modelID)) continue;
+      if (info?.role !== "assistant" || !isAnthropicModel(info.providerID, info.modelID)) continue;
+      sent ??= sentMessageIds(view);
+      if (!sent.has(message.ref.id)) continue;
       // A turn killed mid-thought has no signature yet: that is incomplete-message's finding.
       if (info.time.completed === undefined || isExempt(view, message.ref.id)) continue;
       for (const { record, part } of parts(message)) {
@@ -52,6 +56,13 @@ export const unsignedThinking: Rule = {
     return part ? context.removeReasoning(part, "removed reasoning without a signature (a signature cannot be made up)") : [];
   },
 };
+
+/** The stored messages the request is built from. */
+function sentMessageIds(view: SessionView): Set<string> {
+  const ids = new Set<string>();
+  for (const message of view.conversation.messages) for (const id of message.sourceMessageIds) ids.add(id);
+  return ids;
+}
 
 /** Claude Code only talks to Anthropic's models; a pi turn names its provider and model. */
 function fromAnthropic(value: Record<string, unknown> | undefined): boolean {

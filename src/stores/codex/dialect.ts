@@ -10,6 +10,7 @@ import type { Block, MediaBlock } from "../../model/conversation.js";
 import type { LineRole, TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { type Dialect, handle, type Json, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock } from "../transcript/dialect.js";
+import { collect } from "../../model/collect.js";
 
 /** Line types a 0.169 rollout holds besides `response_item` (kept verbatim, never sent). */
 const META_TYPES = new Set(["turn_context", "event_msg", "world_state", "token_usage_record", "retained_context", "compacted"]);
@@ -119,7 +120,7 @@ export const codexDialect: Dialect = {
 function messageBlocks(line: TranscriptLine, content: unknown): Block[] {
   if (typeof content === "string") return [textBlock(line, 0, "payload.content", content)];
   if (!Array.isArray(content)) return [];
-  return content.flatMap((entry, index): Block[] => {
+  return collect(content, (entry, index): Block[] => {
     const part = obj(entry);
     const field = `payload.content.${index}`;
     if (!part) return [];

@@ -13,6 +13,7 @@ import type { LineRole, TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { type Dialect, handle, type Json, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock } from "../transcript/dialect.js";
 import { effectiveRecords, fieldPath, isMessageRecord, type PlacedRecord } from "./records.js";
+import { collect } from "../../model/collect.js";
 
 /** User text the client never sends (it makes a fresh session context instead; slash and help commands). */
 const UNSENT_USER_TEXT = /^(?:<session_context>|<hook_context>|\/|\?)/;
@@ -64,10 +65,10 @@ export const geminiDialect: Dialect = {
       } else if (record.type === "gemini") {
         const model = modelBlocks(placed, next);
         sent.push({ line, role: "assistant", blocks: model });
-        const results = (Array.isArray(record.toolCalls) ? record.toolCalls : []).flatMap((call, j) => {
+        const results = collect(Array.isArray(record.toolCalls) ? record.toolCalls : [], (call, j) => {
           const result = obj(call)?.result;
           if (!Array.isArray(result)) return [];
-          return result.flatMap((part, k) => partBlock(line, next, obj(part), fieldPath(path, `toolCalls.${j}.result.${k}`)));
+          return collect(result, (part, k) => partBlock(line, next, obj(part), fieldPath(path, `toolCalls.${j}.result.${k}`)));
         });
         if (results.length > 0) sent.push({ line, role: "user", blocks: results });
       } else {
@@ -110,7 +111,7 @@ function userBlocks({ record, line, path }: PlacedRecord, next: Counter): Block[
   if (isIgnoredUserContent(content)) return undefined;
   if (typeof content === "string") return [textBlock(line, next(line), fieldPath(path, "content"), content)];
   if (!Array.isArray(content)) return undefined;
-  return content.flatMap((part, i) => partBlock(line, next, obj(part), fieldPath(path, `content.${i}`)));
+  return collect(content, (part, i) => partBlock(line, next, obj(part), fieldPath(path, `content.${i}`)));
 }
 
 /** The client's `isIgnoredUserContent` of the record's text (parts other than text count as a marker, never empty). */

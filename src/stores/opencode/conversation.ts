@@ -7,6 +7,7 @@ import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock 
 import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
 import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart, isRedactedThinking, thinkingSignatureOf } from "../../model/opencode.js";
 import { readableParts, type MessageRecord, type PartRecord, type ReadablePart, type SessionRecords } from "../../model/opencode-records.js";
+import { collect } from "../../model/collect.js";
 
 const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
 const COMPACTED_OUTPUT = "[Old tool result content cleared]";
@@ -31,7 +32,7 @@ export function opencodeConversation(session: SessionRecords): Conversation {
       continue;
     }
     if (info.role === "user") {
-      const blocks = message.parts.flatMap(({ record, part }) => userBlocks(record, part));
+      const blocks = collect(message.parts, ({ record, part }) => userBlocks(record, part));
       // opencode 1.18 leaves out a user message with nothing to send, and its neighbours merge (captured:
       // fixtures/opencode-1.18/edited-text); empty-message judges the stored message itself.
       if (blocks.length === 0) skipped.push({ messageId: message.record.ref.id, reason: "nothing to send" });

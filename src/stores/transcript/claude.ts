@@ -8,6 +8,7 @@ import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { handle, linksOf, obj, str, textBlock, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
+import { collect } from "../../model/collect.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 const CLAUDE_RECORD_TYPES = new Set([
@@ -78,7 +79,7 @@ export const claudeDialect: Dialect = {
     const content = message?.content;
     if (typeof content === "string") return { role, blocks: [textBlock(line, 0, "message.content", content)] };
     if (!Array.isArray(content)) return { skip: "no message content" };
-    const blocks = content.flatMap((item, index) => claudeBlock(line, obj(item), index));
+    const blocks = collect(content, (item, index) => claudeBlock(line, obj(item), index));
     // Claude Code leaves out an assistant's empty or whitespace-only text (docs/research/claude-code-request.md §E).
     const sent = role === "assistant" ? blocks.filter((b) => !(b.type === "text" && b.blank)) : blocks;
     if (sent.length === 0 && blocks.length > 0) return { skip: "only empty text, which Claude Code leaves out" };
@@ -136,7 +137,7 @@ function resultIds(line: TranscriptLine): string[] | undefined {
 
 const callIds = (line: TranscriptLine): string[] => {
   const content = obj(line.value?.message)?.content;
-  return Array.isArray(content) ? content.flatMap((block) => (obj(block)?.type === "tool_use" ? [str(obj(block)?.id) ?? ""] : [])) : [];
+  return Array.isArray(content) ? collect(content, (block) => (obj(block)?.type === "tool_use" ? [str(obj(block)?.id) ?? ""] : [])) : [];
 };
 
 /**
@@ -155,7 +156,7 @@ function withParallelResults(chain: readonly TranscriptLine[], all: readonly Tra
     else byParent.set(line.parent, [line]);
   }
   if (byParent.size === 0) return [...chain];
-  const answered = new Set(chain.flatMap((line) => resultIds(line) ?? []));
+  const answered = new Set(collect(chain, (line) => resultIds(line) ?? []));
   const out: TranscriptLine[] = [];
   for (const line of chain) {
     out.push(line);

@@ -7,6 +7,7 @@
 import type { Block, ConversationMessage, SkippedMessage, TextBlock } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { obj, str, type ReplaySession } from "./dialect.js";
+import { collect } from "../../model/collect.js";
 
 /** What openclaw sends in place of a failed turn that had text (`resolveFailedAssistantReplay`). */
 export const OPENCLAW_FAILED_TURN_TEXT = "[This turn failed before it completed. Do not redo its work without confirming with the user first.]";
@@ -55,7 +56,7 @@ export function openclawReplay(messages: ConversationMessage[], session: ReplayS
     const isLatest = index === latest;
     const sameModel = model === undefined || lines.every((line) => sameAs(model, messageOf(line)));
     let policyDropped = false;
-    const sent = blocks.flatMap((block): Block[] => {
+    const sent = collect(blocks, (block): Block[] => {
       if (block.type !== "thinking") return [block];
       if (thinkingOff && !(isLatest && activeToolTurn)) return [];
       if (dropsEarlierThinking && !isLatest) {

@@ -9,6 +9,7 @@ import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { openclawReplay } from "./openclaw-replay.js";
 import { handle, linksOf, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json } from "./dialect.js";
+import { collect } from "../../model/collect.js";
 
 const OPENCLAW_ENTRY_TYPES = new Set([
   "session",
@@ -63,7 +64,7 @@ export const openclawDialect: Dialect = {
       case "user":
         return userContent(line, message.content, "message.content");
       case "assistant":
-        return { role: "assistant", blocks: asArray(message.content).flatMap((item, index) => assistantBlock(line, obj(item), index)) };
+        return { role: "assistant", blocks: collect(asArray(message.content), (item, index) => assistantBlock(line, obj(item), index)) };
       case "toolResult":
         return { role: "user", blocks: [toolResultBlock(handle(line, 0, "message"), message.toolCallId, message.isError === true, message.content)] };
       case "bashExecution":
@@ -108,7 +109,7 @@ function userContent(line: TranscriptLine, content: unknown, field: string) {
   if (typeof content === "string") return { role: "user" as const, blocks: [textBlock(line, 0, field, content)] };
   return {
     role: "user" as const,
-    blocks: asArray(content).flatMap((item, index): Block[] => {
+    blocks: collect(asArray(content), (item, index): Block[] => {
       const block = obj(item);
       const at = `${field}.${index}`;
       if (block?.type === "text") return [textBlock(line, index, at, str(block.text) ?? "")];
