@@ -57,7 +57,7 @@ const loadAtStart = os
   .join(" / ");
 const tmp = mkdtempSync(join(os.tmpdir(), "recover-bench-"));
 let seq = 0;
-/** Runs `node --import report-rss.mjs …args` in a fresh process: wall time, peak RSS, stdout file. */
+/** Runs `node --import report-rss.mjs …args` in a fresh process: wall time, peak RSS, CPU (all threads), stdout file. */
 function run(args, node = [process.execPath, "--import", RSS_PRELOAD]) {
   const out = join(tmp, `${++seq}.out`);
   const rssFile = join(tmp, `${seq}.rss`);
@@ -72,11 +72,13 @@ function run(args, node = [process.execPath, "--import", RSS_PRELOAD]) {
   });
   const ms = performance.now() - t0;
   closeSync(fd);
-  const rssMB = existsSync(rssFile) ? JSON.parse(readFileSync(rssFile, "utf8")).maxRssKB / 1024 : NaN;
+  const usage = existsSync(rssFile) ? JSON.parse(readFileSync(rssFile, "utf8")) : {};
+  const rssMB = usage.maxRssKB / 1024;
+  const cpuMs = usage.cpuMs;
   if (r.status !== 0) {
     throw new Error(`\`node ${args.join(" ")}\` exited with ${r.signal ?? r.status}:\n${String(r.stderr).slice(-4000)}`);
   }
-  return { ms, rssMB, out };
+  return { ms, rssMB, cpuMs, out };
 }
 
 const problems = [];
@@ -158,6 +160,9 @@ function benchStore(opts) {
   }
   const done = cliBuilt && scan.length === runs;
   const pairs = done ? scan.map((s, i) => s.ms / floor[i].ms) : [];
+  // Not judged: how much work the scan does for the floor's, whatever the threads. Wall ratio = CPU ratio ÷ the
+  // scan's speed-up from its threads, and this VM runs two threads well in some phases and badly in others.
+  const cpuPairs = done ? scan.map((s, i) => s.cpuMs / floor[i].cpuMs) : [];
   return {
     storeArg,
     stats,
@@ -168,8 +173,11 @@ function benchStore(opts) {
     scan: done ? scan : undefined,
     floorMs: median(floor.map((r) => r.ms)),
     floorRss: Math.max(...floor.map((r) => r.rssMB)),
+    floorCpu: median(floor.map((r) => r.cpuMs)),
     scanMs: done ? median(scan.map((r) => r.ms)) : NaN,
     scanRss: done ? Math.max(...scan.map((r) => r.rssMB)) : NaN,
+    scanCpu: done ? median(scan.map((r) => r.cpuMs)) : NaN,
+    cpuRatio: done ? median(cpuPairs) : NaN,
     // The judged figure: the median of each run's scan ÷ the floor run just before it (drift cancels in a pair).
     ratio: done ? median(pairs) : NaN,
     pairs,
@@ -205,8 +213,8 @@ const command = envScale || argv ? `${envScale}node bench/scan-bench.mjs ${argv}
 
 const section = (m) => {
   const scanRow = m.scan
-    ? `| \`recover session scan --all --json\` | ${sec(m.scanMs)} | ${mb(m.scanRss)} | ${m.ratio.toFixed(2)}× |`
-    : `| \`recover session scan --all --json\` | ${cliBuilt ? "failed" : "pending"} | | |`;
+    ? `| \`recover session scan --all --json\` | ${sec(m.scanMs)} | ${mb(m.scanRss)} | ${m.ratio.toFixed(2)}× | ${sec(m.scanCpu)} (${m.cpuRatio.toFixed(2)}×) |`
+    : `| \`recover session scan --all --json\` | ${cliBuilt ? "failed" : "pending"} | | | |`;
   return (
     `## \`${m.storeArg}\`
 
@@ -215,9 +223,9 @@ const section = (m) => {
       .map(([k, v]) => `${v} ${k}`)
       .join(", ")}); ${m.reused ? "reused" : "generated"} (generation took ${sec(m.stats.genMs)})
 
-| Run | Wall time (median) | Peak RSS (max) | scan ÷ floor (median of pairs) |
-|---|---:|---:|---:|
-| floor: \`node bench/floor.mjs\` (iterate + JSON.parse every part) | ${sec(m.floorMs)} | ${mb(m.floorRss)} | 1.00× |
+| Run | Wall time (median) | Peak RSS (max) | scan ÷ floor (median of pairs) | CPU, all threads (median; ÷ floor, median of pairs; not judged) |
+|---|---:|---:|---:|---:|
+| floor: \`node bench/floor.mjs\` (iterate + JSON.parse every part) | ${sec(m.floorMs)} | ${mb(m.floorRss)} | 1.00× | ${sec(m.floorCpu)} |
 ${scanRow}
 
 - Floor runs: ${m.floor.map((r) => sec(r.ms)).join(", ")}
@@ -239,7 +247,7 @@ const md =
 - Command: \`${command}\` (${runs} runs per store${reference ? `; reference build: \`${values.reference}\`` : ""})
 - Machine: ${machine}
 - Each figure: ${runs} run(s) in fresh processes, floor and scan alternating, after one untimed warm-up; ` +
-  `wall time = process start to exit, peak RSS = \`process.resourceUsage().maxRSS\` at exit.
+  `wall time = process start to exit, peak RSS = \`process.resourceUsage().maxRSS\` at exit, CPU = its user + system time (every thread).
 
 ${measured.map(section).join("\n")}${problems.length ? `\n**Problems:**\n${problems.map((p) => `- ${p}`).join("\n")}\n` : ""}`;
 
@@ -254,12 +262,19 @@ writeFileSync(
       runs,
       stores: measured.map((m) => ({
         store: { path: m.storeArg, ...m.stats, planted: m.planted },
-        floor: { medianMs: Math.round(m.floorMs), maxRssMB: Math.round(m.floorRss), runsMs: m.floor.map((r) => Math.round(r.ms)) },
+        floor: {
+          medianMs: Math.round(m.floorMs),
+          maxRssMB: Math.round(m.floorRss),
+          cpuMedianMs: Math.round(m.floorCpu),
+          runsMs: m.floor.map((r) => Math.round(r.ms)),
+        },
         scan: m.scan
           ? {
               medianMs: Math.round(m.scanMs),
               maxRssMB: Math.round(m.scanRss),
               ratio: +m.ratio.toFixed(3),
+              cpuMedianMs: Math.round(m.scanCpu),
+              cpuRatio: +m.cpuRatio.toFixed(3),
               pairs: m.pairs.map((x) => +x.toFixed(3)),
               ...m.result,
               identicalToReference: m.identical,
