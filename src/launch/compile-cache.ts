@@ -20,7 +20,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { Script } from "node:vm";
 
 /** The bundle's code runs inside this, on lines of their own: its line numbers stay the file's (lineOffset -1). */
@@ -38,11 +38,13 @@ export interface LoadedBundle {
 
 /**
  * Where the caches are: `$XDG_CACHE_HOME/recover`, else `~/.cache/recover`; none when `NODE_DISABLE_COMPILE_CACHE`
- * is set (Node's own switch for its compile cache) or there is no home.
+ * is set (Node's own switch for its compile cache) or there is no home. A relative `$XDG_CACHE_HOME` is ignored, as
+ * the XDG Base Directory spec asks: it would put a cache folder in whatever folder the command ran in.
  */
 export function cacheDirIn(env: NodeJS.ProcessEnv): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const base = env.XDG_CACHE_HOME || (env.HOME ? join(env.HOME, ".cache") : undefined);
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : env.HOME ? join(env.HOME, ".cache") : undefined;
   return base === undefined ? undefined : join(base, "recover");
 }
 

@@ -3,10 +3,15 @@
  * `$XDG_STATE_HOME/recover` (default `~/.local/state/recover`); backups can be sent elsewhere with --backup-dir.
  */
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
+/**
+ * A relative `$XDG_STATE_HOME` is ignored, as the XDG Base Directory spec asks: taken as it is, a repair's backup
+ * would land under the folder the repair ran in, and `session restore` run from anywhere else would not find it.
+ */
 export function stateDir(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "recover");
+  const xdg = env.XDG_STATE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".local", "state"), "recover");
 }
 
 export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv): string {
