@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { PARALLEL_MIN_SESSIONS, workerCount } from "../../src/scan/parallel-scan.js";
 import { buildStore, healthySession } from "../support/opencode-fixtures.js";
 import { expectNoStack, run, tempDir } from "./run.js";
 import { brokenTurnSession, DAY, FORMATS, T0, warningsOnlySession, writeStore } from "./stores.js";
@@ -41,5 +42,21 @@ describe.each(FORMATS)("scanning on several threads (%s)", (format) => {
     const second = await run(["session", "scan", "--all", "--json", "--store", store], { env: { RECOVER_SCAN_THREADS: "2", XDG_CACHE_HOME: cacheHome } });
     expect([second.status, second.stdout]).toEqual([first.status, first.stdout]);
     expect(fs.readFileSync(cache).equals(bytes)).toBe(true);
+  });
+});
+
+describe("how many threads a scan uses", () => {
+  it("RECOVER_SCAN_THREADS decides, but never more threads than sessions", () => {
+    expect(workerCount(2000, { RECOVER_SCAN_THREADS: "8" })).toBe(8);
+    expect(workerCount(5, { RECOVER_SCAN_THREADS: "300" })).toBe(5);
+    expect(workerCount(1, { RECOVER_SCAN_THREADS: "2" })).toBe(1);
+    expect(workerCount(2000, { RECOVER_SCAN_THREADS: "1" })).toBe(1);
+    expect(workerCount(2000, { RECOVER_SCAN_THREADS: "0" })).toBe(0);
+  });
+
+  it("without it: this thread alone for a small scan, more for a large one, at most 4", () => {
+    expect(workerCount(PARALLEL_MIN_SESSIONS - 1, {})).toBe(0);
+    expect(workerCount(PARALLEL_MIN_SESSIONS * 2, {})).toBeGreaterThanOrEqual(1);
+    expect(workerCount(100_000, { RECOVER_SCAN_THREADS: "not a number" })).toBeLessThanOrEqual(4);
   });
 });
