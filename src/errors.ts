@@ -39,6 +39,7 @@ export type ErrorCode =
   | "backup-unreadable"
   | "backup-unwritable"
   | "state-unwritable"
+  | "output-unwritable"
   | "restore-conflict"
   | "interrupted-transaction"
   | "not-a-transcript"
@@ -91,21 +92,37 @@ export function storeChanged(what: string): RecoverError {
   return new RecoverError("store-changed", `the store changed while recover worked (${what}); nothing was written; run again`);
 }
 
+/** Why a write failed, in words: the failures a user's machine causes, else the errno code or message. */
+function writeFailure(error: unknown): string {
+  const code = errnoCode(error);
+  if (code === "ENOSPC") return "no space left on device";
+  if (code === "EDQUOT") return "disk quota exceeded";
+  if (code === "EROFS") return "read-only filesystem";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  return code ?? (error as Error)?.message ?? String(error);
+}
+
+/**
+ * Standard output could not be written (stdout redirected to a full disk, a read-only or vanished file): not the
+ * closed pipe of `| head`, which only ends the output. The command itself ran to its end; what it printed is not all
+ * there, so the run does not end as if it were.
+ */
+export function outputError(error: unknown): RecoverError {
+  return new RecoverError(
+    "output-unwritable",
+    `could not write the output to stdout (${writeFailure(error)}): the command ran to its end, but what it printed is incomplete`,
+  );
+}
+
 /**
  * A write of recover's own files (a backup, the journal, a lock) failed before anything reached the store: say why
  * in words, that nothing was changed, and what to do (`advice`, e.g. "pass --backup-dir <dir on another disk>").
  */
 export function ownWriteError(error: unknown, what: string, advice: string, otherwise: ErrorCode = "backup-unwritable"): RecoverError {
   const code = errnoCode(error);
+  const why = writeFailure(error);
   if (code === "ENOSPC" || code === "EDQUOT") {
-    const why = code === "ENOSPC" ? "no space left on device" : "disk quota exceeded";
     return new RecoverError("no-space", `${why} while writing ${what}; nothing was changed; free space or ${advice}`);
   }
-  const why =
-    code === "EROFS"
-      ? "read-only filesystem"
-      : code === "EACCES" || code === "EPERM"
-        ? "permission denied"
-        : (code ?? (error as Error)?.message ?? String(error));
   return new RecoverError(otherwise, `cannot write ${what} (${why}); nothing was changed; ${advice}`);
 }

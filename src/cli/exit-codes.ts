@@ -25,6 +25,7 @@ export const EXIT_CODES: Record<ErrorCode, ExitCode> = {
   "backup-unreadable": ExitCode.usage,
   "backup-unwritable": ExitCode.usage,
   "state-unwritable": ExitCode.usage,
+  "output-unwritable": ExitCode.usage,
   "needs-confirmation": ExitCode.usage,
   internal: ExitCode.usage,
   "store-busy": ExitCode.refused,

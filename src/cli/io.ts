@@ -13,6 +13,8 @@ export interface OutputStream {
   write(text: string): unknown;
   on?(event: "error", listener: (error: NodeJS.ErrnoException) => void): unknown;
   off?(event: "error", listener: (error: NodeJS.ErrnoException) => void): unknown;
+  /** A Node stream's error once a write failed (set at once; its "error" event comes a tick later). */
+  readonly errored?: Error | null;
 }
 
 /** Everything a run of the CLI gets from the outside world; bin/recover builds it from `process`. */
@@ -38,10 +40,40 @@ export interface RunState {
   context: CliContext;
   /** How the program was started: context.script, else argv[1]. */
   script: string | undefined;
-  /** False once the reader of stdout went away (EPIPE): nothing more is written there; the run goes on. */
+  /** False once the reader of stdout went away (EPIPE) or a write failed: nothing more is written there; the run goes on. */
   stdoutOpen: boolean;
+  /** The first failed write to stdout other than a closed pipe (a full disk): the run ends with it (main.ts). */
+  stdoutError?: unknown;
   /** The program name for printed commands, worked out once per run. */
   program?: string;
+}
+
+/**
+ * Writes to stdout while it is open. A failed write closes it for the rest of the run: a closed pipe (`| head`) only
+ * ends the output, any other failure (a full disk) is kept for the run's end.
+ */
+export function writeStdout(run: RunState, text: string): void {
+  if (!run.stdoutOpen) return;
+  try {
+    run.context.stdout.write(text);
+  } catch (error) {
+    stdoutFailed(run, error);
+  }
+}
+
+/** Called for a failed write to stdout, thrown at once or reported as the stream's "error" event. */
+export function stdoutFailed(run: RunState, error: unknown): void {
+  run.stdoutOpen = false;
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== "EPIPE") run.stdoutError ??= error;
+}
+
+/** stderr is where failures are told: when it cannot be written either, the exit code is all there is to say. */
+function writeStderr(stderr: OutputStream, text: string): void {
+  try {
+    stderr.write(text);
+  } catch {
+    // Nowhere left to say it.
+  }
 }
 
 export interface PickChoice {
@@ -113,7 +145,7 @@ function forcedLevel(value: string | undefined): 0 | 1 | 2 | 3 {
 
 export function createIo(options: GlobalOptions, run: RunState): Io {
   const { context } = run;
-  const { env, stdout, stderr, isTTY } = context;
+  const { env, stderr, isTTY } = context;
   const json = options.json === true;
   const quiet = options.quiet === true;
   const level = colorLevel(options.color, env, isTTY.stdout);
@@ -137,14 +169,14 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
       if (!context.readInput) throw new RecoverError("usage", "this run has no standard input to read `-` from");
       return context.readInput();
     },
-    out: (text) => void (run.stdoutOpen && stdout.write(text)),
-    err: (text) => void stderr.write(text),
+    out: (text) => writeStdout(run, text),
+    err: (text) => writeStderr(stderr, text),
     command: (words) => {
       run.program ??= invokedAs(run.script, env, context.cwd);
       return commandLine(words, options, run.program);
     },
     // A note quotes paths and ids from the store: escaped and shortened like every other store text.
-    note: (text) => void (quiet || stderr.write(`${color.yellow("note:")} ${safeMessage(text)}\n`)),
+    note: (text) => void (quiet || writeStderr(stderr, `${color.yellow("note:")} ${safeMessage(text)}\n`)),
     async spinner(text) {
       if (!spinnerAllowed) return { update() {}, stop() {} };
       // ora and its dependencies take a noticeable share of start-up: load them only for a person at a terminal.

@@ -3,11 +3,12 @@
  * of commander's own failures onto our exit codes (usage errors exit 2, not commander's 1).
  */
 import { Command, CommanderError, Help, Option } from "commander";
-import { ExitCode } from "../errors.js";
+import { ExitCode, outputError } from "../errors.js";
 import { storeFormats } from "../stores/formats.js";
 import { bindRun, reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
-import { createIo, type CliContext, type RunState } from "./io.js";
+import { exitCodeOf } from "./exit-codes.js";
+import { createIo, stdoutFailed, writeStdout, type CliContext, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { TOP_COMMAND_SUMMARIES, type SummarisedCommand, type TopCommandSummary } from "./top-commands.js";
 import { TOOL_VERSION } from "./version.js";
@@ -153,7 +154,7 @@ Exit codes: 0 ok, 1 error findings (or a change that could not be made), 2 usage
     // command failed so the message can name it and its subcommands.
     // Help and version go to this run's stdout, wrapped to its terminal's width, as commander would do for process's.
     command.configureOutput({
-      writeOut: (text) => void (run.stdoutOpen && run.context.stdout.write(text)),
+      writeOut: (text) => writeStdout(run, text),
       writeErr: () => {},
       // Commander's own default: undefined (not a terminal) means its 80 columns.
       getOutHelpWidth: () => (run.context.isTTY.stdout ? run.context.columns : undefined) as number,
@@ -236,26 +237,30 @@ export async function manPage(): Promise<string> {
 export async function main(argv: string[], context: CliContext): Promise<number> {
   const run: RunState = { context, script: context.script ?? argv[1], stdoutOpen: true };
   // A reader that stops early (`| head`) closes the pipe: that is not an error. Output stops, the run does not:
-  // the exit code is still the one the run decides (`scan | head -1` fails when the scan finds errors).
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") {
-      run.stdoutOpen = false;
-      return;
-    }
-    throw error;
-  };
+  // the exit code is still the one the run decides (`scan | head -1` fails when the scan finds errors). Any other
+  // failed write (stdout sent to a full disk) stops the output too, and the run ends with it, below.
+  const onStdoutError = (error: NodeJS.ErrnoException) => stdoutFailed(run, error);
   context.stdout.on?.("error", onStdoutError);
   const program = buildProgram(run, await loadCommands(helpAsFlag(argv)));
   const bound = bindRun(program, run);
   const wantsJson = argv.includes("--json");
+  let code: number;
   try {
     await program.parseAsync(helpAsFlag(argv));
-    return bound.exitCode();
+    code = bound.exitCode();
   } catch (error) {
-    return handleCommanderError(error, wantsJson, run);
+    code = handleCommanderError(error, wantsJson, run);
   } finally {
     context.stdout.off?.("error", onStdoutError);
   }
+  // A stream that failed a write knows it at once; its "error" event may still be a tick away.
+  if (context.stdout.errored) stdoutFailed(run, context.stdout.errored);
+  if (run.stdoutError === undefined) return code;
+  // What was printed is incomplete: said on stderr (stdout is what failed), and a run that would have ended 0 or 1
+  // ends as the error; a refusal (3) keeps its code, since it says more (nothing was written).
+  const failure = outputError(run.stdoutError);
+  createIo({}, run).err(`recover: ${failure.message}\n`);
+  return code === ExitCode.refused ? code : exitCodeOf(failure);
 }
 
 /**

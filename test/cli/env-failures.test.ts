@@ -2,6 +2,7 @@
 // filesystem, a store another user owns, an install without better-sqlite3's native module. Each is one line (or
 // one JSON error document) saying what happened and what to do, with the right exit code, never "internal error";
 // the store is untouched and no half-made backup is left behind. Real mounts and a real second user: root only.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,7 +20,19 @@ import {
   unmountAll,
   walStore,
 } from "./env-support.js";
-import { expectJsonError, expectNoStack, expectOneLineError, expectSameBytes, parseJsonDocument, run, snapshot, tempDir, type RunResult } from "./run.js";
+import {
+  BIN,
+  childEnv,
+  expectJsonError,
+  expectNoStack,
+  expectOneLineError,
+  expectSameBytes,
+  parseJsonDocument,
+  run,
+  snapshot,
+  tempDir,
+  type RunResult,
+} from "./run.js";
 
 const NEEDS_ROOT = "needs root: mounts a tmpfs / a read-only bind mount and spawns the CLI as uid 65534";
 
@@ -206,5 +219,67 @@ describe("better-sqlite3 installed without its native module", () => {
       expect(message).toMatch(/better-sqlite3's native module.*is missing/);
       expect(message).not.toMatch(/internal error|please report/);
     }
+  });
+});
+
+/** The CLI as a process whose stdout (and, with `stderrFull`, stderr) is /dev/full: every write fails with ENOSPC. */
+function toFullDisk(args: string[], { state = tempDir(), stderrFull = false } = {}) {
+  const full = fs.openSync("/dev/full", "w");
+  try {
+    const r = spawnSync(process.execPath, [BIN, ...args], {
+      encoding: "utf8",
+      env: childEnv({ XDG_STATE_HOME: state }),
+      stdio: ["ignore", full, stderrFull ? full : "pipe"],
+      timeout: 25_000,
+    });
+    return { status: r.status, signal: r.signal, stderr: r.stderr ?? "" };
+  } finally {
+    fs.closeSync(full);
+  }
+}
+
+const FULL_OUTPUT =
+  /^recover: could not write the output to stdout \(no space left on device\): the command ran to its end, but what it printed is incomplete$/;
+
+describe.skipIf(!fs.existsSync("/dev/full"))("stdout sent to a full disk (`> /dev/full`)", () => {
+  it.each([
+    [["session", "scan", "--all", "--json", "--store", DEMO_DB]],
+    [["session", "scan", "--all", "--store", DEMO_DB]],
+    [["session", "list", "--store", DEMO_DB]],
+    [["--help"]],
+    [["completion", "bash"]],
+  ])("%j: one line saying so, exit 2, no stack", (args) => {
+    const r = toFullDisk(args);
+    expect(r.signal).toBeNull();
+    expect(r.status, r.stderr).toBe(2);
+    expect(lastLineError({ status: r.status, signal: null, stdout: "", stderr: r.stderr }, FULL_OUTPUT)).toMatch(FULL_OUTPUT);
+  });
+
+  it("a repair still runs to its end, as the line says: the store is repaired, and its backup puts it back", async () => {
+    const state = tempDir();
+    const db = demoCopy();
+    const changesLeft = async () =>
+      (
+        parseJsonDocument((await run(["session", "repair", "--all", "--dry-run", "--json", "--store", db], env(state))).stdout) as {
+          summary: { changes: number };
+        }
+      ).summary.changes;
+    const before = await changesLeft();
+    expect(before).toBeGreaterThan(0);
+    const r = toFullDisk(["session", "repair", "--all", "--yes", "--store", db], { state });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(FULL_OUTPUT);
+    expect(await changesLeft()).toBe(0);
+    const backups = parseJsonDocument((await run(["session", "backups", "--json"], env(state))).stdout) as { backups: { id: string }[] };
+    expect(backups.backups).toHaveLength(1);
+    const restored = await run(["session", "restore", backups.backups[0]!.id, "--yes"], env(state));
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(await changesLeft()).toBe(before);
+  });
+
+  it("with stderr full too, nothing is left to say it: exit 2 all the same, no crash", () => {
+    const r = toFullDisk(["session", "scan", "--all", "--json", "--store", DEMO_DB], { stderrFull: true });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(2);
   });
 });
