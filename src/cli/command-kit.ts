@@ -57,7 +57,7 @@ export function action<O>(handler: Handler<O>) {
   };
 }
 
-export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" | "command" | "env">): number {
+export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "stdoutOpen" | "err" | "command" | "env">): number {
   const known =
     error instanceof RecoverError
       ? error
@@ -67,7 +67,9 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "err" 
   const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));
   // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
-  else io.err(`recover: ${safeMessage(message)}\n`);
+  // A JSON document stdout did not take (a full disk, a closed pipe) is said on stderr as well: the reason must reach
+  // someone.
+  if (!io.json || !io.stdoutOpen()) io.err(`recover: ${safeMessage(message)}\n`);
   return exitCodeOf(known);
 }
 

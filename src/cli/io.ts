@@ -58,7 +58,11 @@ export function writeStdout(run: RunState, text: string): void {
     run.context.stdout.write(text);
   } catch (error) {
     stdoutFailed(run, error);
+    return;
   }
+  // A Node stream knows at once that the write failed; it says so in an "error" event a tick later.
+  const failed = run.context.stdout.errored;
+  if (failed) stdoutFailed(run, failed);
 }
 
 /** Called for a failed write to stdout, thrown at once or reported as the stream's "error" event. */
@@ -103,6 +107,8 @@ export interface Io {
   interactive: boolean;
   color: ChalkInstance;
   out(text: string): void;
+  /** Whether stdout still takes output: false once its reader went away or a write to it failed (a full disk). */
+  stdoutOpen(): boolean;
   err(text: string): void;
   /** Something the user should know that is not a finding, on stderr; `-q` leaves it out. */
   note(text: string): void;
@@ -170,6 +176,7 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
       return context.readInput();
     },
     out: (text) => writeStdout(run, text),
+    stdoutOpen: () => run.stdoutOpen,
     err: (text) => writeStderr(stderr, text),
     command: (words) => {
       run.program ??= invokedAs(run.script, env, context.cwd);

@@ -277,6 +277,19 @@ describe.skipIf(!fs.existsSync("/dev/full"))("stdout sent to a full disk (`> /de
     expect(await changesLeft()).toBe(before);
   });
 
+  it("--json and a refusal: the reason its JSON document could not carry is said on stderr, and the refusal keeps exit 3", () => {
+    // Copied just now: a transcript written seconds ago may belong to a running agent, so repair refuses it.
+    const store = path.join(tempDir(), "claude");
+    fs.cpSync(path.resolve("fixtures/demo/claude"), store, { recursive: true });
+    const r = toFullDisk(["session", "repair", "--all", "--yes", "--json", "--store", store]);
+    expect(r.status, r.stderr).toBe(3);
+    expectNoStack(r.stderr);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^recover: session \S+ was written \d+ s ago: its agent may still be running/);
+    expect(lines[1]).toMatch(FULL_OUTPUT);
+  });
+
   it("with stderr full too, nothing is left to say it: exit 2 all the same, no crash", () => {
     const r = toFullDisk(["session", "scan", "--all", "--json", "--store", DEMO_DB], { stderrFull: true });
     expect(r.signal).toBeNull();
