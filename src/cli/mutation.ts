@@ -3,7 +3,6 @@
  * the environment and --backup-dir), and the confirmation rules (a person at a terminal is asked; anyone else
  * must say --yes).
  */
-import { resolve } from "node:path";
 import { RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
 import { backupRoot, stateDir } from "../txn/state-dir.js";
@@ -22,7 +21,7 @@ export function withWriter<T>(store: SessionStore, options: GlobalOptions, io: P
 
 /** Where backups go for this run: --backup-dir (relative to the run's cwd), else under the state dir. */
 export function runBackupRoot(options: GlobalOptions, io: Pick<Io, "env" | "cwd">): string {
-  return backupRoot(options.backupDir !== undefined ? resolve(io.cwd, options.backupDir) : undefined, io.env);
+  return backupRoot(options.backupDir, io.env, io.cwd);
 }
 
 /** A person at a terminal is asked; a script must have said --yes; --json never prompts. */

@@ -14,8 +14,9 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
   return join(xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".local", "state"), "recover");
 }
 
-export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv): string {
-  return backupDir !== undefined ? resolve(backupDir) : backupsIn(stateDir(env));
+/** --backup-dir, relative to the run's folder (`cwd`, never the process's), else the backups under the state dir. */
+export function backupRoot(backupDir: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  return backupDir !== undefined ? resolve(cwd, backupDir) : backupsIn(stateDir(env));
 }
 
 /** Backups go under the state dir unless --backup-dir sends them elsewhere. */

@@ -296,3 +296,44 @@ describe.skipIf(!fs.existsSync("/dev/full"))("stdout sent to a full disk (`> /de
     expect(r.status).toBe(2);
   });
 });
+
+/** The CLI started by a shell standing in a folder that was removed under it (`rm -rf` of one's own worktree). */
+function inRemovedFolder(args: string[], { keepPwd = true } = {}) {
+  const gone = path.join(tempDir(), "gone");
+  fs.mkdirSync(gone);
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const r = spawnSync("bash", ["-c", `cd '${gone}' && rmdir '${gone}' && ${keepPwd ? "" : "unset PWD; "}exec ${quoted}`], {
+    encoding: "utf8",
+    env: childEnv({ XDG_STATE_HOME: tempDir() }),
+    timeout: 25_000,
+  });
+  return { gone, status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("run from a folder that was removed under the shell", () => {
+  const claude = path.resolve("fixtures/demo/claude");
+
+  it("--help and commands on absolute paths work as anywhere else", async () => {
+    expect(inRemovedFolder(["--help"]).status).toBe(0);
+    const here = await run(["session", "scan", "--all", "--json", "--store", claude]);
+    const there = inRemovedFolder(["session", "scan", "--all", "--json", "--store", claude]);
+    expectNoStack(there.stderr);
+    expect([there.status, there.stdout]).toEqual([here.status, here.stdout]);
+  });
+
+  it("a relative path is the missing path it names: one line, exit 2", () => {
+    const r = inRemovedFolder(["session", "scan", "--all", "--store", "claude"]);
+    expect(r.status).toBe(2);
+    expect(lastLineError({ status: r.status, signal: null, stdout: r.stdout, stderr: r.stderr }, /^recover: /)).toBe(
+      `recover: no such store: ${path.join(r.gone, "claude")}`,
+    );
+  });
+
+  it("without $PWD either, there is no folder to name: one line, exit 2", () => {
+    const r = inRemovedFolder(["--help"], { keepPwd: false });
+    expect(r.status).toBe(2);
+    expect(lastLineError({ status: r.status, signal: null, stdout: r.stdout, stderr: r.stderr }, /^recover: /)).toMatch(
+      /^recover: cannot tell which folder this is \(ENOENT\); cd to one that exists$/,
+    );
+  });
+});

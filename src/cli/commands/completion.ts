@@ -36,7 +36,7 @@ function sources(io: Io): CompletionSources {
       }),
     backupIds: (globals) =>
       quietly(() =>
-        listBackups(backupRoot(globals.backupDir, io.env))
+        listBackups(backupRoot(globals.backupDir, io.env, io.cwd))
           .map((b) => b.manifest.id)
           .reverse(),
       ),
