@@ -93,8 +93,12 @@ const OPS: Record<Format, FormatOps> = {
     normalise: normaliseJsonFile,
     openProblems(dataDir) {
       const problems: string[] = [];
-      for (const file of filesUnder(path.join(dataDir, "storage"))) {
+      const storage = path.join(dataDir, "storage");
+      for (const file of filesUnder(storage)) {
         if (file.includes(TEMP_MARKER)) continue;
+        // recover's lock, and the temp a kill can leave while it is written, sit at the top of storage/, where opencode
+        // reads nothing (src/txn/lock.ts); the snapshot leaves them out too, and lockFilesIn checks they go.
+        if (path.dirname(file) === storage && isLockFile(path.basename(file))) continue;
         try {
           JSON.parse(fs.readFileSync(file, "utf8"));
         } catch (error) {
