@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectJsonError, expectNoStack, expectOneLineError, parseJsonDocument, run } from "./run.js";
+import { childEnv, expectJsonError, expectNoStack, expectOneLineError, parseJsonDocument, run } from "./run.js";
 import { defectStore, FORMATS, listStore, uniquePrefix, writeStore, type Format } from "./stores.js";
 
 interface ScanDoc {
@@ -88,6 +89,12 @@ describe.each(FORMATS)("session selection (%s)", (format: Format) => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expectOneLineError(r, /no-such-rule/);
+    // The way to list the ids is a command that works when pasted (the program as started, the store flags).
+    const pasted = /\(run `([^`]+)` to list them\)/.exec(r.stderr)?.[1];
+    expect(pasted, r.stderr).toBe(`recover rules --store ${store}`);
+    const listed = spawnSync("bash", ["-c", pasted!], { env: childEnv(), encoding: "utf8" });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain("empty-text-part");
     const json = await run(["session", "scan", "--all", "--rule", "no-such-rule", "--json", "--store", store]);
     expect(json.status).toBe(2);
     expect(expectJsonError(json, "usage").message).toContain("no-such-rule");

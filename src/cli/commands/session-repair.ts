@@ -8,6 +8,7 @@ import { planForError, storedError } from "../../plan/error-fixes.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
+import { namedRules } from "../rule-list.js";
 import { DEFAULT_RULE_OPTIONS, type Finding, type Rule, type TrimOptions } from "../../rules/rule.js";
 import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
 import type { SessionView } from "../../model/session-view.js";
@@ -45,16 +46,11 @@ interface RepairFlags {
  */
 export function repairRules(list: string | undefined): readonly Rule[] {
   if (list === undefined) return RULES.filter((r) => (r.fix && !r.repairOnRequest) || r.fixedBy === "trim");
-  const wanted = list
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
-  if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
-  const trim = RULES.filter((r) => wanted.includes(r.id) && r.fixedBy === "trim").map((r) => r.id);
+  const named = namedRules(list);
+  const trim = named.filter((r) => r.fixedBy === "trim").map((r) => r.id);
   if (trim.length > 0)
     throw new RecoverError("usage", `${trim.join(", ")} ${trim.length === 1 ? "is" : "are"} fixed by \`recover context trim\`, not by repair`);
-  return RULES.filter((r) => wanted.includes(r.id));
+  return named;
 }
 
 export function addSessionRepair(session: Command): void {

@@ -15,6 +15,7 @@ import { safeMessage } from "../safe-text.js";
 import { chooseSessions } from "../pick-session.js";
 import { plural } from "../../model/format-count.js";
 import { sessionProgress } from "../session-progress.js";
+import { namedRules } from "../rule-list.js";
 
 interface ScanFlags {
   all?: boolean;
@@ -27,14 +28,7 @@ interface ScanFlags {
 }
 
 export function selectRules(list: string | undefined): readonly Rule[] {
-  if (list === undefined) return RULES;
-  const wanted = list
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = wanted.filter((id) => !RULES.some((r) => r.id === id));
-  if (unknown.length > 0) throw new RecoverError("usage", `unknown rule ${unknown.join(", ")} (run \`recover rules\` to list them)`);
-  return RULES.filter((r) => wanted.includes(r.id));
+  return list === undefined ? RULES : namedRules(list);
 }
 
 /** `--include-live`: no window, so no last turn counts as being written and every one is judged. */
