@@ -82,7 +82,13 @@ function environmentError(error: unknown): RecoverError | undefined {
   return fsError(error, path ?? `(during ${syscall ?? "a file operation"})`);
 }
 
-export async function withStore<T>(options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
+/** `resolving`: the backup id of an interrupted transaction the command resolves itself (see TransactionOptions). */
+export async function withStore<T>(
+  options: GlobalOptions,
+  io: Pick<Io, "env" | "cwd">,
+  work: (store: SessionStore) => T | Promise<T>,
+  resolving?: string,
+): Promise<T> {
   // Every store's code, loaded only by a command that opens one: `--help` and `--version` start without it.
   const [{ openStore }, { settleJournal }] = await Promise.all([import("../stores/discover.js"), import("./mutation.js")]);
   const store = openStore({
@@ -91,7 +97,7 @@ export async function withStore<T>(options: GlobalOptions, io: Pick<Io, "env" | 
     env: io.env,
   });
   try {
-    settleJournal(store, io.env);
+    settleJournal(store, io.env, resolving);
     return await work(store);
   } finally {
     store.close();

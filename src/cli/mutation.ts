@@ -10,13 +10,19 @@ import { settleOnRead, withStoreTransaction, type OpenTransaction } from "../txn
 import type { GlobalOptions, Io } from "./io.js";
 
 /** Any command on a store first settles a transaction a crash left unfinished (see settleOnRead). */
-export function settleJournal(store: SessionStore, env: NodeJS.ProcessEnv): void {
-  settleOnRead(store, stateDir(env));
+export function settleJournal(store: SessionStore, env: NodeJS.ProcessEnv, resolving?: string): void {
+  settleOnRead(store, stateDir(env), resolving);
 }
 
 /** The store locked, its journal settled, a writer open: `work` plans and commits (txn/store-transaction.ts). */
-export function withWriter<T>(store: SessionStore, options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (tx: OpenTransaction) => Promise<T>): Promise<T> {
-  return withStoreTransaction(store, work, { stateDir: stateDir(io.env), backupRoot: runBackupRoot(options, io) });
+export function withWriter<T>(
+  store: SessionStore,
+  options: GlobalOptions,
+  io: Pick<Io, "env" | "cwd">,
+  work: (tx: OpenTransaction) => Promise<T>,
+  resolving?: string,
+): Promise<T> {
+  return withStoreTransaction(store, work, { stateDir: stateDir(io.env), backupRoot: runBackupRoot(options, io), ...(resolving ? { resolving } : {}) });
 }
 
 /** Where backups go for this run: --backup-dir (relative to the run's cwd), else under the state dir. */

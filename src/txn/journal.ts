@@ -27,9 +27,10 @@ export function clearJournal(state: string, storePath: string): void {
 
 /**
  * Settle a transaction left unfinished for this store, if any; returns what was done, for the user to read.
- * Call with the store lock held.
+ * Call with the store lock held. `resolving`: the backup id of an unfinished transaction the caller resolves itself
+ * (a forced restore of it); its entry stays until the caller's own transaction replaces it.
  */
-export function recoverJournal(state: string, writer: StoreWriter): string | undefined {
+export function recoverJournal(state: string, writer: StoreWriter, resolving?: string): string | undefined {
   const pointer = pointerFile(state, writer.info.path);
   if (!existsSync(pointer)) return undefined;
   let dir: string;
@@ -45,6 +46,7 @@ export function recoverJournal(state: string, writer: StoreWriter): string | und
     return undefined;
   }
   const backup: Backup = { dir, manifest: readManifest(dir) };
+  if (resolving !== undefined && backup.manifest.id === resolving) return undefined;
   const outcome = settle(backup, writer);
   rmSync(pointer, { force: true });
   return outcome;
@@ -68,7 +70,8 @@ export function settle(backup: Backup, writer: StoreWriter): string | undefined 
       .join(", ");
     throw new RecoverError(
       "interrupted-transaction",
-      `${manifest.kind} ${manifest.id} was interrupted and ${names} changed since; nothing was done. Inspect ${backup.dir}, then \`recover session restore ${manifest.id} --force\``,
+      `${manifest.kind} ${manifest.id} was interrupted and ${names} changed since; nothing was done. Inspect ${backup.dir}`,
+      { words: ["session", "restore", manifest.id, "--force"], why: "to put back what was there before it, once you have looked" },
     );
   }
   if (current.every(({ entry, now }) => fingerprint(now) === entry.after)) {

@@ -33,6 +33,12 @@ export interface TransactionOptions {
   refuseUnwritable?: boolean;
   /** Locks taken before the store's own, in this order (the sidecar's, so no `checkpoint create` interleaves). */
   alsoLock?: readonly string[];
+  /**
+   * The id of an interrupted transaction's backup this command resolves itself (`session restore <id> --force`):
+   * the journal entry for it is left for this command's own transaction to replace, not settled, since settling
+   * refuses exactly the case the forced restore is for (records changed since the interruption).
+   */
+  resolving?: string;
 }
 
 /** One change of the store: what the backup manifest records, and the targets to apply. */
@@ -83,7 +89,7 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
     const dead = storeLock.tookOver;
     const settledDead = dead?.applying !== undefined ? settleTakenOver(dead.stateDir, dead.applying, open) : undefined;
     if (settledDead) store.info.notices.push(settledDead);
-    const settledOwn = recoverJournal(options.stateDir, open);
+    const settledOwn = recoverJournal(options.stateDir, open, options.resolving);
     if (settledOwn) store.info.notices.push(settledOwn);
     const settled = settledOwn ?? settledDead;
     removeLeftovers(options.stateDir, options.backupRoot);
@@ -117,7 +123,7 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
  * on open), unless another recover holds the store: then it is in flight, not unfinished. The outcome becomes a
  * notice on the store, which every reporter prints.
  */
-export function settleOnRead(store: WritableStore, state: string): void {
+export function settleOnRead(store: WritableStore, state: string, resolving?: string): void {
   // Ours in the journal, or a dead recover's lock beside the store (from any state dir).
   if (!hasJournal(state, store.info.path) && storeLockState(store.info.path) !== "stale") return;
   const unwritable = whyUnwritable(store.info);
@@ -127,7 +133,12 @@ export function settleOnRead(store: WritableStore, state: string): void {
   }
   try {
     // The recipe's own lock, writer and journal settling (its outcome becomes a notice), with nothing to commit.
-    withStoreTransaction(store, () => undefined, { stateDir: state, backupRoot: backupsIn(state), refuseUnwritable: false });
+    withStoreTransaction(store, () => undefined, {
+      stateDir: state,
+      backupRoot: backupsIn(state),
+      refuseUnwritable: false,
+      ...(resolving ? { resolving } : {}),
+    });
   } catch (error) {
     // Only the lock says store-locked: another recover is in flight, so its journal is not unfinished.
     if (error instanceof RecoverError && error.code === "store-locked") {

@@ -1,11 +1,12 @@
 // The journal, deterministically: a repair that a crash left half applied (JSON tree: some files renamed, others
 // not) is undone by the next command on the store, and one that completed is marked done. Real stores, the built
 // CLI, and a manifest put back into the state a crash leaves it in.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { run, snapshot, expectSameBytes, tempDir } from "../cli/run.js";
+import { childEnv, run, snapshot, expectSameBytes, tempDir } from "../cli/run.js";
 import { defectStore, writeStore } from "../cli/stores.js";
 
 function backupsOf(state: string): string[] {
@@ -86,6 +87,7 @@ describe("journal (opencode JSON tree)", () => {
     const { store, readPath } = writeStore(built, "opencode-json");
     const state = tempDir();
     const env = { XDG_STATE_HOME: state };
+    const original = snapshot(readPath);
     expect((await run(["session", "repair", brokenId, "--yes", "--store", store], { env })).status).toBe(0);
     const [id] = backupsOf(state);
     const manifest = JSON.parse(fs.readFileSync(manifestPath(state, id!), "utf8"));
@@ -96,5 +98,14 @@ describe("journal (opencode JSON tree)", () => {
     expect(scan.status).toBe(3);
     expect(scan.stderr).toMatch(new RegExp(`repair ${id} was interrupted and part ${part.key.id} changed since`));
     expect(fs.readFileSync(part.key.path, "utf8")).toBe('{"someone":"else"}');
+    // The way out it names works when pasted (the program as started, the store flags; --yes, as no terminal asks
+    // here): it is not refused by the same settling, the part before the repair comes back in place of the
+    // stranger's bytes (which the restore backs up first), and the store is no longer stuck.
+    const pasted = /\(run `([^`]+)` to put back what was there before it, once you have looked\)/.exec(scan.stderr)?.[1];
+    expect(pasted, scan.stderr).toBe(`recover session restore ${id} --force --store ${store}`);
+    const restored = spawnSync("bash", ["-c", `${pasted} --yes`], { env: childEnv(env), encoding: "utf8" });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(fs.readFileSync(part.key.path)).toEqual(original.get(part.key.path));
+    expect((await run(["session", "scan", "--store", store], { env })).status).not.toBe(3);
   });
 });
