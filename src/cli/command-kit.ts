@@ -7,6 +7,7 @@ import { exitCodeOf } from "./exit-codes.js";
 import type { Command } from "commander";
 import { fsError, RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
+import type { TransactionOptions } from "../txn/store-transaction.js";
 import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
 import { safeMessage } from "./safe-text.js";
@@ -82,12 +83,10 @@ function environmentError(error: unknown): RecoverError | undefined {
   return fsError(error, path ?? `(during ${syscall ?? "a file operation"})`);
 }
 
-/** `resolving`: the backup id of an interrupted transaction the command resolves itself (see TransactionOptions). */
 export async function withStore<T>(
-  options: GlobalOptions,
+  options: GlobalOptions & Pick<TransactionOptions, "resolving">,
   io: Pick<Io, "env" | "cwd">,
   work: (store: SessionStore) => T | Promise<T>,
-  resolving?: string,
 ): Promise<T> {
   // Every store's code, loaded only by a command that opens one: `--help` and `--version` start without it.
   const [{ openStore }, { settleJournal }] = await Promise.all([import("../stores/discover.js"), import("./mutation.js")]);
@@ -97,7 +96,7 @@ export async function withStore<T>(
     env: io.env,
   });
   try {
-    settleJournal(store, io.env, resolving);
+    settleJournal(store, io.env, options.resolving);
     return await work(store);
   } finally {
     store.close();

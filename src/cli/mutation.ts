@@ -6,7 +6,7 @@
 import { RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
 import { backupRoot, stateDir } from "../txn/state-dir.js";
-import { settleOnRead, withStoreTransaction, type OpenTransaction } from "../txn/store-transaction.js";
+import { settleOnRead, withStoreTransaction, type OpenTransaction, type TransactionOptions } from "../txn/store-transaction.js";
 import type { GlobalOptions, Io } from "./io.js";
 
 /** Any command on a store first settles a transaction a crash left unfinished (see settleOnRead). */
@@ -17,11 +17,11 @@ export function settleJournal(store: SessionStore, env: NodeJS.ProcessEnv, resol
 /** The store locked, its journal settled, a writer open: `work` plans and commits (txn/store-transaction.ts). */
 export function withWriter<T>(
   store: SessionStore,
-  options: GlobalOptions,
+  options: GlobalOptions & Pick<TransactionOptions, "resolving">,
   io: Pick<Io, "env" | "cwd">,
   work: (tx: OpenTransaction) => Promise<T>,
-  resolving?: string,
 ): Promise<T> {
+  const { resolving } = options;
   return withStoreTransaction(store, work, { stateDir: stateDir(io.env), backupRoot: runBackupRoot(options, io), ...(resolving ? { resolving } : {}) });
 }
 

@@ -50,64 +50,53 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
           options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
         // A forced restore of a transaction that was cut short, with records changed since, is the way out its
         // refusal names: it must not be refused by the same settling first.
-        const resolving = options.force ? id : undefined;
-        return withStore(
-          storeOptions,
-          io,
-          (store) => {
-            refuseOtherFormat(manifest, store.info);
-            return withWriter(
-              store,
-              options,
-              io,
-              async (tx) => {
-                const { writer } = tx;
-                const planned = planRestore(tx, root, id, options);
-                const { targets, changes } = planned;
-                const report: ChangeReport = {
-                  command: "restore",
-                  store: store.info,
-                  dryRun: options.dryRun === true,
-                  backup: null,
-                  restoreOf: id,
-                  sessions: planned.sessions.map(
-                    (sessionId): ReportedSession => ({
-                      id: sessionId,
-                      title: store.listSessions().find((s) => s.id === sessionId)?.title ?? "",
-                      unfixed: [],
-                      changes: targets.flatMap((t, i) =>
-                        t.key.sessionId !== sessionId
-                          ? []
-                          : [
-                              {
-                                summary: changes[i]!,
-                                reasons: [`put back from backup ${id}`],
-                                diff: () => unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after)),
-                              },
-                            ],
-                      ),
-                    }),
+        const resolving = options.force ? { resolving: id } : {};
+        return withStore({ ...storeOptions, ...resolving }, io, (store) => {
+          refuseOtherFormat(manifest, store.info);
+          return withWriter(store, { ...options, ...resolving }, io, async (tx) => {
+            const { writer } = tx;
+            const planned = planRestore(tx, root, id, options);
+            const { targets, changes } = planned;
+            const report: ChangeReport = {
+              command: "restore",
+              store: store.info,
+              dryRun: options.dryRun === true,
+              backup: null,
+              restoreOf: id,
+              sessions: planned.sessions.map(
+                (sessionId): ReportedSession => ({
+                  id: sessionId,
+                  title: store.listSessions().find((s) => s.id === sessionId)?.title ?? "",
+                  unfixed: [],
+                  changes: targets.flatMap((t, i) =>
+                    t.key.sessionId !== sessionId
+                      ? []
+                      : [
+                          {
+                            summary: changes[i]!,
+                            reasons: [`put back from backup ${id}`],
+                            diff: () => unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after)),
+                          },
+                        ],
                   ),
-                };
-                const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
-                reporter.plan(report);
-                if (targets.length === 0 || options.dryRun) {
-                  reporter.done(report);
-                  return options.dryRun && targets.length > 0 ? ExitCode.findings : ExitCode.ok;
-                }
-                refuseLiveWriter(writer, options.force);
-                await confirmChange(io, options, `${targets.length} record${targets.length === 1 ? "" : "s"} of ${store.info.path} back to backup ${id}`);
-                const undo = commitRestore(tx, planned);
-                report.backup = { id: undo.manifest.id, path: undo.dir };
-                report.undo = restoreCommand(undo.manifest.id, io);
-                reporter.done(report);
-                return ExitCode.ok;
-              },
-              resolving,
-            );
-          },
-          resolving,
-        );
+                }),
+              ),
+            };
+            const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
+            reporter.plan(report);
+            if (targets.length === 0 || options.dryRun) {
+              reporter.done(report);
+              return options.dryRun && targets.length > 0 ? ExitCode.findings : ExitCode.ok;
+            }
+            refuseLiveWriter(writer, options.force);
+            await confirmChange(io, options, `${targets.length} record${targets.length === 1 ? "" : "s"} of ${store.info.path} back to backup ${id}`);
+            const undo = commitRestore(tx, planned);
+            report.backup = { id: undo.manifest.id, path: undo.dir };
+            report.undo = restoreCommand(undo.manifest.id, io);
+            reporter.done(report);
+            return ExitCode.ok;
+          });
+        });
       }),
     );
 }
