@@ -258,9 +258,13 @@ export async function main(argv: string[], context: CliContext): Promise<number>
   if (run.stdoutError === undefined) return code;
   // What was printed is incomplete: said on stderr (stdout is what failed), and a run that would have ended 0 or 1
   // ends as the error; a refusal (3) keeps its code, since it says more (nothing was written).
-  const failure = outputError(run.stdoutError);
-  createIo({}, run).err(`recover: ${failure.message}\n`);
-  return code === ExitCode.refused ? code : exitCodeOf(failure);
+  createIo({}, run).err(outputFailureLine(run.stdoutError));
+  return code === ExitCode.refused ? code : exitCodeOf(outputError(run.stdoutError));
+}
+
+/** The line a run whose stdout failed ends with; bin/recover prints it too, for a write that fails after main(). */
+export function outputFailureLine(error: unknown): string {
+  return `recover: ${outputError(error).message}\n`;
 }
 
 /**
