@@ -52,6 +52,8 @@ export interface NextStep {
   words: string[];
   /** What running it does, as the end of a sentence: "to see them". */
   why: string;
+  /** The pokeralph project a battle command acts on: the CLI names it with --repo unless it is the cwd. */
+  repo?: string;
 }
 
 /** An error carries what went wrong (its code); which exit code that is, is the CLI's to say, in one table. */

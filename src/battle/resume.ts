@@ -324,7 +324,13 @@ export async function handOffToServer(taskId: string, env: NodeJS.ProcessEnv): P
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Roll back the failed iteration (battle rollback's plan and apply), so that the retry starts from its checkpoint. */
-export async function rollbackForRetry(root: string, battle: BattleAssessment, apply: { stateDir: string; backupRoot: string }): Promise<string[]> {
+export async function rollbackForRetry(
+  root: string,
+  battle: BattleAssessment,
+  apply: { stateDir: string; backupRoot: string },
+  /** A recover command as the user pastes it where this one ran (program, store flags, --repo when needed). */
+  command: (words: string[]) => string,
+): Promise<string[]> {
   const failed = battle.failure?.iteration ?? 1;
   const recorded = Math.max(0, ...(battle.battle.history.value?.iterations.map((i) => i.number) ?? []));
   // The failed iteration when it was recorded (undo it and everything after); a crash's in-flight one was not:
@@ -336,13 +342,19 @@ export async function rollbackForRetry(root: string, battle: BattleAssessment, a
   const safety = outcome.safety;
   const rolled = outcome.iterationsRolledBack;
   return [
-    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety.ref ? `; safety checkpoint ${safety.ref} (undo with recover battle rollback ${battle.taskId} --undo)` : ""}`,
+    `rolled back${rolled.length ? ` iteration${rolled.length > 1 ? "s" : ""} ${rolled.join(", ")}` : ""}${safety.ref ? `; safety checkpoint ${safety.ref} (undo with ${command(["battle", "rollback", battle.taskId, "--undo"])})` : ""}`,
   ];
 }
 
 async function checkpointAfter(root: string, taskId: string, iteration: number): Promise<RollbackMode> {
   const listing = await listCheckpoints(root, taskId);
   const cp = listing.checkpoints.filter((c) => c.afterIteration === iteration && !c.missing).at(-1);
-  if (!cp) throw new RecoverError("usage", `no checkpoint after iteration ${iteration} of ${taskId} to roll back to (see recover checkpoint list ${taskId})`);
+  if (!cp) {
+    throw new RecoverError("usage", `no checkpoint after iteration ${iteration} of ${taskId} to roll back to`, {
+      words: ["checkpoint", "list", taskId],
+      why: "to see its checkpoints",
+      repo: root,
+    });
+  }
   return { kind: "checkpoint", id: cp.id };
 }

@@ -12,7 +12,7 @@
  */
 import { join, relative } from "node:path";
 import type { RecordKey, StoredImage } from "../model/change.js";
-import { RecoverError } from "../errors.js";
+import { type NextStep, RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
 import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
@@ -129,8 +129,10 @@ async function chooseTarget(
   mode: RollbackMode,
   lastIteration: number,
   current: string | undefined,
-  taskId: string,
+  battle: { taskId: string; project: string },
 ): Promise<RollbackTarget> {
+  const { taskId } = battle;
+  const listThem: NextStep = { words: ["checkpoint", "list", taskId], why: "to see its checkpoints", repo: battle.project };
   const usable = listed.filter((c) => c.missing !== true);
   const toTarget = (c: ListedCheckpoint): RollbackTarget => ({
     checkpoint: c.id,
@@ -155,7 +157,7 @@ async function chooseTarget(
       const commit = await resolveCommit(repo, id);
       if (commit !== null) return { checkpoint: id, afterIteration: lastIteration, commit, ref: id, description: `${id} (not recorded in checkpoints.json)` };
     }
-    throw new RecoverError("invalid-id", `no checkpoint ${JSON.stringify(id)} for ${taskId} (see \`recover checkpoint list ${taskId}\` for ids)`);
+    throw new RecoverError("invalid-id", `no checkpoint ${JSON.stringify(id)} for ${taskId}`, listThem);
   }
   const k = mode.kind === "full" ? 0 : mode.iteration - 1;
   const candidates = usable
@@ -166,7 +168,8 @@ async function chooseTarget(
   if (!chosen) {
     throw new RecoverError(
       "backup-not-found",
-      `no checkpoint of ${taskId} ${k === 0 ? "from before the battle" : `after iteration ${k}`} (recorded or inferred; see \`recover checkpoint list ${taskId}\`): pick one with --to-checkpoint <id>; nothing was changed`,
+      `no checkpoint of ${taskId} ${k === 0 ? "from before the battle" : `after iteration ${k}`} (recorded or inferred): pick one with --to-checkpoint <id>; nothing was changed`,
+      listThem,
     );
   }
   return toTarget(chosen);
@@ -290,7 +293,7 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
   readSidecar(paths.sidecar); // a damaged sidecar stops here, before anything is planned on it
   const listing = await listCheckpoints(project, taskId);
   const current = read.history ? battleId(read.history) : undefined;
-  const target = await chooseTarget(repo, listing.checkpoints, mode, lastIteration, current, taskId);
+  const target = await chooseTarget(repo, listing.checkpoints, mode, lastIteration, current, { taskId, project });
   const files = withoutSymlinks(repo.root, await restoreTree(repo, target.commit, { hard: options.hard === true, dryRun: true }));
   const historyBefore = readStateText(paths.history);
   const sidecarBefore = readStateText(paths.sidecar);

@@ -58,20 +58,26 @@ export function action<O>(handler: Handler<O>) {
   };
 }
 
-export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "stdoutOpen" | "err" | "command" | "env">): number {
+export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "stdoutOpen" | "err" | "command" | "env" | "cwd">): number {
   const known =
     error instanceof RecoverError
       ? error
       : (environmentError(error) ??
         new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`));
   if (io.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
-  const message = known.next ? `${known.message} (run \`${io.command(known.next.words)}\` ${known.next.why})` : known.message;
+  const next = known.next;
+  const message = next ? `${known.message} (run \`${io.command([...next.words, ...repoFlag(next.repo, io.cwd)])}\` ${next.why})` : known.message;
   if (io.json) io.out(errorDocument({ code: known.code, message }));
   // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
   // A JSON document stdout did not take (a full disk, a closed pipe) is said on stderr as well: the reason must reach
   // someone.
   if (!io.json || !io.stdoutOpen()) io.err(`recover: ${safeMessage(message)}\n`);
   return exitCodeOf(known);
+}
+
+/** `--repo <root>` for a printed battle command, unless the project is the folder it will be pasted in. */
+export function repoFlag(root: string | undefined, cwd: string): string[] {
+  return root !== undefined && root !== cwd ? ["--repo", root] : [];
 }
 
 /**

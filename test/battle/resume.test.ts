@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { simpleGit } from "simple-git";
-import { HAS_SCRIPT, parseJsonDocument, runInTerminal } from "../cli/run.js";
+import { HAS_SCRIPT, parseJsonDocument, paste, runInTerminal } from "../cli/run.js";
 import { crashedBattle, createPokeralphRepo, failedFeedbackBattle, removeFixture, writeJson, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
 import { closedPort, startFakePokeralph } from "./fake-pokeralph.js";
 import { runAsync, runProcessAsync } from "./run-async.js";
@@ -356,11 +356,23 @@ describe("battle resume --strategy rollback_and_retry", () => {
     // The state after iteration 2, checkpointed (pokeralph never committed the failed iteration 2).
     const cp = await runAsync(["checkpoint", "create", b.taskId, "--iteration", "2"], { cwd: fx.root, env: NO_SERVER });
     expect(cp.status, cp.stderr).toBe(0);
-    const r = await resume([b.taskId, "--strategy", "rollback_and_retry", "--run", "--yes", "--claude", fakeClaude("ok")], fx.root);
+    // Run from outside the project: the undo command it prints must name it.
+    const elsewhere = tmp("recover-elsewhere-");
+    const r = await resume([b.taskId, "--strategy", "rollback_and_retry", "--run", "--yes", "--claude", fakeClaude("ok"), "--repo", fx.root], elsewhere);
     // Iteration 3 (the failure) rolled back → the retry is iteration 3 again.
     expect(r.status, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toMatch(/rolled back/);
     const h = history(b.historyPath);
     expect(h.iterations.at(-1)).toMatchObject({ number: 3, result: "success", retryCount: 1 });
+    const undo = /\(undo with (recover battle rollback .*)\)$/m.exec(r.stdout)?.[1];
+    expect(undo).toBe(`recover battle rollback ${b.taskId} --undo --repo ${fx.root}`);
+    // Pasted where it was printed, it reaches this battle: the retry changed its state since, so it asks for --force.
+    const refused = paste(`${undo} --yes`, { cwd: elsewhere, env: NO_SERVER });
+    expect(refused.status, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/003-invoice-pdf\/history\.json.*Pass --force/);
+    const undone = paste(`${undo} --yes --force`, { cwd: elsewhere, env: NO_SERVER });
+    expect(undone.status, undone.stderr).toBe(0);
+    // Back to before the rollback: iteration 3 is the failure again, not the retry's success.
+    expect(history(b.historyPath).iterations.at(-1)).toMatchObject({ number: 3, result: "failure" });
   });
 });

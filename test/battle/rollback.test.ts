@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "../../src/checkpoint/create.js";
-import { parseJsonDocument, run } from "../cli/run.js";
+import { expectOneLineError, parseJsonDocument, paste, run } from "../cli/run.js";
 import {
   battleFile,
   copyDir,
@@ -381,6 +381,23 @@ describe("battle rollback", () => {
       expect(history(b.dir).status).toBe("paused");
     } finally {
       await server.stop();
+    }
+  });
+
+  it("a checkpoint it cannot find: the error names `checkpoint list` as it runs pasted where the rollback was typed", async () => {
+    const b = await battle();
+    const elsewhere = tempDir();
+    for (const [cwd, repo] of [
+      [elsewhere, ["--repo", b.dir]],
+      [b.dir, []],
+    ] as const) {
+      const r = await run(["battle", "rollback", TASK, "--to-checkpoint", "nope", "--yes", ...repo], { cwd, env: b.env });
+      expect(r.status).toBe(2);
+      const hint = /\(run `(.*)` to see its checkpoints\)$/.exec(expectOneLineError(r, /no checkpoint "nope" for 002-auth-system/))?.[1];
+      expect(hint).toBe(`recover checkpoint list ${TASK}${repo.length ? ` --repo ${b.dir}` : ""}`);
+      const listed = paste(hint!, { cwd, env: b.env });
+      expect(listed.status, listed.stderr).toBe(0);
+      for (const { id } of b.cp) expect(listed.stdout).toContain(id);
     }
   });
 

@@ -108,6 +108,12 @@ export function runProcess(args: string[], options: RunOptions = {}): RunResult 
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** A command line recover printed, run as a user pasting it into a shell (`recover` on PATH). */
+export function paste(command: string, options: RunOptions = {}): RunResult {
+  const r = spawnSync("sh", ["-c", command], { encoding: "utf8", cwd: options.cwd, env: childEnv(options.env), input: options.input ?? "", timeout: 25_000 });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
 /** Runs the CLI with the read end of its stdout already closed, like `recover … | head -c0`. */
 export function runWithClosedStdout(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {

@@ -19,6 +19,7 @@ import {
   parseJsonDocument,
   run,
   runWithClosedStdout,
+  paste,
   snapshot,
   tempDir,
   type RunResult,
@@ -241,11 +242,6 @@ function emptyDatabase(db: string): void {
 }
 
 /** Paste a printed command into a shell, as a user does. */
-function paste(command: string, options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): RunResult {
-  const r = spawnSync("sh", ["-c", command], { encoding: "utf8", cwd: options.cwd, env: childEnv(options.env), input: options.input ?? "", timeout: 25_000 });
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-}
-
 describe("every command recover prints for the user works when pasted, on the store that was scanned", () => {
   /** A copy in a folder whose name needs quoting, and a different "live" store where opencode would look by default. */
   function scannedAndLive() {

@@ -35,7 +35,7 @@ import {
 import { httpProbe, pokeralphBaseUrl, type ServerAnswer } from "../../battle/server-probe.js";
 import type { FeedbackResults } from "../../stores/pokeralph/schemas.js";
 import { stateDir } from "../../txn/state-dir.js";
-import { action } from "../command-kit.js";
+import { action, repoFlag } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
 import { clearStale } from "./battle-clear-stale.js";
@@ -122,7 +122,12 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
           await confirmChange(io, options, `${assessed.battle.taskId}: roll back the failed iteration, then run a retry`);
           const previous = failedRetryCount(assessed.battle);
           notices.push(
-            ...(await rollbackForRetry(assessed.assessment.repo.root, assessed.battle, { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) })),
+            ...(await rollbackForRetry(
+              assessed.assessment.repo.root,
+              assessed.battle,
+              { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) },
+              (words) => io.command([...words, ...repoFlag(assessed.assessment.repo.root, io.cwd)]),
+            )),
           );
           current = await assessForResume({ taskId: assessed.battle.taskId, repo: assessed.assessment.repo.root, cwd: io.cwd, env });
           // The rollback changed the failure (or cleared it): keep the strategy and the failure it answered.
