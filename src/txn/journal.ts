@@ -16,40 +16,75 @@ function pointerFile(state: string, storePath: string): string {
   return join(state, "journal", `${storeKey(storePath)}.json`);
 }
 
-export function journal(state: string, storePath: string, backup: Backup): void {
+/**
+ * A store's entry: the backup of the transaction in flight, and the entry it replaced, when it resolves a
+ * transaction that was itself left unfinished (a forced restore of it): if this one does not complete, that one is
+ * as unfinished as before, and its entry must come back.
+ */
+export interface JournalEntry {
+  backup: string;
+  store: string;
+  replaces?: JournalEntry;
+}
+
+export function journal(state: string, storePath: string, backup: Backup, replaces?: JournalEntry): void {
+  writeEntry(state, storePath, { backup: backup.dir, store: storePath, ...(replaces ? { replaces } : {}) });
+}
+
+function writeEntry(state: string, storePath: string, entry: JournalEntry): void {
   mkdirDurable(join(state, "journal"), 0o700);
-  writeFileDurable(pointerFile(state, storePath), Buffer.from(JSON.stringify({ backup: backup.dir, store: storePath })), 0o600);
+  writeFileDurable(pointerFile(state, storePath), Buffer.from(JSON.stringify(entry)), 0o600);
 }
 
 export function clearJournal(state: string, storePath: string): void {
   rmSync(pointerFile(state, storePath), { force: true });
 }
 
-/**
- * Settle a transaction left unfinished for this store, if any; returns what was done, for the user to read.
- * Call with the store lock held. `resolving`: the backup id of an unfinished transaction the caller resolves itself
- * (a forced restore of it); its entry stays until the caller's own transaction replaces it.
- */
-export function recoverJournal(state: string, writer: StoreWriter, resolving?: string): string | undefined {
-  const pointer = pointerFile(state, writer.info.path);
-  if (!existsSync(pointer)) return undefined;
-  let dir: string;
+/** A transaction that did not complete ends its entry: the one it replaced, if any, is the store's entry again. */
+export function endJournal(state: string, storePath: string, replaced: JournalEntry | undefined): void {
+  if (replaced) writeEntry(state, storePath, replaced);
+  else clearJournal(state, storePath);
+}
+
+function readEntry(file: string): JournalEntry | undefined {
+  if (!existsSync(file)) return undefined;
   try {
-    dir = (JSON.parse(readFileSync(pointer, "utf8")) as { backup: string }).backup;
+    return JSON.parse(readFileSync(file, "utf8")) as JournalEntry;
   } catch {
-    rmSync(pointer, { force: true });
+    rmSync(file, { force: true });
     return undefined;
   }
-  if (!existsSync(join(dir, "manifest.json"))) {
-    // The crash came before the backup was complete, so before the store was touched.
-    rmSync(pointer, { force: true });
-    return undefined;
+}
+
+export interface JournalSettled {
+  /** What settling did, for the user to read. */
+  outcome?: string;
+  /** The entry left in place for the caller that resolves it (`resolving`); its transaction replaces it. */
+  resolving?: JournalEntry;
+}
+
+/**
+ * Settle a transaction left unfinished for this store, if any, and then the one it replaced, if it did not
+ * complete. Call with the store lock held. `resolving`: the backup id of an unfinished transaction the caller
+ * resolves itself (a forced restore of it); its entry stays until the caller's own transaction replaces it.
+ */
+export function recoverJournal(state: string, writer: StoreWriter, resolving?: string): JournalSettled {
+  const file = pointerFile(state, writer.info.path);
+  const outcomes: string[] = [];
+  const said = () => (outcomes.length > 0 ? { outcome: outcomes.join("; ") } : {});
+  for (let entry = readEntry(file); entry !== undefined; ) {
+    // No manifest: the crash came before the backup was complete, so before the store was touched.
+    const backup: Backup | undefined = existsSync(join(entry.backup, "manifest.json"))
+      ? { dir: entry.backup, manifest: readManifest(entry.backup) }
+      : undefined;
+    if (backup && resolving !== undefined && backup.manifest.id === resolving) return { ...said(), resolving: entry };
+    const outcome = backup ? settle(backup, writer) : undefined;
+    if (outcome) outcomes.push(outcome);
+    const next = backup?.manifest.state === "done" ? undefined : entry.replaces;
+    endJournal(state, writer.info.path, next);
+    entry = next;
   }
-  const backup: Backup = { dir, manifest: readManifest(dir) };
-  if (resolving !== undefined && backup.manifest.id === resolving) return undefined;
-  const outcome = settle(backup, writer);
-  rmSync(pointer, { force: true });
-  return outcome;
+  return said();
 }
 
 /** Bring an interrupted transaction to a clean end: done if every record got its new state, else undone. */
@@ -100,15 +135,16 @@ function removeTempFiles(paths: string[]): void {
 }
 
 /**
- * Settle the transaction a dead recover from another state dir was applying (its lock named the backup), and drop
- * that state dir's pointer to it when it can be reached. Call with the store lock held.
+ * Settle the transaction a dead recover from another state dir was applying (its lock named the backup), and end
+ * that state dir's entry for it when it can be reached. Call with the store lock held.
  */
 export function settleTakenOver(holderState: string, backupDir: string, writer: StoreWriter): string | undefined {
   if (!existsSync(join(backupDir, "manifest.json"))) return undefined;
-  const outcome = settle({ dir: backupDir, manifest: readManifest(backupDir) }, writer);
+  const backup: Backup = { dir: backupDir, manifest: readManifest(backupDir) };
+  const outcome = settle(backup, writer);
   try {
-    const pointer = pointerFile(holderState, writer.info.path);
-    if ((JSON.parse(readFileSync(pointer, "utf8")) as { backup?: string }).backup === backupDir) rmSync(pointer, { force: true });
+    const entry = JSON.parse(readFileSync(pointerFile(holderState, writer.info.path), "utf8")) as JournalEntry;
+    if (entry.backup === backupDir) endJournal(holderState, writer.info.path, backup.manifest.state === "done" ? undefined : entry.replaces);
   } catch {
     /* out of reach, or already gone: that recover's next command finds the backup settled */
   }

@@ -36,7 +36,8 @@ export interface TransactionOptions {
   /**
    * The id of an interrupted transaction's backup this command resolves itself (`session restore <id> --force`):
    * the journal entry for it is left for this command's own transaction to replace, not settled, since settling
-   * refuses exactly the case the forced restore is for (records changed since the interruption).
+   * refuses exactly the case the forced restore is for (records changed since the interruption). Should this
+   * command's transaction fail or be cut short, the entry comes back (journal.ts), and the next command settles it.
    */
   resolving?: string;
 }
@@ -89,9 +90,9 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
     const dead = storeLock.tookOver;
     const settledDead = dead?.applying !== undefined ? settleTakenOver(dead.stateDir, dead.applying, open) : undefined;
     if (settledDead) store.info.notices.push(settledDead);
-    const settledOwn = recoverJournal(options.stateDir, open, options.resolving);
-    if (settledOwn) store.info.notices.push(settledOwn);
-    const settled = settledOwn ?? settledDead;
+    const own = recoverJournal(options.stateDir, open, options.resolving);
+    if (own.outcome) store.info.notices.push(own.outcome);
+    const settled = own.outcome ?? settledDead;
     removeLeftovers(options.stateDir, options.backupRoot);
     const tx: OpenTransaction = {
       writer: open,
@@ -106,6 +107,8 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
           stateDir: options.stateDir,
           now: write.now ?? Date.now(),
           onApplying: (dir) => storeLock.markApplying(dir),
+          // Resolving an unfinished transaction: if this one does not complete, that one is unfinished again.
+          ...(own.resolving ? { replacesJournal: own.resolving } : {}),
         }),
     };
     result = plan(tx);

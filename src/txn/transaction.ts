@@ -10,7 +10,7 @@ import type { ImageTarget, StoreWriter } from "../stores/store.js";
 import { TOOL } from "../model/tool.js";
 import { refuseUnwritableStore } from "../stores/writable.js";
 import { discardBackupDir, fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
-import { clearJournal, journal, settle, undoOwnWrites } from "./journal.js";
+import { clearJournal, endJournal, journal, settle, undoOwnWrites, type JournalEntry } from "./journal.js";
 import type { Manifest } from "./manifest.js";
 
 export interface TransactionInput {
@@ -25,6 +25,8 @@ export interface TransactionInput {
   restoreOf?: string;
   /** Told the backup being applied (then undefined once settled), to record it with the store's lock. */
   onApplying?: (backupDir: string | undefined) => void;
+  /** The journal entry of the unfinished transaction this one resolves: the store's entry again if this one fails. */
+  replacesJournal?: JournalEntry;
 }
 
 export function runTransaction(input: TransactionInput): Backup {
@@ -54,11 +56,11 @@ export function runTransaction(input: TransactionInput): Backup {
     input.targets.map((t) => t.before),
   );
   try {
-    journal(input.stateDir, writer.info.path, backup);
+    journal(input.stateDir, writer.info.path, backup, input.replacesJournal);
     setState(backup, "applying");
   } catch (error) {
     // The store is untouched: a backup of a transaction that never started would only be clutter.
-    clearJournal(input.stateDir, writer.info.path);
+    endJournal(input.stateDir, writer.info.path, input.replacesJournal);
     discardBackupDir(backup.dir);
     throw ownWriteError(error, `recover's journal in ${input.stateDir}`, "set XDG_STATE_HOME to a folder on another disk", "state-unwritable");
   }
@@ -72,7 +74,7 @@ export function runTransaction(input: TransactionInput): Backup {
     // some files were replaced: undo whatever reached the store from the backup before reporting the error.
     if (error instanceof RecoverError && error.code === "store-changed") undoOwnWrites(backup, writer);
     else settle(backup, writer);
-    clearJournal(input.stateDir, writer.info.path);
+    endJournal(input.stateDir, writer.info.path, input.replacesJournal);
     applying(undefined);
     throw error;
   }
