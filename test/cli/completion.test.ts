@@ -88,4 +88,10 @@ describe("recover completion bash, run by bash", () => {
     }
     expect((await run(["completion", "tcsh"])).status).toBe(2);
   });
+
+  it("--json: one document, the same script in its field", async () => {
+    const plain = await run(["completion", "bash"]);
+    const doc = parseJsonDocument((await run(["completion", "bash", "--json"])).stdout);
+    expect(doc).toMatchObject({ schemaVersion: 1, shell: "bash", script: plain.stdout });
+  });
 });

@@ -12,6 +12,7 @@ import { listBackups } from "../../txn/backup-store.js";
 import { backupRoot } from "../../txn/state-dir.js";
 import { action } from "../command-kit.js";
 import type { Io } from "../io.js";
+import { DOCUMENT_HEAD } from "../json-output.js";
 import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 /** Candidates are a convenience: a store or project that cannot be read offers none, and says nothing. */
@@ -81,7 +82,10 @@ Install:
     )
     .action(
       action(async ({ args, io }) => {
-        io.out(completionScript(args[0] as "bash" | "zsh" | "fish", absoluteProgram(io)));
+        const shell = args[0] as "bash" | "zsh" | "fish";
+        const script = completionScript(shell, absoluteProgram(io));
+        // --json promises one JSON document on stdout, whatever the command: the script is its field.
+        io.out(io.json ? `${JSON.stringify({ ...DOCUMENT_HEAD, shell, script })}\n` : script);
         return ExitCode.ok;
       }),
     );
