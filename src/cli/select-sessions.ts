@@ -20,7 +20,12 @@ export function selectSessions(
   // Only --last needs the summaries (which is newest); ids alone are enough for the rest.
   const sessions = selection.last || !store.listSessionIds ? store.listSessions() : store.listSessionIds().map((id) => ({ id }));
   if (selection.last) {
-    if (selection.ids.length > 0 || selection.all) throw new RecoverError("usage", "--last cannot be combined with session ids or --all");
+    if (selection.all) throw new RecoverError("usage", "--last cannot be combined with --all");
+    if (selection.ids.length > 0) {
+      // `--last 3` reads as "the last three", but --last takes no value: the 3 arrived as a session id.
+      const given = selection.ids.map((id) => JSON.stringify(id)).join(", ");
+      throw new RecoverError("usage", `--last is the one most recently updated session: it takes no value and no session ids (got ${given})`);
+    }
     const newest = sessions[0];
     if (!newest) throw new RecoverError("session-not-found", "this store holds no sessions");
     return [newest.id];

@@ -126,4 +126,10 @@ describe.each(FORMATS)("--last (%s)", (format: Format) => {
       expectOneLineError(r, /--last/);
     }
   });
+
+  it("`--last 3` says --last takes no value, naming what it read as a session id", async () => {
+    const r = await run(["session", "scan", "--last", "3", "--store", store]);
+    expect(r.status).toBe(2);
+    expectOneLineError(r, /^recover: --last is the one most recently updated session: it takes no value and no session ids \(got "3"\)$/);
+  });
 });
