@@ -269,11 +269,14 @@ export function outputFailureLine(error: unknown): string {
 
 /**
  * `recover help session repair` is `recover session repair --help`: commander's own help command takes one name,
- * so it would show the help of `session` instead.
+ * so it would show the help of `session` instead; and of a name it does not know it shows the program's help as
+ * an error, where `recover nope --help` says the command is unknown.
  */
 function helpAsFlag(argv: string[]): string[] {
   const [node, script, first, ...rest] = argv;
-  if (first !== "help" || rest.length < 2 || rest.some((a) => a.startsWith("-"))) return argv;
+  if (first !== "help" || rest.length === 0 || rest.some((a) => a.startsWith("-"))) return argv;
+  // `recover nope --help` would show the program's help: without --help, the unknown name is the error it is.
+  if (!(TOP_COMMANDS as readonly string[]).includes(rest[0]!)) return [node!, script!, ...rest];
   return [node!, script!, ...rest, "--help"];
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectJsonError, expectNoStack, parseJsonDocument, run, runWithClosedStdout } from "./run.js";
+import { expectJsonError, expectNoStack, expectOneLineError, parseJsonDocument, run, runWithClosedStdout } from "./run.js";
 import { defectStore, writeStore } from "./stores.js";
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
@@ -133,6 +133,14 @@ describe("help and version", () => {
       const r = await run(args);
       expect(r.stdout).toMatch(/^Usage: recover/);
       expect(r.status).toBe(0);
+    }
+  });
+
+  it("`recover help <unknown>` says the command is unknown (exit 2), as `recover <unknown>` does", async () => {
+    for (const args of [["help", "sesion"], ["sesion"]]) {
+      const r = await run(args);
+      expect(r.status).toBe(2);
+      expectOneLineError(r, /^recover: unknown command 'sesion' for recover \(did you mean session\?\)$/);
     }
   });
 
