@@ -18,8 +18,9 @@ function pointerFile(state: string, storePath: string): string {
 
 /**
  * A store's entry: the backup of the transaction in flight, and the entry it replaced, when it resolves a
- * transaction that was itself left unfinished (a forced restore of it): if this one does not complete, that one is
- * as unfinished as before, and its entry must come back.
+ * transaction that was itself left unfinished (a forced restore of it). That entry comes back when this one ends,
+ * however it ends, and is settled then: if this one did not complete, that one is as unfinished as before; if it
+ * did, settling finds nothing left to undo (or undoes what a restore of one session left) and marks it rolled back.
  */
 export interface JournalEntry {
   backup: string;
@@ -36,14 +37,10 @@ function writeEntry(state: string, storePath: string, entry: JournalEntry): void
   writeFileDurable(pointerFile(state, storePath), Buffer.from(JSON.stringify(entry)), 0o600);
 }
 
-export function clearJournal(state: string, storePath: string): void {
-  rmSync(pointerFile(state, storePath), { force: true });
-}
-
-/** A transaction that did not complete ends its entry: the one it replaced, if any, is the store's entry again. */
+/** A transaction ends its entry: the one it replaced, if any, is the store's entry again (see JournalEntry). */
 export function endJournal(state: string, storePath: string, replaced: JournalEntry | undefined): void {
   if (replaced) writeEntry(state, storePath, replaced);
-  else clearJournal(state, storePath);
+  else rmSync(pointerFile(state, storePath), { force: true });
 }
 
 function readEntry(file: string): JournalEntry | undefined {
@@ -80,9 +77,10 @@ export function recoverJournal(state: string, writer: StoreWriter, resolving?: s
     if (backup && resolving !== undefined && backup.manifest.id === resolving) return { ...said(), resolving: entry };
     const outcome = backup ? settle(backup, writer) : undefined;
     if (outcome) outcomes.push(outcome);
-    const next = backup?.manifest.state === "done" ? undefined : entry.replaces;
-    endJournal(state, writer.info.path, next);
-    entry = next;
+    // What this transaction replaced is settled next: it is unfinished again if this one was undone, and if this
+    // one completed (a whole restore of it), settling it finds nothing left to undo and marks it rolled back.
+    endJournal(state, writer.info.path, entry.replaces);
+    entry = entry.replaces;
   }
   return said();
 }
@@ -144,7 +142,7 @@ export function settleTakenOver(holderState: string, backupDir: string, writer: 
   const outcome = settle(backup, writer);
   try {
     const entry = JSON.parse(readFileSync(pointerFile(holderState, writer.info.path), "utf8")) as JournalEntry;
-    if (entry.backup === backupDir) endJournal(holderState, writer.info.path, backup.manifest.state === "done" ? undefined : entry.replaces);
+    if (entry.backup === backupDir) endJournal(holderState, writer.info.path, entry.replaces);
   } catch {
     /* out of reach, or already gone: that recover's next command finds the backup settled */
   }

@@ -99,17 +99,20 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
       stateDir: options.stateDir,
       backupRoot: options.backupRoot,
       settled,
-      commit: (write) =>
-        runTransaction({
+      commit: (write) => {
+        const backup = runTransaction({
           ...write,
           writer: open,
           backupRoot: options.backupRoot,
           stateDir: options.stateDir,
           now: write.now ?? Date.now(),
           onApplying: (dir) => storeLock.markApplying(dir),
-          // Resolving an unfinished transaction: if this one does not complete, that one is unfinished again.
+          // Resolving an unfinished transaction: its entry comes back when this one ends (journal.ts).
           ...(own.resolving ? { replacesJournal: own.resolving } : {}),
-        }),
+        });
+        if (own.resolving) settleResolved(store, options.stateDir, open);
+        return backup;
+      },
     };
     result = plan(tx);
   } catch (error) {
@@ -119,6 +122,21 @@ export function withStoreTransaction<T>(store: WritableStore, plan: (tx: OpenTra
   if (result instanceof Promise) return result.finally(release) as T;
   release();
   return result;
+}
+
+/**
+ * The unfinished transaction a forced restore resolved, settled while the lock is still held: after a whole
+ * restore of it nothing is left to undo and it is marked rolled back (so `session backups` no longer shows it in
+ * flight, and pruning can take it); after a restore of some of its sessions, the rest of it is undone now. A record
+ * of it someone else changed outside what was restored stays its journal entry, said as a notice.
+ */
+function settleResolved(store: WritableStore, stateDir: string, writer: StoreWriter): void {
+  try {
+    recoverJournal(stateDir, writer);
+  } catch (error) {
+    if (!(error instanceof RecoverError && error.code === "interrupted-transaction")) throw error;
+    store.info.notices.push(error.message);
+  }
 }
 
 /**

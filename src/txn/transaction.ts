@@ -10,7 +10,7 @@ import type { ImageTarget, StoreWriter } from "../stores/store.js";
 import { TOOL } from "../model/tool.js";
 import { refuseUnwritableStore } from "../stores/writable.js";
 import { discardBackupDir, fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
-import { clearJournal, endJournal, journal, settle, undoOwnWrites, type JournalEntry } from "./journal.js";
+import { endJournal, journal, settle, undoOwnWrites, type JournalEntry } from "./journal.js";
 import type { Manifest } from "./manifest.js";
 
 export interface TransactionInput {
@@ -88,7 +88,7 @@ export function runTransaction(input: TransactionInput): Backup {
       `the ${input.kind} was applied, but its backup ${backup.dir} could not be marked done (${why}); the next recover command on this store will finish that`,
     );
   }
-  clearJournal(input.stateDir, writer.info.path);
+  endJournal(input.stateDir, writer.info.path, input.replacesJournal);
   applying(undefined);
   return backup;
 }

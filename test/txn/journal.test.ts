@@ -101,7 +101,7 @@ describe("journal (opencode JSON tree)", () => {
   });
 
   it("stops with exit 3 when a record it would undo was changed by someone else since", async () => {
-    const { store, env, original, id, part } = await interruptedUnderAStranger();
+    const { store, state, env, original, id, part } = await interruptedUnderAStranger();
     const scan = await run(["session", "scan", "--store", store], { env });
     expect(scan.status).toBe(3);
     expect(scan.stderr).toMatch(new RegExp(`repair ${id} was interrupted and part ${part.key.id} changed since`));
@@ -115,6 +115,10 @@ describe("journal (opencode JSON tree)", () => {
     expect(restored.status, restored.stderr).toBe(0);
     expect(fs.readFileSync(part.key.path)).toEqual(original.get(part.key.path));
     expect((await run(["session", "scan", "--store", store], { env })).status).not.toBe(3);
+    // The repair is settled by the restore that resolved it: rolled back, not left "applying" for good (which
+    // `session backups` would show as in flight and --prune would never take), and the journal is empty.
+    expect(JSON.parse(fs.readFileSync(manifestPath(state, id), "utf8")).state).toBe("rolled-back");
+    expect(fs.readdirSync(path.join(state, "recover", "journal"))).toEqual([]);
   });
 
   it("a forced restore killed while it applies leaves that repair unfinished, never forgotten", async () => {
@@ -147,6 +151,7 @@ describe("journal (opencode JSON tree)", () => {
         landed.add("completed");
         expect(scan.status, scan.stderr).not.toBe(3);
         expect(fs.readFileSync(part.key.path)).toEqual(original.get(part.key.path));
+        expect(JSON.parse(fs.readFileSync(manifestPath(state, id), "utf8")).state).toBe("rolled-back");
         continue;
       }
       landed.add("cut short");
@@ -157,6 +162,7 @@ describe("journal (opencode JSON tree)", () => {
       expect(again.status, again.stderr).toBe(0);
       expect(fs.readFileSync(part.key.path)).toEqual(original.get(part.key.path));
       expect((await run(["session", "scan", "--store", store], { env })).status).not.toBe(3);
+      expect(JSON.parse(fs.readFileSync(manifestPath(state, id), "utf8")).state).toBe("rolled-back");
     }
     expect([...landed], "no kill landed before the restore completed").toContain("cut short");
   });
