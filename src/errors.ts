@@ -83,6 +83,11 @@ export function fsError(error: unknown, path: string): RecoverError | undefined 
   if (code === "ENOSPC") return new RecoverError("no-space", `no space left on device: ${path}`);
   if (code === "EDQUOT") return new RecoverError("no-space", `disk quota exceeded: ${path}`);
   if (code === "EROFS") return new RecoverError("read-only-filesystem", `read-only filesystem: ${path}`);
+  if (code === "EISDIR") return new RecoverError("not-a-store", `is a directory, not a file: ${path}`);
+  if (code === "ELOOP") return new RecoverError("store-unreadable", `symbolic links that loop: ${path}`);
+  if (code === "ENAMETOOLONG") return new RecoverError("store-unreadable", `file name too long: ${path}`);
+  if (code === "EIO") return new RecoverError("store-unreadable", `input/output error (the disk or medium failed): ${path}`);
+  if (code === "EMFILE" || code === "ENFILE") return new RecoverError("store-unreadable", `too many open files (raise ulimit -n): ${path}`);
   return undefined;
 }
 
@@ -101,6 +106,9 @@ function writeFailure(error: unknown): string {
   if (code === "EDQUOT") return "disk quota exceeded";
   if (code === "EROFS") return "read-only filesystem";
   if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EIO") return "input/output error: the disk or medium failed";
+  if (code === "ELOOP") return "symbolic links that loop";
+  if (code === "ENAMETOOLONG") return "file name too long";
   return code ?? (error as Error)?.message ?? String(error);
 }
 

@@ -337,3 +337,24 @@ describe("run from a folder that was removed under the shell", () => {
     );
   });
 });
+
+describe("paths the filesystem cannot resolve", () => {
+  it("symbolic links that loop, a name too long: one line naming the path, exit 2, never an internal error", async () => {
+    const dir = tempDir();
+    fs.symlinkSync(path.join(dir, "b"), path.join(dir, "a"));
+    fs.symlinkSync(path.join(dir, "a"), path.join(dir, "b"));
+    const loop = path.join(dir, "a");
+    const long = path.join(dir, "x".repeat(300));
+    for (const [args, line] of [
+      [["session", "scan", "--store", loop], `recover: symbolic links that loop: ${loop}`],
+      [["session", "scan", "--all", "--store", path.join(loop, "projects")], `recover: symbolic links that loop: ${path.join(loop, "projects")}`],
+      [["explain", "--error-file", loop], `recover: symbolic links that loop: ${loop}`],
+      [["session", "scan", "--json", "--store", long], undefined],
+    ] as const) {
+      const r = await run([...args]);
+      expect(r.status, r.stderr).toBe(2);
+      if (line) expect(expectOneLineError(r)).toBe(line);
+      else expect(expectJsonError(r, "store-unreadable").message).toBe(`file name too long: ${long}`);
+    }
+  });
+});
