@@ -131,13 +131,17 @@ export function findRalphLoops(from: string, env: NodeJS.ProcessEnv, now = Date.
 }
 
 /** The loop `--clear-stale` names: its id (session id or path), or a path to its file. */
-export function pickLoop(loops: RalphLoop[], wanted: string, cwd: string): RalphLoop {
+export function pickLoop(loops: RalphLoop[], wanted: string, cwd: string, root: string): RalphLoop {
   const byPath = (l: RalphLoop) => l.file.path === wanted || l.file.path === join(cwd, wanted);
   const found = loops.filter((l) => l.id === wanted || byPath(l) || (l.file.sessionId?.startsWith(wanted) === true && wanted.length >= 6));
   if (found.length === 1) return found[0]!;
   const known = loops.map((l) => l.id).join(", ") || "none found";
   if (found.length > 1) throw new RecoverError("usage", `${wanted} names more than one ralph loop (${known}): give the whole id`);
-  throw new RecoverError("invalid-id", `no ralph loop ${JSON.stringify(wanted)} (loops: ${known}; see recover battle status)`);
+  throw new RecoverError("invalid-id", `no ralph loop ${JSON.stringify(wanted)} (loops: ${known})`, {
+    words: ["battle", "status"],
+    why: "to see them",
+    repo: root,
+  });
 }
 
 export interface ClearOutcome {

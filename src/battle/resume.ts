@@ -6,7 +6,7 @@
  * it to a live pokeralph server is `handOffToServer`.
  */
 import { join } from "node:path";
-import { RecoverError } from "../errors.js";
+import { type NextStep, RecoverError } from "../errors.js";
 import { writePromptFile as writeBattlePrompt } from "../stores/pokeralph/battle-files.js";
 import { listCheckpoints } from "../checkpoint/list.js";
 import { assessBattles, type BattleAssessment, type RepoAssessment } from "./assess.js";
@@ -30,22 +30,27 @@ export function parseStrategy(value: string): ResumeStrategy {
   throw new RecoverError("usage", `unknown strategy ${JSON.stringify(value)}: expected one of ${RESUME_STRATEGIES.join(", ")}`);
 }
 
+/** `battle status <taskId>` in the project the battle is in (`root`), as a next step. */
+const statusOf = (battle: BattleAssessment, root: string): NextStep => ({
+  words: ["battle", "status", battle.taskId],
+  why: "to see what it is doing",
+  repo: root,
+});
+
 /** The default from the failure; a strategy the failure does not allow is refused (exit 2) naming the allowed ones. */
-export function chooseStrategy(battle: BattleAssessment, requested: string | undefined): StrategyChoice {
+export function chooseStrategy(battle: BattleAssessment, requested: string | undefined, root: string): StrategyChoice {
   const failure = battle.failure;
   if (failure === null) {
     if (battle.status === "completed") throw new RecoverError("usage", `${battle.taskId} is completed: nothing to resume`);
     if (battle.status === "running" || battle.status === "awaiting_approval") {
       throw new RecoverError(
         "store-busy",
-        `${battle.taskId} is ${battle.status} and a pokeralph server is running it: nothing to resume (see recover battle status)`,
+        `${battle.taskId} is ${battle.status} and a pokeralph server is running it: nothing to resume`,
+        statusOf(battle, root),
       );
     }
     if (battle.status === null)
-      throw new RecoverError(
-        "store-corrupt",
-        `${battle.taskId}: history.json is missing or unreadable; cannot tell where to resume (see recover battle status)`,
-      );
+      throw new RecoverError("store-corrupt", `${battle.taskId}: history.json is missing or unreadable; cannot tell where to resume`, statusOf(battle, root));
   }
   const allowed = failure ? allowedStrategies(failure) : NO_FAILURE_STRATEGIES;
   if (requested === undefined) {
@@ -185,7 +190,7 @@ export async function assessForResume(options: PrepareOptions): Promise<Assessed
   });
   const battle = assessment.battles[0];
   if (!battle) throw new RecoverError("invalid-id", `no battle ${options.taskId}`);
-  return { assessment, battle, choice: chooseStrategy(battle, options.strategy) };
+  return { assessment, battle, choice: chooseStrategy(battle, options.strategy, assessment.repo.root) };
 }
 
 export interface PreparedResume {

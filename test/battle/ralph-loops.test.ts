@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, parseJsonDocument, run } from "../cli/run.js";
+import { BIN, expectOneLineError, parseJsonDocument, paste, run } from "../cli/run.js";
 import { createPokeralphRepo, failedFeedbackBattle, removeFixture, type PokeralphFixture } from "../support/pokeralph-fixtures.js";
 import { tmp } from "./resume-support.js";
 
@@ -167,6 +167,18 @@ describe("battle status: Claude Code ralph loops", () => {
     const restored = await run(["session", "restore", doc.backup.id, "--yes"], { cwd: s.fx.root, env: s.env });
     expect(restored.status, restored.stderr).toBe(0);
     expect(fs.readFileSync(s.file, "utf8")).toBe(before);
+  });
+
+  it("an unknown loop: the error names `battle status` for that project, which works pasted from elsewhere", async () => {
+    const s = await setup();
+    const elsewhere = tmp("recover-elsewhere-");
+    const r = await run(["battle", "fix", "--clear-stale", "nope", "--repo", s.fx.root], { cwd: elsewhere, env: s.env });
+    expect(r.status).toBe(2);
+    const hint = /\(run `(.*)` to see them\)$/.exec(expectOneLineError(r, new RegExp(`no ralph loop "nope" \\(loops: ${SESSION}\\)`)))?.[1];
+    expect(hint).toBe(`recover battle status --repo ${s.fx.root}`);
+    const pasted = paste(hint!, { cwd: elsewhere, env: s.env });
+    expect(pasted.stdout).toContain(SESSION);
+    expect(pasted.status, pasted.stderr).not.toBe(2);
   });
 
   it("finds the user-scoped state (~/.claude/ralph-loop/<session>.local.md) and one with no active key; works without .pokeralph/", async () => {

@@ -326,6 +326,10 @@ describe("battle resume with a live pokeralph server", () => {
       expect(r.status, r.stderr).toBe(0);
       expect(server.requests).toContain(`POST /api/battle/start/${b.taskId}`);
       expect(r.stdout).toMatch(/handed the battle to it/);
+      // The command it names to follow the battle works where this one ran.
+      const follow = /follow it with (.*)\.$/m.exec(r.stdout)?.[1];
+      expect(follow).toBe(`recover battle status ${b.taskId}`);
+      expect(paste(`${follow} --json`, { cwd: fx.root, env: { ...NO_SERVER, RECOVER_POKERALPH_URL: server.url } }).stdout).toContain(b.taskId);
       expect(fs.existsSync(path.join(b.dir, "logs", "iteration-4.txt"))).toBe(false);
       expect(fs.existsSync(path.join(fx.root, "src/claude-was-here.ts"))).toBe(false);
       expect(history(b.historyPath).iterations).toHaveLength(3);

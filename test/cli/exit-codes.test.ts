@@ -25,10 +25,11 @@ describe("one table from error code to exit code", () => {
   // Thrown deep in battle/, mapped only here: the code says what happened, the table what a shell sees.
   it("resuming a battle a pokeralph server is running is store-busy (3), resuming a completed one a usage error (2)", () => {
     const battle = (status: string) => ({ taskId: "t-1", status, failure: null }) as unknown as BattleAssessment;
-    const running = catchError(() => chooseStrategy(battle("running"), undefined));
+    const running = catchError(() => chooseStrategy(battle("running"), undefined, "/src/invoices"));
     expect([running.code, exitCodeOf(running)]).toEqual(["store-busy", 3]);
     expect(running.message).toMatch(/t-1 is running and a pokeralph server is running it/);
-    const done = catchError(() => chooseStrategy(battle("completed"), undefined));
+    expect(running.next).toEqual({ words: ["battle", "status", "t-1"], why: "to see what it is doing", repo: "/src/invoices" });
+    const done = catchError(() => chooseStrategy(battle("completed"), undefined, "/src/invoices"));
     expect([done.code, exitCodeOf(done)]).toEqual(["usage", 2]);
   });
 });

@@ -28,7 +28,7 @@ export async function clearStale(io: Io, options: ClearStaleFlags & GlobalOption
   } catch {
     // Not a pokeralph project: the loop is looked for from the directory itself.
   }
-  const loop = pickLoop(findRalphLoops(root, io.env), wanted, io.cwd);
+  const loop = pickLoop(findRalphLoops(root, io.env), wanted, io.cwd, root);
   const c = io.color;
   if (!loop.file.active) {
     if (io.json) io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, loop: loop.id, path: loop.file.path, changed: false, backup: null })}\n`);

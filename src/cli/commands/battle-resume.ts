@@ -292,7 +292,7 @@ async function proceed(
         `pokeralph runs this repository (${server.url}): handed the battle to it (POST ${sent.url} → HTTP ${sent.status}) instead of running claude beside it.\n`,
       );
       io.out(
-        `Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with recover battle status ${prepared.taskId}.\n`,
+        `Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with ${io.command(["battle", "status", prepared.taskId, ...repoFlag(prepared.root, io.cwd)])}.\n`,
       );
     }
     if (!sent.ok) throw new RecoverError("fix-failed", `pokeralph refused to start ${prepared.taskId}: HTTP ${sent.status} ${sent.body}`);
