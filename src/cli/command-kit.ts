@@ -65,14 +65,19 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "stdou
       : (environmentError(error) ??
         new RecoverError("internal", `internal error: ${(error as Error)?.message ?? String(error)} (please report it; RECOVER_DEBUG=1 shows the stack)`));
   if (io.env.RECOVER_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
-  const next = known.next;
-  const message = next ? `${known.message} (run \`${io.command([...next.words, ...repoFlag(next.repo, io.cwd)])}\` ${next.why})` : known.message;
+  const message = errorMessage(known, io);
   if (io.json) io.out(errorDocument({ code: known.code, message }));
   // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
   // A JSON document stdout did not take (a full disk, a closed pipe) is said on stderr as well: the reason must reach
   // someone.
   if (!io.json || !io.stdoutOpen()) io.err(`recover: ${safeMessage(message)}\n`);
   return exitCodeOf(known);
+}
+
+/** An error's message as the user reads it: with its next step, as a command that works pasted where this one ran. */
+export function errorMessage(error: RecoverError, io: Pick<Io, "command" | "cwd">): string {
+  const next = error.next;
+  return next ? `${error.message} (run \`${io.command([...next.words, ...repoFlag(next.repo, io.cwd)])}\` ${next.why})` : error.message;
 }
 
 /** `--repo <root>` for a printed battle command, unless the project is the folder it will be pasted in. */

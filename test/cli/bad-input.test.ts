@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildStore, healthySession, writeJsonStore } from "../support/opencode-fixtures.js";
-import { expectJsonError, expectNoStack, expectOneLineError, expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "./run.js";
+import { expectJsonError, expectNoStack, expectOneLineError, expectSameBytes, parseJsonDocument, paste, run, snapshot, tempDir } from "./run.js";
 import { addOpencode2Tables, DAY, healthyStore, T0, writeStore } from "./stores.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -118,7 +118,7 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
     const json = await run(["session", "scan", "--all", "--json", "--store", store]);
     expect(json.status).toBe(2);
     const error = expectJsonError(json, "store-corrupt");
-    expect(error.message).toMatch(/sqlite3 .*\.recover/);
+    expect(error.message).toMatch(/\(run `recover store salvage --store \S+` to read every row it still gives into a new database, leaving it as it is\)$/);
     const human = await run(["session", "scan", "--all", "--store", store]);
     expect(human.status).toBe(2);
     expectNoStack(human.stderr);
@@ -127,15 +127,22 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
     expectSameBytes(before, snapshot(readPath));
   });
 
-  it("a corrupted opencode.db names the damage and suggests sqlite3 .recover", async () => {
+  it("a corrupted opencode.db names the damage and `store salvage` for it, which works pasted", async () => {
     const { store, readPath } = corruptedStore();
     // Only opencode.db is watched: SQLite may create the -wal/-shm companions of a WAL database to read it.
     // One line is checked in the next test; here the content.
     const text = await expectRejected(store, { code: "store-corrupt", pattern: /damaged|corrupt|malformed/i, watch: readPath, oneLine: false });
     expect(text).toContain(readPath);
-    expect(text).toMatch(/sqlite3 .*\.recover/);
+    const hint = /\(run `([^`]+)` to read every row it still gives into a new database/.exec(text)?.[1];
+    expect(hint).toBe(`recover store salvage --store ${store}`);
     // The same through the file itself.
-    await expectRejected(readPath, { code: "store-corrupt", pattern: /sqlite3 .*\.recover/, watch: readPath, oneLine: false });
+    await expectRejected(readPath, { code: "store-corrupt", pattern: /store salvage --store/, watch: readPath, oneLine: false });
+    // Pasted: a new database beside it with every row it still gives; the damaged one untouched.
+    const before = snapshot(readPath);
+    const salvaged = paste(hint!);
+    expect([0, 1], salvaged.stderr).toContain(salvaged.status);
+    expect(salvaged.stdout).toMatch(/^salvaged .* → .*\.salvaged\.db$/m);
+    expectSameBytes(before, snapshot(readPath));
   });
 
   // BUG (src/stores/opencode/sqlite-store.ts, describeDamage): the rows of PRAGMA quick_check carry newlines
@@ -143,7 +150,7 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
   // message as they are, so the "one line" error is four lines on stderr.
   it("a corrupted opencode.db is reported on one line", async () => {
     const { store, readPath } = corruptedStore();
-    await expectRejected(store, { code: "store-corrupt", pattern: /damaged.*sqlite3 .*\.recover/, watch: readPath });
+    await expectRejected(store, { code: "store-corrupt", pattern: /damaged.*store salvage/, watch: readPath });
   });
 
   it("an OpenCode 2 database (session_v2, session_message, no part table) is refused clearly", async () => {

@@ -445,7 +445,7 @@ describe("session repair (opencode-sqlite only)", () => {
     corruptPages(torn.readPath, ["part"]);
     const sb = sandbox();
     const before = storeBytes(torn);
-    await expectFailure(sb, ["session", "repair", torn.brokenId, "--yes", "--store", torn.store], 2, "store-corrupt", /damaged.*sqlite3 .*\.recover/);
+    await expectFailure(sb, ["session", "repair", torn.brokenId, "--yes", "--store", torn.store], 2, "store-corrupt", /damaged.*store salvage/);
     expectStoreBytes(torn, before);
     expect(fs.existsSync(sb.backups)).toBe(false);
   });

@@ -7,7 +7,7 @@ import { ExitCode, RecoverError } from "../../errors.js";
 import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
 import { scanSessions } from "../../scan/scan.js";
-import { action, parsePositiveInt, withStore } from "../command-kit.js";
+import { action, errorMessage, parsePositiveInt, withStore } from "../command-kit.js";
 import { humanScanReporter } from "../reporters/scan-human.js";
 import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
@@ -103,8 +103,9 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
           } catch (error) {
             progress.stop();
             if (error instanceof RecoverError && reporter.abort) {
-              reporter.abort({ code: error.code, message: error.message });
-              if (!io.json) io.err(`recover: ${safeMessage(error.message)}\n`);
+              const message = errorMessage(error, io);
+              reporter.abort({ code: error.code, message });
+              if (!io.json) io.err(`recover: ${safeMessage(message)}\n`);
               return exitCodeOf(error);
             }
             throw error;

@@ -4,9 +4,12 @@
  */
 import { RecoverError } from "../../errors.js";
 
+/** A damaged database; `store salvage` reads what it still gives into a new one (the store flags name which). */
 export function corrupt(path: string, damage: string): RecoverError {
-  return new RecoverError("store-corrupt", `${path} is damaged (PRAGMA quick_check: ${damage}); work on a copy: \`sqlite3 ${path} .recover > recovered.sql\``);
+  return new RecoverError("store-corrupt", `${path} is damaged (PRAGMA quick_check: ${damage})`, SALVAGE);
 }
+
+export const SALVAGE = { words: ["store", "salvage"], why: "to read every row it still gives into a new database, leaving it as it is" };
 
 export function sqliteError(error: unknown, path: string): Error {
   if (error instanceof RecoverError) return error;

@@ -11,7 +11,7 @@ import { processesHolding } from "../openers.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { FileWriter } from "../file-writer.js";
 import { openDatabase } from "./sqlite-open.js";
-import { sqliteError } from "./sqlite-errors.js";
+import { SALVAGE, sqliteError } from "./sqlite-errors.js";
 
 import {
   bindValue,
@@ -78,10 +78,7 @@ export class OpencodeSqliteWriter implements StoreWriter {
     const result = this.guard(() => this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[]);
     if (result.length === 1 && result[0] === "ok") return;
     const damage = result.map((line) => line.replace(/\s*\n\s*/g, " ")).join("; ");
-    throw new RecoverError(
-      "store-corrupt",
-      `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed. Work on a copy: \`sqlite3 ${this.info.path} .recover > recovered.sql\``,
-    );
+    throw new RecoverError("store-corrupt", `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed`, SALVAGE);
   }
 
   openers(): { pid: number; name: string }[] {
