@@ -9,7 +9,7 @@ import { bindRun, reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
 import { exitCodeOf } from "./exit-codes.js";
 import { createIo, stdoutFailed, writeStdout, type CliContext, type RunState } from "./io.js";
-import { errorDocument } from "./json-output.js";
+import { DOCUMENT_HEAD, errorDocument } from "./json-output.js";
 import { TOP_COMMAND_SUMMARIES, type SummarisedCommand, type TopCommandSummary } from "./top-commands.js";
 import { TOOL_VERSION } from "./version.js";
 
@@ -108,12 +108,18 @@ export async function loadAllCommands(): Promise<LoadedCommands> {
   return Object.fromEntries(TOP_COMMANDS.map((name, i) => [name, adders[i]!]));
 }
 
-export function buildProgram(run: RunState, commands: LoadedCommands): Command {
+/** `json`: the run asked for --json (wherever on the line: `--version --json` is answered before --json is parsed). */
+export function buildProgram(run: RunState, commands: LoadedCommands, { json = false } = {}): Command {
   // A command this run did not load is listed from its summary: help shows the term the loaded one would show.
   const summarised = new WeakSet<Command>();
   const program = new Command("recover")
     .description("bring broken AI coding-agent sessions back to life, offline, without losing a byte")
-    .version(TOOL_VERSION, "-V, --version")
+    // Not commander's .version(): with --json the answer is a JSON document like every other command's.
+    .option("-V, --version", "output the version number")
+    .on("option:version", () => {
+      writeStdout(run, json ? `${JSON.stringify(DOCUMENT_HEAD)}\n` : `${TOOL_VERSION}\n`);
+      throw new CommanderError(0, "commander.version", TOOL_VERSION);
+    })
     // Every subcommand's --help lists these too: they are accepted everywhere, before or after the subcommand.
     .configureHelp({
       showGlobalOptions: true,
@@ -241,9 +247,9 @@ export async function main(argv: string[], context: CliContext): Promise<number>
   // failed write (stdout sent to a full disk) stops the output too, and the run ends with it, below.
   const onStdoutError = (error: NodeJS.ErrnoException) => stdoutFailed(run, error);
   context.stdout.on?.("error", onStdoutError);
-  const program = buildProgram(run, await loadCommands(helpAsFlag(argv)));
-  const bound = bindRun(program, run);
   const wantsJson = argv.includes("--json");
+  const program = buildProgram(run, await loadCommands(helpAsFlag(argv)), { json: wantsJson });
+  const bound = bindRun(program, run);
   let code: number;
   try {
     await program.parseAsync(helpAsFlag(argv));

@@ -151,6 +151,13 @@ describe("help and version", () => {
     expect(r.stderr).toBe("");
   });
 
+  it.each([[["--version", "--json"]], [["--json", "-V"]]])("%j: the version as one JSON document, like every command's", async (args) => {
+    const r = await run(args);
+    expect(r.status).toBe(0);
+    expect(parseJsonDocument(r.stdout)).toEqual({ schemaVersion: 1, tool: { name: "recover", version: PACKAGE_VERSION } });
+    expect(r.stderr).toBe("");
+  });
+
   it("recover rules lists every rule; --json is one document", async () => {
     const human = await run(["rules"]);
     expect(human.status).toBe(0);
