@@ -248,11 +248,15 @@ export async function main(argv: string[], context: CliContext): Promise<number>
   const onStdoutError = (error: NodeJS.ErrnoException) => stdoutFailed(run, error);
   context.stdout.on?.("error", onStdoutError);
   const wantsJson = argv.includes("--json");
-  const program = buildProgram(run, await loadCommands(helpAsFlag(argv)), { json: wantsJson });
+  const asked = helpAsFlag(argv);
+  const program = buildProgram(run, await loadCommands(asked), { json: wantsJson });
+  // `recover help session nope`: `session nope --help` would show session's help; without --help, the unknown name
+  // is the error it is ("unknown command 'nope' for recover session").
+  const parsed = asked !== argv && namesUnknownCommand(program, asked.slice(2, -1)) ? asked.slice(0, -1) : asked;
   const bound = bindRun(program, run);
   let code: number;
   try {
-    await program.parseAsync(helpAsFlag(argv));
+    await program.parseAsync(parsed);
     code = bound.exitCode();
   } catch (error) {
     code = handleCommanderError(error, wantsJson, run);
@@ -275,15 +279,24 @@ export function outputFailureLine(error: unknown): string {
 
 /**
  * `recover help session repair` is `recover session repair --help`: commander's own help command takes one name,
- * so it would show the help of `session` instead; and of a name it does not know it shows the program's help as
- * an error, where `recover nope --help` says the command is unknown.
+ * so it would show the help of `session` instead (and of a name it does not know, the program's help as an error).
  */
 function helpAsFlag(argv: string[]): string[] {
   const [node, script, first, ...rest] = argv;
   if (first !== "help" || rest.length === 0 || rest.some((a) => a.startsWith("-"))) return argv;
-  // `recover nope --help` would show the program's help: without --help, the unknown name is the error it is.
-  if (!(TOP_COMMANDS as readonly string[]).includes(rest[0]!)) return [node!, script!, ...rest];
   return [node!, script!, ...rest, "--help"];
+}
+
+/** Whether command words name a command that does not exist (past a command without subcommands, words are its arguments). */
+function namesUnknownCommand(program: Command, words: readonly string[]): boolean {
+  let current = program;
+  for (const word of words) {
+    if (current.commands.length === 0) return false;
+    const next = current.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) return true;
+    current = next;
+  }
+  return false;
 }
 
 function usageMessage(error: CommanderError, command: Command | undefined): string {

@@ -144,6 +144,17 @@ describe("help and version", () => {
     }
   });
 
+  it("`recover help session <unknown>` says the subcommand is unknown, naming the ones there are", async () => {
+    for (const args of [
+      ["help", "session", "nope"],
+      ["session", "nope"],
+    ]) {
+      const r = await run(args);
+      expect(r.status).toBe(2);
+      expectOneLineError(r, /^recover: unknown command 'nope' for recover session \(expected one of: list, scan, repair, restore, backups, import\)$/);
+    }
+  });
+
   it.each([[["--version"]], [["-V"]]])("%j prints the package.json version and exits 0", async (args) => {
     const r = await run(args);
     expect(r.status).toBe(0);
