@@ -80,6 +80,8 @@ export interface BattleFinding {
   message: string;
   iteration?: number;
   commit?: string;
+  /** The command that fixes it, as the user pastes it where the status was asked (printed whole, never shortened). */
+  fix?: string;
 }
 
 export interface FindingContext {

@@ -192,7 +192,8 @@ export function staleLoopFinding(loop: RalphLoop, root: string, command: (words:
     rule: "ralph-loop-stale",
     severity: "error",
     path: rel.startsWith("..") ? loop.file.path : rel.split("\\").join("/"),
-    message: `ralph loop ${loop.id} is active (iteration ${loop.file.iteration ?? "?"}${loop.file.maxIterations ? `/${loop.file.maxIterations}` : ""}) but ${loop.session.detail}: clear it with ${command(["battle", "fix", "--clear-stale", loop.id])}`,
+    message: `ralph loop ${loop.id} is active (iteration ${loop.file.iteration ?? "?"}${loop.file.maxIterations ? `/${loop.file.maxIterations}` : ""}) but ${loop.session.detail}`,
+    fix: command(["battle", "fix", "--clear-stale", loop.id]),
   };
 }
 

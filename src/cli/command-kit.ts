@@ -10,7 +10,7 @@ import type { SessionStore } from "../stores/store.js";
 import type { TransactionOptions } from "../txn/store-transaction.js";
 import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
-import { safeMessage } from "./safe-text.js";
+import { safeCommand, safeMessage } from "./safe-text.js";
 
 export type Handler<O> = (context: { args: string[]; options: O & GlobalOptions; io: Io; command: Command }) => number | Promise<number>;
 
@@ -70,14 +70,20 @@ export function reportError(error: unknown, io: Pick<Io, "json" | "out" | "stdou
   // Messages quote ids and paths from the store: escaped and shortened for a terminal, exact in the JSON document.
   // A JSON document stdout did not take (a full disk, a closed pipe) is said on stderr as well: the reason must reach
   // someone.
-  if (!io.json || !io.stdoutOpen()) io.err(`recover: ${safeMessage(message)}\n`);
+  if (!io.json || !io.stdoutOpen()) io.err(`recover: ${errorMessage(known, io, true)}\n`);
   return exitCodeOf(known);
 }
 
-/** An error's message as the user reads it: with its next step, as a command that works pasted where this one ran. */
-export function errorMessage(error: RecoverError, io: Pick<Io, "command" | "cwd">): string {
+/**
+ * An error's message as the user reads it: with its next step, as a command that works pasted where this one ran.
+ * `forTerminal`: the message escaped and shortened as store text is, the command whole (safe-text.ts).
+ */
+export function errorMessage(error: RecoverError, io: Pick<Io, "command" | "cwd">, forTerminal = false): string {
+  const text = forTerminal ? safeMessage(error.message) : error.message;
   const next = error.next;
-  return next ? `${error.message} (run \`${io.command([...next.words, ...repoFlag(next.repo, io.cwd)])}\` ${next.why})` : error.message;
+  if (!next) return text;
+  const command = io.command([...next.words, ...repoFlag(next.repo, io.cwd)]);
+  return `${text} (run \`${forTerminal ? safeCommand(command) : command}\` ${next.why})`;
 }
 
 /** `--repo <root>` for a printed battle command, unless the project is the folder it will be pasted in. */

@@ -6,6 +6,7 @@
  */
 import { realpathSync } from "node:fs";
 import { delimiter, isAbsolute, join, relative } from "node:path";
+import { UNSAFE_CHAR } from "./safe-text.js";
 
 export interface CommandGlobals {
   store?: string;
@@ -13,10 +14,22 @@ export interface CommandGlobals {
   backupDir?: string;
 }
 
-/** A word as a POSIX shell reads it back unchanged: bare when it is plain, else in single quotes. */
+/**
+ * A word as a shell reads it back unchanged: bare when it is plain, else in single quotes; a word holding a control
+ * character (a folder name with a newline) in bash's and zsh's $'…', where it is an escape that is safe to print
+ * and pastes back to the same character.
+ */
 export function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  if (UNSAFE_CHAR.test(word)) return `$'${[...word].map(ansiC).join("")}'`;
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function ansiC(ch: string): string {
+  if (ch === "\\" || ch === "'") return `\\${ch}`;
+  if (!UNSAFE_CHAR.test(ch)) return ch;
+  const code = ch.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 /** `recover <words…>` as the user would type it, carrying the global options that choose the store. */

@@ -10,7 +10,16 @@
 import { formatCount } from "../model/format-count.js";
 
 /** C0 controls, DEL, C1 controls (U+009B is CSI to many terminals), line/paragraph separators, bidi embeddings, overrides and isolates. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+export const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE = new RegExp(UNSAFE_CHAR.source, "g");
+
+/**
+ * A command printed for the user to paste is shown whole: a shortened one would not run. Its words were quoted by
+ * shellQuote, which spells every control character as an escape, so there is nothing to escape. Past this length
+ * (five times what a value may take: a deep path, a long session id) it is shortened all the same, so that a 100 KB
+ * id from a hostile store cannot bury the output.
+ */
+export const MAX_COMMAND_CHARS = 1_000;
 
 /** What a value from the store may take on one line before it is shortened. */
 export const MAX_VALUE_CHARS = 200;
@@ -47,4 +56,9 @@ const LONG_RUN = new RegExp(`\\S{${MAX_VALUE_CHARS + 1},}`, "g");
 export function safeMessage(text: string, max: number = MAX_MESSAGE_CHARS): string {
   const runs = text.replace(LONG_RUN, (run) => shorten(run, MAX_VALUE_CHARS));
   return escapeControls(shorten(runs, max));
+}
+
+/** A command for the user to paste (see MAX_COMMAND_CHARS): whole, escaped only as a last guard. */
+export function safeCommand(command: string): string {
+  return escapeControls(shorten(command, MAX_COMMAND_CHARS));
 }

@@ -66,7 +66,7 @@ async function setup(options: { transcriptAgeMs?: number; state?: string } = {})
 }
 
 interface StatusDoc {
-  findings: { rule: string; severity: string; path: string; message: string }[];
+  findings: { rule: string; severity: string; path: string; message: string; fix?: string }[];
   ralphLoops: { id: string; active: boolean; iteration: number; maxIterations: number; sessionId: string; session: { state: string }; stale: boolean }[];
 }
 
@@ -89,13 +89,11 @@ describe("battle status: Claude Code ralph loops", () => {
     ]);
     const finding = doc.findings.find((f) => f.rule === "ralph-loop-stale")!;
     expect(finding).toMatchObject({ severity: "error", path: ".claude/ralph-loop.local.md" });
-    expect(finding.message).toContain(`battle fix --clear-stale ${SESSION}`);
+    expect(finding.fix).toBe(`recover battle fix --clear-stale ${SESSION}`);
 
     // From elsewhere, the printed command names the project, and works pasted there.
     const away = await run(["battle", "status", "--repo", s.fx.root, "--json"], { cwd: path.dirname(s.fx.root), env: s.env });
-    const command = (parseJsonDocument(away.stdout) as unknown as StatusDoc).findings
-      .find((f) => f.rule === "ralph-loop-stale")!
-      .message.split("clear it with ")[1]!;
+    const command = (parseJsonDocument(away.stdout) as unknown as StatusDoc).findings.find((f) => f.rule === "ralph-loop-stale")!.fix!;
     expect(command).toContain(`--repo ${s.fx.root}`);
     const pasted = spawnSync("bash", ["-c", `${command.replace(/^recover /, `${process.execPath} ${BIN} `)} --dry-run`], {
       cwd: path.dirname(s.fx.root),

@@ -289,6 +289,33 @@ describe("every command recover prints for the user works when pasted, on the st
     expect(listed.stdout).toContain("ses_e1743f57fffeMI01W2B0cSdrJl");
   });
 
+  it("a store path too long to show or holding a newline: the hints are printed whole and work pasted (bash)", async () => {
+    const { env } = scannedAndLive();
+    const bash = (command: string) => spawnSync("bash", ["-c", command], { encoding: "utf8", env: childEnv(env) });
+    const deep = path.join(tempDir(), ...Array.from({ length: 12 }, (_, i) => `project-folder-number-${i}`), "claude");
+    const odd = path.join(tempDir(), "two\nlines", "claude");
+    for (const store of [deep, odd]) {
+      fs.cpSync(path.join(DEMO, "claude"), store, { recursive: true });
+      const scan = await run(["session", "scan", "--all", "--store", store], { env });
+      expect(scan.status).toBe(1);
+      const hint = /→ (recover session repair \S+ --rule \S+ --store .*)$/m.exec(scan.stdout)?.[1];
+      // Never shortened (…) and never a raw control character: the newline is bash's $'\n' escape.
+      expect(hint).not.toContain("…");
+      expect(hint).toContain(store === deep ? `--store ${deep}` : `--store $'${odd.replace("\n", "\\x0a")}'`);
+      const dry = bash(`${hint} --dry-run`);
+      expect(dry.status, dry.stderr).toBe(1);
+      expect(dry.stdout).toMatch(/^--- a\/49f222e2-5335-4906-bd25-0b1539855e0e\/line-1$/m);
+      // An error's next step, the same.
+      const unknown = await run(["session", "scan", "nope", "--store", store], { env });
+      const list = /run `(.*)` to see them/.exec(expectOneLineError(unknown, /no session nope in this store/))?.[1];
+      expect(list).not.toContain("…");
+      const listed = bash(list!);
+      expect(listed.status, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain("49f222e2-5335-4906-bd25-0b1539855e0e");
+    }
+    expect(deep.length).toBeGreaterThan(300);
+  });
+
   it("explain's fix: repairs the session of the store it was pointed at, reading the error the same way", async () => {
     const { store, env, live } = scannedAndLive();
     const liveBefore = snapshot(live);

@@ -15,7 +15,7 @@ import { action, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
-import { safeMessage } from "../safe-text.js";
+import { safeCommand, safeMessage } from "../safe-text.js";
 import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 import { formatCount } from "../../model/format-count.js";
 
@@ -112,7 +112,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
             );
             io.out(`what:  ${safeMessage(located.explanation)}\n`);
           }
-          io.out(fix ? `fix:   ${c.bold(safeMessage(fix))}\n` : "fix:   none offline\n");
+          io.out(fix ? `fix:   ${c.bold(safeCommand(fix))}\n` : "fix:   none offline\n");
         }
         return error.kind === "unknown" ? ExitCode.findings : ExitCode.ok;
       }),

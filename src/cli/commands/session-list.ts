@@ -5,7 +5,7 @@ import type { SessionSummary } from "../../model/opencode-records.js";
 import { action, withStore } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
-import { safeMessage, safeValue } from "../safe-text.js";
+import { safeCommand, safeValue } from "../safe-text.js";
 
 export function addSessionList(session: Command): void {
   session
@@ -35,7 +35,7 @@ Examples:
             for (const { store: other, sessions: more } of hidden) {
               io.out(`\n${io.color.bold(`only in ${safeValue(other)}`)} (the agent reads ${safeValue(store.info.path)} and does not show these):\n`);
               printTable(more, io);
-              io.out(`bring them in: ${io.color.bold(safeMessage(importCommand(other, io)))}\n`);
+              io.out(`bring them in: ${io.color.bold(safeCommand(importCommand(other, io)))}\n`);
             }
           }
           return ExitCode.ok;

@@ -11,7 +11,6 @@ import { action, errorMessage, parsePositiveInt, withStore } from "../command-ki
 import { humanScanReporter } from "../reporters/scan-human.js";
 import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
-import { safeMessage } from "../safe-text.js";
 import { chooseSessions } from "../pick-session.js";
 import { plural } from "../../model/format-count.js";
 import { sessionProgress } from "../session-progress.js";
@@ -103,9 +102,8 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
           } catch (error) {
             progress.stop();
             if (error instanceof RecoverError && reporter.abort) {
-              const message = errorMessage(error, io);
-              reporter.abort({ code: error.code, message });
-              if (!io.json) io.err(`recover: ${safeMessage(message)}\n`);
+              reporter.abort({ code: error.code, message: errorMessage(error, io) });
+              if (!io.json) io.err(`recover: ${errorMessage(error, io, true)}\n`);
               return exitCodeOf(error);
             }
             throw error;

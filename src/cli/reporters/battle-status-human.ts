@@ -10,7 +10,7 @@ import type { RalphLoop } from "../../battle/ralph-loops.js";
 import { allowedStrategies, defaultStrategy, failureSeverity } from "../../battle/recovery-options.js";
 import type { Iteration } from "../../stores/pokeralph/schemas.js";
 import type { Io } from "../io.js";
-import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
+import { escapeControls, safeCommand, safeMessage, safeValue } from "../safe-text.js";
 
 export function printBattleStatus(
   io: Io,
@@ -147,7 +147,8 @@ function colourStatus(io: Io, status: string, failed: boolean): string {
 export function findingLine(f: BattleFinding, io: Io): string {
   const c = io.color;
   const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
-  return `${severity} ${c.cyan(f.rule.padEnd(19))} ${c.dim(safeValue(f.path))}  ${safeMessage(f.message)}`;
+  const fix = f.fix !== undefined ? `  ${c.dim(`→ ${safeCommand(f.fix)}`)}` : "";
+  return `${severity} ${c.cyan(f.rule.padEnd(19))} ${c.dim(safeValue(f.path))}  ${safeMessage(f.message)}${fix}`;
 }
 
 /** The line of a tool's output that says what failed (an error, a ✗), else its first line. */

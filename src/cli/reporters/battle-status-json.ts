@@ -104,5 +104,6 @@ function findingJson(f: BattleFinding): Record<string, unknown> {
     message: f.message,
     ...(f.iteration !== undefined ? { iteration: f.iteration } : {}),
     ...(f.commit !== undefined ? { commit: f.commit } : {}),
+    ...(f.fix !== undefined ? { fix: f.fix } : {}),
   };
 }

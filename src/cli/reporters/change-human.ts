@@ -5,7 +5,7 @@
  */
 import type { Io } from "../io.js";
 import { changeCount, errorsLeft, type ChangeReport, type ChangeReporter, type ReportedSession } from "./change-report.js";
-import { escapeControls, safeMessage, safeValue } from "../safe-text.js";
+import { escapeControls, safeCommand, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
 import { RULE_BY_ID } from "./rule-lookup.js";
 import { findingPlace, fixCommand } from "./scan-human.js";
@@ -78,7 +78,8 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         for (const s of t.strategies)
           io.out(`  ${s.id.padEnd(18)} ${String(s.records).padStart(5)} record${s.records === 1 ? " " : "s"}  −${n(s.tokens)} tokens\n`);
         if (t.reached) io.out(`${c.yellow(reachedLine(t.reached))}\n`);
-        if (t.advice) io.out(`${c.yellow("still over the target:")} ${safeMessage(t.advice)}\n`);
+        // Figures and a command (quoted, whole): nothing from the store to shorten.
+        if (t.advice) io.out(`${c.yellow("still over the target:")} ${safeCommand(t.advice)}\n`);
         else if (t.stillOver)
           io.out(`${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy) or lower --max-output-chars\n`);
         if (changeCount(report) > 0)
@@ -99,7 +100,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       }
       io.out(`\n${c.green("✔")} ${{ repair: "repaired", restore: "restored", trim: "trimmed", import: "imported" }[report.command]}: ${what}\n`);
       if (report.backup) io.out(`backup ${c.bold(report.backup.id)} (${safeValue(report.backup.path)})\n`);
-      if (report.undo) io.out(`undo with: ${c.bold(safeMessage(report.undo))}\n`);
+      if (report.undo) io.out(`undo with: ${c.bold(safeCommand(report.undo))}\n`);
       for (const command of report.resume ?? []) io.out(`continue with: ${c.bold(safeMessage(command))}\n`);
       sayLeft(report);
     },

@@ -8,7 +8,7 @@ import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
 import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
 import type { LiveSkip } from "../../scan/session-view.js";
-import { safeMessage, safeValue } from "../safe-text.js";
+import { safeCommand, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
 import { fixedBy, RULE_BY_ID } from "./rule-lookup.js";
 
@@ -58,8 +58,8 @@ export function findingPlace(f: Finding): string {
   );
 }
 
-/** The command that fixes a finding, ready to print: escaped and shortened, as a session id comes from the store. */
+/** The command that fixes a finding, ready to print whole (its session id is quoted like every word: safe-text.ts). */
 export function fixCommand(f: Finding, io: Io): string {
   const words = fixedBy(RULE_BY_ID.get(f.rule), f.sessionId);
-  return words ? safeMessage(io.command(words)) : "no automatic fix";
+  return words ? safeCommand(io.command(words)) : "no automatic fix";
 }
