@@ -13,7 +13,8 @@ import { assessBattles, type BattleAssessment, type RepoAssessment } from "./ass
 import { applyRollback, planRollback, type RollbackMode } from "./rollback.js";
 import { allowedStrategies, defaultStrategy, isAllowedStrategy, RESUME_STRATEGIES, type BattleFailure, type ResumeStrategy } from "./recovery-options.js";
 import type { Battle, Config, Task } from "../stores/pokeralph/schemas.js";
-import { claudeArgs, DEFAULT_TIMEOUT_MINUTES, shellQuote, type BattleMode, type PreparedIteration } from "./run-iteration.js";
+import { shellQuote } from "../model/shell-quote.js";
+import { claudeArgs, DEFAULT_TIMEOUT_MINUTES, type BattleMode, type PreparedIteration } from "./run-iteration.js";
 import { pokeralphBaseUrl, type ServerProbe } from "./server-probe.js";
 
 /** Strategies allowed for a battle with no failure (paused, pending): carry on. */
@@ -298,7 +299,15 @@ export function writePromptFile(prepared: PreparedResume): void {
  * in bash, zsh and fish), so printing it writes nothing and it works wherever it is pasted.
  */
 export function commandLine(prepared: PreparedResume, claude: string[]): string {
-  return ["cd", shellQuote(prepared.root), "&&", "CI=true", ...claude.map(shellQuote), ...claudeArgs(prepared.mode), shellQuote(prepared.prompt)].join(" ");
+  return [
+    "cd",
+    shellQuote(prepared.root),
+    "&&",
+    "CI=true",
+    ...claude.map((word) => shellQuote(word)),
+    ...claudeArgs(prepared.mode),
+    shellQuote(prepared.prompt, { lines: true }),
+  ].join(" ");
 }
 
 // ---------------------------------------------------------------------------------------------------------------

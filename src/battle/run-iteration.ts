@@ -57,11 +57,6 @@ export function findExecutable(command: string, env: NodeJS.ProcessEnv): string 
   return null;
 }
 
-/** POSIX shell quoting, for the command lines we print. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Feedback loops
 // ---------------------------------------------------------------------------------------------------------------

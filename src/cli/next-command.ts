@@ -6,30 +6,12 @@
  */
 import { realpathSync } from "node:fs";
 import { delimiter, isAbsolute, join, relative } from "node:path";
-import { UNSAFE_CHAR } from "./safe-text.js";
+import { shellQuote } from "../model/shell-quote.js";
 
 export interface CommandGlobals {
   store?: string;
   format?: string;
   backupDir?: string;
-}
-
-/**
- * A word as a shell reads it back unchanged: bare when it is plain, else in single quotes; a word holding a control
- * character (a folder name with a newline) in bash's and zsh's $'…', where it is an escape that is safe to print
- * and pastes back to the same character.
- */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  if (UNSAFE_CHAR.test(word)) return `$'${[...word].map(ansiC).join("")}'`;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function ansiC(ch: string): string {
-  if (ch === "\\" || ch === "'") return `\\${ch}`;
-  if (!UNSAFE_CHAR.test(ch)) return ch;
-  const code = ch.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 /** `recover <words…>` as the user would type it, carrying the global options that choose the store. */
@@ -38,7 +20,7 @@ export function commandLine(words: readonly string[], globals: CommandGlobals, p
   if (globals.store !== undefined) flags.push("--store", globals.store);
   if (globals.format !== undefined) flags.push("--format", globals.format);
   if (globals.backupDir !== undefined) flags.push("--backup-dir", globals.backupDir);
-  return [program, ...[...words, ...flags].map(shellQuote)].join(" ");
+  return [program, ...[...words, ...flags].map((word) => shellQuote(word))].join(" ");
 }
 
 /**

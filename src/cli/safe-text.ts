@@ -8,9 +8,8 @@
  * JSON documents keep every value exact: the encoder escapes control characters itself.
  */
 import { formatCount } from "../model/format-count.js";
+import { UNSAFE_CHAR } from "../model/shell-quote.js";
 
-/** C0 controls, DEL, C1 controls (U+009B is CSI to many terminals), line/paragraph separators, bidi embeddings, overrides and isolates. */
-export const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const UNSAFE = new RegExp(UNSAFE_CHAR.source, "g");
 
 /**

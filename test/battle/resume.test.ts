@@ -105,6 +105,23 @@ describe("battle resume: strategy", () => {
     expect(unknown.stderr).toMatch(/unknown strategy "yolo"/);
   });
 
+  it("a prompt carrying terminal escapes (colored output, a title sequence) is printed safely and pastes back exactly", async () => {
+    const fx = await repo();
+    const b = await failedFeedbackBattle(fx);
+    const claude = fakeClaude("ok");
+    const hostile = "Keep the \u001b[31mred\u001b[0m test output.\u001b]0;pwned\u0007";
+    const human = await resume([b.taskId, "--claude", claude, "--instructions", hostile], fx.root);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const command = /^ {2}(cd .*)$/m.exec(human.stdout)?.[1];
+    expect(command).toContain("$'");
+    const pasted = spawnSync("bash", ["-c", command!], { encoding: "utf8", env: { ...process.env, CI: undefined } });
+    expect(pasted.status, pasted.stderr).toBe(0);
+    const doc = parseJsonDocument((await resume([b.taskId, "--claude", claude, "--instructions", hostile, "--json"], fx.root)).stdout) as unknown as ResumeDoc;
+    expect(doc.prompt).toContain(hostile);
+    expect(pasted.stdout).toContain(`PROMPT-BEGIN\n${doc.prompt}\nPROMPT-END`);
+  });
+
   it("--instructions adds ## Additional Instructions after ## Previous Attempt Failed", async () => {
     const fx = await repo();
     const b = await failedFeedbackBattle(fx);
