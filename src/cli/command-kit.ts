@@ -82,13 +82,16 @@ export function errorMessage(error: RecoverError, io: Pick<Io, "command" | "cwd"
   const text = forTerminal ? safeMessage(error.message) : error.message;
   const next = error.next;
   if (!next) return text;
-  const command = io.command([...next.words, ...repoFlag(next.repo, io.cwd)]);
+  const command = commandIn(io, next.repo)(next.words);
   return `${text} (run \`${forTerminal ? safeCommand(command) : command}\` ${next.why})`;
 }
 
-/** `--repo <root>` for a printed battle command, unless the project is the folder it will be pasted in. */
-export function repoFlag(root: string | undefined, cwd: string): string[] {
-  return root !== undefined && root !== cwd ? ["--repo", root] : [];
+/**
+ * Printed commands about the pokeralph project `root`: named with `--repo` unless it is the folder they will be
+ * pasted in (this run's cwd).
+ */
+export function commandIn(io: Pick<Io, "command" | "cwd">, root: string | undefined): (words: readonly string[]) => string {
+  return (words) => io.command(root !== undefined && root !== io.cwd ? [...words, "--repo", root] : words);
 }
 
 /**

@@ -21,9 +21,11 @@ export function shellQuote(word: string, { lines = false } = {}): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+const utf8 = new TextEncoder();
+
 /** One character inside $'…': a control character as its UTF-8 bytes (\xHH each: the same bytes in any locale). */
 function ansiC(ch: string): string {
   if (ch === "\\" || ch === "'") return `\\${ch}`;
   if (!UNSAFE_CHAR.test(ch)) return ch;
-  return [...new TextEncoder().encode(ch)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
+  return [...utf8.encode(ch)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
 }

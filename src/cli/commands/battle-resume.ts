@@ -35,7 +35,7 @@ import {
 import { httpProbe, pokeralphBaseUrl, type ServerAnswer } from "../../battle/server-probe.js";
 import type { FeedbackResults } from "../../stores/pokeralph/schemas.js";
 import { stateDir } from "../../txn/state-dir.js";
-import { action, repoFlag } from "../command-kit.js";
+import { action, commandIn } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
 import { clearStale } from "./battle-clear-stale.js";
@@ -126,7 +126,7 @@ Exit codes: 0 done (or command printed), 1 the iteration failed, 2 usage error o
               assessed.assessment.repo.root,
               assessed.battle,
               { stateDir: stateDir(env), backupRoot: runBackupRoot(options, io) },
-              (words) => io.command([...words, ...repoFlag(assessed.assessment.repo.root, io.cwd)]),
+              commandIn(io, assessed.assessment.repo.root),
             )),
           );
           current = await assessForResume({ taskId: assessed.battle.taskId, repo: assessed.assessment.repo.root, cwd: io.cwd, env });
@@ -292,7 +292,7 @@ async function proceed(
         `pokeralph runs this repository (${server.url}): handed the battle to it (POST ${sent.url} → HTTP ${sent.status}) instead of running claude beside it.\n`,
       );
       io.out(
-        `Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with ${io.command(["battle", "status", prepared.taskId, ...repoFlag(prepared.root, io.cwd)])}.\n`,
+        `Note: pokeralph builds its own prompt (the ${prepared.strategy} context is not passed on); follow it with ${commandIn(io, prepared.root)(["battle", "status", prepared.taskId])}.\n`,
       );
     }
     if (!sent.ok) throw new RecoverError("fix-failed", `pokeralph refused to start ${prepared.taskId}: HTTP ${sent.status} ${sent.body}`);

@@ -11,7 +11,7 @@ import { applyRollback, hasChanges, planRollback, type RollbackMode, type Rollba
 import { ExitCode, RecoverError } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
 import { stateDir } from "../../txn/state-dir.js";
-import { action, parsePositiveInt, repoFlag } from "../command-kit.js";
+import { action, commandIn, parsePositiveInt } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";
 import { DOCUMENT_HEAD } from "../json-output.js";
 import { confirmChange, runBackupRoot } from "../mutation.js";
@@ -95,7 +95,7 @@ function document(plan: RollbackPlan, outcome: RollbackOutcome | null, options: 
 }
 
 function undoCommand(plan: RollbackPlan, io: Io): string {
-  return io.command(["battle", "rollback", plan.taskId, "--undo", ...repoFlag(plan.repo.root, io.cwd)]);
+  return commandIn(io, plan.repo.root)(["battle", "rollback", plan.taskId, "--undo"]);
 }
 
 /** `--undo`: the latest rollback's backup put back whole (files and state), after a safety checkpoint. */

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { assessBattles, type RepoAssessment } from "../../battle/assess.js";
 import { findRalphLoops, staleLoopFinding } from "../../battle/ralph-loops.js";
 import { ExitCode, RecoverError } from "../../errors.js";
-import { action, repoFlag } from "../command-kit.js";
+import { action, commandIn } from "../command-kit.js";
 import { printBattleStatus } from "../reporters/battle-status-human.js";
 import { battleStatusDocument } from "../reporters/battle-status-json.js";
 
@@ -66,7 +66,7 @@ Exit codes: 0 no error finding, 1 error findings (crashed or failed battle, miss
         const loops = findRalphLoops(root, io.env, now);
         if (result === null && loops.length === 0) throw noProject!;
         // The command must work pasted where this one ran: it names the project when that is not the cwd.
-        const loopFindings = loops.filter((l) => l.stale).map((l) => staleLoopFinding(l, root, (words) => io.command([...words, ...repoFlag(root, io.cwd)])));
+        const loopFindings = loops.filter((l) => l.stale).map((l) => staleLoopFinding(l, root, commandIn(io, root)));
         const all = [...(result?.findings ?? []), ...(result?.battles.flatMap((b) => b.findings) ?? []), ...loopFindings];
         const totals = { errors: all.filter((f) => f.severity === "error").length, warnings: all.filter((f) => f.severity === "warning").length };
         if (io.json) io.out(battleStatusDocument(result, root, loops, loopFindings, totals));

@@ -2,14 +2,14 @@
  * better-sqlite3's errors as the one-line errors a user reads (not a store, damaged, busy, read-only, unreadable).
  * Both the reader and the writer of opencode.db throw these; they live apart from both so neither imports the other.
  */
-import { RecoverError } from "../../errors.js";
+import { type NextStep, RecoverError } from "../../errors.js";
 
-/** A damaged database; `store salvage` reads what it still gives into a new one (the store flags name which). */
+/** The way on from a damaged database: `store salvage` reads what it still gives into a new one (the store flags name which). */
+export const SALVAGE: NextStep = { words: ["store", "salvage"], why: "to read every row it still gives into a new database, leaving it as it is" };
+
 export function corrupt(path: string, damage: string): RecoverError {
   return new RecoverError("store-corrupt", `${path} is damaged (PRAGMA quick_check: ${damage})`, SALVAGE);
 }
-
-export const SALVAGE = { words: ["store", "salvage"], why: "to read every row it still gives into a new database, leaving it as it is" };
 
 export function sqliteError(error: unknown, path: string): Error {
   if (error instanceof RecoverError) return error;
