@@ -38,6 +38,7 @@ export type ErrorCode =
   | "backup-not-found"
   | "backup-unreadable"
   | "backup-unwritable"
+  | "backup-unverified"
   | "state-unwritable"
   | "output-unwritable"
   | "restore-conflict"

@@ -34,6 +34,7 @@ export const EXIT_CODES: Record<ErrorCode, ExitCode> = {
   "store-read-only": ExitCode.refused,
   "live-writer": ExitCode.refused,
   "restore-conflict": ExitCode.refused,
+  "backup-unverified": ExitCode.refused,
   "interrupted-transaction": ExitCode.refused,
   "unsupported-repository": ExitCode.refused,
   "not-confirmed": ExitCode.findings,

@@ -7,7 +7,7 @@ import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, 
 import { join } from "node:path";
 import { ownWriteError, RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, TEMP_MARKER, writeFileDurable } from "../fs/durable.js";
-import type { StoredImage } from "../model/change.js";
+import { type RecordKey, sameImage, type StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
 import { type ImageEntry, type Manifest, manifestSchemas, type TransactionState } from "./manifest.js";
 
@@ -164,6 +164,57 @@ export function beforeImage(backup: Backup, entry: ImageEntry, mode: number | un
     );
   }
   return image;
+}
+
+/** The fields of a record key, in one order: how a key read back is compared with the key that was written. */
+const KEY_FIELDS = ["record", "id", "sessionId", "messageId", "path"] as const;
+
+function sameKey(a: RecordKey, b: RecordKey): boolean {
+  return KEY_FIELDS.every((field) => a[field] === b[field]);
+}
+
+/**
+ * The backup just written, read back through the code `session restore` uses (the manifest's schema, every
+ * before-image against its fingerprint) and held against the images it was made from: same id and sessions, one
+ * entry per target with the same key and fingerprints, and each before-image's bytes. A backup that fails this
+ * could not undo the change, so the change is not made: the caller writes nothing to the store and refuses.
+ */
+export function verifyBackup(written: Backup, targets: readonly { key: RecordKey; before: StoredImage; after: StoredImage }[]): void {
+  const problem = readBackProblem(written, targets);
+  if (problem === undefined) return;
+  throw new RecoverError(
+    "backup-unverified",
+    `backup ${written.manifest.id} does not read back as the records it must restore (${problem}); nothing was changed (please report this)`,
+  );
+}
+
+/** The first way the backup on disk differs from what it must hold, or undefined when it holds exactly that. */
+function readBackProblem(written: Backup, targets: readonly { key: RecordKey; before: StoredImage; after: StoredImage }[]): string | undefined {
+  let read: Backup;
+  try {
+    read = { dir: written.dir, manifest: readManifest(written.dir) };
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const { manifest } = read;
+  if (manifest.id !== written.manifest.id) return `its manifest names backup ${manifest.id}`;
+  if (manifest.sessions.length !== written.manifest.sessions.length || manifest.sessions.some((s, i) => s !== written.manifest.sessions[i])) {
+    return "its sessions differ";
+  }
+  if (manifest.changes.length !== written.manifest.changes.length) return "its changes differ";
+  if (manifest.images.length !== targets.length) return `${manifest.images.length} images for ${targets.length} records`;
+  for (const [i, entry] of manifest.images.entries()) {
+    const target = targets[i]!;
+    const name = `${entry.key.record} ${entry.key.id}`;
+    if (!sameKey(entry.key, target.key)) return `image ${i} names ${name}, not ${target.key.record} ${target.key.id}`;
+    if (entry.before !== fingerprint(target.before) || entry.after !== fingerprint(target.after)) return `the fingerprints of ${name} differ`;
+    try {
+      if (!sameImage(beforeImage(read, entry, modeOf(entry.before)), target.before)) return `the before-image of ${name} differs`;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  return undefined;
 }
 
 /** The file mode a fingerprint recorded (JSON tree), so the restored file gets it back. */

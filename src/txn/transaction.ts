@@ -9,7 +9,7 @@ import type { ChangeSummary } from "../model/change.js";
 import type { ImageTarget, StoreWriter } from "../stores/store.js";
 import { TOOL } from "../model/tool.js";
 import { refuseUnwritableStore } from "../stores/writable.js";
-import { discardBackupDir, fingerprint, newBackupId, setState, writeBackup, type Backup } from "./backup-store.js";
+import { discardBackupDir, fingerprint, newBackupId, setState, verifyBackup, writeBackup, type Backup } from "./backup-store.js";
 import { endJournal, journal, settle, undoOwnWrites, type JournalEntry } from "./journal.js";
 import type { Manifest } from "./manifest.js";
 
@@ -55,6 +55,13 @@ export function runTransaction(input: TransactionInput): Backup {
     manifest,
     input.targets.map((t) => t.before),
   );
+  try {
+    // The invariant every change rests on, checked once, here: a backup restore can read exists before the store moves.
+    verifyBackup(backup, input.targets);
+  } catch (error) {
+    discardBackupDir(backup.dir);
+    throw error;
+  }
   try {
     journal(input.stateDir, writer.info.path, backup, input.replacesJournal);
     setState(backup, "applying");
