@@ -29,16 +29,19 @@ export interface TransactionInput {
   replacesJournal?: JournalEntry;
 }
 
-export function runTransaction(input: TransactionInput): Backup {
-  const { writer } = input;
-  const manifest: Manifest = {
+/** The manifest a transaction's backup carries: what it changes, and each record's key and fingerprints. */
+export function manifestOf(
+  input: Pick<TransactionInput, "kind" | "sessions" | "changes" | "targets" | "now" | "restoreOf">,
+  store: { format: string; path: string },
+): Manifest {
+  return {
     schemaVersion: 1,
     id: newBackupId(input.now),
     kind: input.kind,
     tool: { ...TOOL },
     createdAt: new Date(input.now).toISOString(),
     state: "planned",
-    store: { format: writer.info.format, path: writer.info.path },
+    store: { format: store.format, path: store.path },
     sessions: input.sessions,
     ...(input.restoreOf !== undefined ? { restoreOf: input.restoreOf } : {}),
     changes: input.changes,
@@ -49,6 +52,11 @@ export function runTransaction(input: TransactionInput): Backup {
       ...(t.before.exists && t.before.mtimeMs !== undefined ? { mtimeMs: t.before.mtimeMs } : {}),
     })),
   };
+}
+
+export function runTransaction(input: TransactionInput): Backup {
+  const { writer } = input;
+  const manifest = manifestOf(input, writer.info);
   refuseUnwritableStore(writer.info, input.targets);
   const backup = writeBackup(
     input.backupRoot,

@@ -2,7 +2,8 @@
 // list of damage operations (fuzz-damage.ts), a copy of a small store with defects of its own gets them, and the
 // CLI's main() of the build (test/cli/run.ts, in this process: no node start per case) scans it, repairs it, scans
 // it again and restores the repair's backup. The properties, for every store:
-// 1. scan and repair never crash: exit 0, 1, 2 or 3; at most one line on stderr, no stack, no "internal error";
+// 1. scan and repair never crash: exit 0, 1, 2 or 3; at most one line on stderr, no stack, no "internal error", and
+//    no backup the transaction's read-back check refuses (backup-unverified);
 // 2. --json output is always exactly one JSON document;
 // 3. nothing hangs (each command has FUZZ_TIMEOUT_MS, 30 s by default);
 // 4. a repair that exits 0 leaves no error finding for the next scan;
@@ -224,6 +225,10 @@ function checkCommand(name: string, result: RunResult | "hang", failures: Failur
     failures.push({ property: "no-crash", detail: `${name} printed a stack: ${(result.stderr + result.stdout).slice(0, 800)}` });
   if (/internal error/i.test(result.stderr) || /internal error/i.test(result.stdout))
     failures.push({ property: "no-crash", detail: `${name} reported an internal error: ${(result.stderr + result.stdout).slice(0, 800)}` });
+  // The transaction's read-back check refusing is recover catching its own bug (a backup restore could not read): the
+  // store is safe, but the change could not be made, so it fails the case as a crash would.
+  if (/backup-unverified/.test(result.stderr) || /backup-unverified/.test(result.stdout))
+    failures.push({ property: "no-crash", detail: `${name} wrote a backup that does not read back: ${(result.stderr + result.stdout).slice(0, 800)}` });
   const lines = result.stdout.trimEnd().split("\n");
   try {
     if (!result.stdout.endsWith("\n") || lines.length !== 1) throw new Error(`${lines.length} lines`);

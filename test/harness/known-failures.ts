@@ -95,4 +95,10 @@ export const FORMER_FAILURES: readonly { id: string; format: HarnessFormat; coun
     counterexample: '[{"on":"row-column","table":"part","row":23,"column":"id","to":"blob"}]',
     was: "a part row whose id became a blob: the repair's --json named a change by an object, not an id (found by the soak, FUZZ_SEED=1297346855)",
   },
+  {
+    id: "sqlite-blob-message-id-without-session",
+    format: "opencode-sqlite",
+    counterexample: '[{"on":"row-column","table":"part","row":0,"column":"message_id","to":"blob"},{"on":"row","table":"session","row":0,"op":"delete"}]',
+    was: "a part row whose message_id became a blob, in a session whose row is gone: the repair wrote a manifest session restore refused (changes.14.messageId an object; the soak, FUZZ_SEED=359225987 FUZZ_PATH=64:1:2:4:4:4, issue 35)",
+  },
 ];

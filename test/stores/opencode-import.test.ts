@@ -246,3 +246,42 @@ describe("session import from another database of the data dir", () => {
     expect(dump(db)).toEqual(without);
   });
 });
+
+describe("session import of rows whose ids are not text (issue 35)", () => {
+  it("imports every row an id names (a blob message_id by its label), names the rows none can, and restore takes out exactly what it put in", async () => {
+    const dir = tempDir();
+    const state = tempDir();
+    const stable = path.join(dir, "opencode-stable.db");
+    const db = path.join(dir, "opencode.db");
+    fs.copyFileSync(DEMO_DB, stable);
+    fs.copyFileSync(DEMO_DB, db);
+    const [gone] = rowsOf(db, "SELECT id FROM session ORDER BY time_updated DESC LIMIT 1").map((r) => String(r.id));
+    const source = new Database(stable);
+    source.pragma("foreign_keys = OFF");
+    const parts = source.prepare("SELECT id FROM part WHERE session_id = ? ORDER BY rowid").pluck().all(gone) as string[];
+    const messages = source.prepare("SELECT id FROM message WHERE session_id = ? ORDER BY rowid").pluck().all(gone) as string[];
+    source.prepare("UPDATE part SET message_id = CAST(message_id AS BLOB) WHERE id = ?").run(parts[0]);
+    source.prepare("UPDATE message SET id = NULL WHERE id = ?").run(messages.at(-1));
+    source.close();
+    const conn = new Database(db);
+    conn.prepare("DELETE FROM part WHERE session_id = ?").run(gone);
+    conn.prepare("DELETE FROM message WHERE session_id = ?").run(gone);
+    conn.prepare("DELETE FROM session WHERE id = ?").run(gone);
+    conn.close();
+    const without = dump(db);
+
+    const r = await run(["session", "import", gone!, "--from", stable, "--store", dir, "--yes", "--json"], { env: envOf(state) });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as ImportDoc;
+    const changes = doc.sessions.flatMap((s) => s.changes) as { messageId?: unknown }[];
+    expect(changes).toHaveLength(1 + messages.length - 1 + parts.length);
+    expect(changes.some((c) => typeof c.messageId === "string" && c.messageId.startsWith("(blob 'msg_"))).toBe(true);
+    expect(doc.store.notices.join("\n")).toMatch(/is imported without some rows: message \(null\) is left in \S+opencode-stable\.db: its id is not text/);
+    const imported = rowsOf(db, "SELECT typeof(message_id) AS t FROM part WHERE id = ?", parts[0]);
+    expect(imported).toEqual([{ t: "blob" }]);
+
+    const undo = await run(["session", "restore", doc.backup!.id, "--store", dir, "--yes", "--json"], { env: envOf(state) });
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(dump(db)).toEqual(without);
+  });
+});

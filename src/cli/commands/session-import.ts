@@ -146,6 +146,7 @@ async function importInto(
     const { writer } = tx;
     const plan = planImport(writer, source, ids);
     for (const skipped of plan.skipped) store.info.notices.push(`${skipped.id} is not imported: ${skipped.why}`);
+    for (const partial of plan.partial) store.info.notices.push(`${partial.id} is imported without some rows: ${partial.why}`);
     const now = Date.now();
     const report: ChangeReport = {
       command: "import",

@@ -25,7 +25,7 @@ import { sqliteCodec } from "./codec.js";
 import { unwrappedIdTime } from "./ids.js";
 import { OpencodeJsonStore } from "./json-store.js";
 import { lastAgentAndModel, pathInWorktree } from "./recreate-session.js";
-import { type Cell, cellAt, cellSelect, columnsOf, integerCell, textCell, valueCell } from "./sqlite-row.js";
+import { type Cell, cellAt, cellIdText, cellSelect, columnsOf, integerCell, textCell, valueCell } from "./sqlite-row.js";
 import { openForReading, type ReadConnection } from "./sqlite-open.js";
 import { OpencodeSqliteStore } from "./sqlite-store.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
@@ -46,6 +46,8 @@ interface SourceSession {
   project: SourceRow;
   /** Why the project row is not the source's own (the tree had no readable project file). */
   projectNote?: string;
+  /** Rows of the session no id can address (an id that is not text): not imported, each named. */
+  leftBehind?: string[];
   rows: SourceRow[];
 }
 
@@ -71,6 +73,8 @@ export interface ImportPlan {
   sessions: ImportedSession[];
   /** Named sessions not imported, and why (already there; an id the target already holds). */
   skipped: { id: string; why: string }[];
+  /** Sessions imported without some of their rows, and which (rows no id can name: a restore could not take them out). */
+  partial: { id: string; why: string }[];
 }
 
 const key = (record: Table, id: string, sessionId: string, messageId?: string): RecordKey => ({
@@ -90,7 +94,7 @@ export function planImport(writer: StoreWriter, source: ImportSource, ids: reado
     throw new RecoverError("usage", `sessions are imported into an opencode database; ${writer.info.path} is not one`);
   }
   const target = writer.info.path;
-  const plan: ImportPlan = { sessions: [], skipped: [] };
+  const plan: ImportPlan = { sessions: [], skipped: [], partial: [] };
   const projects = new Set<string>();
   for (const id of ids) {
     if (writer.read(key("session", id, id)).exists) {
@@ -116,6 +120,13 @@ export function planImport(writer: StoreWriter, source: ImportSource, ids: reado
       rows.unshift(session.project);
       projects.add(session.projectId);
       if (session.projectNote) notes.push(session.projectNote);
+    }
+    if (session.leftBehind?.length) {
+      const one = session.leftBehind.length === 1;
+      plan.partial.push({
+        id,
+        why: `${session.leftBehind.join(", ")} ${one ? "is" : "are"} left in ${source.path}: ${one ? "its id is" : "their ids are"} not text, so no id can name ${one ? "it" : "them"} (and a restore could not take ${one ? "it" : "them"} out again)`,
+      });
     }
     const targets = rows.map((row): ImageTarget => ({ key: row.key, before: ABSENT, after: writer.newRow(row.table, row.cells) }));
     const changes = rows.map((row) => summariseChange({ op: "insert", key: row.key, rules: [], reasons: [] }));
@@ -162,16 +173,24 @@ function databaseSource(path: string): ImportSource {
       const projectId = text(session, "project_id");
       const [project] = readRows("project", "id", projectId);
       const rows: SourceRow[] = [{ table: "session", key: key("session", id, id), cells: session }];
+      const leftBehind: string[] = [];
+      // A row is imported only under an id that names it: text, as opencode writes every id (a label is no address).
+      const addressed = (table: Table, cells: Map<string, Cell>): boolean => {
+        if (cells.get("id")?.t === "text") return true;
+        leftBehind.push(`${table} ${cellIdText(cells.get("id"))}`);
+        return false;
+      };
       for (const message of readRows("message", "session_id", id))
-        rows.push({ table: "message", key: key("message", text(message, "id"), id), cells: message });
+        if (addressed("message", message)) rows.push({ table: "message", key: key("message", text(message, "id"), id), cells: message });
       for (const part of readRows("part", "session_id", id)) {
-        rows.push({ table: "part", key: key("part", text(part, "id"), id, text(part, "message_id")), cells: part });
+        if (addressed("part", part)) rows.push({ table: "part", key: key("part", text(part, "id"), id, cellIdText(part.get("message_id"))), cells: part });
       }
       return {
         id,
         projectId,
         project: project ? { table: "project", key: key("project", projectId, id), cells: project } : madeProject(projectId, id, undefined),
         ...(project ? {} : { projectNote: `${path} has no project ${projectId}: its row is made from the session's directory` }),
+        ...(leftBehind.length > 0 ? { leftBehind } : {}),
         rows,
       };
     },

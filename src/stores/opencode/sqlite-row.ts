@@ -51,6 +51,49 @@ export function cellOf(type: string, value: unknown, bytes: Buffer | null): Cell
   }
 }
 
+/** How much of a blob an id label shows: enough to recognise it, never a megabyte in a finding or a manifest. */
+const LABEL_BYTES = 32;
+
+/**
+ * An id or link column (`id`, `session_id`, `message_id`, `parent_id`, …) as the record model names it: the text
+ * opencode writes there or, when damage or a foreign writer left another storage class, a label saying what is there
+ * that no opencode id can be: `(blob X'deadbeef')`, `(integer 7)`, `(real 1.5)`, `(null)`. Records, findings, `--json`
+ * and the backup manifest hold ids as strings; the row's exact bytes are in its image, which restore writes back.
+ */
+export function idText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "(null)";
+  if (Buffer.isBuffer(value)) {
+    // A foreign writer that bound bytes for a string leaves the id's own text in a blob: show it as that text.
+    const text = printableText(value);
+    if (text !== undefined) return `(blob '${text}')`;
+    const hex = value.subarray(0, LABEL_BYTES).toString("hex");
+    return `(blob X'${hex}'${value.length > LABEL_BYTES ? `… ${value.length} bytes` : ""})`;
+  }
+  if (typeof value === "bigint" || Number.isSafeInteger(value)) return `(integer ${String(value)})`;
+  return `(real ${String(value)})`;
+}
+
+/** An id or link cell as the record model names it (see idText). */
+export function cellIdText(cell: Cell | undefined): string {
+  if (cell === undefined || cell.t === "null") return idText(null);
+  if (cell.t === "text") return Buffer.from(cell.v, "base64").toString("utf8");
+  if (cell.t === "blob") return idText(Buffer.from(cell.v, "base64"));
+  return idText(cell.t === "integer" ? BigInt(cell.v) : cell.v);
+}
+
+/** The blob's text when it is short, valid UTF-8 and printable ASCII-or-letters, as ids are; else undefined. */
+function printableText(bytes: Buffer): string | undefined {
+  if (bytes.length === 0 || bytes.length > 2 * LABEL_BYTES) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return /^[\p{L}\p{N}_.:@-]+$/u.test(text) ? text : undefined;
+}
+
 export const integerCell = (n: number): Cell => ({ t: "integer", v: String(Math.trunc(n)) });
 export const textCell = (s: string): Cell => ({ t: "text", v: Buffer.from(s).toString("base64") });
 

@@ -18,12 +18,13 @@ import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 import { sessionPaths } from "./recreate-session.js";
+import { columnsOf, idText, quoteName } from "./sqlite-row.js";
 
 interface SessionRow {
   id: string;
   title: string;
   directory: string;
-  parentId: string | null;
+  parentId: unknown;
   created: number;
   updated: number;
   messages: number;
@@ -40,6 +41,21 @@ interface StoredRow {
 const SESSION_SELECT = `SELECT s.id, s.title, s.directory, s.parent_id AS parentId, s.time_created AS created, s.time_updated AS updated,
          (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages
   FROM session s`;
+
+/**
+ * The id and link columns that place a row in a session: a row with a non-text value in one of them belongs to no
+ * session recover (or opencode) can name, so it is left as it is and the store says so (see noteRowsWithoutSession).
+ * A part whose message_id is not text still belongs to its session: it is read, as a part of no message.
+ */
+const PLACING_COLUMNS: readonly [table: string, column: string][] = [
+  ["session", "id"],
+  ["message", "id"],
+  ["message", "session_id"],
+  ["part", "id"],
+  ["part", "session_id"],
+];
+/** How many such rows a notice names one by one. */
+const NAMED_ROWS = 5;
 
 const REQUIRED_TABLES = ["session", "message", "part"];
 
@@ -65,6 +81,7 @@ export class OpencodeSqliteStore implements OpencodeStore {
     if (this.connection.notice) this.info.notices.push(this.connection.notice);
     if (this.connection.copy) this.info.readFrom = this.connection.copy;
     this.guard(() => this.checkSchema());
+    this.guard(() => this.noteRowsWithoutSession());
     this.statements = this.guard(() => ({
       session: this.db.prepare(`${SESSION_SELECT} WHERE s.id = ?`),
       // A row whose id is not text (NULL or a blob after row damage) cannot be named as a record (a change, a backup
@@ -100,6 +117,36 @@ export class OpencodeSqliteStore implements OpencodeStore {
   }
 
   /**
+   * Name the rows no session holds because an id or link column of theirs is not text. Each column is indexed in
+   * opencode's schema, and non-text values sort apart from text (NULL and numbers before it, blobs after), so this is
+   * a few index seeks, not a pass over the tables.
+   */
+  private noteRowsWithoutSession(): void {
+    const found: string[] = [];
+    let count = 0;
+    for (const [table, column] of PLACING_COLUMNS) {
+      const name = quoteName(column);
+      // Each test its own seek; IS NULL only where NULL can be (on a NOT NULL column SQLite plans it as a scan).
+      const nullable = columnsOf(this.db, table).find((c) => c.name === column)?.notnull === 0;
+      for (const test of [...(nullable ? ["IS NULL"] : []), "< ''", ">= X''"]) {
+        const where = `FROM ${quoteName(table)} WHERE ${name} ${test}`;
+        count += this.db.prepare(`SELECT count(*) ${where}`).pluck().get() as number;
+        if (found.length >= NAMED_ROWS) continue;
+        const rows = this.db
+          .prepare(`SELECT rowid, ${name} ${where} LIMIT ?`)
+          .raw()
+          .all(NAMED_ROWS - found.length) as [number, unknown][];
+        for (const [rowid, value] of rows) found.push(`${table} row ${rowid} (${column} ${idText(value)})`);
+      }
+    }
+    if (count === 0) return;
+    const one = count === 1;
+    this.info.notices.push(
+      `${count} row${one ? "" : "s"} of this database ${one ? "has" : "have"} a non-text id or session link, so no session holds ${one ? "it" : "them"} (opencode cannot show ${one ? "it" : "them"} either); recover leaves ${one ? "it as it is" : "them as they are"}: ${found.join(", ")}${count > found.length ? ", …" : ""}`,
+    );
+  }
+
+  /**
    * Turn SQLite's errors into one-line, actionable ones. A scan reads every page of the tables it reports on, and
    * SQLite checks each page it reads, so damage surfaces here; only then do we pay for PRAGMA quick_check (a
    * full pass over the file, a third of a whole scan's time on a large store) to name the damage.
@@ -124,7 +171,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
   }
 
   listSessions(): SessionSummary[] {
-    return this.guard(() => (this.db.prepare(`${SESSION_SELECT} ORDER BY s.time_updated DESC, s.id`).all() as SessionRow[]).map(toSummary));
+    // A session row whose id is not text cannot be named; its messages are listed as the session they name.
+    return this.guard(() =>
+      (this.db.prepare(`${SESSION_SELECT} WHERE typeof(s.id) = 'text' ORDER BY s.time_updated DESC, s.id`).all() as SessionRow[]).map(toSummary),
+    );
   }
 
   /**
@@ -191,9 +241,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
     const damaged: number[] = [];
     // Iterate rather than .all(): each row's JSON text dies as soon as its record is built, instead of living as
     // long as the session (which made the garbage collector copy megabytes of tool output again and again).
-    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<[string, string, StoredRow["data"]]>;
+    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<[string, unknown, StoredRow["data"]]>;
     for (const [partId, messageId, data] of rows) {
-      const ref: RecordRef = { kind: "part", id: partId, sessionId: id, messageId };
+      // A message_id that is not text names no message: the part is read as one of no message, named by its label.
+      const ref: RecordRef = { kind: "part", id: partId, sessionId: id, messageId: typeof messageId === "string" ? messageId : idText(messageId) };
       if (typeof data === "string" && data.includes("\ufffd")) damaged.push(parts.length);
       parts.push(partFromBytes(ref, data, keep));
     }
@@ -221,16 +272,22 @@ export class OpencodeSqliteStore implements OpencodeStore {
    */
   private home(messages: MessageRecord[]): SessionHome {
     const { directory, worktree } = sessionPaths(messages);
-    const version = (this.db.prepare("SELECT version FROM session ORDER BY time_updated DESC LIMIT 1").pluck().get() as string | undefined) ?? "unknown";
+    const version =
+      (this.db.prepare("SELECT version FROM session WHERE typeof(version) = 'text' ORDER BY time_updated DESC LIMIT 1").pluck().get() as string | undefined) ??
+      "unknown";
     const project =
       worktree === undefined || !this.hasProjects
         ? undefined
-        : (this.db.prepare("SELECT id, worktree FROM project WHERE worktree = ?").get(worktree) as { id: string; worktree: string } | undefined);
+        : (this.db.prepare("SELECT id, worktree FROM project WHERE worktree = ? AND typeof(id) = 'text'").get(worktree) as
+            | { id: string; worktree: string }
+            | undefined);
     if (project) return { projectID: project.id, worktree: project.worktree, version, found: `its worktree ${project.worktree}` };
     const sibling =
       directory === undefined
         ? undefined
-        : (this.db.prepare("SELECT project_id FROM session WHERE directory = ? LIMIT 1").pluck().get(directory) as string | undefined);
+        : (this.db.prepare("SELECT project_id FROM session WHERE directory = ? AND typeof(project_id) = 'text' LIMIT 1").pluck().get(directory) as
+            | string
+            | undefined);
     if (sibling !== undefined) return { projectID: sibling, version, found: `another session in ${directory}` };
     return { projectID: "global", version, found: "no project holds its directory" };
   }
@@ -262,7 +319,7 @@ function toSummary(row: SessionRow): SessionSummary {
     created: row.created,
     updated: row.updated,
     messages: row.messages,
-    ...(row.parentId ? { parentId: row.parentId } : {}),
+    ...(row.parentId !== null && row.parentId !== "" ? { parentId: idText(row.parentId) } : {}),
   };
 }
 
