@@ -12,8 +12,8 @@
 // 6. no readable record silently disappears: a record that parsed before the repair and is gone after it is named
 //    by one of the plan's changes.
 //
-// FUZZ_RUNS cases per format (50 in `npm run test:harness`, 500 in `npm run soak`), from FUZZ_SEED (fixed in
-// test:harness so CI is deterministic, drawn at random in the soak; always printed). A failure is shrunk to a
+// FUZZ_RUNS cases per format (50 in `npm run test:harness`, 500 in `npm run soak`), from FUZZ_SEED (drawn anew for
+// every run by vitest.harness.config.ts, so each CI run covers new ground; always printed). A failure is shrunk to a
 // minimal list of operations and reported with its seed and path: `FUZZ_SEED=<seed> FUZZ_PATH=<path> npm run
 // test:harness -- fuzz-<format>` replays exactly that case (the store it failed on is kept; its folder is printed).
 // Failures that product fixes in flight will remove are listed in known-failures.ts and tallied, not failed;
@@ -31,10 +31,9 @@ import { sqliteSnapshot } from "./crash-support.js";
 import { applyDamage, damageArbitrary, filesUnder, recordId, type Damage, type HarnessFormat } from "./fuzz-damage.js";
 import { knownFailure, type Failure } from "./known-failures.js";
 
-/** A seed for this run: FUZZ_SEED, else FUZZ_RANDOM_SEED=1 (the soak) draws one, else the fixed CI seed. */
+/** The run's seed: FUZZ_SEED (the harness config draws one per run), else a fixed one for a file run without it. */
 function seedOf(): number {
   if (process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== "") return Number(process.env.FUZZ_SEED) | 0;
-  if (process.env.FUZZ_RANDOM_SEED === "1") return (Math.random() * 0x7fffffff) | 0;
   return 20_261_124;
 }
 
