@@ -12,6 +12,8 @@ export default defineConfig({
     // And the race of two repairs with different state dirs on one store, 10 rounds per format (npm test runs one).
     include: [...(harness.test?.include ?? []), "test/txn/store-lock.test.ts"],
     env: {
+      // The harness's own (the run's drawn FUZZ_SEED and CRASH_SEED among them), then the soak's lengths.
+      ...harness.test?.env,
       LOCK_ROUNDS: process.env.LOCK_ROUNDS ?? "10",
       CRASH_TRIALS: process.env.CRASH_TRIALS ?? "25",
       FUZZ_RUNS: process.env.FUZZ_RUNS ?? "500",
