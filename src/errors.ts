@@ -39,6 +39,7 @@ export type ErrorCode =
   | "backup-unreadable"
   | "backup-unwritable"
   | "backup-unverified"
+  | "thinking-bound"
   | "state-unwritable"
   | "output-unwritable"
   | "restore-conflict"

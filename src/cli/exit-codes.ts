@@ -35,6 +35,7 @@ export const EXIT_CODES: Record<ErrorCode, ExitCode> = {
   "live-writer": ExitCode.refused,
   "restore-conflict": ExitCode.refused,
   "backup-unverified": ExitCode.refused,
+  "thinking-bound": ExitCode.refused,
   "interrupted-transaction": ExitCode.refused,
   "unsupported-repository": ExitCode.refused,
   "not-confirmed": ExitCode.findings,

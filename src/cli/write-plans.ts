@@ -87,6 +87,7 @@ export async function reportAndWrite(
           title: plan.summary.title,
           changes: plan.changes.map((change) => ({ summary: summariseChange(change), reasons: change.reasons, diff: () => changeDiff(change) })),
           unfixed: plan.remaining,
+          ...(plan.droppedThinking ? { droppedThinking: plan.droppedThinking } : {}),
         }),
       ),
   };

@@ -34,6 +34,8 @@ export interface ThinkingBlock extends BlockBase {
   blank?: boolean;
   /** Its signature (a redacted block: its encrypted data), which tells one block from another even with no text. */
   signature?: string;
+  /** The model that produced it, as the store records it (provider/prefix-bound.ts: does it bind its prefix?). */
+  model?: string;
 }
 export interface ToolUseBlock extends BlockBase {
   type: "tool_use";

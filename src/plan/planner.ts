@@ -20,6 +20,8 @@ import type { ProviderErrorKind } from "../provider/classify-error.js";
 import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
 import { ERROR_RULE_ID } from "./error-fixes.js";
 import { WorkingCopy } from "./working-copy.js";
+import { BOUND_THINKING_ID, BOUND_THINKING_REASON, boundThinkingFrom, firstChange } from "./prefix-thinking.js";
+import { plural } from "../model/format-count.js";
 
 /** Enough for one fix per message of a badly damaged message; a plan still moving after this is a bug. */
 const MAX_PASSES = 64;
@@ -34,6 +36,11 @@ export interface PlanOptions extends RuleOptions {
    * calls a session done that a scan would still fail (provider-rejects has no fix, so `rules` alone never sees it).
    */
   judgeWith?: readonly Rule[];
+  /**
+   * Refuse a plan whose changes come before prefix-bound thinking (`--keep-thinking`: for an account that does not
+   * enforce the prefix check), instead of dropping that thinking with it.
+   */
+  keepThinking?: boolean;
 }
 
 export interface SessionPlan {
@@ -49,6 +56,8 @@ export interface SessionPlan {
   after: { estimatedTokens: number; bytes: number };
   /** Its last turn is being written, so no rule judged (or fixed) it. */
   skipped?: LiveSkip;
+  /** Thinking blocks the plan drops because they are bound to what it changes before them (prefix-thinking.ts). */
+  droppedThinking?: number;
 }
 
 /**
@@ -70,9 +79,14 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
   const fixed: Finding[] = [];
   const byId = new Map(options.rules.map((r) => [r.id, r]));
   let skipped: LiveSkip | undefined;
+  let original: SessionView | undefined;
+  let droppedThinking = 0;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const view = pass === 0 && loadedView ? loadedView : sessionView(working.records(), options);
-    if (pass === 0) skipped = liveSkip(view);
+    if (pass === 0) {
+      skipped = liveSkip(view);
+      original = view;
+    }
     const all = checkSession(view, options.rules, options);
     const findings = options.filter ? all.filter(options.filter) : all;
     const claimed = new Set<string>(family.untouchable?.() ?? []);
@@ -91,6 +105,35 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
       fixed.push(finding);
       applied++;
     }
+    if (applied === 0 && original !== view) {
+      // Settled: now the thinking the fixes invalidated goes with them, and the loop judges the result again.
+      const bound = boundThinkingFrom(view.conversation, firstChange(original!.conversation, view.conversation));
+      if (bound.length > 0 && options.keepThinking) {
+        throw new RecoverError(
+          "thinking-bound",
+          `the repair of session ${summary.id} changes the conversation before ${plural(bound.length, "thinking block")} a current Claude model bound to it (${BOUND_THINKING_REASON}); --keep-thinking refuses to drop them: nothing was changed`,
+        );
+      }
+      context ??= family.context(view, options);
+      for (const block of bound) {
+        const edits = context.dropThinking(
+          { partId: block.source.id, ...(block.source.messageId ? { messageId: block.source.messageId } : {}) },
+          BOUND_THINKING_REASON,
+        );
+        const claims = edits.flatMap((edit) => family.claims(edit, false));
+        if (edits.length === 0 || claims.some((t) => claimed.has(t))) continue;
+        for (const t of claims) claimed.add(t);
+        working.apply(edits, BOUND_THINKING_ID);
+        droppedThinking++;
+        applied++;
+      }
+      if (bound.length > 0 && applied === 0) {
+        throw new RecoverError(
+          "fix-failed",
+          `session ${summary.id}: ${plural(bound.length, "thinking block")} after what the repair changes cannot be dropped (${BOUND_THINKING_REASON}); nothing was changed (please report this)`,
+        );
+      }
+    }
     if (applied === 0) {
       const { changes, files } = working.outcome();
       assertProviderAccepts(view, changes);
@@ -102,6 +145,7 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
         remaining: options.judgeWith ? judged(view, options, byId) : findings,
         after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) },
         ...(skipped ? { skipped } : {}),
+        ...(droppedThinking > 0 ? { droppedThinking } : {}),
       };
     }
   }

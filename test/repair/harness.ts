@@ -108,12 +108,19 @@ export interface PlanArgs {
   rules?: readonly Rule[];
   now?: number;
   sessionId?: string;
+  /** `--keep-thinking`: refuse a plan that must drop prefix-bound thinking. */
+  keepThinking?: boolean;
 }
 
 export function plan(fx: Fixture, args: PlanArgs = {}): SessionPlan {
   return withOpen(fx, (store) => {
     const records = store.loadSession(args.sessionId ?? fx.sessionId, "full");
-    return planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now: args.now ?? fx.now, rules: args.rules ?? DEFAULT_REPAIR_RULES });
+    return planSession(records, store.fixing, {
+      ...DEFAULT_RULE_OPTIONS,
+      now: args.now ?? fx.now,
+      rules: args.rules ?? DEFAULT_REPAIR_RULES,
+      ...(args.keepThinking ? { keepThinking: true } : {}),
+    });
   });
 }
 

@@ -25,6 +25,7 @@ import { TOP_COMMAND_SUMMARIES } from "../top-commands.js";
 
 interface TrimFlags {
   last?: boolean;
+  keepThinking?: boolean;
   limit?: number;
   contextLimit?: number;
   error?: string;
@@ -106,6 +107,7 @@ Examples:
     )
     .option("--dry-run", "show the plan, write nothing; exit 1 when there is something to trim")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
+    .option("--keep-thinking", "refuse (exit 3) a trim that must drop thinking a current Claude model bound to what it changes")
     .addHelpText(
       "after",
       `
@@ -164,7 +166,12 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             ...(bytes !== undefined ? { maxBytes: bytes } : {}),
           };
           const trim = trimOptions(request);
-          const plan = planSession(records, store.fixing, { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim }, view);
+          const plan = planSession(
+            records,
+            store.fixing,
+            { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim, ...(options.keepThinking ? { keepThinking: true } : {}) },
+            view,
+          );
           markPhase("planned");
           if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
           const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));

@@ -38,6 +38,7 @@ interface RepairFlags {
   errorFile?: string;
   resume?: boolean;
   includeLive?: boolean;
+  keepThinking?: boolean;
 }
 
 /**
@@ -68,6 +69,7 @@ export function addSessionRepair(session: Command): void {
     .option("--error <text>", "the provider's error text (or - for stdin): also fix exactly what it names")
     .option("--error-file <path>", "read the provider's error text from a file")
     .option("--resume", "after a repair, print the command that continues the session in its agent (opencode, Claude Code)")
+    .option("--keep-thinking", "refuse (exit 3) a repair that must drop thinking a current Claude model bound to what it changes")
     .addHelpText(
       "after",
       `
@@ -121,6 +123,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 now,
                 rules: aimed.rules,
                 judgeWith: judgeRules,
+                ...(options.keepThinking ? { keepThinking: true } : {}),
                 ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
                 ...(aimed.filter ? { filter: aimed.filter } : {}),
                 ...(aimed.trim ? { trim: aimed.trim.options } : {}),

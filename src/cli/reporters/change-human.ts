@@ -9,7 +9,8 @@ import { escapeControls, safeCommand, safeMessage, safeValue } from "../safe-tex
 import { liveSkipLine } from "./live-skips.js";
 import { RULE_BY_ID } from "./rule-lookup.js";
 import { findingPlace, fixCommand } from "./scan-human.js";
-import { formatCount } from "../../model/format-count.js";
+import { formatCount, plural } from "../../model/format-count.js";
+import { BOUND_THINKING_REASON } from "../../plan/prefix-thinking.js";
 
 const MAX_LINE = 240;
 
@@ -57,6 +58,11 @@ export function humanChangeReporter(io: Io): ChangeReporter {
             io.out("\n");
             for (const line of diff.split("\n")) io.out(`${colourLine(clip(line))}\n`);
           }
+        }
+        if (session.droppedThinking) {
+          io.out(
+            `  ${c.yellow("drops")} ${plural(session.droppedThinking, "thinking block")}: ${BOUND_THINKING_REASON} (a current Claude model checks it; --keep-thinking refuses instead)\n`,
+          );
         }
         for (const finding of session.unfixed) {
           const where = findingPlace(finding);

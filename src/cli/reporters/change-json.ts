@@ -7,6 +7,7 @@ import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 import { changeCount, errorsLeft, type ChangeReporter } from "./change-report.js";
 import { liveSkipJson } from "./live-skips.js";
+import { BOUND_THINKING_REASON } from "../../plan/prefix-thinking.js";
 
 export function jsonChangeReporter(io: Io): ChangeReporter {
   return {
@@ -24,6 +25,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
           id: s.id,
           title: s.title,
           changes: s.changes.map((c) => ({ ...c.summary, reasons: c.reasons })),
+          ...(s.droppedThinking ? { droppedThinking: { blocks: s.droppedThinking, reason: BOUND_THINKING_REASON } } : {}),
           // What the written store still holds is as left as what the plan left: one list.
           unfixed: [...s.unfixed, ...(s.left ?? [])].map((f) => ({
             rule: f.rule,

@@ -22,6 +22,8 @@ export interface ReportedSession {
   unfixed: Finding[];
   /** Errors a scan of the written session still found that the plan did not expect: no automatic fix for them. */
   left?: Finding[];
+  /** Thinking blocks the plan drops because a current Claude model bound them to what it changes before them. */
+  droppedThinking?: number;
 }
 
 export interface ChangeReport {

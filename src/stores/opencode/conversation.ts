@@ -158,6 +158,7 @@ function assistantSteps(message: Loaded, info: AssistantMessage, current: { prov
     }
     const block = assistantBlock(record, part, sameModel, signedReasoning);
     if (!block) continue;
+    if (block.use.type === "thinking" && info.modelID) block.use.model = info.modelID;
     blocks.push(block.use);
     if (block.result) results.push(block.result);
   }

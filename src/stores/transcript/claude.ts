@@ -80,6 +80,8 @@ export const claudeDialect: Dialect = {
     if (typeof content === "string") return { role, blocks: [textBlock(line, 0, "message.content", content)] };
     if (!Array.isArray(content)) return { skip: "no message content" };
     const blocks = collect(content, (item, index) => claudeBlock(line, obj(item), index));
+    const model = str(message?.model);
+    if (model !== undefined) for (const block of blocks) if (block.type === "thinking") block.model = model;
     // Claude Code leaves out an assistant's empty or whitespace-only text (docs/research/claude-code-request.md §E).
     const sent = role === "assistant" ? blocks.filter((b) => !(b.type === "text" && b.blank)) : blocks;
     if (sent.length === 0 && blocks.length > 0) return { skip: "only empty text, which Claude Code leaves out" };

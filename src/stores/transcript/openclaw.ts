@@ -63,8 +63,12 @@ export const openclawDialect: Dialect = {
     switch (message?.role) {
       case "user":
         return userContent(line, message.content, "message.content");
-      case "assistant":
-        return { role: "assistant", blocks: collect(asArray(message.content), (item, index) => assistantBlock(line, obj(item), index)) };
+      case "assistant": {
+        const blocks = collect(asArray(message.content), (item, index) => assistantBlock(line, obj(item), index));
+        const model = str(message.model);
+        if (model !== undefined) for (const block of blocks) if (block.type === "thinking") block.model = model;
+        return { role: "assistant", blocks };
+      }
       case "toolResult":
         return { role: "user", blocks: [toolResultBlock(handle(line, 0, "message"), message.toolCallId, message.isError === true, message.content)] };
       case "bashExecution":

@@ -1,0 +1,100 @@
+// Repairs that keep the prefix (issue 36): on a model that binds each thinking block to everything before it, a fix
+// that changes the request before a thinking block drops that block and every later one in the same plan, and keeps
+// every earlier one; a fix at the tail drops nothing; an older model's thinking is kept as before; --keep-thinking
+// refuses instead. Real stores of both opencode formats, planned in-process as `session repair` plans.
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { run } from "../cli/run.js";
+import { writeStore } from "../cli/stores.js";
+import { RecoverError } from "../../src/errors.js";
+import { BOUND_THINKING_ID, BOUND_THINKING_REASON } from "../../src/plan/prefix-thinking.js";
+import { sessionOf, storeOf, textPart } from "../rules/harness.js";
+import { cleanupAll, FORMATS, plan, setup } from "../repair/harness.js";
+import type { Transcript } from "../support/opencode-fixtures.js";
+
+afterAll(cleanupAll);
+
+const BOUND = "claude-opus-5-5";
+const OLDER = "claude-sonnet-4-5";
+
+/** Three turns with signed thinking each; the blank text part (the damage) in turn `damaged` (1-based). */
+function session(model: string, damaged: number) {
+  const as = { model: { providerID: "anthropic", modelID: model } };
+  const turn = (w: Transcript, n: number) => [
+    w.user(`Question ${n}: what does step ${n} of the migration do?`, { info: as }),
+    w.assistant(
+      [
+        w.stepStart(),
+        w.reasoning(`Step ${n} is in the migration script; read it before answering.`),
+        ...(n === damaged ? [textPart(w, "  ")] : []),
+        w.text(`Step ${n} copies the rows of table t${n} into the new schema.`),
+      ],
+      { modelID: model, providerID: "anthropic" },
+    ),
+  ];
+  return storeOf(sessionOf((w) => [1, 2, 3].flatMap((n) => turn(w, n))));
+}
+
+const reasoningTexts = (changes: ReturnType<typeof plan>["changes"]) =>
+  changes.filter((c) => c.op === "delete" && c.rules.includes(BOUND_THINKING_ID)).map((c) => String(c.before?.text));
+
+describe.each(FORMATS)("%s: thinking bound to its prefix", (format) => {
+  it("a fix in the first turn drops the thinking of every later turn, keeps the first turn's, and says why", () => {
+    const planned = plan(setup(format, session(BOUND, 1)));
+    expect(planned.droppedThinking).toBe(2);
+    expect(reasoningTexts(planned.changes).sort()).toEqual([
+      "Step 2 is in the migration script; read it before answering.",
+      "Step 3 is in the migration script; read it before answering.",
+    ]);
+    const drop = planned.changes.find((c) => c.rules.includes(BOUND_THINKING_ID))!;
+    expect(drop.reasons).toContain(BOUND_THINKING_REASON);
+    expect(planned.remaining.filter((f) => f.severity === "error")).toEqual([]);
+  });
+
+  it("a fix in the last turn, after its thinking, drops nothing", () => {
+    const planned = plan(setup(format, session(BOUND, 3)));
+    expect(planned.changes.length).toBeGreaterThan(0);
+    expect(planned.droppedThinking).toBeUndefined();
+    expect(reasoningTexts(planned.changes)).toEqual([]);
+  });
+
+  it("an older model's thinking is kept whatever the fix changes before it", () => {
+    const planned = plan(setup(format, session(OLDER, 1)));
+    expect(planned.changes.length).toBeGreaterThan(0);
+    expect(planned.droppedThinking).toBeUndefined();
+  });
+
+  it("--keep-thinking refuses such a plan (exit 3) instead of dropping", () => {
+    const fx = setup(format, session(BOUND, 1));
+    let caught: unknown;
+    try {
+      plan(fx, { keepThinking: true });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RecoverError);
+    expect((caught as RecoverError).code).toBe("thinking-bound");
+    expect((caught as RecoverError).message).toMatch(/before 2 thinking blocks a current Claude model bound to it/);
+  });
+});
+
+describe("what the user sees", () => {
+  it("the plan says how many thinking blocks it drops and why; --json carries it; --keep-thinking refuses with exit 3", async () => {
+    const { store, readPath } = writeStore(session(BOUND, 1), "opencode-sqlite");
+    const env = { XDG_STATE_HOME: path.join(path.dirname(readPath), "state") };
+    const human = await run(["session", "repair", "--all", "--dry-run", "--store", store], { env });
+    expect(human.status, human.stderr).toBe(1);
+    expect(human.stdout).toContain(`drops 2 thinking blocks: ${BOUND_THINKING_REASON}`);
+    expect(human.stdout).toMatch(/delete part prt_\w+ \[prefix-bound-thinking\]/);
+
+    const json = await run(["session", "repair", "--all", "--dry-run", "--json", "--store", store], { env });
+    const doc = JSON.parse(json.stdout) as { sessions: { droppedThinking?: { blocks: number; reason: string } }[] };
+    expect(doc.sessions.map((s) => s.droppedThinking)).toEqual([{ blocks: 2, reason: BOUND_THINKING_REASON }]);
+
+    const kept = await run(["session", "repair", "--all", "--yes", "--keep-thinking", "--store", store], { env });
+    expect(kept.status).toBe(3);
+    expect(kept.stderr).toMatch(
+      /^recover: the repair of session ses_\w+ changes the conversation before 2 thinking blocks .*--keep-thinking refuses to drop them: nothing was changed\n$/,
+    );
+  });
+});
