@@ -251,6 +251,8 @@ function errorPlan(error: ClassifiedError, view: SessionView, request: Anthropic
       return latestTurnPlan(request, error, why);
     case "thinking_signature":
       return signaturesPlan(request, error, namedBlocks, at, why);
+    case "thinking_bound":
+      return boundPlan(request, error, why);
     case "thinking_empty":
       return scoped([emptyThinking], position?.message.sourceMessageIds, `an empty thinking block${at}: it is removed (a signature cannot be made up)`);
     case "empty_tool_id":
@@ -362,6 +364,8 @@ function transcriptErrorPlan(
       return latestTurnPlan(request, error, why);
     case "thinking_signature":
       return signaturesPlan(request, error, named, at, why);
+    case "thinking_bound":
+      return boundPlan(request, error, why);
     case "thinking_empty":
       return scoped([emptyThinking], lineIds, `an empty thinking block${at}: it is removed (a signature cannot be made up)`);
     case "empty_tool_id":
@@ -575,6 +579,31 @@ function signaturesPlan(request: AnthropicRequest, error: ClassifiedError, named
   return {
     rule: thinkingBlocksRule(ids, why, "removed thinking whose signature the provider rejected; never edited or made up"),
     explanation: `${where}; a model or system-prompt switch makes every earlier signature fail, one request at a time, ${what}`,
+  };
+}
+
+/**
+ * `thinking_bound`: a current Claude model's prefix check. The block the error names and every thinking block after it
+ * in the request fail; the earlier ones are valid and stay, an unbroken run (../shared/reference/preserved-thinking.md
+ * §3, §6). With no position named, every thinking block goes: the blunter equivalent, also accepted.
+ */
+function boundPlan(request: AnthropicRequest, error: ClassifiedError, why: string): ErrorPlan {
+  const from = { message: error.index ?? 0, block: error.index === null ? 0 : (error.contentIndex ?? 0) };
+  const ids = new Set<string>();
+  request.messages.forEach((message, m) => {
+    if (m < from.message) return;
+    message.content.forEach((block, b) => {
+      if (m === from.message && b < from.block) return;
+      if (block.type === "thinking" || block.type === "redacted_thinking") ids.add(block.source.id);
+    });
+  });
+  const blocks = ids.size === 1 ? "the one thinking block" : `all ${ids.size} thinking blocks`;
+  return {
+    rule: thinkingBlocksRule(ids, why, "removed thinking the provider found bound to a conversation that has changed since; never edited or made up"),
+    explanation:
+      ids.size === 0
+        ? `${namedPlace(error, request)}: no thinking is sent from there on, so there is nothing to remove`
+        : `the conversation changed before the thinking${error.index === null ? "" : ` at messages.${from.message}`}, so ${blocks} from there on ${ids.size === 1 ? "goes" : "go"} in this one repair (the earlier ones stay valid and are kept; removed blocks stay verbatim in the backup; in the latest tool-use turn the turn goes whole)`,
   };
 }
 

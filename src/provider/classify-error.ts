@@ -18,6 +18,7 @@ export type ProviderErrorKind =
   | "thinking_order"
   | "thinking_modified"
   | "thinking_signature"
+  | "thinking_bound"
   | "thinking_empty"
   | "thinking_when_disabled"
   | "trailing_thinking"
@@ -136,7 +137,9 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["thinking_when_disabled", /When thinking is disabled/i],
   ["thinking_modified", /thinking.*cannot be modified/i],
   ["thinking_empty", /each thinking block must contain non-whitespace thinking|thinking blocks? must (?:contain|be) non-?(?:empty|whitespace)/i],
-  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature|bound to a different conversation/i],
+  // Before thinking_signature, whose words it starts with: the prefix check of current Claude models, not a bad signature.
+  ["thinking_bound", /bound to a different conversation/i],
+  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature/i],
   ["reasoning_invalid", /invalid_encrypted_content|encrypted content .* could not be verified/i],
   ["thinking_order", /Expected `?thinking`? or `?redacted_thinking`?, but found|first block must be thinking/i],
   ["trailing_thinking", /final block in an assistant message cannot be `?thinking`?/i],

@@ -20,6 +20,11 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
     cause: "a thinking block's signature is missing or no longer accepted (another model, conversation or system prompt)",
     fixedBy: "repair",
   },
+  thinking_bound: {
+    cause:
+      "the conversation changed before a thinking block a current Claude model bound to it (an edited, removed or shortened earlier message): that block and every later one fail, and re-sending the same history fails again",
+    fixedBy: "repair",
+  },
   thinking_empty: { cause: "a thinking block holds no text, or only whitespace (a client stored it emptied)", fixedBy: "repair" },
   reasoning_invalid: {
     cause: "encrypted reasoning the provider can no longer verify (another account, organization or model)",

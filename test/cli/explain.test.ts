@@ -29,6 +29,7 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   thinking_modified:
     "messages.5.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
   thinking_signature: "messages.1.content.0: Invalid `signature` in `thinking` block",
+  thinking_bound: "messages.3.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation.",
   thinking_when_disabled:
     "messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.",
   trailing_thinking: "messages.1: The final block in an assistant message cannot be `thinking`.",

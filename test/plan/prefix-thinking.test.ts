@@ -2,6 +2,7 @@
 // that changes the request before a thinking block drops that block and every later one in the same plan, and keeps
 // every earlier one; a fix at the tail drops nothing; an older model's thinking is kept as before; --keep-thinking
 // refuses instead. Real stores of both opencode formats, planned in-process as `session repair` plans.
+import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { run } from "../cli/run.js";
@@ -32,7 +33,8 @@ function session(model: string, damaged: number) {
       { modelID: model, providerID: "anthropic" },
     ),
   ];
-  return storeOf(sessionOf((w) => [1, 2, 3].flatMap((n) => turn(w, n))));
+  // No opening turn of the harness's own: turn n's thinking is messages.(2n-1).content.0 of the request.
+  return storeOf(sessionOf((w) => [1, 2, 3].flatMap((n) => turn(w, n)), { opening: false }));
 }
 
 const reasoningTexts = (changes: ReturnType<typeof plan>["changes"]) =>
@@ -96,5 +98,35 @@ describe("what the user sees", () => {
     expect(kept.stderr).toMatch(
       /^recover: the repair of session ses_\w+ changes the conversation before 2 thinking blocks .*--keep-thinking refuses to drop them: nothing was changed\n$/,
     );
+  });
+});
+
+describe("the error itself: `bound to a different conversation`", () => {
+  // The second turn's thinking.
+  const BOUND_400 =
+    'messages.3.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".';
+
+  it("explain says what it means and that sending the same history again cannot work", async () => {
+    const r = await run(["explain", BOUND_400]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^thinking_bound \(anthropic\)$/m);
+    expect(r.stdout).toMatch(/re-sending the same history fails again/);
+  });
+
+  it("--error drops the named block and every later one, and keeps the earlier ones", async () => {
+    const { store, readPath } = writeStore(session(BOUND, 0), "opencode-sqlite");
+    const env = { XDG_STATE_HOME: path.join(path.dirname(readPath), "state") };
+    const listed = JSON.parse((await run(["session", "list", "--json", "--store", store], { env })).stdout) as { sessions: { id: string }[] };
+    const id = listed.sessions[0]!.id;
+    const r = await run(["session", "repair", id, "--yes", "--json", "--error", BOUND_400, "--store", store], { env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { sessions: { changes: { op: string; record: string }[] }[] };
+    expect(doc.sessions[0]!.changes.filter((c) => c.op === "delete" && c.record === "part")).toHaveLength(2);
+    const db = new Database(readPath, { readonly: true });
+    const kept = db.prepare("SELECT json_extract(data, '$.text') FROM part WHERE json_extract(data, '$.type') = 'reasoning' ORDER BY id").pluck().all();
+    db.close();
+    expect(kept).toEqual(["Step 1 is in the migration script; read it before answering."]);
+    const explained = await run(["explain", BOUND_400, "--session", id, "--store", store], { env });
+    expect(explained.stdout).toMatch(/messages\.3\.content\.0 holds text: no thinking is sent from there on/);
   });
 });

@@ -54,7 +54,7 @@ const ANTHROPIC: Case[] = [
   ["messages.1.content.0: Invalid `signature` in `thinking` block", { kind: "thinking_signature", index: 1, contentIndex: 0 }],
   [
     'messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block". That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header. The `system` prompt differs from the one this block was created with.',
-    { kind: "thinking_signature", index: 1, contentIndex: 0 },
+    { kind: "thinking_bound", index: 1, contentIndex: 0 },
   ],
   ["messages.1.content.0.thinking.signature: Field required", { kind: "thinking_signature", index: 1, contentIndex: 0 }],
   ["This model does not support assistant message prefill. The conversation must end with a user message.", { kind: "trailing_assistant", index: null }],
@@ -138,7 +138,7 @@ const TRIAGE: Case[] = [
   ],
   [
     "messages.3.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. The `system` prompt differs from the one this block was created with.",
-    { kind: "thinking_signature", index: 3, contentIndex: 0 },
+    { kind: "thinking_bound", index: 3, contentIndex: 0 },
   ],
   [
     "Invalid 'input[12].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.",
