@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { ExitCode, type ErrorCode, type RecoverError } from "../errors.js";
 
 /**
@@ -45,4 +46,13 @@ export const EXIT_CODES: Record<ErrorCode, ExitCode> = {
 
 export function exitCodeOf(error: RecoverError): ExitCode {
   return EXIT_CODES[error.code];
+}
+
+/**
+ * How a run asked to end by a signal exits (CliContext.signal's reason is its name): 128 + its number, as a shell
+ * reports a process the signal ended (SIGHUP 129, SIGTERM 143). Undefined for anything that names no signal.
+ */
+export function signalExitCode(signal: unknown): number | undefined {
+  const number = typeof signal === "string" ? (constants.signals as Record<string, number | undefined>)[signal] : undefined;
+  return number === undefined ? undefined : 128 + number;
 }

@@ -7,7 +7,7 @@ import { ExitCode, outputError } from "../errors.js";
 import { storeFormats } from "../stores/formats.js";
 import { bindRun, reportError } from "./command-kit.js";
 import { safeMessage } from "./safe-text.js";
-import { exitCodeOf } from "./exit-codes.js";
+import { exitCodeOf, signalExitCode } from "./exit-codes.js";
 import { createIo, stdoutFailed, writeStdout, type CliContext, type RunState } from "./io.js";
 import { DOCUMENT_HEAD, errorDocument } from "./json-output.js";
 import { TOP_COMMAND_SUMMARIES, type SummarisedCommand, type TopCommandSummary } from "./top-commands.js";
@@ -265,11 +265,14 @@ export async function main(argv: string[], context: CliContext): Promise<number>
   }
   // A stream that failed a write knows it at once; its "error" event may still be a tick away.
   if (context.stdout.errored) stdoutFailed(run, context.stdout.errored);
-  if (run.stdoutError === undefined) return code;
+  // A run asked to end (SIGTERM, SIGHUP: CliContext.signal) ends as the signal would have ended it, whatever it was
+  // doing when it stopped (a prompt cancelled, a loop left, a write it let finish).
+  const ended = context.signal?.aborted ? signalExitCode(context.signal.reason) : undefined;
+  if (run.stdoutError === undefined) return ended ?? code;
   // What was printed is incomplete: said on stderr (stdout is what failed), and a run that would have ended 0 or 1
   // ends as the error; a refusal (3) keeps its code, since it says more (nothing was written).
   createIo({}, run).err(outputFailureLine(run.stdoutError));
-  return code === ExitCode.refused ? code : exitCodeOf(outputError(run.stdoutError));
+  return ended ?? (code === ExitCode.refused ? code : exitCodeOf(outputError(run.stdoutError)));
 }
 
 /** The line a run whose stdout failed ends with; bin/recover prints it too, for a write that fails after main(). */

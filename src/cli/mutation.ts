@@ -30,11 +30,17 @@ export function runBackupRoot(options: GlobalOptions, io: Pick<Io, "env" | "cwd"
   return backupRoot(options.backupDir, io.env, io.cwd);
 }
 
-/** A person at a terminal is asked; a script must have said --yes; --json never prompts. */
+/**
+ * A person at a terminal is asked; a script must have said --yes; --json never prompts. A run asked to end (SIGTERM,
+ * SIGHUP) stops here, whatever the answer: nothing is written after the signal.
+ */
 export async function confirmChange(io: Io, options: GlobalOptions, what: string): Promise<void> {
+  io.throwIfEnded();
   if (options.yes) return;
   if (!io.interactive) {
     throw new RecoverError("needs-confirmation", `refusing to change ${what} without --yes (no terminal to ask; nothing was changed)`);
   }
-  if (!(await io.confirm(`Change ${what}?`))) throw new RecoverError("not-confirmed", "not confirmed; nothing was changed");
+  const confirmed = await io.confirm(`Change ${what}?`);
+  io.throwIfEnded();
+  if (!confirmed) throw new RecoverError("not-confirmed", "not confirmed; nothing was changed");
 }

@@ -8,7 +8,10 @@ import type { Io } from "./io.js";
 import { safeValue } from "./safe-text.js";
 
 export interface SessionProgress {
-  /** One more session done; `extra` is the running tally the line ends with. */
+  /**
+   * One more session done; `extra` is the running tally the line ends with. Throws (`interrupted`) once the run was
+   * asked to end (SIGTERM, SIGHUP): a loop over many sessions stops at the next one, before anything is written.
+   */
   done(extra?: string): void;
   stop(): void;
 }
@@ -25,6 +28,7 @@ export async function sessionProgress(io: Io, verb: string, ids: readonly string
   const spinner = await io.spinner(line());
   return {
     done(extra) {
+      io.throwIfEnded();
       done++;
       spinner.update(line(extra));
     },
