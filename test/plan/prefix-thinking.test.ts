@@ -6,7 +6,9 @@ import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { run } from "../cli/run.js";
-import { writeStore } from "../cli/stores.js";
+import { T0, writeStore } from "../cli/stores.js";
+import { tempDir } from "../cli/run.js";
+import { ClaudeTranscript, MINUTE, OpenclawTranscript } from "../support/transcript-fixtures.js";
 import { RecoverError } from "../../src/errors.js";
 import { BOUND_THINKING_ID, BOUND_THINKING_REASON } from "../../src/plan/prefix-thinking.js";
 import { sessionOf, storeOf, textPart } from "../rules/harness.js";
@@ -129,4 +131,68 @@ describe("the error itself: `bound to a different conversation`", () => {
     const explained = await run(["explain", BOUND_400, "--session", id, "--store", store], { env });
     expect(explained.stdout).toMatch(/messages\.3\.content\.0 holds text: no thinking is sent from there on/);
   });
+});
+
+describe("transcripts: Claude Code and openclaw", () => {
+  /** Three turns with thinking; turn 1's tool call was interrupted (no result), and the user went on. */
+  function claude(model: string, root: string): void {
+    const t = new ClaudeTranscript({ seed: 36, start: T0, cwd: "/home/dana/code/migrate", model });
+    t.user("Run the migration's dry run.");
+    t.assistant([
+      { type: "thinking", thinking: "Run the dry run first." },
+      { type: "tool_use", name: "Bash", input: { command: "npm run migrate -- --dry-run" } },
+    ]);
+    for (const n of [2, 3]) {
+      t.advance(2 * MINUTE);
+      t.user(`Question ${n}: what does step ${n} do?`);
+      t.assistant([
+        { type: "thinking", thinking: `Step ${n} is in the script.` },
+        { type: "text", text: `Step ${n} copies table t${n}.` },
+      ]);
+    }
+    t.writeTo(root);
+  }
+
+  function openclaw(model: string, root: string): void {
+    const t = new OpenclawTranscript({ seed: 36, start: T0, model });
+    t.user("Run the migration's dry run.");
+    t.assistant([
+      { type: "thinking", thinking: "Run the dry run first." },
+      { type: "toolCall", name: "bash", arguments: { command: "npm run migrate -- --dry-run" } },
+    ]);
+    for (const n of [2, 3]) {
+      t.advance(2 * MINUTE);
+      t.user(`Question ${n}: what does step ${n} do?`);
+      t.assistant([
+        { type: "thinking", thinking: `Step ${n} is in the script.` },
+        { type: "text", text: `Step ${n} copies table t${n}.` },
+      ]);
+    }
+    t.writeTo(root);
+  }
+
+  it.each([
+    ["claude", claude],
+    ["openclaw", openclaw],
+  ] as const)(
+    "%s: the interrupted call's result goes before two later turns: their thinking goes on a bound model, stays on an older one",
+    async (format, write) => {
+      for (const [model, dropped] of [
+        [BOUND, 2],
+        [OLDER, undefined],
+      ] as const) {
+        const root = tempDir();
+        write(model, root);
+        const env = { XDG_STATE_HOME: path.join(root, "state") };
+        const r = await run(["session", "repair", "--all", "--dry-run", "--json", "--format", format, "--store", root], { env });
+        expect(r.status, r.stderr).toBe(1);
+        const doc = JSON.parse(r.stdout) as { sessions: { changes: { rules: string[] }[]; droppedThinking?: { blocks: number } }[] };
+        expect(
+          doc.sessions[0]!.changes.some((c) => c.rules.includes("tool-result-missing")),
+          `${format} ${model}`,
+        ).toBe(true);
+        expect(doc.sessions[0]!.droppedThinking?.blocks, `${format} ${model}`).toBe(dropped);
+      }
+    },
+  );
 });
