@@ -22,6 +22,8 @@ export interface RequestBlock {
   /** tool_use: its id; tool_result: the id it answers. */
   id?: string;
   isError?: boolean;
+  /** Thinking: the model that produced it (does it think adaptively? provider/prefix-bound.ts). */
+  model?: string;
 }
 
 export interface RequestMessage {
@@ -41,8 +43,8 @@ function requestBlock(block: Block): RequestBlock | undefined {
       return { type: "text", source: block.source, chars: block.chars, blank: block.blank };
     case "thinking":
       if (!block.signed) return undefined;
-      if (block.redacted) return { type: "redacted_thinking", source: block.source, chars: block.chars };
-      return { type: "thinking", source: block.source, chars: block.chars, blank: block.blank === true };
+      if (block.redacted) return { type: "redacted_thinking", source: block.source, chars: block.chars, ...(block.model ? { model: block.model } : {}) };
+      return { type: "thinking", source: block.source, chars: block.chars, blank: block.blank === true, ...(block.model ? { model: block.model } : {}) };
     case "tool_use":
       return { type: "tool_use", source: block.source, chars: block.chars, id: block.id };
     case "tool_result":

@@ -2,6 +2,7 @@
  * Check a request against the Anthropic Messages API's own rules and report each violation with the exact text the
  * API answers (reference formats-and-errors.md §1.1–1.3), its position, and the records behind it.
  */
+import { isPrefixBound } from "./prefix-bound.js";
 import type { ProviderErrorKind } from "./classify-error.js";
 import type { AnthropicRequest, RequestBlock } from "./anthropic-request.js";
 
@@ -16,15 +17,25 @@ export interface Violation {
   messageIds: string[];
 }
 
-export type ThinkingMode = "on" | "off";
+/**
+ * `adaptive`: thinking on, as the prefix-checking models run it (they think adaptively; Sonnet and Haiku 5.5 reject
+ * `enabled`), which drops manual mode's rule that the final assistant turn of a tool loop start with thinking
+ * (../shared/reference/preserved-thinking.md §5). The other thinking rules hold as they do with `on`.
+ */
+export type ThinkingMode = "on" | "off" | "adaptive";
 
 const THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
 const isThinking = (b: RequestBlock) => b.type === "thinking" || b.type === "redacted_thinking";
 
-/** `auto`: thinking is on when the conversation carries signed thinking (the model was run with it). */
+/**
+ * `auto`: thinking is on when the conversation carries signed thinking (the model was run with it); adaptive when the
+ * newest of that thinking came from a model that thinks only adaptively.
+ */
 export function thinkingMode(request: AnthropicRequest, wanted: "on" | "off" | "auto"): ThinkingMode {
   if (wanted !== "auto") return wanted;
-  return request.messages.some((m) => m.role === "assistant" && m.content.some(isThinking)) ? "on" : "off";
+  const newest = request.messages.flatMap((m) => (m.role === "assistant" ? m.content.filter(isThinking) : [])).at(-1);
+  if (newest === undefined) return "off";
+  return isPrefixBound(newest.model) ? "adaptive" : "on";
 }
 
 export interface ValidateOptions {

@@ -371,6 +371,19 @@ describe("validateAnthropic on hand-built requests", () => {
       const endsAssistant = request(["user", [text("Fix it.")]], ["assistant", [text("Done.")]]);
       expect(validateAnthropic(endsAssistant, "on", { midToolLoop: true })).toEqual([]);
     });
+
+    it("adaptive (the prefix-checking models): no leading-thinking rule; thinkingMode tells it by the newest thinking's model", () => {
+      expect(validateAnthropic(loop(text("Now editing.")), "adaptive", { midToolLoop: true })).toEqual([]);
+      const withModel = (model: string) => {
+        const r = loop(text("Now editing."));
+        r.messages[1]!.content[0]!.model = model;
+        return r;
+      };
+      expect(thinkingMode(withModel("claude-sonnet-5-5-20261015"), "auto")).toBe("adaptive");
+      expect(thinkingMode(withModel("us.anthropic.claude-fable-5-2-v1:0"), "auto")).toBe("adaptive");
+      expect(thinkingMode(withModel("claude-sonnet-4-5"), "auto")).toBe("on");
+      expect(thinkingMode(request(["user", [text("Fix it.")]], ["assistant", [text("Done.")]]), "auto")).toBe("off");
+    });
   });
 
   it("several violations are all reported, in request order", () => {
