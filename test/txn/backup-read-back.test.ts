@@ -12,7 +12,7 @@ import type { RecordKey } from "../../src/model/change.js";
 import { hasJournal } from "../../src/txn/journal.js";
 import { repairTargets } from "../../src/txn/targets.js";
 import { runTransaction } from "../../src/txn/transaction.js";
-import { readBackup } from "../../src/txn/backup-store.js";
+import { type Backup, readBackup } from "../../src/txn/backup-store.js";
 import { pendingTool, sessionOf, storeOf, textPart } from "../rules/harness.js";
 import { cleanupAll, diff, FORMATS, NO_DIFF, plan, setup, snapshot, withOpen, type Fixture } from "./../repair/harness.js";
 
@@ -43,34 +43,48 @@ function backupDirs(fx: Fixture): string[] {
   return fs.existsSync(fx.backupRoot) ? fs.readdirSync(fx.backupRoot) : [];
 }
 
+/**
+ * Plan the fixture's repair and run its transaction as `session repair` does; `breakKey` first breaks the key of the
+ * first record the store would change (the targets' keys are what the manifest writer records).
+ */
+function transact(fx: Fixture, breakKey?: Breakage): Backup {
+  const planned = plan(fx);
+  expect(planned.changes.length).toBeGreaterThan(0);
+  return withOpen(fx, (store) => {
+    const writer = store.openWriter();
+    try {
+      const sessionRef = store.loadSession(fx.sessionId, "full").sessionRef;
+      const { targets, changes } = repairTargets([{ sessionRef, changes: planned.changes }], writer, store.codec, fx.now);
+      if (breakKey) {
+        const index = targets.findIndex((t) => t.key.record !== "session");
+        targets[index] = { ...targets[index]!, key: breakKey(targets[index]!.key) };
+      }
+      return runTransaction({
+        kind: "repair",
+        writer,
+        backupRoot: fx.backupRoot,
+        stateDir: fx.stateDir,
+        sessions: [fx.sessionId],
+        changes,
+        targets,
+        now: fx.now,
+      });
+    } finally {
+      writer.close();
+    }
+  });
+}
+
 describe.each(FORMATS)("%s: a backup that does not read back stops the change", (format) => {
   it.each(Object.entries(BREAKAGES))("%s: refused, store untouched, nothing left behind", (_name, brokenBy) => {
     const fx = setup(format, damagedSession());
     const original = snapshot(fx);
-    const planned = plan(fx);
-    expect(planned.changes.length).toBeGreaterThan(0);
     let caught: unknown;
-    withOpen(fx, (store) => {
-      const writer = store.openWriter();
-      try {
-        const { targets, changes } = repairTargets(
-          [{ sessionRef: store.loadSession(fx.sessionId, "full").sessionRef, changes: planned.changes }],
-          writer,
-          store.codec,
-          fx.now,
-        );
-        // Break the first image the store would change (the targets' keys are what the manifest writer records).
-        const index = targets.findIndex((t) => t.key.record !== "session");
-        targets[index] = { ...targets[index]!, key: brokenBy(targets[index]!.key) };
-        try {
-          runTransaction({ kind: "repair", writer, backupRoot: fx.backupRoot, stateDir: fx.stateDir, sessions: [fx.sessionId], changes, targets, now: fx.now });
-        } catch (error) {
-          caught = error;
-        }
-      } finally {
-        writer.close();
-      }
-    });
+    try {
+      transact(fx, brokenBy);
+    } catch (error) {
+      caught = error;
+    }
     expect(caught).toBeInstanceOf(RecoverError);
     const error = caught as RecoverError;
     expect(error.code).toBe("backup-unverified");
@@ -85,30 +99,7 @@ describe.each(FORMATS)("%s: a backup that does not read back stops the change", 
   it("an unbroken backup reads back, and the change is made", () => {
     const fx = setup(format, damagedSession());
     const original = snapshot(fx);
-    const planned = plan(fx);
-    const backup = withOpen(fx, (store) => {
-      const writer = store.openWriter();
-      try {
-        const { targets, changes } = repairTargets(
-          [{ sessionRef: store.loadSession(fx.sessionId, "full").sessionRef, changes: planned.changes }],
-          writer,
-          store.codec,
-          fx.now,
-        );
-        return runTransaction({
-          kind: "repair",
-          writer,
-          backupRoot: fx.backupRoot,
-          stateDir: fx.stateDir,
-          sessions: [fx.sessionId],
-          changes,
-          targets,
-          now: fx.now,
-        });
-      } finally {
-        writer.close();
-      }
-    });
+    const backup = transact(fx);
     expect(diff(original, snapshot(fx))).not.toEqual(NO_DIFF);
     expect(readBackup(fx.backupRoot, backup.manifest.id).manifest.state).toBe("done");
   });
