@@ -17,6 +17,8 @@ export default defineConfig({
       LOCK_ROUNDS: process.env.LOCK_ROUNDS ?? "10",
       CRASH_TRIALS: process.env.CRASH_TRIALS ?? "25",
       FUZZ_RUNS: process.env.FUZZ_RUNS ?? "500",
+      // A battle case is a real git repository copied, statused, rolled back and undone (~1.5 s): 200 take ~5 min.
+      FUZZ_BATTLE_RUNS: process.env.FUZZ_BATTLE_RUNS ?? "200",
     },
   },
 });

@@ -12,7 +12,7 @@ import { simpleGit } from "simple-git";
 import { captureWorktree, isSafetyCheckpoint, isStatePath, openRepo, resolveCommit } from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
 import { battleId, battlePaths, readHistory } from "../stores/pokeralph/battle-files.js";
-import { readSidecar } from "../stores/pokeralph/sidecar.js";
+import { readRollbacks, readSidecar } from "../stores/pokeralph/sidecar.js";
 import type { ManualChange } from "./resume.js";
 import { lastRollback } from "./rollback.js";
 
@@ -53,7 +53,9 @@ export async function changesSinceCheckpoint(root: string, taskId: string): Prom
   const history = readHistory(paths.history).history;
   const now: BattleNow = history ? { lastIteration: Math.max(0, ...history.iterations.map((i) => i.number)), battleId: battleId(history) } : {};
   let checkpoint = latestCheckpoint(listing.checkpoints, now);
-  const rollback = lastRollback(readSidecar(paths.sidecar));
+  const sidecar = readSidecar(paths.sidecar);
+  readRollbacks(sidecar, paths.sidecar);
+  const rollback = lastRollback(sidecar);
   if (rollback && (checkpoint === null || rollback.at > checkpoint.time)) {
     // Rolled back since: the tree was put at the rollback's target, and that is what the user's fix starts from.
     const { target } = rollback;

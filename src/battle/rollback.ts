@@ -15,7 +15,7 @@ import type { RecordKey, StoredImage } from "../model/change.js";
 import { type NextStep, RecoverError } from "../errors.js";
 import type { ImageTarget, StoreFormat } from "../stores/store.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";
-import { BattleFilesStore } from "../stores/pokeralph/battle-store.js";
+import { BattleFilesStore, refuseSymlink } from "../stores/pokeralph/battle-store.js";
 import { withStoreTransaction } from "../txn/store-transaction.js";
 import { changesOfTargets } from "../txn/targets.js";
 import type { Backup } from "../txn/backup-store.js";
@@ -40,7 +40,7 @@ import {
 } from "../checkpoint/git-snapshot.js";
 import { listCheckpoints, type ListedCheckpoint } from "../checkpoint/list.js";
 import { sidecarLockKey } from "../checkpoint/sidecar.js";
-import { readSidecar, SIDECAR_SCHEMA_VERSION } from "../stores/pokeralph/sidecar.js";
+import { readRollbacks, readSidecar, SIDECAR_SCHEMA_VERSION } from "../stores/pokeralph/sidecar.js";
 import type { Json } from "../model/edit.js";
 
 /** What the backups and the journal call a battle's state files (a FileWriter store rooted at the battle folder). */
@@ -279,6 +279,8 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
   const paths = battlePaths(project, taskId);
   // Refuses a weird repository (a merge or rebase in progress, index.lock, sparse checkout, no commit) up front.
   const repo = await openRepo(project);
+  // The state files are rewritten: a link there is refused now, as the transaction would refuse it (the dry run too).
+  for (const file of [paths.history, paths.sidecar]) refuseSymlink(file);
   const read = readHistory(paths.history);
   if (read.problem !== undefined) throw new RecoverError("store-corrupt", `${read.problem}: fix it (or restore it) before rolling back; nothing was changed`);
   const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
@@ -290,7 +292,7 @@ export async function planRollback(project: string, taskId: string, mode: Rollba
         : `--iteration takes 1..${lastIteration} for ${taskId} (the iterations history.json records)`,
     );
   }
-  readSidecar(paths.sidecar); // a damaged sidecar stops here, before anything is planned on it
+  readRollbacks(readSidecar(paths.sidecar), paths.sidecar); // a damaged sidecar stops here, before anything is planned on it
   const listing = await listCheckpoints(project, taskId);
   const current = read.history ? battleId(read.history) : undefined;
   const target = await chooseTarget(repo, listing.checkpoints, mode, lastIteration, current, { taskId, project });
@@ -397,6 +399,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       const { ref, commit, capture } = await takeSafetyCheckpoint(repo, taskId, `before rollback to ${plan.target.checkpoint}`, now);
       const historyNow = readStateText(paths.history);
       const read = readHistory(paths.history);
+      if (read.problem !== undefined) throw new RecoverError("store-changed", `${read.problem} since the rollback was planned; nothing was changed`);
       const lastIteration = Math.max(0, ...(read.history?.iterations.map((i) => i.number) ?? []));
       const safetyId = checkpointId(now);
       const entry: Json = {
@@ -420,6 +423,7 @@ export async function applyRollback(plan: RollbackPlan, options: ApplyOptions): 
       const targets = treeTargets(repo.root, files, (key) => writer.read(key), taskId);
 
       // 3. The state, from the files as they are now (the lock holds off other recovers; pokeralph is checked by the caller).
+      readRollbacks(readSidecar(paths.sidecar), paths.sidecar); // damaged since the plan checked it: stop, as the plan would have
       const sidecarNow = readStateText(paths.sidecar);
       const state = nextState(historyNow, sidecarNow, taskId, plan.mode, plan.target, { ref, entry }, now);
       const files2: StateFile[] = [

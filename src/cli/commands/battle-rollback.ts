@@ -175,7 +175,8 @@ A safety checkpoint of the current tree is taken first. The files, history.json 
 backed-up transaction (rolled-back iterations are archived in checkpoints.json); --undo, or
 \`recover session restore <backup-id>\`, puts all of it back.
 Exit codes: 0 rolled back (or nothing to do), 1 dry run with changes / not confirmed, 2 usage or input error
-(also: no terminal and no --yes), 3 refused for safety (pokeralph runs the battle, a merge/rebase in progress).`,
+(also: no terminal and no --yes), 3 refused for safety (pokeralph runs the battle, a merge/rebase in progress,
+history.json or checkpoints.json is a symbolic link).`,
     )
     .action(
       action<RollbackFlags>(async ({ args, options, io }) => {

@@ -40,6 +40,8 @@ const Iteration = z.looseObject({
   feedbackResults: FeedbackResults.optional(),
 });
 export type HistoryIteration = z.infer<typeof Iteration>;
+/** An iteration as history.json must hold it for recover to work on it (the archive of a rollback holds such ones). */
+export const HistoryIterationSchema = Iteration;
 
 const History = z.looseObject({
   taskId: z.string(),

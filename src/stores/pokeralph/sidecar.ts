@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import { RecoverError } from "../../errors.js";
-import { FeedbackResults } from "./battle-files.js";
+import { FeedbackResults, HistoryIterationSchema } from "./battle-files.js";
 
 export const SIDECAR_SCHEMA_VERSION = 1;
 
@@ -33,6 +33,20 @@ export const SidecarCheckpoint = z.looseObject({
   branch: z.string().nullable().optional(),
 });
 export type SidecarCheckpoint = z.infer<typeof SidecarCheckpoint>;
+
+/**
+ * One rollback, as battle rollback archives it (`rolledBack`): when, the iterations it took out of history.json (a
+ * rollback to its safety ref puts them back there, so they must be iterations history.json can hold), the safety
+ * ref, and the checkpoint it went to (`battle fix` diffs against it). Checked by readRollbacks, not by readSidecar:
+ * checkpoint create and list never read the archive and keep it as it is.
+ */
+export const SidecarRollback = z.looseObject({
+  at: z.string(),
+  iterations: z.array(HistoryIterationSchema),
+  safetyRef: z.string(),
+  target: z.looseObject({ checkpoint: z.string(), afterIteration: z.number().int().min(0), commit: z.string() }),
+});
+export type SidecarRollback = z.infer<typeof SidecarRollback>;
 
 export const Sidecar = z.looseObject({
   schemaVersion: z.literal(SIDECAR_SCHEMA_VERSION),
@@ -69,6 +83,23 @@ export function readSidecar(path: string): Sidecar | null {
   }
   // The parsed original, not zod's output: written back, it is exactly what was read plus our change.
   return json as Sidecar;
+}
+
+/**
+ * The sidecar's archive of rollbacks, checked: battle rollback and battle fix read it, and a damaged entry stops them
+ * (exit 2, naming it) as a damaged checkpoint entry stops every command.
+ */
+export function readRollbacks(sidecar: Sidecar | null, path: string): SidecarRollback[] {
+  if (sidecar === null || sidecar.rolledBack === undefined) return [];
+  const parsed = z.array(SidecarRollback).safeParse(sidecar.rolledBack);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RecoverError(
+      "store-corrupt",
+      `${path} is not a checkpoint record (${["rolledBack", ...(issue?.path ?? [])].join(".")}: ${issue?.message ?? "invalid"}); fix it or move it away`,
+    );
+  }
+  return sidecar.rolledBack as SidecarRollback[];
 }
 
 /** The sidecar's bytes as recover writes them (pokeralph's own style: two-space JSON and a newline). */
