@@ -118,7 +118,7 @@ export interface GlobalOptions {
 export interface Io {
   json: boolean;
   quiet: boolean;
-  /** Prompts are allowed only for a person at a terminal, never with --json. */
+  /** Prompts are allowed only for a person at a terminal (stdin, stdout and stderr, where they go), never with --json. */
   interactive: boolean;
   color: ChalkInstance;
   out(text: string): void;
@@ -216,7 +216,8 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
   return {
     json,
     quiet,
-    interactive: isTTY.stdin && isTTY.stdout && !json,
+    // A prompt is written to stderr: where that is not the terminal (`2>file`), nobody would see the question.
+    interactive: isTTY.stdin && isTTY.stdout && isTTY.stderr && !json,
     color,
     env,
     cwd: context.cwd,

@@ -111,9 +111,19 @@ async function findings(copy: StoreCopy): Promise<string[]> {
  * when the test ends (a driver that did not finish, the command it started) is SIGKILLed then: `test` is the test's
  * context, whose onTestFinished is the concurrent tests' afterEach.
  */
-function inTerminal(test: TestContext, args: string[], copy: StoreCopy, size: Size, steps: Step[] = [], timeout = 8): Promise<PtyRun> {
+function inTerminal(
+  test: TestContext,
+  args: string[],
+  copy: StoreCopy,
+  size: Size,
+  steps: Step[] = [],
+  timeout = 8,
+  options: { stderrTo?: string } = {},
+): Promise<PtyRun> {
+  const command = [process.execPath, BIN, ...args, "--store", copy.store, "--backup-dir", copy.backups];
   const spec = {
-    argv: [process.execPath, BIN, ...args, "--store", copy.store, "--backup-dir", copy.backups],
+    // `2>file`, as a shell would do it: stdin and stdout stay the terminal.
+    argv: options.stderrTo === undefined ? command : ["sh", "-c", 'exec "$@" 2>"$0"', options.stderrTo, ...command],
     // A person's terminal: colours and the spinner allowed (no CI, no NO_COLOR); state and backups in the temp dir.
     // One scan thread: a scan of many sessions takes long enough to be resized while it runs.
     env: childEnv({ CI: undefined, NO_COLOR: undefined, TERM: "xterm-256color", XDG_STATE_HOME: copy.stateHome, RECOVER_SCAN_THREADS: "1" }),
@@ -353,6 +363,17 @@ describe.skipIf(!HAS_PYTHON)("a real terminal of any size", () => {
     expect(r.status).toBe(129);
     expect(msFrom(r, "closed")).toBeLessThan(2000);
     expect(fs.existsSync(copy.lock), "the store's lock is released").toBe(false);
+    expectSameBytes(before, snapshot(copy.store));
+  });
+
+  it("stderr redirected (2>file): no prompt nobody can see; the repair refuses at once without --yes (exit 2)", async (test) => {
+    const copy = copyOf(template());
+    const before = snapshot(copy.store);
+    const errors = path.join(copy.dir, "errors.txt");
+    const r = await inTerminal(test, ["session", "repair", DAMAGED], copy, [24, 100], [], 8, { stderrTo: errors });
+    expectEnded(r);
+    expect(r.status, fs.readFileSync(errors, "utf8")).toBe(2);
+    expect(fs.readFileSync(errors, "utf8")).toMatch(/refusing to change .* without --yes \(no terminal to ask; nothing was changed\)/);
     expectSameBytes(before, snapshot(copy.store));
   });
 
