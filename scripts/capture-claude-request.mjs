@@ -20,7 +20,8 @@
 //   node scripts/capture-claude-request.mjs --list            # the scenarios
 //
 // Options: --work <dir> (scratch root, wiped per run; default /tmp/cc-capture, kept fixed so the paths stored in the
-// transcript and the system prompt are the same on every run), --model <id> (default claude-sonnet-4-5),
+// transcript and the system prompt are the same on every run), --model <id> (default: the scenario's, else
+// claude-sonnet-4-5),
 // --timeout <s> per client run (default 120), --fixtures <dir> (also write <scenario>.jsonl and
 // <scenario>.request.json there, in the trimmed form kept in fixtures/claude-code-2.1/).
 //
@@ -28,38 +29,72 @@
 // step-<n>.stdout/.stderr, transcript-before-final.jsonl (the transcript as the captured step found it, after edits),
 // transcript-after.jsonl, request.json (the continuing request's full body), request.trimmed.json.
 //
-// Enforcing mock (--enforce; the repair-* scenarios turn it on themselves): the mock then also applies two rules of the
-// real Messages API and answers a request that breaks one with HTTP 400 and the API's error body
-// ({"type":"error","error":{"type":"invalid_request_error","message":…},"request_id":"req_mock…"}):
+// Enforcing mock (--enforce; the repair-* scenarios turn it on themselves): the mock then also applies these rules of
+// the real Messages API and answers a request that breaks one with HTTP 400 and the API's error body
+// ({"type":"error","error":{"type":"invalid_request_error","message":…},"request_id":"req_mock…"}), checked in this
+// order:
 //   - empty thinking: a `thinking` block (any message) whose text is empty or whitespace →
-//     `messages.N.content.M.thinking: each thinking block must contain non-whitespace thinking` (checked first);
+//     `messages.N.content.M.thinking: each thinking block must contain non-whitespace thinking`;
+//   - blank text: a `text` block (or a string `content`) that is empty or whitespace, in any message →
+//     `messages: text content blocks must contain non-whitespace text` (the API names no position);
 //   - modified thinking: in the latest assistant message of `messages` only, a `thinking` block carrying a signature
 //     this mock issued, with another text than the one issued with it → `messages.N.content.M: \`thinking\` or
 //     \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they
 //     were in the original response.`
+//   - prefix binding, only when the request's `model` is one of recover's prefix-checking models
+//     (src/provider/prefix-bound.ts, copied below; e.g. `--model claude-opus-5-5`): every thinking block the mock
+//     issues is bound to (1) a hash of its prefix: `system`, `tools`, the request's `messages` and the blocks before
+//     it in its own reply, thinking blocks left out, canonical (values only: `cache_control` dropped, keys sorted, a
+//     string `content` read as the one text block it stands for), and (2) its predecessor: the thinking block before it
+//     (in its reply or any earlier message), or none. A later request that carries a block with a signature the mock
+//     bound is checked the same way (the messages before the block's message, the blocks before it in its own
+//     message): a changed prefix, or another thinking block right before it (a block left out or moved; none before
+//     it is fine: thinking stripped from the start) fails, and the FIRST failing block is named →
+//     `messages.N.content.M: Invalid \`signature\` in \`thinking\` block. The block is bound to a different conversation.
+//     Remove the block, or set \`thinking.block_binding.prefix_mismatch_behavior\` to "drop_block".` plus, when the
+//     request's `anthropic-beta` lacks `thinking-binding-controls-2026-08-01` (Claude Code never sends it), ` That
+//     setting requires the \`thinking-binding-controls-2026-08-01\` value in the \`anthropic-beta\` header.`
+//     (../shared/reference/preserved-thinking.md §3). A request with `thinking.block_binding.prefix_mismatch_behavior:
+//     "drop_block"` and that beta passes (the failing block and all later thinking left out of the new reply's binding);
+//     `block_binding` without the beta → `thinking.<type>.block_binding: Extra inputs are not permitted`.
+//     --bind-scope messages: bind only `messages` (not `system`/`tools`), for a client whose system prompt or tools
+//     legitimately change between runs (Claude Code 2.1.197 and 2.1.331 keep both identical; not needed so far).
+//     --mismatch-header: with the 400, also send `anthropic-thinking-prefix-mismatch: block=messages.N.content.M;
+//     kind=prefix|predecessor`, a response header Claude Code 2.1.331 reads to strip thinking from that block on only
+//     (not in Anthropic's documentation: off by default).
 // N and M are positions in the request as the client sent it. Every logged request carries the mock's answer
-// (`answer`: status, and the error text for a 400).
+// (`answer`: status, rule, the error text for a 400, `why` for a binding failure).
 //
-// Repair loop (scenarios repair-*): build a session, break its stored thinking, resume (the mock answers 400), run
+// Repair loop (scenarios repair-*): build a session, damage its transcript, resume (the mock answers 400), run
 // `node <recover> session repair <session> --error "<the exact 400 message>" --yes --store <CLAUDE_CONFIG_DIR>`,
-// resume again (must be answered 200 with a reply). One command per scenario:
+// resume again (must be answered 200 with a reply). A recover step with `withError: false` runs the plain
+// `session repair <session> --yes --store …` instead (the `*-plain` scenarios: right after the damage, before the
+// client ever sent it). Before each repair the driver also runs the same command with `--dry-run --json` (minus --yes)
+// and keeps it as step-<n>.plan.json; verdict.json gets its summary (changes by rule, `droppedThinking`, notices).
+// One command per scenario:
 //
 //   node scripts/capture-claude-request.mjs --client /tmp/cc-client/node_modules/.bin/claude \
 //        --scenario repair-thinking-modified --out /tmp/cc-out/repair-thinking-modified --enforce --recover-wait 65
 //
-// Options for it: --recover <path to bin/recover> (default: this repository's; its dist/ must be built),
-// --skip-recover (control run: the same steps without the repair, to show whether the second resume fails without
+// The repair-prefix-* scenarios (issue 36; model claude-opus-5-5 unless --model, the *-sonnet45 ones claude-sonnet-4-5)
+// build one history with 7 thinking blocks over 3 turns (2 per reply, a Bash call in turn two) and damage it in
+// different places; docs/research/claude-code-prefix-thinking.md has the commands and the results.
+//
+// Options for it: --recover <path to bin/recover> (default: this repository's; its dist/main.cjs must be built),
+// --skip-recover (control run: the same steps without the repair, to show whether the later resume fails without
 // it), --recover-wait <s> (wait before running recover; default 0, and then recover's 60 s write guard refuses with
-// exit 3). Extra output with the enforcing mock: step-<n>.request.trimmed.json (first main-loop request of each client
-// step), transcript-step-<n>.before.jsonl / .after.jsonl (the transcript around each step, edits included in
-// "before"), step-<n>.command/.stdout/.stderr/.exit of the recover step, verdict.json (pass/fail, warnings and the
-// facts they rest on). The process exits 1 when the loop fails (not for --skip-recover). Findings:
-// docs/research/claude-code-repair-loop.md.
+// exit 3). With the enforcing mock every client step that expects nothing in particular (building the session) must
+// be answered 200 throughout. Extra output with the enforcing mock: step-<n>.request.trimmed.json (first main-loop
+// request of each client step), transcript-step-<n>.before.jsonl / .after.jsonl (the transcript around each step,
+// edits included in "before"), step-<n>.command/.plan.json/.stdout/.stderr/.exit of the recover step, verdict.json
+// (pass/fail, warnings and the facts they rest on). The process exits 1 when the loop fails (not for --skip-recover).
+// Findings: docs/research/claude-code-repair-loop.md, docs/research/claude-code-prefix-thinking.md.
 //
 // Isolation: HOME and CLAUDE_CONFIG_DIR under --work, cwd is <work>/project, ANTHROPIC_BASE_URL points at the mock on
 // 127.0.0.1, telemetry / auto-update / error reporting / non-essential traffic disabled. Plain Node ESM, no
 // dependencies.
 
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -642,6 +677,223 @@ function repairScenarios() {
     },
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    ...prefixScenarios(),
+  };
+}
+
+// Remove the chain records `pred` picks; each child of a removed record is re-parented to that record's parent.
+function deleteRecords(file, pred) {
+  const recs = readLines(file);
+  const gone = new Map(recs.filter(pred).map((r) => [r.uuid, r.parentUuid]));
+  const up = (u) => {
+    while (gone.has(u)) u = gone.get(u);
+    return u;
+  };
+  const kept = recs.filter((r) => !gone.has(r.uuid));
+  for (const r of kept) if (gone.has(r.parentUuid)) r.parentUuid = up(r.parentUuid);
+  writeLines(file, kept);
+  return gone.size;
+}
+
+// Prefix-bound thinking (issue 36): sessions on a model of recover's table whose replies carry several thinking blocks
+// over several turns; the enforcing mock binds each to its prefix. One history, damaged in different places.
+function prefixScenarios() {
+  const filler = reply([text("(mock: scripted reply; sent only to a request of this step that passes the rules)")]);
+  const bash = (id, command) => toolUse(id, "Bash", { command, description: `Run ${command}` });
+  // Steps 1-3: 2 + 3 + 2 = 7 thinking blocks in 4 replies; step 2 runs `echo hi` with Bash.
+  const build = [
+    {
+      prompt: "Think twice, then say one.",
+      replies: [reply([thinking("First thought about one.", SIG(11)), thinking("Second thought about one.", SIG(12)), text("one")])],
+    },
+    {
+      prompt: "Think, run `echo hi` with Bash, then tell me the output.",
+      resume: true,
+      replies: [
+        reply([thinking("I should run echo.", SIG(21)), text("Running it."), bash("toolu_mock_bash_01", "echo hi")]),
+        reply([thinking("The output was hi.", SIG(22)), thinking("That is all it printed.", SIG(23)), text("It printed hi.")]),
+      ],
+    },
+    {
+      prompt: "Think twice, then say three.",
+      resume: true,
+      replies: [reply([thinking("First thought about three.", SIG(31)), thinking("Second thought about three.", SIG(32)), text("three")])],
+    },
+  ];
+  // Step 4 for the tail scenarios: a tool turn, interrupted before its result (2 more thinking blocks, 9 in all).
+  const tailTurn = {
+    prompt: "Think, run `echo ho` with Bash, then tell me the output.",
+    resume: true,
+    replies: [
+      reply([thinking("I should run echo ho.", SIG(41)), bash("toolu_mock_bash_02", "echo ho")]),
+      reply([thinking("The output was ho.", SIG(42)), text("It printed ho.")]),
+    ],
+  };
+  const isAssistantText = (t) => (r) => r.type === "assistant" && r.message?.content?.some((b) => b.type === "text" && b.text === t);
+  const blankOne = (file) => {
+    const n = editBlocks(
+      file,
+      (b, r) => r.type === "assistant" && b.type === "text" && b.text === "one",
+      (b) => {
+        b.text = " \n ";
+      },
+    );
+    return `turn one's assistant text "one" (${n} line) set to " \\n " (its two thinking blocks kept)`;
+  };
+  const blankPrompt = (file) => {
+    const n = editBlocks(
+      file,
+      (b, r) => r.type === "user" && b.type === "text" && b.text.startsWith("Think, run `echo hi`"),
+      (b) => {
+        b.text = "  ";
+      },
+    );
+    const recs = readLines(file);
+    let m = 0;
+    for (const r of recs)
+      if (r.type === "user" && typeof r.message?.content === "string" && r.message.content.startsWith("Think, run `echo hi`")) {
+        r.message.content = "  ";
+        m++;
+      }
+    writeLines(file, recs);
+    return `turn two's user prompt ("Think, run \`echo hi\`…"; ${n + m} line) set to "  "`;
+  };
+  // The result of a Bash call: its user line, gone (and, for a crash mid-tool, the reply after it).
+  const isResultOf = (id) => (r) =>
+    r.type === "user" && Array.isArray(r.message?.content) && r.message.content.some((b) => b.type === "tool_result" && b.tool_use_id === id);
+  const dropResult = (id) => (file) => `the tool_result line of ${id} removed (${deleteRecords(file, isResultOf(id))} line), its child re-parented`;
+  const crashMidTool = (id, replyText) => (file) => {
+    const recs = readLines(file);
+    const result = recs.find(isResultOf(id));
+    const replyId = recs.find(isAssistantText(replyText))?.message.id;
+    const n = deleteRecords(
+      file,
+      (r) => (result && (r.uuid === result.uuid || r.parentUuid === result.uuid)) || (replyId && r.type === "assistant" && r.message?.id === replyId),
+    );
+    // what is left after the tool_use: nothing on the chain (the session ends on the unanswered call)
+    return `crash while ${id} ran: its tool_result line and the reply after it (${n} lines) removed; the session ends on the unanswered call`;
+  };
+  const loop = (about, edit, { model = "claude-opus-5-5", rule = "thinking_bound", more = [] } = {}) => ({
+    about,
+    enforce: true,
+    model,
+    steps: [
+      ...build,
+      ...more,
+      { prompt: "Say four.", resume: true, expect: 400, expectRule: rule, replies: [filler], edit },
+      { recover: true },
+      { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+    ],
+  });
+  const plain = (about, edit, { model = "claude-opus-5-5", more = [] } = {}) => ({
+    about,
+    enforce: true,
+    model,
+    steps: [
+      ...build,
+      ...more,
+      { recover: true, withError: false, before: edit },
+      { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+    ],
+  });
+  return {
+    "repair-prefix-blank-text": loop(
+      "opus-5-5, 7 thinking blocks over 3 turns; turn one's text made whitespace; resume → 400; recover --error; resume → 200",
+      blankOne,
+    ),
+    "repair-prefix-blank-text-plain": plain(
+      "as repair-prefix-blank-text, but recover runs without --error before the client sends the damaged history",
+      blankOne,
+    ),
+    "repair-prefix-blank-prompt": loop(
+      "opus-5-5; turn two's user prompt made whitespace; resume → 400 (whitespace text); recover --error; resume → 200",
+      blankPrompt,
+      { rule: "text_blank" },
+    ),
+    "repair-prefix-blank-prompt-plain": plain("as repair-prefix-blank-prompt, recover without --error before the client sends it", blankPrompt),
+    "repair-prefix-interrupted": loop(
+      "opus-5-5; turn two's Bash call loses its tool_result (later turns kept); resume → 400; recover --error; resume → 200",
+      dropResult("toolu_mock_bash_01"),
+    ),
+    "repair-prefix-interrupted-plain": plain(
+      "as repair-prefix-interrupted, recover without --error before the client sends the damaged history",
+      dropResult("toolu_mock_bash_01"),
+    ),
+    "repair-prefix-interrupted-tail": {
+      about:
+        "opus-5-5; a 4th turn's Bash call interrupted (crash mid-tool: no result, no reply); recover without --error; resume → 200 with all 8 earlier thinking blocks",
+      enforce: true,
+      model: "claude-opus-5-5",
+      steps: [
+        ...build,
+        tailTurn,
+        { recover: true, withError: false, before: crashMidTool("toolu_mock_bash_02", "It printed ho.") },
+        { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+      ],
+    },
+    // recover leaves a last turn written in the last 10 minutes alone unless told (--include-live).
+    "repair-prefix-interrupted-tail-live": {
+      about: "as repair-prefix-interrupted-tail, recover with --include-live (so that it judges the interrupted last turn)",
+      enforce: true,
+      model: "claude-opus-5-5",
+      steps: [
+        ...build,
+        tailTurn,
+        { recover: true, withError: false, args: ["--include-live"], before: crashMidTool("toolu_mock_bash_02", "It printed ho.") },
+        { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+      ],
+    },
+    "repair-prefix-interrupted-continued": {
+      about:
+        "opus-5-5; the 4th turn's Bash call interrupted (crash mid-tool), the client resumes on it (turn 5, 2 thinking blocks), then recover without --error; resume → 200",
+      enforce: true,
+      model: "claude-opus-5-5",
+      steps: [
+        ...build,
+        tailTurn,
+        {
+          prompt: "Think twice, then say five.",
+          resume: true,
+          edit: crashMidTool("toolu_mock_bash_02", "It printed ho."),
+          replies: [reply([thinking("First thought about five.", SIG(51)), thinking("Second thought about five.", SIG(52)), text("five")])],
+        },
+        { recover: true, withError: false },
+        { prompt: "Say six.", resume: true, expect: 200, replies: [reply([text("six")])] },
+      ],
+    },
+    // No 400 to give --error here: the client drops the blank text itself, and nothing binds the thinking.
+    "repair-prefix-blank-text-sonnet45": plain("as repair-prefix-blank-text-plain on claude-sonnet-4-5 (no prefix binding): thinking is kept", blankOne, {
+      model: "claude-sonnet-4-5",
+    }),
+    "repair-prefix-blank-prompt-sonnet45-plain": plain(
+      "as repair-prefix-blank-prompt-plain on claude-sonnet-4-5 (no prefix binding): thinking is kept",
+      blankPrompt,
+      {
+        model: "claude-sonnet-4-5",
+      },
+    ),
+    // Not damage: the model itself answered turn one with thinking and a whitespace-only text (it happens: "\n\n").
+    // The client never sends that message (thinking-only once the blank text is gone), so every later block was
+    // made without it; a repair has nothing to change in the request and no thinking to drop.
+    "repair-prefix-blank-reply": {
+      about:
+        "opus-5-5; turn one's reply is thinking x2 + a whitespace-only text (as the model sent it), then 2 more turns; recover without --error; resume → 200",
+      enforce: true,
+      model: "claude-opus-5-5",
+      steps: [
+        {
+          prompt: "Think twice, then say nothing.",
+          replies: [reply([thinking("First thought about nothing.", SIG(11)), thinking("Second thought about nothing.", SIG(12)), text(" \n ")])],
+        },
+        ...build.slice(1),
+        { recover: true, withError: false },
+        { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+      ],
+    },
+    "repair-prefix-blank-prompt-sonnet45": loop("as repair-prefix-blank-prompt on claude-sonnet-4-5 (no prefix binding): thinking is kept", blankPrompt, {
+      model: "claude-sonnet-4-5",
+      rule: "text_blank",
+    }),
   };
 }
 
@@ -653,17 +905,120 @@ function isMainLoop(body) {
   return Array.isArray(body?.tools) && body.tools.length > 0;
 }
 
-// The two API rules of the enforcing mock (see the header). Returns null or { rule, message }.
+// The prefix binding of the enforcing mock (see the header): on the models of recover's table
+// (src/provider/prefix-bound.ts, copied here: this script has no dependencies), every thinking block the mock issues
+// is bound to a hash of its prefix and to the thinking block before it; a later request that sends such a block
+// with another prefix, or after another thinking block, is answered 400.
+const PREFIX_BOUND_MODELS = [
+  { family: "fable", versions: ["5-2"] },
+  { family: "mythos", versions: ["5-2"] },
+  { family: "fable", versions: ["5-1"] },
+  { family: "mythos", versions: ["5-1"] },
+  { family: "opus", versions: ["5-5"] },
+  { family: "sonnet", versions: ["5-5"] },
+  { family: "haiku", versions: ["5-5"] },
+];
+export function isPrefixBound(model) {
+  const match = typeof model === "string" ? /claude-([a-z]+)-(\d+)[-.](\d+)(?![\d])/i.exec(model) : null;
+  if (!match) return false;
+  const version = `${match[2]}-${match[3]}`;
+  return PREFIX_BOUND_MODELS.some((m) => m.family === match[1].toLowerCase() && m.versions.includes(version));
+}
+const BINDING_BETA = "thinking-binding-controls-2026-08-01";
+const BOUND_THINKING =
+  'Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".';
+const BOUND_THINKING_NO_BETA = " That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header.";
+const isThinking = (b) => b?.type === "thinking" || b?.type === "redacted_thinking";
+const blockId = (b) => (b.type === "thinking" ? b.signature : b.data);
+// Values only: cache_control dropped at every depth, keys sorted, and a string `content` / `system` read as the one
+// text block it stands for (the API's own shorthand; Claude Code sends the same message as a string in one request
+// and as a block list carrying cache_control in another).
+function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === "object") {
+    const out = {};
+    for (const k of Object.keys(v).sort()) {
+      if (k === "cache_control") continue;
+      out[k] = k === "content" && typeof v[k] === "string" ? [{ text: v[k], type: "text" }] : canon(v[k]);
+    }
+    return out;
+  }
+  return v;
+}
+const sysOf = (s) => (typeof s === "string" ? [{ type: "text", text: s }] : (s ?? null));
+// The prefix of block `m` of `message` (the message it is in, as sent), after `messages` (everything before that
+// message): system, tools, those messages and that message's earlier blocks, thinking left out (earlier thinking
+// is not in the prefix; the predecessor link checks it). `scope: "messages"` leaves system and tools out.
+function prefixHash(body, messages, message, m, scope) {
+  const strip = (content) => (Array.isArray(content) ? content.filter((b) => !isThinking(b)) : content);
+  const value = {
+    ...(scope === "messages" ? {} : { system: canon(sysOf(body.system)), tools: canon(body.tools ?? []) }),
+    messages: canon([...messages.map((x) => ({ ...x, content: strip(x.content) })), { ...message, content: strip(message.content.slice(0, m)) }]),
+  };
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+/** The id of the last thinking block before block `m` of message `n` (any earlier message counts), or null. */
+function predecessor(msgs, n, m) {
+  for (let i = n; i >= 0; i--) {
+    const c = Array.isArray(msgs[i]?.content) ? msgs[i].content : [];
+    for (let j = (i === n ? m : c.length) - 1; j >= 0; j--) if (isThinking(c[j])) return blockId(c[j]);
+  }
+  return null;
+}
+/** Record the binding of each thinking block of `blocks`, the reply to `body` (issued by this mock). */
+export function bindReply(body, blocks, bound, scope) {
+  if (!isPrefixBound(body?.model)) return;
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  const message = { role: "assistant", content: blocks };
+  for (const [m, b] of blocks.entries())
+    if (isThinking(b))
+      bound.set(blockId(b), {
+        hash: prefixHash(body, msgs, message, m, scope),
+        prev: predecessor([...msgs, message], msgs.length, m),
+      });
+}
+/**
+ * The first thinking block of `body` (with a signature this mock bound) whose prefix or predecessor differs from
+ * the ones it was issued with, or null. A block with no thinking before it in the request passes the predecessor
+ * check (thinking stripped oldest-first, or all of it, is accepted).
+ */
+export function firstUnbound(body, bound, scope) {
+  if (!isPrefixBound(body?.model)) return null;
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  for (const [n, msg] of msgs.entries()) {
+    if (!Array.isArray(msg?.content)) continue;
+    for (const [m, b] of msg.content.entries()) {
+      if (!isThinking(b) || !bound.has(blockId(b))) continue;
+      const was = bound.get(blockId(b));
+      const prev = predecessor(msgs, n, m);
+      const why = prefixHash(body, msgs.slice(0, n), msg, m, scope) !== was.hash ? "prefix" : prev !== null && prev !== was.prev ? "predecessor" : null;
+      if (why) return { at: `messages.${n}.content.${m}`, why };
+    }
+  }
+  return null;
+}
+
+// The API rules of the enforcing mock (see the header). Returns null or { rule, message } (and `dropped`, the paths of
+// the thinking blocks a `drop_block` request had dropped, when it passes).
 const EMPTY_THINKING = "each thinking block must contain non-whitespace thinking";
+const BLANK_TEXT = "messages: text content blocks must contain non-whitespace text";
 const MODIFIED_THINKING =
   "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.";
-export function checkRequest(body, issued) {
+export function checkRequest(body, issued, { bound, headers, scope } = {}) {
   const msgs = Array.isArray(body?.messages) ? body.messages : [];
   for (const [n, msg] of msgs.entries()) {
     if (!Array.isArray(msg?.content)) continue;
     for (const [m, b] of msg.content.entries())
       if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() === "")
         return { rule: "thinking_empty", message: `messages.${n}.content.${m}.thinking: ${EMPTY_THINKING}` };
+  }
+  for (const msg of msgs) {
+    const blocks = Array.isArray(msg?.content) ? msg.content : [];
+    if (
+      blocks.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.trim() === "") ||
+      (typeof msg?.content === "string" && msg.content.trim() === "")
+    )
+      return { rule: "text_blank", message: BLANK_TEXT };
   }
   let n = -1;
   for (const [i, msg] of msgs.entries()) if (msg?.role === "assistant") n = i;
@@ -672,11 +1027,34 @@ export function checkRequest(body, issued) {
     for (const [m, b] of latest.entries())
       if (b?.type === "thinking" && issued.has(b.signature) && issued.get(b.signature) !== b.thinking)
         return { rule: "thinking_modified", message: `messages.${n}.content.${m}: ${MODIFIED_THINKING}` };
+  if (bound) {
+    const beta = String(headers?.["anthropic-beta"] ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .includes(BINDING_BETA);
+    const behavior = body?.thinking?.block_binding?.prefix_mismatch_behavior;
+    if (body?.thinking?.block_binding !== undefined && !beta)
+      return { rule: "block_binding_without_beta", message: `thinking.${body.thinking.type}.block_binding: Extra inputs are not permitted` };
+    const first = firstUnbound(body, bound, scope);
+    if (first && behavior === "drop_block") return { dropped: first };
+    if (first) return { rule: "thinking_bound", why: first.why, message: `${first.at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}` };
+  }
   return null;
 }
 
-function answerError(res, status, type, message, requestId) {
-  res.writeHead(status, { "content-type": "application/json", "request-id": requestId });
+/** `body` without the thinking blocks at or after `at` (`messages.N.content.M`). */
+function withoutThinkingFrom(body, at) {
+  const [, n, m] = /^messages\.(\d+)\.content\.(\d+)$/.exec(at).map(Number);
+  return {
+    ...body,
+    messages: body.messages.map((msg, i) =>
+      i < n || !Array.isArray(msg.content) ? msg : { ...msg, content: msg.content.filter((b, j) => !(isThinking(b) && (i > n || j >= m))) },
+    ),
+  };
+}
+
+function answerError(res, status, type, message, requestId, extraHeaders = {}) {
+  res.writeHead(status, { "content-type": "application/json", "request-id": requestId, ...extraHeaders });
   res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: requestId }));
 }
 
@@ -686,15 +1064,30 @@ function startMock(state) {
     const main = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens") && isMainLoop(body);
     const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
     const messagesCall = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.startsWith("/v1/messages/count_tokens");
-    const broken = state.enforce && messagesCall ? checkRequest(body, state.issued) : null;
-    if (state.enforce) entry.answer = broken ? { status: 400, rule: broken.rule, message: broken.message } : { status: 200 };
+    const binding = state.enforce && messagesCall ? { bound: state.bound, headers, scope: state.bindScope } : {};
+    let broken = state.enforce && messagesCall ? checkRequest(body, state.issued, binding) : null;
+    let dropped = null;
+    if (broken?.dropped) {
+      dropped = broken.dropped;
+      broken = null;
+    }
+    if (state.enforce)
+      entry.answer = broken
+        ? { status: 400, rule: broken.rule, message: broken.message, ...(broken.why ? { why: broken.why } : {}) }
+        : { status: 200, ...(dropped ? { droppedThinkingFrom: dropped.at, why: dropped.why } : {}) };
     fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
     if (answeredCountTokens(req, res)) return;
     if (broken) {
       state.errors.push({ seq: entry.seq, step: state.step, main, ...broken });
       state.answers.push({ seq: entry.seq, step: state.step, main, status: 400, rule: broken.rule, message: broken.message });
-      answerError(res, 400, "invalid_request_error", broken.message, `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}`);
+      // --mismatch-header: also the response header Claude Code 2.1.331 reads to strip from the named block only
+      // (`anthropic-thinking-prefix-mismatch: block=messages.N.content.M; kind=…`; not in Anthropic's documentation).
+      const extra =
+        state.mismatchHeader && broken.rule === "thinking_bound"
+          ? { "anthropic-thinking-prefix-mismatch": `block=${broken.message.split(":")[0]}; kind=${broken.why}` }
+          : {};
+      answerError(res, 400, "invalid_request_error", broken.message, `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}`, extra);
       return;
     }
     if (req.method === "POST" && req.url.startsWith("/v1/messages")) {
@@ -702,7 +1095,9 @@ function startMock(state) {
       if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
       else r = reply([text("ok")]);
       for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
-      state.answers.push({ seq: entry.seq, step: state.step, main, status: 200 });
+      // drop_block: the failing block and every later thinking block are left out before the model sees them.
+      if (state.enforce) bindReply(dropped ? withoutThinkingFrom(body, dropped.at) : body, r.blocks, state.bound, state.bindScope);
+      state.answers.push({ seq: entry.seq, step: state.step, main, status: 200, ...(dropped ? { droppedThinkingFrom: dropped.at } : {}) });
       answerMessages(res, body, r);
       return;
     }
@@ -717,7 +1112,7 @@ function startMock(state) {
 // Driver.
 
 function parseArgs(argv) {
-  const a = { work: "/tmp/cc-capture", model: "claude-sonnet-4-5", timeout: 120 };
+  const a = { work: "/tmp/cc-capture", timeout: 120 };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const v = () => argv[++i];
@@ -733,6 +1128,8 @@ function parseArgs(argv) {
     else if (k === "--recover") a.recover = v();
     else if (k === "--skip-recover") a.skipRecover = true;
     else if (k === "--recover-wait") a.recoverWait = Number(v());
+    else if (k === "--bind-scope") a.bindScope = v();
+    else if (k === "--mismatch-header") a.mismatchHeader = true;
     else throw new Error("unknown argument " + k);
   }
   return a;
@@ -877,6 +1274,28 @@ function requestSummary(body) {
   };
 }
 
+// What recover's `--dry-run --json` plan says: how many changes, by rule, how many thinking blocks it drops as bound
+// to what it changes (`droppedThinking`), and its notices (the --error explanation).
+function planSummary(stdout) {
+  let doc;
+  try {
+    doc = JSON.parse(stdout);
+  } catch {
+    return null;
+  }
+  const rules = {};
+  let changes = 0;
+  let droppedThinking = 0;
+  for (const session of doc.sessions ?? []) {
+    for (const c of session.changes ?? []) {
+      changes++;
+      for (const r of c.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
+    }
+    droppedThinking += session.droppedThinking?.blocks ?? 0;
+  }
+  return { changes, droppedThinking, rules, notices: doc.store?.notices ?? [] };
+}
+
 const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
 async function main() {
@@ -894,9 +1313,10 @@ async function main() {
   const scenario = scenarios[args.scenario];
   if (!scenario) throw new Error(`unknown scenario ${args.scenario}; --list shows them`);
   const loop = scenario.steps.some((s) => s.recover);
+  args.model ??= scenario.model ?? "claude-sonnet-4-5";
   const recoverBin = path.resolve(args.recover ?? fileURLToPath(new URL("../bin/recover", import.meta.url)));
   if (loop && !args.skipRecover) {
-    const bundle = path.join(path.dirname(recoverBin), "..", "dist", "main.js");
+    const bundle = path.join(path.dirname(recoverBin), "..", "dist", "main.cjs");
     if (!fs.existsSync(recoverBin)) throw new Error(`--recover: no ${recoverBin}`);
     if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\` in ${path.resolve(path.dirname(recoverBin), "..")} first`);
   }
@@ -915,7 +1335,19 @@ async function main() {
   fs.rmSync(log, { force: true });
 
   const enforce = Boolean(args.enforce || scenario.enforce);
-  const state = { seq: 0, step: 0, replies: [], log, enforce, issued: new Map(), errors: [], answers: [] };
+  const state = {
+    seq: 0,
+    step: 0,
+    replies: [],
+    log,
+    enforce,
+    issued: new Map(),
+    bound: new Map(),
+    bindScope: args.bindScope ?? "all",
+    mismatchHeader: Boolean(args.mismatchHeader),
+    errors: [],
+    answers: [],
+  };
   const server = await startMock(state);
   const port = server.address().port;
   const env = {
@@ -957,10 +1389,15 @@ async function main() {
       const n = i + 1;
       state.step = n;
       if (step.recover) {
+        if (step.before) {
+          const t = findTranscript(configDir, sessionId);
+          notes.push(`before step ${n} (recover): ${step.before(t, { sessionId })}`);
+        }
         snapshot(`transcript-step-${n}.before.jsonl`);
-        const err = state.errors.at(-1);
-        if (!err) throw new Error(`step ${n}: recover step, but the mock has answered no 400 so far`);
-        const cmd = [recoverBin, "session", "repair", sessionId, "--error", err.message, "--yes", "--store", configDir];
+        // `withError: false`: a plain repair (no --error), e.g. before the client ever sent the damaged history.
+        const err = step.withError === false ? undefined : state.errors.at(-1);
+        if (!err && step.withError !== false) throw new Error(`step ${n}: recover step, but the mock has answered no 400 so far`);
+        const cmd = [recoverBin, "session", "repair", sessionId, ...(err ? ["--error", err.message] : []), ...(step.args ?? []), "--yes", "--store", configDir];
         const shown = ["node", ...cmd].map(shellQuote).join(" ");
         fs.writeFileSync(path.join(out, `step-${n}.command`), shown + "\n");
         if (args.skipRecover) {
@@ -970,6 +1407,15 @@ async function main() {
           continue;
         }
         if (args.recoverWait) await new Promise((r) => setTimeout(r, args.recoverWait * 1000));
+        // The plan first, as JSON (droppedThinking, each change's rule), then the repair as a user runs it.
+        const planned = await runToFiles(process.execPath, [...cmd.filter((a) => a !== "--yes"), "--dry-run", "--json"], {
+          cwd: project,
+          env: recoverEnv,
+          timeoutMs: args.timeout * 1000,
+          stdoutFile: path.join(out, `step-${n}.plan.json`),
+          stderrFile: path.join(out, `step-${n}.plan.stderr`),
+        });
+        const plan = planSummary(planned.stdout);
         const r = await runToFiles(process.execPath, cmd, {
           cwd: project,
           env: recoverEnv,
@@ -979,8 +1425,20 @@ async function main() {
         });
         fs.writeFileSync(path.join(out, `step-${n}.exit`), `${r.code}${r.signal ? " " + r.signal : ""}\n`);
         snapshot(`transcript-step-${n}.after.jsonl`);
-        stepLog.push({ step: n, kind: "recover", command: shown, error: err.message, exit: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr });
-        console.error(`step ${n}: recover exit ${r.code}${r.signal ? " " + r.signal : ""}`);
+        stepLog.push({
+          step: n,
+          kind: "recover",
+          command: shown,
+          error: err?.message,
+          exit: r.code,
+          signal: r.signal,
+          plan,
+          stdout: r.stdout,
+          stderr: r.stderr,
+        });
+        console.error(
+          `step ${n}: recover exit ${r.code}${r.signal ? " " + r.signal : ""}; plan: ${plan ? `${plan.changes} change(s), droppedThinking ${plan.droppedThinking}, rules ${JSON.stringify(plan.rules)}` : "(no JSON plan)"}`,
+        );
         continue;
       }
       state.replies = [...step.replies];
@@ -1012,16 +1470,18 @@ async function main() {
       console.error(
         `step ${n}: exit ${r.code}${r.signal ? " " + r.signal : ""}, session ${result?.session_id ?? "?"}${enforce ? `, mock answered ${statuses || "nothing"}` : ""}, result ${JSON.stringify(result?.result ?? r.stdout.slice(0, 200))}`,
       );
-      if (step.expect !== undefined) {
+      // With the enforcing mock, a step that expects nothing (building a session) must be answered 200 throughout.
+      const expect = step.expect ?? (enforce ? 200 : undefined);
+      if (expect !== undefined) {
         const ok =
-          step.expect === 400
+          expect === 400
             ? answers[0]?.status === 400 && (step.expectRule === undefined || answers[0].rule === step.expectRule)
-            : answers.length > 0 && answers.every((a) => a.status === step.expect) && result?.is_error !== true && state.replies.length === 0;
+            : answers.length > 0 && answers.every((a) => a.status === expect) && result?.is_error !== true && state.replies.length === 0;
         stepLog.push({
           step: n,
           kind: "client",
           prompt: step.prompt,
-          expect: step.expect,
+          expect,
           ok,
           exit: r.code,
           answers,

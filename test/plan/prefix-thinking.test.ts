@@ -171,6 +171,34 @@ describe("transcripts: Claude Code and openclaw", () => {
     t.writeTo(root);
   }
 
+  it("claude: a reply of thinking and blank text is not sent at all, so nothing the repair does there drops later thinking", async () => {
+    const root = tempDir();
+    const t = new ClaudeTranscript({ seed: 37, start: T0, cwd: "/home/dana/code/migrate", model: BOUND });
+    t.user("Think about the migration first.");
+    t.assistant([
+      { type: "thinking", thinking: "First thought about nothing." },
+      { type: "thinking", thinking: "Second thought about nothing." },
+      { type: "text", text: " \n " },
+    ]);
+    for (const n of [2, 3]) {
+      t.advance(2 * MINUTE);
+      t.user(`Question ${n}: what does step ${n} do?`);
+      t.assistant([
+        { type: "thinking", thinking: `Step ${n} is in the script.` },
+        { type: "text", text: `Step ${n} copies table t${n}.` },
+      ]);
+    }
+    t.writeTo(root);
+    const env = { XDG_STATE_HOME: path.join(root, "state") };
+    const scan = await run(["session", "scan", "--all", "--json", "--format", "claude", "--store", root], { env });
+    expect(scan.status, scan.stdout).toBe(0);
+    const r = await run(["session", "repair", "--all", "--dry-run", "--json", "--format", "claude", "--store", root], { env });
+    expect(r.status, r.stdout).toBe(0);
+    const doc = JSON.parse(r.stdout) as { sessions: { changes: unknown[]; droppedThinking?: unknown }[] };
+    expect(doc.sessions.flatMap((s) => s.changes)).toEqual([]);
+    expect(doc.sessions.map((s) => s.droppedThinking).filter(Boolean)).toEqual([]);
+  });
+
   it.each([
     ["claude", claude],
     ["openclaw", openclaw],

@@ -854,10 +854,10 @@ describe("unreadable-record", () => {
     expect(deleted.beforeBytes?.toString()).toBe(damage.truncate(clean[5]!, 60));
   });
 
-  it("a torn record mid-file: dropped; what hung from it (a result for the lost call, a thinking line left last) goes with it", () => {
+  it("a torn record mid-file: dropped with the result that hung from it; the thinking before it stays (Claude Code never sends a message of thinking only)", () => {
     const t = session(155);
     const clean = [...t.lines] as string[];
-    const promptUuid = parsed(clean[0]!).uuid as string;
+    const thinkingUuid = parsed(clean[1]!).uuid as string;
     // The tool_use line (3rd) is cut inside its envelope: the result that hangs from it is left dangling.
     t.lines[2] = damage.truncate(clean[2]!, 50);
     const o = open(t);
@@ -867,11 +867,12 @@ describe("unreadable-record", () => {
       ["orphan-tool-result", 4],
     ]);
     const r = repair(o);
-    // Left: the prompt, the answer (now a child of the prompt), and the last exchange untouched.
-    expect(r.raw).toEqual([clean[0], withFields(clean[4]!, { parentUuid: promptUuid }), clean[5], clean[6]]);
+    // Left: the prompt, the thinking line (now last of its response: the client leaves such a message out, so it is
+    // no trailing thinking), the answer (now its child), and the last exchange untouched.
+    expect(r.raw).toEqual([clean[0], clean[1], withFields(clean[4]!, { parentUuid: thinkingUuid }), clean[5], clean[6]]);
     expect(r.findings).toEqual([]);
     const chain = sessionView(reopen(o.file, t.sessionId).loaded, OPTIONS).transcript!.chain;
-    expect(chain.map((l) => l.ref.line)).toEqual([1, 2, 3, 4]);
+    expect(chain.map((l) => l.ref.line)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("a record of an unknown type is a warning and is kept verbatim", () => {

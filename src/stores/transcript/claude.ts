@@ -4,7 +4,7 @@
  * come back as `user` lines. Only `user`/`assistant` lines reach the API; every other record type is metadata kept
  * verbatim, though some of them (system, attachment, progress) are links of the chain.
  */
-import type { Block } from "../../model/conversation.js";
+import type { Block, ConversationMessage, SkippedMessage } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { handle, linksOf, obj, str, textBlock, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
@@ -90,6 +90,7 @@ export const claudeDialect: Dialect = {
   sentLines(chain, all) {
     return withParallelResults(chain, all);
   },
+  replay: leaveOutThinkingOnly,
   responsesApart: true,
   responseId(line) {
     return line.value?.type === "assistant" ? str(obj(line.value.message)?.id) : undefined;
@@ -148,6 +149,34 @@ const callIds = (line: TranscriptLine): string[] => {
  * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
  * answers (a rewound branch answering an answered call stays out).
  */
+/**
+ * Claude Code leaves out an assistant message that holds only thinking (a reply whose text was blank, or cut off
+ * after its thinking), and the user messages on either side of it go as one: measured with the real client, 2.1.197
+ * and 2.1.331 (docs/research/claude-code-prefix-thinking.md). What it leaves out changes nothing in the request.
+ */
+function leaveOutThinkingOnly(messages: ConversationMessage[]): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
+  const kept: ConversationMessage[] = [];
+  const skipped: SkippedMessage[] = [];
+  let leftOut = false;
+  for (const message of messages) {
+    if (message.role === "assistant" && message.blocks.length > 0 && message.blocks.every((b) => b.type === "thinking")) {
+      for (const id of message.sourceMessageIds) skipped.push({ messageId: id, reason: "an assistant message of thinking only, which Claude Code leaves out" });
+      leftOut = true;
+      continue;
+    }
+    const last = kept.at(-1);
+    if (leftOut && last?.role === "user" && message.role === "user") {
+      kept[kept.length - 1] = {
+        role: "user",
+        blocks: [...last.blocks, ...message.blocks],
+        sourceMessageIds: [...last.sourceMessageIds, ...message.sourceMessageIds.filter((id) => !last.sourceMessageIds.includes(id))],
+      };
+    } else kept.push(message);
+    leftOut = false;
+  }
+  return { messages: kept, skipped };
+}
+
 function withParallelResults(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): TranscriptLine[] {
   const onChain = new Set(chain);
   const byParent = new Map<string, TranscriptLine[]>();
