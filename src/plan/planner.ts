@@ -22,6 +22,7 @@ import { ERROR_RULE_ID } from "./error-fixes.js";
 import { WorkingCopy } from "./working-copy.js";
 import { BOUND_THINKING_ID, BOUND_THINKING_REASON, boundThinkingFrom, firstChange } from "./prefix-thinking.js";
 import { plural } from "../model/format-count.js";
+import { where } from "../rules/helpers.js";
 
 /** Enough for one fix per message of a badly damaged message; a plan still moving after this is a bug. */
 const MAX_PASSES = 64;
@@ -116,10 +117,7 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
       }
       context ??= family.context(view, options);
       for (const block of bound) {
-        const edits = context.dropThinking(
-          { partId: block.source.id, ...(block.source.messageId ? { messageId: block.source.messageId } : {}) },
-          BOUND_THINKING_REASON,
-        );
+        const edits = context.dropThinking(where({ ref: block.source }), BOUND_THINKING_REASON);
         const claims = edits.flatMap((edit) => family.claims(edit, false));
         if (edits.length === 0 || claims.some((t) => claimed.has(t))) continue;
         for (const t of claims) claimed.add(t);

@@ -10,16 +10,16 @@
  * every listed model as enforcing, and `--keep-thinking` is there for an account that does not.
  */
 
-/** The model families that run the prefix check, as the model ids name them (`claude-<family>-<major>-<minor>`). */
-export const PREFIX_BOUND_MODELS: readonly { family: string; versions: readonly string[]; enforcedEverywhere?: true }[] = [
-  { family: "fable", versions: ["5-2"], enforcedEverywhere: true },
-  { family: "mythos", versions: ["5-2"], enforcedEverywhere: true },
-  { family: "fable", versions: ["5-1"] },
-  { family: "mythos", versions: ["5-1"] },
-  { family: "opus", versions: ["5-5"] },
-  { family: "sonnet", versions: ["5-5"] },
-  { family: "haiku", versions: ["5-5"] },
-];
+/** The models that run the prefix check, as their ids name them (`claude-<family>-<major>-<minor>`, without `claude-`). */
+export const PREFIX_BOUND_MODELS: ReadonlySet<string> = new Set([
+  "fable-5-2", // enforced on every account
+  "mythos-5-2", // enforced on every account
+  "fable-5-1",
+  "mythos-5-1",
+  "opus-5-5",
+  "sonnet-5-5",
+  "haiku-5-5",
+]);
 
 /**
  * `claude-opus-5-5`, with whatever a client or a cloud puts around it: a provider prefix (`anthropic/`,
@@ -32,7 +32,5 @@ export function isPrefixBound(model: string | undefined): boolean {
   if (model === undefined) return false;
   const match = MODEL_ID.exec(model);
   if (!match) return false;
-  const family = match[1]!.toLowerCase();
-  const version = `${match[2]}-${match[3]}`;
-  return PREFIX_BOUND_MODELS.some((m) => m.family === family && m.versions.includes(version));
+  return PREFIX_BOUND_MODELS.has(`${match[1]!.toLowerCase()}-${match[2]}-${match[3]}`);
 }

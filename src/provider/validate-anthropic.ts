@@ -33,9 +33,14 @@ const isThinking = (b: RequestBlock) => b.type === "thinking" || b.type === "red
  */
 export function thinkingMode(request: AnthropicRequest, wanted: "on" | "off" | "auto"): ThinkingMode {
   if (wanted !== "auto") return wanted;
-  const newest = request.messages.flatMap((m) => (m.role === "assistant" ? m.content.filter(isThinking) : [])).at(-1);
-  if (newest === undefined) return "off";
-  return isPrefixBound(newest.model) ? "adaptive" : "on";
+  // From the end: a scan judges every session, and the newest thinking is usually in the last turns.
+  for (let m = request.messages.length - 1; m >= 0; m--) {
+    const message = request.messages[m]!;
+    if (message.role !== "assistant") continue;
+    const newest = message.content.findLast(isThinking);
+    if (newest) return isPrefixBound(newest.model) ? "adaptive" : "on";
+  }
+  return "off";
 }
 
 export interface ValidateOptions {

@@ -7,7 +7,7 @@ import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, 
 import { join } from "node:path";
 import { ownWriteError, RecoverError } from "../errors.js";
 import { fsyncPath, mkdirDurable, TEMP_MARKER, writeFileDurable } from "../fs/durable.js";
-import { type RecordKey, sameImage, type StoredImage } from "../model/change.js";
+import type { RecordKey, StoredImage } from "../model/change.js";
 import { assertSafeId } from "../stores/session-id.js";
 import { type ImageEntry, type Manifest, manifestSchemas, type TransactionState } from "./manifest.js";
 
@@ -175,12 +175,13 @@ function sameKey(a: RecordKey, b: RecordKey): boolean {
 
 /**
  * The backup just written, read back through the code `session restore` uses (the manifest's schema, every
- * before-image against its fingerprint) and held against the images it was made from: same id and sessions, one
- * entry per target with the same key and fingerprints, and each before-image's bytes. A backup that fails this
- * could not undo the change, so the change is not made: the caller writes nothing to the store and refuses.
+ * before-image against its fingerprint) and held against the manifest as it was written, whose keys and fingerprints
+ * were taken from the records being changed: same id, sessions and changes, one entry per record with the same key
+ * and fingerprints, and each before-image giving back the bytes of its fingerprint. A backup that fails this could
+ * not undo the change, so the change is not made: the caller writes nothing to the store and refuses.
  */
-export function verifyBackup(written: Backup, targets: readonly { key: RecordKey; before: StoredImage; after: StoredImage }[]): void {
-  const problem = readBackProblem(written, targets);
+export function verifyBackup(written: Backup): void {
+  const problem = readBackProblem(written);
   if (problem === undefined) return;
   throw new RecoverError(
     "backup-unverified",
@@ -189,7 +190,7 @@ export function verifyBackup(written: Backup, targets: readonly { key: RecordKey
 }
 
 /** The first way the backup on disk differs from what it must hold, or undefined when it holds exactly that. */
-function readBackProblem(written: Backup, targets: readonly { key: RecordKey; before: StoredImage; after: StoredImage }[]): string | undefined {
+function readBackProblem(written: Backup): string | undefined {
   let read: Backup;
   try {
     read = { dir: written.dir, manifest: readManifest(written.dir) };
@@ -202,14 +203,16 @@ function readBackProblem(written: Backup, targets: readonly { key: RecordKey; be
     return "its sessions differ";
   }
   if (manifest.changes.length !== written.manifest.changes.length) return "its changes differ";
-  if (manifest.images.length !== targets.length) return `${manifest.images.length} images for ${targets.length} records`;
+  const images = written.manifest.images;
+  if (manifest.images.length !== images.length) return `${manifest.images.length} images for ${images.length} records`;
   for (const [i, entry] of manifest.images.entries()) {
-    const target = targets[i]!;
+    const planned = images[i]!;
     const name = `${entry.key.record} ${entry.key.id}`;
-    if (!sameKey(entry.key, target.key)) return `image ${i} names ${name}, not ${target.key.record} ${target.key.id}`;
-    if (entry.before !== fingerprint(target.before) || entry.after !== fingerprint(target.after)) return `the fingerprints of ${name} differ`;
+    if (!sameKey(entry.key, planned.key)) return `image ${i} names ${name}, not ${planned.key.record} ${planned.key.id}`;
+    if (entry.before !== planned.before || entry.after !== planned.after) return `the fingerprints of ${name} differ`;
     try {
-      if (!sameImage(beforeImage(read, entry, modeOf(entry.before)), target.before)) return `the before-image of ${name} differs`;
+      // Reads the image back and checks it against its fingerprint, as restore does: the bytes are the before-image's.
+      beforeImage(read, entry, modeOf(entry.before));
     } catch (error) {
       return (error as Error).message;
     }

@@ -65,7 +65,7 @@ export function runTransaction(input: TransactionInput): Backup {
   );
   try {
     // The invariant every change rests on, checked once, here: a backup restore can read exists before the store moves.
-    verifyBackup(backup, input.targets);
+    verifyBackup(backup);
   } catch (error) {
     discardBackupDir(backup.dir);
     throw error;

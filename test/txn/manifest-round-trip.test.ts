@@ -80,7 +80,7 @@ describe("the backup manifest round-trips any change recover can plan", () => {
           targets.map((t) => t.before),
         );
         // The transaction's own check: it must find nothing to refuse.
-        verifyBackup(backup, targets);
+        verifyBackup(backup);
         const read = readBackup(root, manifest.id);
         expect(JSON.parse(JSON.stringify(read.manifest))).toEqual({
           ...(written as object),

@@ -144,12 +144,6 @@ const callIds = (line: TranscriptLine): string[] => {
 };
 
 /**
- * Claude Code writes the result of each parallel call under its own call line, so all but the last result sit off
- * the chain; the client still sends them with the others (captured: fixtures/claude-code-2.1/tool-parallel). Such a
- * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
- * answers (a rewound branch answering an answered call stays out).
- */
-/**
  * Claude Code leaves out an assistant message that holds only thinking (a reply whose text was blank, or cut off
  * after its thinking), and the user messages on either side of it go as one: measured with the real client, 2.1.197
  * and 2.1.331 (docs/research/claude-code-prefix-thinking.md). What it leaves out changes nothing in the request.
@@ -177,6 +171,12 @@ function leaveOutThinkingOnly(messages: ConversationMessage[]): { messages: Conv
   return { messages: kept, skipped };
 }
 
+/**
+ * Claude Code writes the result of each parallel call under its own call line, so all but the last result sit off
+ * the chain; the client still sends them with the others (captured: fixtures/claude-code-2.1/tool-parallel). Such a
+ * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
+ * answers (a rewound branch answering an answered call stays out).
+ */
 function withParallelResults(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): TranscriptLine[] {
   const onChain = new Set(chain);
   const byParent = new Map<string, TranscriptLine[]>();
