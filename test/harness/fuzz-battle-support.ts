@@ -50,21 +50,13 @@ import {
   writeProjectFile,
 } from "../support/pokeralph-fixtures.js";
 import { applyBattleDamage, battleDamageArbitrary, type BattleDamage } from "./fuzz-battle-damage.js";
+import { checkCommand, runBounded, SEED } from "./fuzz-support.js";
 
-/**
- * The run's seed: FUZZ_SEED (vitest.harness.config.ts draws one per run and prints it), else a fixed one for a file
- * run without it. The same policy as fuzz-support.ts's seedOf (copied: it is not exported there).
- */
-function seedOf(): number {
-  if (process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== "") return Number(process.env.FUZZ_SEED) | 0;
-  return 20_261_124;
-}
+export { SEED };
 
-export const SEED = seedOf();
 /** FUZZ_BATTLE_RUNS, else FUZZ_RUNS: a battle case costs a second or more of git, so the soak runs fewer of them. */
 export const RUNS = Number(process.env.FUZZ_BATTLE_RUNS ?? process.env.FUZZ_RUNS ?? 75);
 export const PATH = process.env.FUZZ_PATH || undefined;
-const TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 30_000);
 
 /** The fixture's "now": fixed, so the battles (and their commits) are the same on every run; checkpoints are taken now. */
 const NOW = Date.parse("2026-02-05T12:00:00.000Z");
@@ -244,49 +236,7 @@ export interface BattleFailure {
   detail: string;
 }
 
-async function runBounded(args: string[], env: Record<string, string | undefined>): Promise<RunResult | "hang"> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"hang">((resolve) => (timer = setTimeout(() => resolve("hang"), TIMEOUT_MS)));
-  try {
-    return await Promise.race([run(args, { env }), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const STACK = /^\s+at \S|node:internal|^Node\.js v\d|\b(TypeError|ReferenceError|RangeError|SyntaxError): /m;
-
 type Doc = Record<string, unknown>;
-
-/** Properties 1–3 of one command (as fuzz-support.ts checks them); its JSON document when there is one. */
-function checkCommand(name: string, result: RunResult | "hang", allowed: readonly number[], failures: BattleFailure[]): Doc | undefined {
-  if (result === "hang") {
-    failures.push({ property: "no-hang", detail: `${name} did not finish within ${TIMEOUT_MS} ms` });
-    return undefined;
-  }
-  const all = `${result.stderr}${result.stdout}`;
-  if (![0, 1, 2, 3].includes(result.status ?? -1)) failures.push({ property: "no-crash", detail: `${name} exited ${result.status}: ${all.slice(0, 500)}` });
-  else if (!allowed.includes(result.status!))
-    failures.push({ property: "no-crash", detail: `${name} exited ${result.status}, not ${allowed.join("/")}: ${all.slice(0, 500)}` });
-  const stderrLines = result.stderr.split("\n").filter((l) => l.trim() !== "");
-  if (stderrLines.length > 1)
-    failures.push({ property: "no-crash", detail: `${name} wrote ${stderrLines.length} lines on stderr: ${result.stderr.slice(0, 500)}` });
-  if (STACK.test(result.stderr) || STACK.test(result.stdout)) failures.push({ property: "no-crash", detail: `${name} printed a stack: ${all.slice(0, 800)}` });
-  if (/internal error/i.test(all)) failures.push({ property: "no-crash", detail: `${name} reported an internal error: ${all.slice(0, 800)}` });
-  const lines = result.stdout.trimEnd().split("\n");
-  try {
-    if (!result.stdout.endsWith("\n") || lines.length !== 1) throw new Error(`${lines.length} lines`);
-    const doc = JSON.parse(result.stdout) as unknown;
-    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new Error("not an object");
-    return doc as Doc;
-  } catch (error) {
-    failures.push({
-      property: "json-parses",
-      detail: `${name} --json output is not one JSON document (${(error as Error).message}): ${result.stdout.slice(0, 300)}`,
-    });
-    return undefined;
-  }
-}
 
 const statusOf = (r: RunResult | "hang") => (r === "hang" ? "hang" : r.status);
 
@@ -417,7 +367,7 @@ async function battleCase(pristine: string, scratch: string, drawn: BattleCase):
     };
 
     // 4. status reports whatever the damage, never stops.
-    const status0 = checkCommand("battle status", await cmd("battle", "status"), [0, 1], failures);
+    const status0 = checkCommand("battle status", await cmd("battle", "status"), failures, [0, 1]);
     if (status0 !== undefined) {
       const summary = status0.summary as { errors?: number } | undefined;
       const errors = findingsOf(status0).filter((f) => f.severity === "error").length;
@@ -433,8 +383,8 @@ async function battleCase(pristine: string, scratch: string, drawn: BattleCase):
     }
 
     // 5. The read-only commands.
-    if (drawn.list) checkCommand("checkpoint list", await cmd("checkpoint", "list", taskId), [0, 2], failures);
-    if (drawn.fix) checkCommand("battle fix", await cmd("battle", "fix", taskId), [0, 2], failures);
+    if (drawn.list) checkCommand("checkpoint list", await cmd("checkpoint", "list", taskId), failures, [0, 2]);
+    if (drawn.fix) checkCommand("battle fix", await cmd("battle", "fix", taskId), failures, [0, 2]);
     const mode =
       drawn.rollback.kind === "iteration"
         ? ["--iteration", String(drawn.rollback.iteration)]
@@ -443,14 +393,14 @@ async function battleCase(pristine: string, scratch: string, drawn: BattleCase):
           : ["--to-checkpoint", checkpointNames(root, taskId)[drawn.rollback.pick % checkpointNames(root, taskId).length]!];
     const rollbackArgs = ["battle", "rollback", taskId, ...mode, ...(drawn.hard ? ["--hard"] : [])];
     const dryResult = await cmd(...rollbackArgs, "--dry-run");
-    const dry = checkCommand("rollback --dry-run", dryResult, [0, 1, 2, 3], failures);
+    const dry = checkCommand("rollback --dry-run", dryResult, failures, [0, 1, 2, 3]);
     const readOnly = [...differences(tree0, worktreeImage(root)), ...gitDifferences(git0, gitImage(root), true)];
     if (readOnly.length > 0)
       failures.push({ property: "read-only", detail: `status, checkpoint list, fix or the dry run changed: ${readOnly.join(", ").slice(0, 600)}` });
 
     // 6, 7. The rollback.
     const rollbackResult = await cmd(...rollbackArgs, "--yes");
-    const rolled = checkCommand("rollback", rollbackResult, [0, 2, 3], failures);
+    const rolled = checkCommand("rollback", rollbackResult, failures, [0, 2, 3]);
     const exit = statusOf(rollbackResult);
     const dryExit = statusOf(dryResult);
     const backup = (rolled?.backup ?? null) as { id: string } | null;
@@ -479,10 +429,10 @@ async function battleCase(pristine: string, scratch: string, drawn: BattleCase):
     if (moved.length > 0) failures.push({ property: "rollback-untouched", detail: `the rollback moved ${moved.join(", ")}` });
     // What the rollback wrote (the sidecar: a safety checkpoint, the archive), recover reads back.
     const listed = await cmd("checkpoint", "list", taskId);
-    checkCommand("checkpoint list (after the rollback)", listed, [0, 2], failures);
+    checkCommand("checkpoint list (after the rollback)", listed, failures, [0, 2]);
     if (statusOf(listed) === 2)
       failures.push({ property: "rollback-clean", detail: `checkpoint list refuses what the rollback wrote: ${(listed as RunResult).stdout.slice(0, 400)}` });
-    const restatus = checkCommand("battle status (after the rollback)", await cmd("battle", "status", taskId), [0, 1], failures);
+    const restatus = checkCommand("battle status (after the rollback)", await cmd("battle", "status", taskId), failures, [0, 1]);
     if (restatus !== undefined) {
       const now = findingsOf(restatus, taskId);
       const failed = now.filter((f) => f.rule === "battle-crashed" || f.rule === "battle-failed");
@@ -506,11 +456,11 @@ async function battleCase(pristine: string, scratch: string, drawn: BattleCase):
       return { failures, tally };
     }
     const undo = await cmd("battle", "rollback", taskId, "--undo", "--yes");
-    checkCommand("rollback --undo", undo, [0], failures);
+    checkCommand("rollback --undo", undo, failures, [0]);
     if (statusOf(undo) === 0) {
       const differ = [...differences(tree0, worktreeImage(root)), ...gitDifferences(git0, gitImage(root), false)];
       if (differ.length > 0) failures.push({ property: "undo-exact", detail: `not as before the rollback after its undo: ${differ.join(", ").slice(0, 600)}` });
-      const status2 = checkCommand("battle status (after the undo)", await cmd("battle", "status", taskId), [0, 1], failures);
+      const status2 = checkCommand("battle status (after the undo)", await cmd("battle", "status", taskId), failures, [0, 1]);
       const keys = (d: Doc | undefined) =>
         findingsOf(d, taskId)
           .map((f) => `${f.severity} ${findingKey(f)}`)

@@ -37,7 +37,7 @@ function seedOf(): number {
   return 20_261_124;
 }
 
-const SEED = seedOf();
+export const SEED = seedOf();
 const RUNS = Number(process.env.FUZZ_RUNS ?? 75);
 const PATH = process.env.FUZZ_PATH || undefined;
 const TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 30_000);
@@ -197,11 +197,12 @@ function readableIds(format: HarnessFormat, root: string): Set<string> {
 // One case
 // ---------------------------------------------------------------------------------------------
 
-async function runBounded(args: string[], stateHome: string): Promise<RunResult | "hang"> {
+/** A command through main(), in this process, or "hang" once FUZZ_TIMEOUT_MS has passed. */
+export async function runBounded(args: string[], env: Record<string, string | undefined>): Promise<RunResult | "hang"> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"hang">((resolve) => (timer = setTimeout(() => resolve("hang"), TIMEOUT_MS)));
   try {
-    return await Promise.race([run(args, { env: { XDG_STATE_HOME: stateHome } }), timeout]);
+    return await Promise.race([run(args, { env }), timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -209,14 +210,32 @@ async function runBounded(args: string[], stateHome: string): Promise<RunResult 
 
 const STACK = /^\s+at \S|node:internal|^Node\.js v\d|\b(TypeError|ReferenceError|RangeError|SyntaxError): /m;
 
-/** Properties 1–3 of one command; its JSON document when there is one. */
-function checkCommand(name: string, result: RunResult | "hang", failures: Failure[]): Record<string, unknown> | undefined {
+/** Where checkCommand reports: any loop's list of failures whose properties include these three. */
+interface CommandFailures {
+  push(failure: { property: "no-crash" | "json-parses" | "no-hang"; detail: string }): unknown;
+}
+
+/**
+ * Properties 1–3 of one command; its JSON document when there is one. `allowed`: the exit codes this command may end
+ * with here (any of 0–3 unless the loop knows better: battle status, say, never refuses).
+ */
+export function checkCommand(
+  name: string,
+  result: RunResult | "hang",
+  failures: CommandFailures,
+  allowed: readonly number[] = [0, 1, 2, 3],
+): Record<string, unknown> | undefined {
   if (result === "hang") {
     failures.push({ property: "no-hang", detail: `${name} did not finish within ${TIMEOUT_MS} ms` });
     return undefined;
   }
   if (![0, 1, 2, 3].includes(result.status ?? -1))
     failures.push({ property: "no-crash", detail: `${name} exited ${result.status}: ${result.stderr.slice(0, 500)}` });
+  else if (!allowed.includes(result.status!))
+    failures.push({
+      property: "no-crash",
+      detail: `${name} exited ${result.status}, not ${allowed.join("/")}: ${(result.stderr + result.stdout).slice(0, 500)}`,
+    });
   const stderrLines = result.stderr.split("\n").filter((l) => l.trim() !== "");
   if (stderrLines.length > 1)
     failures.push({ property: "no-crash", detail: `${name} wrote ${stderrLines.length} lines on stderr: ${result.stderr.slice(0, 500)}` });
@@ -273,8 +292,8 @@ async function fuzzCase(format: HarnessFormat, pristine: string, scratch: string
     const readable = readableIds(format, root);
     const store = ["--store", root];
 
-    checkCommand("scan", await runBounded(["session", "scan", "--all", "--json", ...store], stateHome), failures);
-    const repair = await runBounded(["session", "repair", "--all", "--yes", "--json", ...store], stateHome);
+    checkCommand("scan", await runBounded(["session", "scan", "--all", "--json", ...store], { XDG_STATE_HOME: stateHome }), failures);
+    const repair = await runBounded(["session", "repair", "--all", "--yes", "--json", ...store], { XDG_STATE_HOME: stateHome });
     const doc = checkCommand("repair", repair, failures);
     const status = repair === "hang" ? "hang" : repair.status;
     const sessions = (doc?.sessions ?? []) as { changes?: Change[] }[];
@@ -288,7 +307,7 @@ async function fuzzCase(format: HarnessFormat, pristine: string, scratch: string
 
     if (status === 0) {
       // 4. Nothing the repair could fix is left as an error.
-      const rescan = await runBounded(["session", "scan", "--all", "--json", ...store], stateHome);
+      const rescan = await runBounded(["session", "scan", "--all", "--json", ...store], { XDG_STATE_HOME: stateHome });
       const again = checkCommand("rescan", rescan, failures);
       const summary = again?.summary as { errors?: number } | undefined;
       if (summary !== undefined && (summary.errors ?? 0) > 0) {
@@ -301,7 +320,7 @@ async function fuzzCase(format: HarnessFormat, pristine: string, scratch: string
       // 5. The backup gives back the damaged store exactly.
       const backup = doc?.backup as { id?: string } | undefined;
       if (backup?.id !== undefined && changes.length > 0) {
-        const restore = await runBounded(["session", "restore", backup.id, "--yes", "--json", ...store], stateHome);
+        const restore = await runBounded(["session", "restore", backup.id, "--yes", "--json", ...store], { XDG_STATE_HOME: stateHome });
         checkCommand("restore", restore, failures);
         if (restore !== "hang" && restore.status !== 0)
           failures.push({ property: "restore-exact", detail: `restore exited ${restore.status}: ${(restore.stderr + restore.stdout).slice(0, 500)}` });
