@@ -62,6 +62,8 @@
 //     --mismatch-header: with the 400, also send `anthropic-thinking-prefix-mismatch: block=messages.N.content.M;
 //     kind=prefix|predecessor`, a response header Claude Code 2.1.331 reads to strip thinking from that block on only
 //     (not in Anthropic's documentation: off by default).
+//   - the window (checked first), with --context-limit <tokens> or a scenario's `contextLimit`: a request of more
+//     tokens (1 per 4 bytes of system + tools + messages as JSON) → `prompt is too long: N tokens > LIMIT maximum`.
 // N and M are positions in the request as the client sent it. Every logged request carries the mock's answer
 // (`answer`: status, rule, the error text for a 400, `why` for a binding failure).
 //
@@ -94,12 +96,12 @@
 // 127.0.0.1, telemetry / auto-update / error reporting / non-essential traffic disabled. Plain Node ESM, no
 // dependencies.
 
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { bindReply, checkRequest, withoutThinkingFrom } from "./mock-anthropic-rules.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies. A reply is a list of content blocks the mock streams back, plus a stop reason.
@@ -905,154 +907,6 @@ function isMainLoop(body) {
   return Array.isArray(body?.tools) && body.tools.length > 0;
 }
 
-// The prefix binding of the enforcing mock (see the header): on the models of recover's table
-// (src/provider/prefix-bound.ts, copied here: this script has no dependencies), every thinking block the mock issues
-// is bound to a hash of its prefix and to the thinking block before it; a later request that sends such a block
-// with another prefix, or after another thinking block, is answered 400.
-const PREFIX_BOUND_MODELS = [
-  { family: "fable", versions: ["5-2"] },
-  { family: "mythos", versions: ["5-2"] },
-  { family: "fable", versions: ["5-1"] },
-  { family: "mythos", versions: ["5-1"] },
-  { family: "opus", versions: ["5-5"] },
-  { family: "sonnet", versions: ["5-5"] },
-  { family: "haiku", versions: ["5-5"] },
-];
-export function isPrefixBound(model) {
-  const match = typeof model === "string" ? /claude-([a-z]+)-(\d+)[-.](\d+)(?![\d])/i.exec(model) : null;
-  if (!match) return false;
-  const version = `${match[2]}-${match[3]}`;
-  return PREFIX_BOUND_MODELS.some((m) => m.family === match[1].toLowerCase() && m.versions.includes(version));
-}
-const BINDING_BETA = "thinking-binding-controls-2026-08-01";
-const BOUND_THINKING =
-  'Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".';
-const BOUND_THINKING_NO_BETA = " That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header.";
-const isThinking = (b) => b?.type === "thinking" || b?.type === "redacted_thinking";
-const blockId = (b) => (b.type === "thinking" ? b.signature : b.data);
-// Values only: cache_control dropped at every depth, keys sorted, and a string `content` / `system` read as the one
-// text block it stands for (the API's own shorthand; Claude Code sends the same message as a string in one request
-// and as a block list carrying cache_control in another).
-function canon(v) {
-  if (Array.isArray(v)) return v.map(canon);
-  if (v && typeof v === "object") {
-    const out = {};
-    for (const k of Object.keys(v).sort()) {
-      if (k === "cache_control") continue;
-      out[k] = k === "content" && typeof v[k] === "string" ? [{ text: v[k], type: "text" }] : canon(v[k]);
-    }
-    return out;
-  }
-  return v;
-}
-const sysOf = (s) => (typeof s === "string" ? [{ type: "text", text: s }] : (s ?? null));
-// The prefix of block `m` of `message` (the message it is in, as sent), after `messages` (everything before that
-// message): system, tools, those messages and that message's earlier blocks, thinking left out (earlier thinking
-// is not in the prefix; the predecessor link checks it). `scope: "messages"` leaves system and tools out.
-function prefixHash(body, messages, message, m, scope) {
-  const strip = (content) => (Array.isArray(content) ? content.filter((b) => !isThinking(b)) : content);
-  const value = {
-    ...(scope === "messages" ? {} : { system: canon(sysOf(body.system)), tools: canon(body.tools ?? []) }),
-    messages: canon([...messages.map((x) => ({ ...x, content: strip(x.content) })), { ...message, content: strip(message.content.slice(0, m)) }]),
-  };
-  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
-}
-/** The id of the last thinking block before block `m` of message `n` (any earlier message counts), or null. */
-function predecessor(msgs, n, m) {
-  for (let i = n; i >= 0; i--) {
-    const c = Array.isArray(msgs[i]?.content) ? msgs[i].content : [];
-    for (let j = (i === n ? m : c.length) - 1; j >= 0; j--) if (isThinking(c[j])) return blockId(c[j]);
-  }
-  return null;
-}
-/** Record the binding of each thinking block of `blocks`, the reply to `body` (issued by this mock). */
-export function bindReply(body, blocks, bound, scope) {
-  if (!isPrefixBound(body?.model)) return;
-  const msgs = Array.isArray(body.messages) ? body.messages : [];
-  const message = { role: "assistant", content: blocks };
-  for (const [m, b] of blocks.entries())
-    if (isThinking(b))
-      bound.set(blockId(b), {
-        hash: prefixHash(body, msgs, message, m, scope),
-        prev: predecessor([...msgs, message], msgs.length, m),
-      });
-}
-/**
- * The first thinking block of `body` (with a signature this mock bound) whose prefix or predecessor differs from
- * the ones it was issued with, or null. A block with no thinking before it in the request passes the predecessor
- * check (thinking stripped oldest-first, or all of it, is accepted).
- */
-export function firstUnbound(body, bound, scope) {
-  if (!isPrefixBound(body?.model)) return null;
-  const msgs = Array.isArray(body.messages) ? body.messages : [];
-  for (const [n, msg] of msgs.entries()) {
-    if (!Array.isArray(msg?.content)) continue;
-    for (const [m, b] of msg.content.entries()) {
-      if (!isThinking(b) || !bound.has(blockId(b))) continue;
-      const was = bound.get(blockId(b));
-      const prev = predecessor(msgs, n, m);
-      const why = prefixHash(body, msgs.slice(0, n), msg, m, scope) !== was.hash ? "prefix" : prev !== null && prev !== was.prev ? "predecessor" : null;
-      if (why) return { at: `messages.${n}.content.${m}`, why };
-    }
-  }
-  return null;
-}
-
-// The API rules of the enforcing mock (see the header). Returns null or { rule, message } (and `dropped`, the paths of
-// the thinking blocks a `drop_block` request had dropped, when it passes).
-const EMPTY_THINKING = "each thinking block must contain non-whitespace thinking";
-const BLANK_TEXT = "messages: text content blocks must contain non-whitespace text";
-const MODIFIED_THINKING =
-  "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.";
-export function checkRequest(body, issued, { bound, headers, scope } = {}) {
-  const msgs = Array.isArray(body?.messages) ? body.messages : [];
-  for (const [n, msg] of msgs.entries()) {
-    if (!Array.isArray(msg?.content)) continue;
-    for (const [m, b] of msg.content.entries())
-      if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() === "")
-        return { rule: "thinking_empty", message: `messages.${n}.content.${m}.thinking: ${EMPTY_THINKING}` };
-  }
-  for (const msg of msgs) {
-    const blocks = Array.isArray(msg?.content) ? msg.content : [];
-    if (
-      blocks.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.trim() === "") ||
-      (typeof msg?.content === "string" && msg.content.trim() === "")
-    )
-      return { rule: "text_blank", message: BLANK_TEXT };
-  }
-  let n = -1;
-  for (const [i, msg] of msgs.entries()) if (msg?.role === "assistant") n = i;
-  const latest = n >= 0 ? msgs[n].content : null;
-  if (Array.isArray(latest))
-    for (const [m, b] of latest.entries())
-      if (b?.type === "thinking" && issued.has(b.signature) && issued.get(b.signature) !== b.thinking)
-        return { rule: "thinking_modified", message: `messages.${n}.content.${m}: ${MODIFIED_THINKING}` };
-  if (bound) {
-    const beta = String(headers?.["anthropic-beta"] ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .includes(BINDING_BETA);
-    const behavior = body?.thinking?.block_binding?.prefix_mismatch_behavior;
-    if (body?.thinking?.block_binding !== undefined && !beta)
-      return { rule: "block_binding_without_beta", message: `thinking.${body.thinking.type}.block_binding: Extra inputs are not permitted` };
-    const first = firstUnbound(body, bound, scope);
-    if (first && behavior === "drop_block") return { dropped: first };
-    if (first) return { rule: "thinking_bound", why: first.why, message: `${first.at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}` };
-  }
-  return null;
-}
-
-/** `body` without the thinking blocks at or after `at` (`messages.N.content.M`). */
-function withoutThinkingFrom(body, at) {
-  const [, n, m] = /^messages\.(\d+)\.content\.(\d+)$/.exec(at).map(Number);
-  return {
-    ...body,
-    messages: body.messages.map((msg, i) =>
-      i < n || !Array.isArray(msg.content) ? msg : { ...msg, content: msg.content.filter((b, j) => !(isThinking(b) && (i > n || j >= m))) },
-    ),
-  };
-}
-
 function answerError(res, status, type, message, requestId, extraHeaders = {}) {
   res.writeHead(status, { "content-type": "application/json", "request-id": requestId, ...extraHeaders });
   res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: requestId }));
@@ -1064,7 +918,7 @@ function startMock(state) {
     const main = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.includes("count_tokens") && isMainLoop(body);
     const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
     const messagesCall = req.method === "POST" && req.url.startsWith("/v1/messages") && !req.url.startsWith("/v1/messages/count_tokens");
-    const binding = state.enforce && messagesCall ? { bound: state.bound, headers, scope: state.bindScope } : {};
+    const binding = state.enforce && messagesCall ? { bound: state.bound, headers, scope: state.bindScope, contextLimit: state.contextLimit } : {};
     let broken = state.enforce && messagesCall ? checkRequest(body, state.issued, binding) : null;
     let dropped = null;
     if (broken?.dropped) {
@@ -1130,6 +984,7 @@ function parseArgs(argv) {
     else if (k === "--recover-wait") a.recoverWait = Number(v());
     else if (k === "--bind-scope") a.bindScope = v();
     else if (k === "--mismatch-header") a.mismatchHeader = true;
+    else if (k === "--context-limit") a.contextLimit = Number(v());
     else throw new Error("unknown argument " + k);
   }
   return a;
@@ -1345,6 +1200,7 @@ async function main() {
     bound: new Map(),
     bindScope: args.bindScope ?? "all",
     mismatchHeader: Boolean(args.mismatchHeader),
+    contextLimit: args.contextLimit ?? scenario.contextLimit ?? 0,
     errors: [],
     answers: [],
   };

@@ -1,0 +1,174 @@
+// The rules of the real Anthropic Messages API that the enforcing loopback mocks apply (capture-claude-request.mjs
+// and capture-opencode-request.mjs with --enforce): a request that breaks one is answered with the API's 400 text.
+// One module, so both clients are judged by the same rules; see capture-claude-request.mjs's header for the rules
+// in words and ../shared/reference/preserved-thinking.md §2–3 for the binding.
+
+import { createHash } from "node:crypto";
+
+// The prefix binding of the enforcing mock (see the header): on the models of recover's table
+// (src/provider/prefix-bound.ts, copied here: this script has no dependencies), every thinking block the mock issues
+// is bound to a hash of its prefix and to the thinking block before it; a later request that sends such a block
+// with another prefix, or after another thinking block, is answered 400.
+const PREFIX_BOUND_MODELS = [
+  { family: "fable", versions: ["5-2"] },
+  { family: "mythos", versions: ["5-2"] },
+  { family: "fable", versions: ["5-1"] },
+  { family: "mythos", versions: ["5-1"] },
+  { family: "opus", versions: ["5-5"] },
+  { family: "sonnet", versions: ["5-5"] },
+  { family: "haiku", versions: ["5-5"] },
+];
+export function isPrefixBound(model) {
+  const match = typeof model === "string" ? /claude-([a-z]+)-(\d+)[-.](\d+)(?![\d])/i.exec(model) : null;
+  if (!match) return false;
+  const version = `${match[2]}-${match[3]}`;
+  return PREFIX_BOUND_MODELS.some((m) => m.family === match[1].toLowerCase() && m.versions.includes(version));
+}
+const BINDING_BETA = "thinking-binding-controls-2026-08-01";
+const BOUND_THINKING =
+  'Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".';
+const BOUND_THINKING_NO_BETA = " That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header.";
+export const isThinking = (b) => b?.type === "thinking" || b?.type === "redacted_thinking";
+const blockId = (b) => (b.type === "thinking" ? b.signature : b.data);
+// Values only: cache_control dropped at every depth, keys sorted, and a string `content` / `system` read as the one
+// text block it stands for (the API's own shorthand; Claude Code sends the same message as a string in one request
+// and as a block list carrying cache_control in another).
+function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === "object") {
+    const out = {};
+    for (const k of Object.keys(v).sort()) {
+      if (k === "cache_control") continue;
+      out[k] = k === "content" && typeof v[k] === "string" ? [{ text: v[k], type: "text" }] : canon(v[k]);
+    }
+    return out;
+  }
+  return v;
+}
+const sysOf = (s) => (typeof s === "string" ? [{ type: "text", text: s }] : (s ?? null));
+// The prefix of block `m` of `message` (the message it is in, as sent), after `messages` (everything before that
+// message): system, tools, those messages and that message's earlier blocks, thinking left out (earlier thinking
+// is not in the prefix; the predecessor link checks it). `scope: "messages"` leaves system and tools out.
+function prefixHash(body, messages, message, m, scope) {
+  const strip = (content) => (Array.isArray(content) ? content.filter((b) => !isThinking(b)) : content);
+  const value = {
+    ...(scope === "messages" ? {} : { system: canon(sysOf(body.system)), tools: canon(body.tools ?? []) }),
+    messages: canon([...messages.map((x) => ({ ...x, content: strip(x.content) })), { ...message, content: strip(message.content.slice(0, m)) }]),
+  };
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+/** The id of the last thinking block before block `m` of message `n` (any earlier message counts), or null. */
+function predecessor(msgs, n, m) {
+  for (let i = n; i >= 0; i--) {
+    const c = Array.isArray(msgs[i]?.content) ? msgs[i].content : [];
+    for (let j = (i === n ? m : c.length) - 1; j >= 0; j--) if (isThinking(c[j])) return blockId(c[j]);
+  }
+  return null;
+}
+/** Record the binding of each thinking block of `blocks`, the reply to `body` (issued by this mock). */
+export function bindReply(body, blocks, bound, scope) {
+  if (!isPrefixBound(body?.model)) return;
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  const message = { role: "assistant", content: blocks };
+  for (const [m, b] of blocks.entries())
+    if (isThinking(b))
+      bound.set(blockId(b), {
+        hash: prefixHash(body, msgs, message, m, scope),
+        prev: predecessor([...msgs, message], msgs.length, m),
+      });
+}
+/**
+ * The first thinking block of `body` (with a signature this mock bound) whose prefix or predecessor differs from
+ * the ones it was issued with, or null. A block with no thinking before it in the request passes the predecessor
+ * check (thinking stripped oldest-first, or all of it, is accepted).
+ */
+export function firstUnbound(body, bound, scope) {
+  if (!isPrefixBound(body?.model)) return null;
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  for (const [n, msg] of msgs.entries()) {
+    if (!Array.isArray(msg?.content)) continue;
+    for (const [m, b] of msg.content.entries()) {
+      if (!isThinking(b) || !bound.has(blockId(b))) continue;
+      const was = bound.get(blockId(b));
+      const prev = predecessor(msgs, n, m);
+      const why = prefixHash(body, msgs.slice(0, n), msg, m, scope) !== was.hash ? "prefix" : prev !== null && prev !== was.prev ? "predecessor" : null;
+      if (why) return { at: `messages.${n}.content.${m}`, why };
+    }
+  }
+  return null;
+}
+
+// The API rules of the enforcing mock, in the order the mock checks them (the window first: `contextLimit`). Returns null or { rule, message } (and `dropped`, the paths of
+// the thinking blocks a `drop_block` request had dropped, when it passes).
+const EMPTY_THINKING = "each thinking block must contain non-whitespace thinking";
+const BLANK_TEXT = "messages: text content blocks must contain non-whitespace text";
+const MODIFIED_THINKING =
+  "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.";
+export function checkRequest(body, issued, { bound, headers, scope, contextLimit } = {}) {
+  const tooLong = checkWindow(body, contextLimit);
+  if (tooLong) return tooLong;
+  const msgs = Array.isArray(body?.messages) ? body.messages : [];
+  for (const [n, msg] of msgs.entries()) {
+    if (!Array.isArray(msg?.content)) continue;
+    for (const [m, b] of msg.content.entries())
+      if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() === "")
+        return { rule: "thinking_empty", message: `messages.${n}.content.${m}.thinking: ${EMPTY_THINKING}` };
+  }
+  for (const msg of msgs) {
+    const blocks = Array.isArray(msg?.content) ? msg.content : [];
+    if (
+      blocks.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.trim() === "") ||
+      (typeof msg?.content === "string" && msg.content.trim() === "")
+    )
+      return { rule: "text_blank", message: BLANK_TEXT };
+  }
+  let n = -1;
+  for (const [i, msg] of msgs.entries()) if (msg?.role === "assistant") n = i;
+  const latest = n >= 0 ? msgs[n].content : null;
+  if (Array.isArray(latest))
+    for (const [m, b] of latest.entries())
+      if (b?.type === "thinking" && issued.has(b.signature) && issued.get(b.signature) !== b.thinking)
+        return { rule: "thinking_modified", message: `messages.${n}.content.${m}: ${MODIFIED_THINKING}` };
+  if (bound) {
+    const beta = String(headers?.["anthropic-beta"] ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .includes(BINDING_BETA);
+    const behavior = body?.thinking?.block_binding?.prefix_mismatch_behavior;
+    if (body?.thinking?.block_binding !== undefined && !beta)
+      return { rule: "block_binding_without_beta", message: `thinking.${body.thinking.type}.block_binding: Extra inputs are not permitted` };
+    const first = firstUnbound(body, bound, scope);
+    if (first && behavior === "drop_block") return { dropped: first };
+    if (first) return { rule: "thinking_bound", why: first.why, message: `${first.at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}` };
+  }
+  return null;
+}
+
+/** `body` without the thinking blocks at or after `at` (`messages.N.content.M`). */
+export function withoutThinkingFrom(body, at) {
+  const [, n, m] = /^messages\.(\d+)\.content\.(\d+)$/.exec(at).map(Number);
+  return {
+    ...body,
+    messages: body.messages.map((msg, i) =>
+      i < n || !Array.isArray(msg.content) ? msg : { ...msg, content: msg.content.filter((b, j) => !(isThinking(b) && (i > n || j >= m))) },
+    ),
+  };
+}
+
+
+/**
+ * The size of a request as the mock counts it: one token per 4 bytes of its `system`, `tools` and `messages` as
+ * JSON (the API's own count differs; what matters is that the mock's window is fixed and the client's request is
+ * measured the same way before and after a trim).
+ */
+export function requestTokens(body) {
+  const json = JSON.stringify({ system: body?.system ?? null, tools: body?.tools ?? [], messages: body?.messages ?? [] });
+  return Math.ceil(Buffer.byteLength(json, "utf8") / 4);
+}
+const TOO_LONG = (tokens, limit) => `prompt is too long: ${tokens} tokens > ${limit} maximum`;
+/** `prompt is too long` when `contextLimit` is set and the request is over it; null otherwise. */
+export function checkWindow(body, contextLimit) {
+  if (!contextLimit) return null;
+  const tokens = requestTokens(body);
+  return tokens > contextLimit ? { rule: "prompt_too_long", message: TOO_LONG(tokens, contextLimit) } : null;
+}
