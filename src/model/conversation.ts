@@ -24,6 +24,8 @@ export interface TextBlock extends BlockBase {
   type: "text";
   blank: boolean;
   synthetic?: boolean;
+  /** A client's reminder that goes in a system turn on models that take one (Claude Code: stores/transcript/claude-replay.ts). */
+  systemTurn?: true;
 }
 export interface ThinkingBlock extends BlockBase {
   type: "thinking";
@@ -67,7 +69,8 @@ export interface MediaItem {
 export type Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | MediaBlock;
 
 export interface ConversationMessage {
-  role: "user" | "assistant";
+  /** `system`: a system turn inside `messages` (Claude Code on current models), never merged with its neighbours. */
+  role: "user" | "assistant" | "system";
   blocks: Block[];
   /** Stored messages whose content was merged into this request message, in order. */
   sourceMessageIds: string[];

@@ -27,7 +27,8 @@ export interface RequestBlock {
 }
 
 export interface RequestMessage {
-  role: "user" | "assistant";
+  /** `system`: a system turn inside `messages` (Claude Code sends its reminders so on current models). */
+  role: "user" | "assistant" | "system";
   content: RequestBlock[];
   /** Stored messages whose content is in this request message. */
   sourceMessageIds: string[];

@@ -68,6 +68,8 @@ export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingM
     add("first_not_user", 0, null, 'messages: first message must use the "user" role', messages[0].content.slice(0, 1));
   const seenToolUse = new Map<string, number>();
   messages.forEach((message, n) => {
+    // A system turn (Claude Code's reminders on current models) is the client's own text, and no turn of the pairing.
+    if (message.role === "system") return;
     const last = n === messages.length - 1;
     if (message.content.length === 0 && !(last && message.role === "assistant")) {
       add("empty_content", n, null, `messages.${n}: all messages must have non-empty content except for the optional final assistant message`, []);
@@ -139,7 +141,7 @@ function validateAssistant(content: RequestBlock[], n: number, last: boolean, th
 /** Every tool_use is answered in the very next message, whose tool_results come first and answer only those. */
 function validateToolResults(messages: AnthropicRequest["messages"], n: number, add: Add): void {
   const message = messages[n]!;
-  const previous = n > 0 ? messages[n - 1] : undefined;
+  const previous = messages.findLast((m, i) => i < n && m.role !== "system");
   const uses = previous?.role === "assistant" ? previous.content.filter((b) => b.type === "tool_use") : [];
   const answered = new Set(message.content.filter((b) => b.type === "tool_result").map((b) => b.id));
   const missing = uses.filter((u) => !answered.has(u.id));

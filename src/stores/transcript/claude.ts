@@ -4,11 +4,12 @@
  * come back as `user` lines. Only `user`/`assistant` lines reach the API; every other record type is metadata kept
  * verbatim, though some of them (system, attachment, progress) are links of the chain.
  */
-import type { Block, ConversationMessage, SkippedMessage } from "../../model/conversation.js";
+import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { handle, linksOf, obj, str, textBlock, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
 import { collect } from "../../model/collect.js";
+import { claudeReplay } from "./claude-replay.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 const CLAUDE_RECORD_TYPES = new Set([
@@ -90,7 +91,7 @@ export const claudeDialect: Dialect = {
   sentLines(chain, all) {
     return withParallelResults(chain, all);
   },
-  replay: leaveOutThinkingOnly,
+  replay: claudeReplay,
   responsesApart: true,
   responseId(line) {
     return line.value?.type === "assistant" ? str(obj(line.value.message)?.id) : undefined;
@@ -144,34 +145,6 @@ const callIds = (line: TranscriptLine): string[] => {
 };
 
 /**
- * Claude Code leaves out an assistant message that holds only thinking (a reply whose text was blank, or cut off
- * after its thinking), and the user messages on either side of it go as one: measured with the real client, 2.1.197
- * and 2.1.331 (docs/research/claude-code-prefix-thinking.md). What it leaves out changes nothing in the request.
- */
-function leaveOutThinkingOnly(messages: ConversationMessage[]): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
-  const kept: ConversationMessage[] = [];
-  const skipped: SkippedMessage[] = [];
-  let leftOut = false;
-  for (const message of messages) {
-    if (message.role === "assistant" && message.blocks.length > 0 && message.blocks.every((b) => b.type === "thinking")) {
-      for (const id of message.sourceMessageIds) skipped.push({ messageId: id, reason: "an assistant message of thinking only, which Claude Code leaves out" });
-      leftOut = true;
-      continue;
-    }
-    const last = kept.at(-1);
-    if (leftOut && last?.role === "user" && message.role === "user") {
-      kept[kept.length - 1] = {
-        role: "user",
-        blocks: [...last.blocks, ...message.blocks],
-        sourceMessageIds: [...last.sourceMessageIds, ...message.sourceMessageIds.filter((id) => !last.sourceMessageIds.includes(id))],
-      };
-    } else kept.push(message);
-    leftOut = false;
-  }
-  return { messages: kept, skipped };
-}
-
-/**
  * Claude Code writes the result of each parallel call under its own call line, so all but the last result sit off
  * the chain; the client still sends them with the others (captured: fixtures/claude-code-2.1/tool-parallel). Such a
  * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
@@ -206,19 +179,24 @@ function withParallelResults(chain: readonly TranscriptLine[], all: readonly Tra
 }
 
 /** Attachment types the client renders again from their data when a record has no stored rendering. */
-const RERENDERED = new Set(["file", "date"]);
+const RERENDERED = new Set(["file", "date", "agent_listing_delta", "skill_listing"]);
+/** Of those, the ones Claude Code 2.1.197 renders as reminders of the system role (the agent and skill listings). */
+const SYSTEM_LISTINGS = new Set(["agent_listing_delta", "skill_listing"]);
 
 /**
  * An attachment record as Claude Code sends it: each stored rendering is a text block that leads the user message
  * of its run (or, in a run of tool results, is appended to the last result's content); an `@file`'s first rendering
  * ("Called the Read tool with …") is a user message of its own before that message. A record without renderings is
- * rendered again from its data for the types the capture showed (file, date), and sends nothing otherwise.
+ * rendered again from its data for the types the capture showed (file, date, 2.1.197's listings), and sends nothing
+ * otherwise. A rendering of the system role (`renderedRole: "system"`, or a 2.1.197 listing) goes in a system turn
+ * on models that take one (claude-replay.ts), and leads the prompt like the others on the rest.
  */
 function attachmentOf(line: TranscriptLine, value: Json): SentLine {
   const attachment = obj(value.attachment);
   const type = str(attachment?.type);
   const stored = Array.isArray(value.rendered) ? value.rendered.map((item) => str(obj(item)?.content) ?? "") : undefined;
   const texts = stored ?? (type !== undefined && RERENDERED.has(type) ? (type === "file" ? ["", jsonText(attachment)] : [jsonText(attachment)]) : []);
+  const systemRole = stored ? value.renderedRole === "system" : type !== undefined && SYSTEM_LISTINGS.has(type);
   // A rendering is the client's own text: never blank, never a block a rule should edit in the record.
   const block = (text: string, k: number): Block => ({
     type: "text",
@@ -227,6 +205,7 @@ function attachmentOf(line: TranscriptLine, value: Json): SentLine {
     text,
     blank: false,
     synthetic: true,
+    ...(systemRole ? { systemTurn: true as const } : {}),
   });
   const blocks = texts.map(block);
   if (type === "file" && blocks.length > 1) return { role: "user", blocks: blocks.slice(1), attachment: { ownMessages: [[blocks[0]!]] } };
