@@ -44,21 +44,61 @@ function sameBlock(a: Block, b: Block): boolean {
 }
 
 /**
- * The first position at which the request `after` differs from `before`, or undefined when it only grew at the tail
- * (new messages or blocks after everything `before` sent bind nothing: later thinking was made without them).
+ * The first position of `after` from which its thinking is no longer what `before` bound: the first change of the
+ * request outside thinking (thinking is not part of any block's prefix), or the first kept thinking block that breaks
+ * the run (the kept blocks must be an unbroken run of the original ones: stripping from the start, from the end or all
+ * of it is fine, leaving one out between others is not). Undefined when `after` only grew at the tail.
  */
 export function firstChange(before: Conversation, after: Conversation): RequestPosition | undefined {
+  const edited = firstEdit(before, after);
+  const broken = runBreak(before, after);
+  if (edited === undefined || broken === undefined) return edited ?? broken;
+  return broken.message < edited.message || (broken.message === edited.message && broken.block < edited.block) ? broken : edited;
+}
+
+const isThinking = (b: Block): b is ThinkingBlock => b.type === "thinking";
+
+/**
+ * The first position at which the request `after` differs from `before`, thinking left out of the comparison (new
+ * messages or blocks after everything `before` sent bind nothing: later thinking was made without them).
+ */
+function firstEdit(before: Conversation, after: Conversation): RequestPosition | undefined {
   for (let m = 0; m < before.messages.length; m++) {
-    const was = before.messages[m]!;
-    const now = after.messages[m];
-    if (now === undefined) return { message: m, block: 0 };
-    if (now.role !== was.role) return { message: m, block: 0 };
-    for (let b = 0; b < was.blocks.length; b++) {
-      const block = now.blocks[b];
-      if (block === undefined || !sameBlock(was.blocks[b]!, block)) return { message: m, block: b };
+    const was = before.messages[m]!.blocks.filter((b) => !isThinking(b));
+    const message = after.messages[m];
+    if (message === undefined || message.role !== before.messages[m]!.role) return { message: m, block: 0 };
+    // Each block of `after` that is not thinking, with its place in the message.
+    const now = message.blocks.flatMap((block, at) => (isThinking(block) ? [] : [{ block, at }]));
+    for (let k = 0; k < was.length; k++) {
+      const block = now[k];
+      if (block === undefined) return { message: m, block: message.blocks.length };
+      if (!sameBlock(was[k]!, block.block)) return { message: m, block: block.at };
     }
     // A block added at the end of a message that is followed by others is an edit of that message.
-    if (now.blocks.length > was.blocks.length && m < before.messages.length - 1) return { message: m, block: was.blocks.length };
+    if (now.length > was.length && m < before.messages.length - 1) return { message: m, block: now[was.length]!.at };
+  }
+  return undefined;
+}
+
+/** Which thinking block this is: its signature (a redacted block: its data), else its text. */
+const identity = (b: ThinkingBlock) => b.signature ?? `text:${b.text ?? ""}`;
+
+/**
+ * The first thinking block of `after` that does not continue the run of `before`'s thinking that its first kept block
+ * starts (one left out or moved before it). A block `before` did not have is new, made after it: it binds nothing.
+ */
+function runBreak(before: Conversation, after: Conversation): RequestPosition | undefined {
+  const original = new Map(before.messages.flatMap((m) => m.blocks.filter(isThinking)).map((block, at) => [identity(block), at]));
+  let next: number | undefined;
+  for (let m = 0; m < after.messages.length; m++) {
+    const blocks = after.messages[m]!.blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b]!;
+      const at = isThinking(block) ? original.get(identity(block)) : undefined;
+      if (at === undefined) continue;
+      if (next !== undefined && at !== next) return { message: m, block: b };
+      next = at + 1;
+    }
   }
   return undefined;
 }

@@ -10,7 +10,8 @@ import { T0, writeStore } from "../cli/stores.js";
 import { tempDir } from "../cli/run.js";
 import { ClaudeTranscript, MINUTE, OpenclawTranscript } from "../support/transcript-fixtures.js";
 import { RecoverError } from "../../src/errors.js";
-import { BOUND_THINKING_ID, BOUND_THINKING_REASON } from "../../src/plan/prefix-thinking.js";
+import type { Block, Conversation } from "../../src/model/conversation.js";
+import { BOUND_THINKING_ID, BOUND_THINKING_REASON, boundThinkingFrom, firstChange } from "../../src/plan/prefix-thinking.js";
 import { sessionOf, storeOf, textPart } from "../rules/harness.js";
 import { cleanupAll, FORMATS, plan, setup } from "../repair/harness.js";
 import type { Transcript } from "../support/opencode-fixtures.js";
@@ -223,4 +224,51 @@ describe("transcripts: Claude Code and openclaw", () => {
       }
     },
   );
+});
+
+describe("what counts as a change of the prefix (firstChange)", () => {
+  const source = { kind: "part" as const, id: "p" };
+  const think = (sig: string): Block => ({ type: "thinking", source, chars: 5, text: `t ${sig}`, signed: true, signature: sig, model: BOUND });
+  const say = (text: string): Block => ({ type: "text", source, chars: text.length, text, blank: false });
+  const conversation = (...messages: Block[][]): Conversation => ({
+    messages: messages.map((blocks, i) => ({ role: i % 2 === 0 ? "user" : "assistant", blocks, sourceMessageIds: [`m${i}`] })),
+    skipped: [],
+  });
+  const original = conversation([say("q1")], [think("A"), say("a1")], [say("q2")], [think("B"), say("a2")], [say("q3")], [think("C"), say("a3")]);
+  const signatures = (blocks: Block[]) => blocks.map((b) => (b as { signature?: string }).signature);
+
+  it("thinking stripped from the start, from the end, or all of it changes nothing", () => {
+    const fromStart = conversation([say("q1")], [say("a1")], [say("q2")], [think("B"), say("a2")], [say("q3")], [think("C"), say("a3")]);
+    const fromEnd = conversation([say("q1")], [think("A"), say("a1")], [say("q2")], [think("B"), say("a2")], [say("q3")], [say("a3")]);
+    const none = conversation([say("q1")], [say("a1")], [say("q2")], [say("a2")], [say("q3")], [say("a3")]);
+    for (const after of [fromStart, fromEnd, none]) expect(firstChange(original, after)).toBeUndefined();
+  });
+
+  it("a block left out between others breaks the run: every later block is bound to another conversation", () => {
+    const gap = conversation([say("q1")], [think("A"), say("a1")], [say("q2")], [say("a2")], [say("q3")], [think("C"), say("a3")]);
+    const at = firstChange(original, gap);
+    expect(at).toEqual({ message: 5, block: 0 });
+    expect(signatures(boundThinkingFrom(gap, at))).toEqual(["C"]);
+  });
+
+  it("an edit outside thinking invalidates the thinking after it, in its own message too, not the thinking before it", () => {
+    const edited = conversation([say("q1")], [think("A"), say("a1")], [say("q2 edited")], [think("B"), say("a2")], [say("q3")], [think("C"), say("a3")]);
+    const at = firstChange(original, edited);
+    expect(at).toEqual({ message: 2, block: 0 });
+    expect(signatures(boundThinkingFrom(edited, at))).toEqual(["B", "C"]);
+    const textAfterThinking = conversation(
+      [say("q1")],
+      [think("A"), say("a1 edited")],
+      [say("q2")],
+      [think("B"), say("a2")],
+      [say("q3")],
+      [think("C"), say("a3")],
+    );
+    expect(firstChange(original, textAfterThinking)).toEqual({ message: 1, block: 1 });
+  });
+
+  it("new turns at the tail, with thinking of their own, bind nothing", () => {
+    const grown = conversation(...original.messages.map((m) => m.blocks), [say("q4")], [think("D"), say("a4")]);
+    expect(firstChange(original, grown)).toBeUndefined();
+  });
 });

@@ -32,6 +32,9 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
     const doc = parseJsonDocument(r.stdout) as { sessions: { id: string; findings: { rule: string; line?: number }[] }[] };
     const found = doc.sessions.flatMap((s) => s.findings.map((f) => `${ids.get(s.id)} ${f.rule}`)).sort();
     expect(found).toEqual([
+      // The repair loop's damage (turn two's tool_result line removed, later turns kept), on both clients.
+      "opus55-interrupted tool-result-missing",
+      "opus55-interrupted-197 tool-result-missing",
       // The client sends stored empty thinking as it is; the API answers `each thinking block must contain
       // non-whitespace thinking` (the scenario empties the thinking of two turns).
       "thinking-empty empty-thinking",

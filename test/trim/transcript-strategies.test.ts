@@ -94,6 +94,29 @@ describe("strip-old-thinking on a Claude Code transcript", () => {
   });
 });
 
+describe("strip-old-thinking on a model that binds thinking to its prefix (issue 36)", () => {
+  it("the oldest blocks go and the later ones stay: a run stripped from the start is still bound to what it was", () => {
+    const t = new ClaudeTranscript({ start: START, seed: 45, model: "claude-opus-5-5" });
+    const thinking: string[][] = [];
+    for (let i = 0; i < 5; i++) {
+      t.user(`question ${i}`);
+      thinking.push(
+        t.assistant([
+          { type: "thinking", thinking: `Let me think about ${i}. ${filler(400)}`, signature: `EqQB${String(i).repeat(60)}` },
+          { type: "text", text: `answer ${i}` },
+        ]),
+      );
+    }
+    const { plan: p } = plan(t, "strip-old-thinking", { keepTurns: 0 });
+    const deleted = p.changes.filter((c) => c.op === "delete").map((c) => c.key.id);
+    expect(deleted.sort()).toEqual([thinking[0]![0], thinking[1]![0], thinking[2]![0]].sort());
+    // Turns 3 and 4 keep their thinking: nothing outside thinking changed before them, and they still follow each
+    // other (stripping oldest-first is accepted; ../shared/reference/preserved-thinking.md §2).
+    expect(p.droppedThinking).toBeUndefined();
+    expect(p.changes.filter((c) => c.rules.includes("prefix-bound-thinking"))).toEqual([]);
+  });
+});
+
 describe("drop-oldest-turns on an openclaw transcript", () => {
   it("whole older turns go, never the first nor the kept ones; the chain stays whole", () => {
     const t = new OpenclawTranscript({ start: START, seed: 44 });
