@@ -19,6 +19,7 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     hookTimeout: 30_000,
+    setupFiles: ["./test/support/remove-temp-dirs.ts"],
     // Unhandled errors still fail the run, through this reporter, except vitest's own worker RPC timeout (see it).
     reporters: ["default", "./test/support/unhandled-errors.ts"],
     dangerouslyIgnoreUnhandledErrors: true,

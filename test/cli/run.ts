@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, expect } from "vitest";
+import { expect } from "vitest";
 
 /** The built CLI; RECOVER_TEST_BIN runs the same tests against another build (say, the last release's). */
 export const BIN = path.resolve(process.env.RECOVER_TEST_BIN ?? "bin/recover");
@@ -147,7 +147,8 @@ export function runInTerminal(args: string[], options: RunOptions = {}): { statu
 }
 
 // ---------------------------------------------------------------------------------------------
-// Temp dirs, removed after each test file
+// Temp dirs, removed after each test file (test/support/remove-temp-dirs.ts: with isolate off a module's own
+// afterAll would run after the first file that loaded it only, and every later file's dirs stayed in /tmp)
 // ---------------------------------------------------------------------------------------------
 
 const created: string[] = [];
@@ -158,7 +159,7 @@ export function tempDir(): string {
   return dir;
 }
 
-afterAll(() => {
+export function removeTempDirs(): void {
   for (const dir of [installedBin, codeCacheHome]) if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
   installedBin = undefined;
   codeCacheHome = undefined;
@@ -171,7 +172,7 @@ afterAll(() => {
     }
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
+}
 
 function restorePermissions(dir: string): void {
   fs.chmodSync(dir, 0o700);
