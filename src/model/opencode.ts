@@ -283,3 +283,9 @@ export function isRedactedThinking(metadata: unknown): boolean {
     (m) => typeof (m as { redactedData?: unknown } | null)?.redactedData === "string",
   );
 }
+
+/**
+ * The result opencode sends for a tool call still pending or running (every version since 1.1.65: reference
+ * opencode.md §4): its view of the request, and what the repair of such a call writes, so the request stays the same.
+ */
+export const OPENCODE_INTERRUPTED_TOOL = "[Tool execution was interrupted]";

@@ -218,7 +218,7 @@ function errorPlan(error: ClassifiedError, view: SessionView, request: Anthropic
         rule: targetRule("tool calls the provider found without results", parts, open, why, (_part, context, finding) =>
           toolCallInterrupted.fix!(finding, context),
         ),
-        explanation: `tool call${ids.length === 1 ? "" : "s"} ${ids.join(", ")}${at} went out without a result: ${parts.length ? "closed as interrupted, as opencode does on abort" : "no such call is open in the store"}`,
+        explanation: `tool call${ids.length === 1 ? "" : "s"} ${ids.join(", ")}${at} went out without a result: ${parts.length ? "closed as interrupted, with the result opencode already sends for it" : "no such call is open in the store"}`,
       };
     }
     case "orphan_tool_result": {

@@ -286,7 +286,7 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     expect(ops(past.plan.changes)).toEqual(sorted(...earlier.map((id) => `delete part ${id}`)));
   });
 
-  it("orphan_tool_use naming one running call closes exactly that call, as opencode's abort handler does", () => {
+  it("orphan_tool_use naming one running call closes exactly that call, with the result opencode already sends for it", () => {
     const built = storeOf(twoRunningCalls());
     const [a, b] = built.sessions[0]!.messages[3]!.parts.filter((p) => p.data?.type === "tool");
     const callA = (a!.data as { callID: string }).callID;
@@ -294,7 +294,9 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
     const before = load(fx);
     // Only the error's rule: what it does by itself (the default rules would close both calls anyway).
     const { plan, explanation } = repairForError(fx, ORPHAN(5, [callA]), { only: true });
-    expect(explanation).toBe(`tool call ${callA} at messages.5 went out without a result: closed as interrupted, as opencode does on abort`);
+    expect(explanation).toBe(
+      `tool call ${callA} at messages.5 went out without a result: closed as interrupted, with the result opencode already sends for it`,
+    );
     expect(ops(plan.changes)).toEqual([`update part ${a!.id}`]);
     expect(plan.changes[0]!.rules).toEqual(["provider-error"]);
     const after = load(fx);
@@ -304,8 +306,7 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
       state: {
         ...was.state,
         status: "error",
-        error: "Tool execution aborted",
-        metadata: { interrupted: true },
+        error: "[Tool execution was interrupted]",
         time: { start: (was.state.time as Json).start, end: fx.now },
       },
     });

@@ -10,6 +10,7 @@ import { readBackup } from "../../src/txn/backup-store.js";
 import { incompleteMessage } from "../../src/rules/incomplete-message.js";
 import { DEFAULT_RULE_OPTIONS } from "../../src/rules/rule.js";
 import { opencodeSessionView } from "../../src/stores/opencode/view.js";
+import { firstChange } from "../../src/plan/prefix-thinking.js";
 import { MINUTE, SECOND, replaceWithBytes, truncateAfter, type Json } from "../support/opencode-fixtures.js";
 import {
   ABORTED,
@@ -58,7 +59,7 @@ const isTool = (status: string) => (d: Json) => d.type === "tool" && (d.state as
 
 describe.each(FORMATS)("repair fixes (%s store)", (format) => {
   // ------------------------------------------------------------------------------------------
-  it("tool-call-interrupted: a running bash and a pending edit are closed as opencode's abort handler closes them", () => {
+  it("tool-call-interrupted: a running bash and a pending edit are closed with the result opencode already sends for them, so the request does not change", () => {
     const built = storeOf(
       sessionOf((w) => [
         w.user("Fix the rounding and run the whole test suite."),
@@ -79,6 +80,8 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     const bashBefore = storedPart(before, bash.partId);
     const editBefore = storedPart(before, edit.partId);
     const original = snapshot(fx);
+    const requestOf = (records: typeof before) => opencodeSessionView(records, { ...DEFAULT_RULE_OPTIONS, now: fx.later }).conversation;
+    const sentBefore = requestOf(before);
 
     const { plan: p, backup } = repair(fx);
     expect(ops(p.changes)).toEqual(sorted(`update part ${bash.partId}`, `update part ${edit.partId}`));
@@ -96,14 +99,16 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
       state: {
         status: "error",
         input: { command: "npm test", description: "Run all tests" },
-        error: "Tool execution aborted",
-        metadata: { output: "\n RUN  v3.2.4\n", interrupted: true },
+        error: "[Tool execution was interrupted]",
+        metadata: { output: "\n RUN  v3.2.4\n" },
         time: { start: (bashState.time as { start: number }).start, end: fx.now },
       },
     });
+    // The request the client builds is the same, so thinking bound to it stays valid (issue 36).
+    expect(firstChange(sentBefore, requestOf(after))).toBeUndefined();
     expect(storedPart(after, edit.partId)).toEqual({
       ...editBefore,
-      state: { status: "error", input: {}, error: "Tool execution aborted", metadata: { interrupted: true }, time: { start: fx.now, end: fx.now } },
+      state: { status: "error", input: {}, error: "[Tool execution was interrupted]", time: { start: fx.now, end: fx.now } },
     });
     expectSettledAndRestorable(fx, { rules: ["tool-call-interrupted"], original, backup });
   });
@@ -940,7 +945,7 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     expect(p.changes[0]!.rules).toEqual(["schema-violation", "tool-call-interrupted"]);
     const after = storedPart(load(fx), bad.partId);
     expect(after.callID).toMatch(TOOLU_ID);
-    expect(after.state).toMatchObject({ status: "error", error: "Tool execution aborted", metadata: { interrupted: true } });
+    expect(after.state).toMatchObject({ status: "error", error: "[Tool execution was interrupted]" });
     expectSettledAndRestorable(fx, { rules: ["schema-violation", "tool-call-interrupted"], original, backup });
   });
 

@@ -5,11 +5,17 @@
  */
 import type { Block, Conversation, ConversationMessage, Handle, ToolResultBlock } from "../../model/conversation.js";
 import type { AssistantMessage, KnownPart, Part } from "../../model/opencode.js";
-import { EXPANDED_FILE_MIMES, hasThinkingSignature, isKnownPart, isRedactedThinking, thinkingSignatureOf } from "../../model/opencode.js";
+import {
+  EXPANDED_FILE_MIMES,
+  hasThinkingSignature,
+  isKnownPart,
+  isRedactedThinking,
+  OPENCODE_INTERRUPTED_TOOL,
+  thinkingSignatureOf,
+} from "../../model/opencode.js";
 import { readableParts, type MessageRecord, type PartRecord, type ReadablePart, type SessionRecords } from "../../model/opencode-records.js";
 import { collect } from "../../model/collect.js";
 
-const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
 const COMPACTED_OUTPUT = "[Old tool result content cleared]";
 const COMPACTION_PROMPT = "What did we do so far?";
 const SUBTASK_PROMPT = "The following tool was executed by the user";
@@ -240,8 +246,8 @@ function toolResult(record: PartRecord, part: Extract<KnownPart, { type: "tool" 
       return withText(result(id, true, handle(record, "state.error"), record.content.errorChars ?? 0), record, state.error);
     }
     default: {
-      const interrupted = result(id, true, handle(record), INTERRUPTED_TOOL.length);
-      interrupted.text = INTERRUPTED_TOOL;
+      const interrupted = result(id, true, handle(record), OPENCODE_INTERRUPTED_TOOL.length);
+      interrupted.text = OPENCODE_INTERRUPTED_TOOL;
       return interrupted;
     }
   }
