@@ -19,6 +19,12 @@ export const DEFAULT_KEEP_TURNS = 4;
 /** Anthropic's request limit is 32 MB; aim under it with room for the system prompt and tool definitions. */
 export const DEFAULT_MAX_BYTES = 30_000_000;
 
+/**
+ * More than this many tokens between an error's count and our estimate of the messages is not the system prompt and
+ * tools (Claude Code sends about 25,000, opencode about 8,000): the error is of another request (pasted from another
+ * session, or from before a trim), and its count is not used.
+ */
+const MAX_OVERHEAD = 100_000;
 /** A stored count further from our estimate than this describes another request. */
 const MIN_FACTOR = 0.5;
 const MAX_FACTOR = 2.5;
@@ -35,6 +41,8 @@ export function byteBudgetOf(errorText: string | undefined): number {
 
 export interface Calibration {
   factor: number;
+  /** Tokens outside the messages (system prompt, tools) that a stated count showed: in every request, never trimmed. */
+  overhead?: number;
   method: string;
 }
 
@@ -65,6 +73,30 @@ export function calibrate(view: SessionView): Calibration {
   return { factor: 1, method: "characters / 4 (no stored token counts to calibrate against)" };
 }
 
+/**
+ * The size a provider error states for the request it refused (`prompt is too long: 14042 tokens > 13963 maximum`)
+ * is the truth for this request: our estimate of the messages (characters / 4) plus what is sent outside them
+ * (system prompt, tool definitions), which a trim cannot shrink. So the difference is that overhead, counted once,
+ * and every saving is a saving of message tokens (a factor would credit each saving with the overhead's share too).
+ * When our estimate is already above the count, the estimate is scaled down to it instead.
+ */
+export function calibrateToCount(view: SessionView, counted: number, where: string): Calibration {
+  const estimate = view.estimatedTokens;
+  const at = `the ${formatCount(counted)} tokens ${where} (our estimate of the messages: ${formatCount(estimate)})`;
+  if (estimate <= 0) return { factor: 1, method: `characters / 4 (no messages to measure against ${at})` };
+  if (counted - estimate > MAX_OVERHEAD) {
+    const usual = calibrate(view);
+    return { ...usual, method: `${usual.method}; not ${at}: too far above this history to be its request` };
+  }
+  if (counted >= estimate)
+    return {
+      factor: 1,
+      overhead: counted - estimate,
+      method: `characters / 4, plus ${formatCount(counted - estimate)} tokens sent outside the messages (system prompt, tools): ${at}`,
+    };
+  return { factor: counted / estimate, method: `characters / 4, calibrated ×${(counted / estimate).toFixed(2)} against ${at}` };
+}
+
 export interface TrimRequest {
   limit: number;
   target?: number;
@@ -80,6 +112,7 @@ export function trimOptions(request: TrimRequest): TrimOptions {
   return {
     targetTokens: Math.floor(request.limit * (request.target ?? DEFAULT_TARGET)),
     calibration: request.calibration.factor,
+    ...(request.calibration.overhead ? { overhead: request.calibration.overhead } : {}),
     keepTurns: request.keepTurns ?? DEFAULT_KEEP_TURNS,
     keepSteps: request.keepSteps ?? INTACT_STEPS,
     maxOutputChars: request.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
@@ -91,15 +124,17 @@ export function trimOptions(request: TrimRequest): TrimOptions {
 /** `command`: the trim command for this session as the user would type it, for the advice. */
 export function trimSummary(view: SessionView, plan: SessionPlan, request: TrimRequest, trim: TrimOptions, command: string): TrimSummary {
   const factor = request.calibration.factor;
+  const overhead = request.calibration.overhead ?? 0;
   const calibrated = (tokens: number) => Math.round(tokens * factor);
+  const total = (tokens: number) => Math.round(tokens * factor + overhead);
   const byRule = (keep: (f: SessionPlan["fixed"][number]) => boolean) =>
     TRIM_RULES.map((rule) => ({ id: rule.id, found: plan.fixed.filter((f) => f.rule === rule.id && keep(f)) })).filter((s) => s.found.length > 0);
-  const stillOver = trim.maxBytes !== undefined ? plan.after.bytes > trim.maxBytes : calibrated(plan.after.estimatedTokens) > trim.targetTokens;
+  const stillOver = trim.maxBytes !== undefined ? plan.after.bytes > trim.maxBytes : total(plan.after.estimatedTokens) > trim.targetTokens;
   const reached = byRule((f) => f.runningTurn === true).map((s) => ({ id: s.id, records: s.found.length }));
   const summary: TrimSummary = {
     tokens: {
-      before: calibrated(view.estimatedTokens),
-      after: calibrated(plan.after.estimatedTokens),
+      before: total(view.estimatedTokens),
+      after: total(plan.after.estimatedTokens),
       limit: request.limit,
       target: trim.targetTokens,
       method: request.calibration.method,
@@ -115,7 +150,7 @@ export function trimSummary(view: SessionView, plan: SessionPlan, request: TrimR
     ...(reached.length > 0 ? { reached } : {}),
   };
   if (stillOver && trim.maxBytes === undefined) {
-    const advice = intactAdvice(view, trim, factor, command);
+    const advice = intactAdvice(view, trim, factor, command, overhead);
     if (advice) summary.advice = advice;
   }
   return summary;
@@ -128,7 +163,7 @@ const k = (tokens: number) => formatCount(Math.round(tokens));
  * When the part no strategy may touch is itself over the target, say so and what would fit: the last steps given up
  * (`--keep-steps 0`) and their outputs truncated to the largest size that fits. None when the intact part fits.
  */
-export function intactAdvice(view: SessionView, trim: TrimOptions, factor: number, command: string): string | undefined {
+export function intactAdvice(view: SessionView, trim: TrimOptions, factor: number, command: string, overhead = 0): string | undefined {
   const keepSteps = trim.keepSteps ?? INTACT_STEPS;
   const layout = layoutOf(view.conversation, trim.keepTurns, keepSteps);
   const prompts = layoutOf(view.conversation, trim.keepTurns, 0);
@@ -145,14 +180,17 @@ export function intactAdvice(view: SessionView, trim: TrimOptions, factor: numbe
       else steps.push({ ...(block.type === "tool_result" && block.text !== undefined ? { text: block.text } : {}), tokens });
     }
   }
-  if (intact * factor <= trim.targetTokens) return undefined;
+  // What is sent however much is trimmed: the intact part, and what goes outside the messages (system, tools).
+  const size = (tokens: number) => tokens * factor + overhead;
+  if (size(intact) <= trim.targetTokens) return undefined;
   const what =
     keepSteps > 0 ? `the first and last user messages and the last ${keepSteps} step${keepSteps === 1 ? "" : "s"}` : "the first and last user messages";
-  const head = `${what} alone are ${k(intact * factor)} tokens, over the ${k(trim.targetTokens)} target`;
-  if (promptsOnly * factor > trim.targetTokens || keepSteps === 0) return `${head}: no trim may touch them; start a new session with a shorter prompt`;
+  const outside = overhead > 0 ? ", with the system prompt and tools," : "";
+  const head = `${what}${outside} alone are ${k(size(intact))} tokens, over the ${k(trim.targetTokens)} target`;
+  if (size(promptsOnly) > trim.targetTokens || keepSteps === 0) return `${head}: no trim may touch them; start a new session with a shorter prompt`;
   for (const max of OUTPUT_LADDER) {
     const after = promptsOnly + steps.reduce((n, s) => n + (s.text !== undefined && s.text.length > max ? tokensOf(max) : s.tokens), 0);
-    if (after * factor <= trim.targetTokens) return `${head}: \`${command} --keep-steps 0 --max-output-chars ${max}\` would bring them to ${k(after * factor)}`;
+    if (size(after) <= trim.targetTokens) return `${head}: \`${command} --keep-steps 0 --max-output-chars ${max}\` would bring them to ${k(size(after))}`;
   }
   return `${head}, even with their outputs truncated: only the prompts themselves fit; start a new session`;
 }

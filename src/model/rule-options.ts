@@ -23,6 +23,11 @@ export interface TrimOptions {
   targetTokens: number;
   /** Stored truth per estimated token (opencode's real prompt counts ÷ our estimate), applied to every estimate. */
   calibration: number;
+  /**
+   * Tokens of the request outside its messages (system prompt, tools), as a provider error counted them: they are in
+   * every request and no trim takes from them. 0 when no error stated a count.
+   */
+  overhead?: number;
   /** A byte budget instead (HTTP 413): trim until the serialised request fits. */
   maxBytes?: number;
   /** The last turns: taken from only once every older turn has given what it can. */

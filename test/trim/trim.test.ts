@@ -461,6 +461,30 @@ describe("the limit", () => {
     expectStoreBytes(w.store, bytes);
   });
 
+  it("the size the error counts is the truth for the request: what it holds beyond the messages is never trimmed", async () => {
+    // The client's system prompt and tools: 8,000 tokens outside the messages (measured: opencode 1.18 sends about
+    // that much). The error counts them; a trim that counted the messages only found nothing to do
+    // (docs/research/opencode-prefix-thinking.md, finding 2).
+    const w = written("opencode-sqlite", dropSession());
+    const messages = estimate(w.store, w.id).tokens;
+    const counted = messages + 8_000;
+    const max = messages + 1_000;
+    const doc = await trimJson(w, 1, "--dry-run", "--error", `prompt is too long: ${counted} tokens > ${max} maximum`);
+    expect(doc.tokens.before).toBe(counted);
+    expect(doc.tokens.method).toMatch(
+      /^characters \/ 4, plus 8,000 tokens sent outside the messages \(system prompt, tools\): the [\d,]+ tokens the error counted/,
+    );
+    expect(doc.sessions[0]!.changes.length).toBeGreaterThan(0);
+    // After the trim, the messages and the 8,000 outside them fit the target together.
+    expect(doc.tokens.after).toBeLessThanOrEqual(Math.floor(max * 0.8));
+    const saved = doc.strategies.reduce((n, s) => n + s.tokens, 0);
+    // (each strategy's figure is rounded on its own)
+    expect(Math.abs(doc.tokens.after - (counted - saved))).toBeLessThanOrEqual(doc.strategies.length);
+    // A count far above anything this history could be (another session's error) is not believed.
+    const foreign = await trimJson(w, 0, "--dry-run", "--error", `prompt is too long: ${messages + 150_000} tokens > ${messages + 149_000} maximum`);
+    expect(foreign.tokens.method).toMatch(/too far above this history to be its request/);
+  });
+
   describe.each(FORMATS)("the error stored on the session's last message (%s)", (format) => {
     const overflow = { name: "ContextOverflowError", data: { message: "prompt is too long: 212345 tokens > 150000 maximum" } };
 

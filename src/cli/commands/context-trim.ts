@@ -16,7 +16,19 @@ import { MIN_OUTPUT_CHARS } from "../../rules/trim/truncate-outputs.js";
 import { sessionView } from "../../scan/session-view.js";
 import { action, parseCount, parsePositiveInt, withStore } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
-import { byteBudgetOf, calibrate, DEFAULT_KEEP_TURNS, DEFAULT_LIMIT, DEFAULT_TARGET, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
+import {
+  byteBudgetOf,
+  calibrate,
+  calibrateToCount,
+  DEFAULT_KEEP_TURNS,
+  DEFAULT_LIMIT,
+  DEFAULT_TARGET,
+  trimOptions,
+  trimSummary,
+  type Calibration,
+  type TrimRequest,
+} from "../trim-budget.js";
+import { formatCount } from "../../model/format-count.js";
 import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
@@ -152,6 +164,18 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? byteBudgetOf(errorText ?? JSON.stringify(stored)) : undefined);
           const state = stateDir(io.env);
           const recalled = recalledCalibration(state, store.info.path, id!);
+          // The size an error states is the truth for the request it refused: an error given now wins over a trim's
+          // remembered calibration, which wins over one stored on the session (it may predate that trim).
+          const counted = error?.tokens?.current;
+          const calibration: Calibration =
+            counted !== undefined && (errorText !== undefined || recalled === undefined)
+              ? calibrateToCount(view, counted, errorText !== undefined ? "the error counted" : "the error stored on the session counted")
+              : recalled !== undefined
+                ? {
+                    ...recalled,
+                    method: `characters / 4, calibrated ×${recalled.factor.toFixed(2)}${recalled.overhead ? ` plus ${formatCount(recalled.overhead)} tokens outside the messages` : ""} as by the previous trim of this session`,
+                  }
+                : calibrate(view);
           const request: TrimRequest = {
             limit,
             target: options.target ?? DEFAULT_TARGET,
@@ -159,10 +183,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             keepSteps: options.keepSteps ?? INTACT_STEPS,
             maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
             strategies,
-            calibration:
-              recalled !== undefined
-                ? { factor: recalled, method: `characters / 4, calibrated ×${recalled.toFixed(2)} as by the previous trim of this session` }
-                : calibrate(view),
+            calibration,
             ...(bytes !== undefined ? { maxBytes: bytes } : {}),
           };
           const trim = trimOptions(request);
@@ -180,8 +201,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             showAll: true,
             extra: (report) => (report.trim = summary),
           });
-          if (code !== 2 && code !== 3 && !options.dryRun && plan.changes.length > 0)
-            rememberCalibration(state, store.info.path, id!, request.calibration.factor);
+          if (code !== 2 && code !== 3 && !options.dryRun && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
           return summary.stillOver && code === 0 ? 1 : code;
         });
       }),

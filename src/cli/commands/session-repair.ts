@@ -22,7 +22,7 @@ import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
 import { liveWindow } from "./session-scan.js";
 import type { TrimSummary } from "../reporters/change-report.js";
-import { byteBudgetOf, calibrate, DEFAULT_LIMIT, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
+import { byteBudgetOf, calibrate, calibrateToCount, DEFAULT_LIMIT, trimOptions, trimSummary, type TrimRequest } from "../trim-budget.js";
 import { formatCount, plural } from "../../model/format-count.js";
 import { sessionProgress } from "../session-progress.js";
 import { occasionalTurns } from "../../scan/event-loop.js";
@@ -218,7 +218,8 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
 
 /** The budget a size error states: its token limit, the byte budget of a 413, or (an image error) only the image rules. */
 function trimRequest(error: ClassifiedError, text: string, wants: NonNullable<ReturnType<typeof planForError>["trim"]>, view: SessionView): TrimRequest {
-  const base = { calibration: calibrate(view) };
+  const counted = error.tokens?.current;
+  const base = { calibration: counted !== undefined ? calibrateToCount(view, counted, "the error counted") : calibrate(view) };
   if (wants.images) return { ...base, limit: Number.MAX_SAFE_INTEGER, target: 1, strategies: new Set(["drop-images"]) };
   if (wants.bytes) return { ...base, limit: DEFAULT_LIMIT, maxBytes: byteBudgetOf(text), strategies: new Set(STRATEGIES) };
   return { ...base, limit: error.tokens?.max ?? DEFAULT_LIMIT };

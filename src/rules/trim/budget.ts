@@ -23,7 +23,7 @@ export interface Deficit {
 
 /** How much is still to go once the findings of the strategies before this one are fixed. */
 export function deficit(view: SessionView, trim: TrimOptions, earlier: readonly Finding[], trimRuleIds: ReadonlySet<string>): Deficit {
-  let tokens = view.estimatedTokens * trim.calibration - trim.targetTokens;
+  let tokens = view.estimatedTokens * trim.calibration + (trim.overhead ?? 0) - trim.targetTokens;
   let bytes = trim.maxBytes !== undefined ? requestBytes(view) - trim.maxBytes : 0;
   for (const f of earlier) {
     if (!f.saves || !trimRuleIds.has(f.rule)) continue;
