@@ -48,6 +48,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { bindReply, checkRequest, requestTokens, withoutThinkingFrom } from "./mock-anthropic-rules.mjs";
 import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);
@@ -576,7 +577,197 @@ const scenarios = {
       },
     ],
   },
+  ...prefixScenarios(),
 };
+
+// Prefix-bound thinking (issue 36): sessions on a model of recover's table (claude-opus-5-5) whose replies carry two
+// thinking blocks each, over 3-4 turns (`--variant high`); the enforcing mock binds each block to its prefix. One
+// history, damaged in different places; a recover step repairs it and the client must then be answered 200.
+// Steps: client steps as above, plus `expect` (200: every main-loop request of the step answered 200 and no error
+// event; 400: the step's first main-loop request answered 400 by rule `expectRule`), and recover steps
+// `{ recover: true, withError?: false, trim?: true, args?: [...], before?(db, ctx) }`: `node <recover> session repair
+// <id> [--error "<the last 400>"] [args] --yes --store <data dir>` (`trim`: `context trim <id> --error "<400>" --yes`).
+// `contextLimit: "grow"`: the window is set, right before the damaged step, to the largest request the mock has seen
+// + 20 tokens: every request so far fitted, and the session's next turn does not (the same as a fixed window the
+// session just outgrew, without tuning a number to this client's system prompt and tool list).
+function prefixScenarios() {
+  const filler = reply([text("(mock: scripted reply; sent only to a request of this step that passes the rules)")]);
+  const bash = (id, command) => toolUse(id, "bash", { command, description: `Run ${command}` });
+  const turn1 = {
+    prompt: "Think twice, then say one.",
+    replies: [reply([thinking("First thought about one.", SIG(11)), thinking("Second thought about one.", SIG(12)), text("one")])],
+  };
+  const turn2 = (command = "echo hi", said = "It printed hi.") => ({
+    prompt: `Think, run \`${command}\` with bash, then tell me the output.`,
+    resume: true,
+    replies: [
+      reply([thinking("I should run it.", SIG(21)), text("Running it."), bash("toolu_mock_bash_01", command)]),
+      reply([thinking("The output is in.", SIG(22)), thinking("That is all it printed.", SIG(23)), text(said)]),
+    ],
+  });
+  const turn3 = {
+    prompt: "Think twice, then say three.",
+    resume: true,
+    replies: [reply([thinking("First thought about three.", SIG(31)), thinking("Second thought about three.", SIG(32)), text("three")])],
+  };
+  const build = [turn1, turn2(), turn3];
+  const textPart = (db, sessionId, role, pred) => partsOf(rows(db, sessionId), role, "text").find((p) => pred(p.text));
+  const blankReply =
+    (said, to) =>
+    (db, { sessionId }) => {
+      const p = textPart(db, sessionId, "assistant", (t) => t === said);
+      updatePart(db, p.id, (d) => (d.text = to));
+      return `assistant text "${said}" (part ${p.id}) set to ${JSON.stringify(to)} (the reasoning parts before it kept)`;
+    };
+  const blankOne = blankReply("one", " \n ");
+  const blankThree = blankReply("three", " \n ");
+  const blankPrompt = (db, { sessionId }) => {
+    const p = textPart(db, sessionId, "user", (t) => t.startsWith("Think, run"));
+    updatePart(db, p.id, (d) => (d.text = "  "));
+    return `turn two's user prompt (part ${p.id}, "Think, run …") set to "  "`;
+  };
+  const say = (n, word) => ({ prompt: `Say ${word}.`, resume: true, expect: n, replies: [reply([text(word)])] });
+  const rejected = (rule, edit) => ({ prompt: "Say four.", resume: true, expect: 400, expectRule: rule, replies: [filler], edit });
+  const loop = (about, edit, { model = "anthropic/claude-opus-5-5", rule = "text_blank", steps = build } = {}) => ({
+    about,
+    enforce: true,
+    model,
+    variant: "high",
+    steps: [...steps, rejected(rule, edit), { recover: true }, say(200, "five")],
+  });
+  const plain = (about, edit, { model = "anthropic/claude-opus-5-5", steps = build, args } = {}) => ({
+    about,
+    enforce: true,
+    model,
+    variant: "high",
+    steps: [...steps, { recover: true, withError: false, before: edit, args }, say(200, "five")],
+  });
+  return {
+    "prefix-blank-text": loop(
+      "opus-5-5, 7 thinking blocks over 3 turns; turn one's text made whitespace; continue → 400; recover --error; continue → 200",
+      blankOne,
+    ),
+    "prefix-blank-text-plain": plain("as prefix-blank-text, but a plain repair before the client sends the damaged history", blankOne),
+    "prefix-blank-prompt": loop("opus-5-5; turn two's user prompt made whitespace; continue → 400; recover --error; continue → 200", blankPrompt),
+    "prefix-blank-prompt-plain": plain("as prefix-blank-prompt, but a plain repair before the client sends the damaged history", blankPrompt),
+    "prefix-overflow": {
+      about:
+        "opus-5-5; turn two's bash prints a 24 KB file; the window is then set just above the largest request so far; continue → 400 prompt is too long; recover context trim --error; continue → 200",
+      enforce: true,
+      model: "anthropic/claude-opus-5-5",
+      variant: "high",
+      project: { "big.txt": bigFile() },
+      // opencode compacts by itself on `prompt is too long` (a summary request, then the turn again on the summary:
+      // every earlier message and thinking block out of the request); with that off the session stops at the 400,
+      // as a user who keeps the history whole has it. prefix-overflow-autocompact is the default.
+      config: { compaction: { auto: false } },
+      steps: [
+        turn1,
+        turn2("cat big.txt", "It is a long numbered list."),
+        turn3,
+        { ...rejected("prompt_too_long"), contextLimit: "grow" },
+        { recover: true, trim: true },
+        say(200, "five"),
+      ],
+    },
+    "prefix-overflow-autocompact": {
+      about: "as prefix-overflow with opencode's default automatic compaction (control only: the client summarises the session itself on the 400)",
+      enforce: true,
+      model: "anthropic/claude-opus-5-5",
+      variant: "high",
+      project: { "big.txt": bigFile() },
+      steps: [turn1, turn2("cat big.txt", "It is a long numbered list."), turn3, { ...rejected("prompt_too_long"), contextLimit: "grow" }, say(200, "five")],
+    },
+    "prefix-interrupted": {
+      about:
+        "opus-5-5; turn two's bash call interrupted as a hard kill leaves it (tool running, no step-finish, its follow-up reply gone); the client continues twice (turns three and four, 2 thinking blocks each); plain repair; continue → 200",
+      enforce: true,
+      model: "anthropic/claude-opus-5-5",
+      variant: "high",
+      steps: [
+        turn1,
+        turn2(),
+        { ...turn3, edit: interruptTool("toolu_mock_bash_01") },
+        {
+          prompt: "Think twice, then say four.",
+          resume: true,
+          replies: [reply([thinking("First thought about four.", SIG(41)), thinking("Second thought about four.", SIG(42)), text("four")])],
+        },
+        { recover: true, withError: false },
+        say(200, "five"),
+      ],
+    },
+    "prefix-tail-blank-text": loop(
+      "opus-5-5; the last reply's text (turn three, after its 2 thinking blocks) made whitespace; continue → 400; recover --error; continue → 200 with all 7",
+      blankThree,
+    ),
+    "prefix-tail-interrupted": plain(
+      "opus-5-5; a 4th turn's bash call interrupted (hard kill: tool running, no follow-up); plain repair with --include-live (the last turn is minutes old); continue → 200 with all 8",
+      interruptTool("toolu_mock_bash_02"),
+      {
+        args: ["--include-live"],
+        steps: [
+          ...build,
+          {
+            prompt: "Think, run `echo ho` with bash, then tell me the output.",
+            resume: true,
+            replies: [
+              reply([thinking("I should run echo ho.", SIG(41)), bash("toolu_mock_bash_02", "echo ho")]),
+              reply([thinking("The output was ho.", SIG(42)), text("It printed ho.")]),
+            ],
+          },
+        ],
+      },
+    ),
+    "prefix-blank-text-sonnet45": loop("as prefix-blank-text on claude-sonnet-4-5 (no prefix binding): thinking kept", blankOne, {
+      model: "anthropic/claude-sonnet-4-5",
+    }),
+    "prefix-blank-prompt-sonnet45": loop("as prefix-blank-prompt on claude-sonnet-4-5 (no prefix binding): thinking kept", blankPrompt, {
+      model: "anthropic/claude-sonnet-4-5",
+    }),
+  };
+}
+
+/** 400 numbered lines, 24 KB: a file whose `cat` is the oversized tool output of prefix-overflow. */
+function bigFile() {
+  const lines = [];
+  for (let i = 1; i <= 400; i++) lines.push(`${String(i).padStart(4, "0")} ${"lorem ipsum dolor sit amet ".repeat(2).trim()}`);
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * A hard kill while the bash call `callID` ran, as opencode leaves it (the `interrupted-tool` scenario): the tool part
+ * `running`, the step's step-finish gone, its message without time.completed and finish, and the replies after it in
+ * the same turn (the follow-up step) never written.
+ */
+function interruptTool(callID) {
+  return (db, { sessionId }) => {
+    const msgs = rows(db, sessionId);
+    const at = msgs.find((m) => m.role === "assistant" && m.parts.some((p) => p.type === "tool" && p.callID === callID));
+    if (!at) throw new Error(`no tool call ${callID}`);
+    const later = msgs.filter(
+      (m) => m.role === "assistant" && m.parentID === at.parentID && (m.time_created > at.time_created || (m.time_created === at.time_created && m.id > at.id)),
+    );
+    for (const m of later) {
+      db.prepare("DELETE FROM part WHERE message_id = ?").run(m.id);
+      db.prepare("DELETE FROM message WHERE id = ?").run(m.id);
+    }
+    for (const p of at.parts) {
+      if (p.type === "step-finish") db.prepare("DELETE FROM part WHERE id = ?").run(p.id);
+      if (p.type === "tool" && p.callID === callID)
+        updatePart(
+          db,
+          p.id,
+          (d) => (d.state = { status: "running", input: d.state.input, title: d.state.title ?? "", metadata: {}, time: { start: d.state.time.start } }),
+        );
+    }
+    const m = JSON.parse(db.prepare("SELECT data FROM message WHERE id = ?").get(at.id).data);
+    delete m.time.completed;
+    delete m.finish;
+    db.prepare("UPDATE message SET data = ? WHERE id = ?").run(JSON.stringify(m), at.id);
+    return `hard kill while ${callID} ran: in ${at.id} the bash part -> running, step-finish deleted, time.completed and finish removed; the follow-up message(s) ${later.map((m) => m.id).join(", ") || "(none)"} deleted`;
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The mock Messages API.
@@ -586,23 +777,60 @@ function isMainLoop(body) {
   return Array.isArray(body?.tools) && body.tools.length > 0;
 }
 
-function startMock(state) {
+// With the enforcing mock (`state.enforce`), every POST /v1/messages is judged by the Messages API rules of
+// mock-anthropic-rules.mjs (the window, empty thinking, blank text, modified latest thinking, and on a prefix-bound
+// model the prefix binding) and answered 400 with the API's error body when it breaks one; every reply it streams
+// binds its thinking blocks. Each logged request carries the mock's `answer`.
+function startMock(state, args = {}) {
   const server = http.createServer(async (req, res) => {
     const { body, headers } = await readRequest(req);
     const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
     const main = isMessages && isMainLoop(body);
     const entry = { seq: state.seq++, step: state.step, main, method: req.method, path: req.url, headers, body };
+    let broken = null;
+    let dropped = null;
+    if (state.enforce && isMessages) {
+      broken = checkRequest(body, state.issued, { bound: state.bound, headers, scope: state.bindScope, contextLimit: state.contextLimit });
+      if (broken?.dropped) {
+        dropped = broken.dropped;
+        broken = null;
+      }
+      entry.answer = broken
+        ? { status: 400, rule: broken.rule, message: broken.message, ...(broken.why ? { why: broken.why } : {}) }
+        : { status: 200, ...(dropped ? { droppedThinkingFrom: dropped.at, why: dropped.why } : {}) };
+    }
     fs.appendFileSync(state.log, JSON.stringify(entry) + "\n");
 
     if (answeredCountTokens(req, res)) return;
     if (isMessages) {
+      if (broken) {
+        state.errors.push({ seq: entry.seq, step: state.step, main, ...broken });
+        state.answers.push({ seq: entry.seq, step: state.step, main, status: 400, rule: broken.rule, message: broken.message });
+        const requestId = `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}`;
+        res.writeHead(400, { "content-type": "application/json", "request-id": requestId });
+        res.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: broken.message }, request_id: requestId }));
+        return;
+      }
       let r;
       if (main) r = state.replies.shift() ?? reply([text("(mock: no more scripted replies)")]);
       else r = reply([text("ok")]);
       if (r.error) {
+        state.answers.push({ seq: entry.seq, step: state.step, main, status: r.error.status, scripted: true });
         res.writeHead(r.error.status, { "content-type": "application/json", "request-id": "req_mock_err" });
         res.end(JSON.stringify({ type: "error", error: { type: r.error.type, message: r.error.message } }));
         return;
+      }
+      for (const b of r.blocks) if (b.type === "thinking") state.issued.set(b.signature, b.thinking);
+      // drop_block: the failing block and every later thinking block are left out before the model sees them.
+      if (state.enforce) bindReply(dropped ? withoutThinkingFrom(body, dropped.at) : body, r.blocks, state.bound, state.bindScope);
+      state.answers.push({ seq: entry.seq, step: state.step, main, status: 200, ...(dropped ? { droppedThinkingFrom: dropped.at } : {}) });
+      // The enforcing mock reports the prompt size it counts for its window (requestTokens) as `input_tokens`
+      // instead of mock-messages-api's fixed 100, so the usage opencode stores is that of the request it sent (what
+      // recover's context trim calibrates its estimate against).
+      if (state.enforce && !args.fixedUsage) {
+        const write = res.write.bind(res);
+        const tokens = requestTokens(body);
+        res.write = (chunk, ...rest) => write(typeof chunk === "string" ? chunk.replace('"input_tokens":100,', `"input_tokens":${tokens},`) : chunk, ...rest);
       }
       answerMessages(res, body, r);
       return;
@@ -617,7 +845,7 @@ function startMock(state) {
 // Driver.
 
 function parseArgs(argv) {
-  const a = { work: "/tmp/oc-capture", model: "anthropic/claude-sonnet-4-5", timeout: 120 };
+  const a = { work: "/tmp/oc-capture", timeout: 120 };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const v = () => argv[++i];
@@ -629,6 +857,14 @@ function parseArgs(argv) {
     else if (k === "--timeout") a.timeout = Number(v());
     else if (k === "--fixtures") a.fixtures = v();
     else if (k === "--list") a.list = true;
+    else if (k === "--enforce") a.enforce = true;
+    else if (k === "--recover") a.recover = v();
+    else if (k === "--skip-recover") a.skipRecover = true;
+    else if (k === "--recover-wait") a.recoverWait = Number(v());
+    else if (k === "--context-limit") a.contextLimit = Number(v());
+    else if (k === "--bind-scope") a.bindScope = v();
+    else if (k === "--no-drop-block") a.noDropBlock = true;
+    else if (k === "--fixed-usage") a.fixedUsage = true;
     else throw new Error("unknown argument " + k);
   }
   return a;
@@ -678,18 +914,145 @@ function dumpRows(dbFile, sessionId) {
   }
 }
 
+// The session as stored, one line per message and part (for the before/after diff of a recover step).
+function storeLines(dbFile, sessionId) {
+  const out = new Map();
+  for (const m of dumpRows(dbFile, sessionId).messages) {
+    const flags = [m.error ? `error ${m.error.name}` : "", m.finish ? `finish ${m.finish}` : "", m.time?.completed ? "" : "not completed"].filter(Boolean);
+    out.set(m.id, `${m.id} ${m.role}${m.modelID ? ` ${m.modelID}` : ""}${flags.length ? ` (${flags.join(", ")})` : ""}`);
+    for (const p of m.parts) {
+      const sig = p.metadata?.anthropic?.signature;
+      const what =
+        p.type === "reasoning"
+          ? `reasoning ${JSON.stringify(short(p.text))}${sig ? ` sig ${sigName(sig)}` : " (no signature)"}`
+          : p.type === "text"
+            ? `text ${JSON.stringify(short(p.text))}${p.synthetic ? " synthetic" : ""}${p.ignored ? " ignored" : ""}`
+            : p.type === "tool"
+              ? `tool ${p.tool} ${p.callID} ${p.state?.status}${p.state?.time?.compacted ? " compacted" : ""} ${JSON.stringify(short(p.state?.output ?? p.state?.error ?? ""))}`
+              : p.type;
+      out.set(p.id, `  ${p.id} of ${m.id}: ${what}`);
+    }
+  }
+  return out;
+}
+function storeDiff(before, after) {
+  return {
+    removed: [...before].filter(([id]) => !after.has(id)).map(([, d]) => d.trim()),
+    added: [...after].filter(([id]) => !before.has(id)).map(([, d]) => d.trim()),
+    changed: [...after].filter(([id, d]) => before.has(id) && before.get(id) !== d).map(([id, d]) => `${before.get(id).trim()}  ->  ${d.trim()}`),
+  };
+}
+/** The stored signatures of the session's reasoning parts, in message and part order. */
+function storedSignatures(dbFile, sessionId) {
+  return dumpRows(dbFile, sessionId)
+    .messages.flatMap((m) => m.parts)
+    .filter((p) => p.type === "reasoning" && p.metadata?.anthropic?.signature)
+    .map((p) => p.metadata.anthropic.signature);
+}
+
+// EsMock11Signature… → "11" (the mock's signatures; anything else is shortened).
+const sigName = (sig) => /^EsMock(\d+)Signature/.exec(sig ?? "")?.[1] ?? short(sig);
+const short = (t) => (typeof t === "string" && t.length > 80 ? t.slice(0, 77) + "..." : t);
+// What a request sent for its thinking blocks and its latest assistant message (for the verdict).
+function requestSummary(body) {
+  if (!body) return null;
+  const msgs = body.messages ?? [];
+  const thinkingBlocks = [];
+  let latest = -1;
+  for (const [n, msg] of msgs.entries()) {
+    if (msg.role === "assistant") latest = n;
+    if (!Array.isArray(msg.content)) continue;
+    for (const [m, b] of msg.content.entries())
+      if (b.type === "thinking" || b.type === "redacted_thinking")
+        thinkingBlocks.push({ at: `messages.${n}.content.${m}`, type: b.type, signature: sigName(b.signature ?? b.data), thinking: b.thinking });
+  }
+  const brief = (b) =>
+    b.type === "thinking"
+      ? `thinking ${sigName(b.signature)}`
+      : b.type === "text"
+        ? `text ${JSON.stringify(short(b.text))}`
+        : b.type === "tool_use"
+          ? `tool_use ${b.id}`
+          : b.type === "tool_result"
+            ? `tool_result ${b.tool_use_id}${b.is_error ? " is_error" : ""} ${JSON.stringify(short(typeof b.content === "string" ? b.content : JSON.stringify(b.content)))}`
+            : b.type;
+  return {
+    model: body.model,
+    thinking: body.thinking,
+    ...(body.output_config ? { output_config: body.output_config } : {}),
+    max_tokens: body.max_tokens,
+    tokens: requestTokens(body),
+    messages: msgs.length,
+    roles: msgs.map((m) => m.role[0]).join(""),
+    thinkingSignatures: thinkingBlocks.map((t) => t.signature),
+    thinkingBlocks,
+    content: msgs.map((m, n) => `${n} ${m.role}: ${(Array.isArray(m.content) ? m.content.map(brief) : [JSON.stringify(short(m.content))]).join(" | ")}`),
+    latestAssistant: latest < 0 ? null : `messages.${latest}`,
+  };
+}
+
+// What recover's `--dry-run --json` plan says: how many changes, by rule, how many thinking blocks it drops as bound
+// to what it changes (`droppedThinking`), and its notices (the --error explanation).
+function planSummary(stdout) {
+  let doc;
+  try {
+    doc = JSON.parse(stdout);
+  } catch {
+    return null;
+  }
+  const rules = {};
+  let changes = 0;
+  let droppedThinking = 0;
+  const list = [];
+  for (const session of doc.sessions ?? []) {
+    for (const c of session.changes ?? []) {
+      changes++;
+      for (const r of c.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
+      list.push(`${c.op} ${c.record ?? ""} ${c.id ?? ""} [${(c.rules ?? []).join(",")}]`);
+    }
+    droppedThinking += session.droppedThinking?.blocks ?? 0;
+  }
+  return { changes, droppedThinking, rules, list, notices: doc.store?.notices ?? [], summary: doc.summary };
+}
+
+const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
+/** The `--format json` events of a client run (one JSON object a line; anything else skipped). */
+function eventsOf(stdout) {
+  return stdout
+    .split("\n")
+    .filter((l) => l.trim().startsWith("{"))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.list) {
-    for (const [name, s] of Object.entries(scenarios)) console.log(`${name.padEnd(18)} ${s.about}`);
+    for (const [name, s] of Object.entries(scenarios)) console.log(`${name.padEnd(28)} ${s.about}`);
     return;
   }
   if (!args.client || !args.scenario || !args.out) {
-    console.error("usage: node scripts/capture-opencode-request.mjs --client <opencode binary> --scenario <name> --out <dir> [--fixtures <dir>]");
+    console.error(
+      "usage: node scripts/capture-opencode-request.mjs --client <opencode binary> --scenario <name> --out <dir> [--fixtures <dir>] [--enforce] [--recover <bin/recover>] [--skip-recover] [--recover-wait <s>] [--context-limit <tokens>]",
+    );
     process.exit(2);
   }
   const scenario = scenarios[args.scenario];
   if (!scenario) throw new Error(`unknown scenario ${args.scenario}; --list shows them`);
+  args.model ??= scenario.model ?? "anthropic/claude-sonnet-4-5";
+  const loop = scenario.steps.some((s) => s.recover);
+  const recoverBin = path.resolve(args.recover ?? path.join(HERE, "..", "bin", "recover"));
+  if (loop && !args.skipRecover) {
+    const bundle = path.join(path.dirname(recoverBin), "..", "dist", "main.cjs");
+    if (!fs.existsSync(recoverBin)) throw new Error(`--recover: no ${recoverBin}`);
+    if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\` in ${path.resolve(path.dirname(recoverBin), "..")} first`);
+  }
 
   const work = path.resolve(args.work);
   fs.rmSync(work, { recursive: true, force: true });
@@ -717,35 +1080,158 @@ async function main() {
   fs.mkdirSync(out, { recursive: true });
   const log = path.join(out, "requests.jsonl");
   fs.rmSync(log, { force: true });
+  for (const f of fs.readdirSync(out))
+    if (/^(step-\d+\.|rows-step-|opencode\.step-)/.test(f) || f === "verdict.json") fs.rmSync(path.join(out, f), { force: true });
 
-  const state = { seq: 0, step: 0, replies: [], log };
-  const server = await startMock(state);
+  const enforce = Boolean(args.enforce || scenario.enforce);
+  const state = {
+    seq: 0,
+    step: 0,
+    replies: [],
+    log,
+    enforce,
+    issued: new Map(),
+    bound: new Map(),
+    bindScope: args.bindScope ?? "all",
+    contextLimit: args.contextLimit ?? (typeof scenario.contextLimit === "number" ? scenario.contextLimit : 0),
+    errors: [],
+    answers: [],
+  };
+  const server = await startMock(state, args);
   const port = server.address().port;
-  writeOpencodeConfig(dirs, { model: args.model, port });
+  // --no-drop-block: opencode's own opt-out of the `drop_block` it sends for Claude >= 5.1 (model option
+  // `thinking.blockBinding: false`), so that a block the binding rejects is a 400, as on the API's default.
+  const modelId = args.model.split("/").slice(1).join("/");
+  const models = args.noDropBlock ? { [modelId]: { options: { thinking: { blockBinding: false } } } } : undefined;
+  writeOpencodeConfig(dirs, { model: args.model, port, models, extra: scenario.config });
   const env = opencodeEnv(dirs, { OPENCODE_DISABLE_CHANNEL_DB: "1" });
-  const dbFile = path.join(dirs.data, "opencode", "opencode.db");
+  const storeDir = path.join(dirs.data, "opencode");
+  const dbFile = path.join(storeDir, "opencode.db");
+  // recover sees what a user's shell would: the same HOME and XDG dirs (its backups go to <work>/state/recover).
+  const recoverEnv = {
+    PATH: process.env.PATH,
+    HOME: dirs.home,
+    XDG_DATA_HOME: dirs.data,
+    XDG_STATE_HOME: dirs.state,
+    LANG: "C.UTF-8",
+    TZ: "UTC",
+    TERM: "dumb",
+  };
+  const readLog = () =>
+    fs
+      .readFileSync(log, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
 
   let sessionId = null;
   const notes = [];
+  const stepLog = [];
+  let fixture = null;
   const finalStep = scenario.captureStep ?? scenario.steps.length;
+  const rowsTo = (name) => {
+    if (enforce && sessionId) fs.writeFileSync(path.join(out, name), JSON.stringify(dumpRows(dbFile, sessionId), null, 2) + "\n");
+  };
   try {
     for (const [i, step] of scenario.steps.entries()) {
-      state.step = i + 1;
+      const n = i + 1;
+      state.step = n;
+      if (step.recover) {
+        if (step.before) {
+          const db = openDb(dbFile);
+          try {
+            notes.push(`before step ${n} (recover): ${db.transaction(() => step.before(db, { sessionId }))()}`);
+          } finally {
+            db.close();
+          }
+        }
+        // `withError: false`: a plain repair (no --error), e.g. before the client ever sent the damaged history.
+        const err = step.withError === false ? undefined : state.errors.at(-1);
+        if (!err && step.withError !== false) throw new Error(`step ${n}: recover step, but the mock has answered no 400 so far`);
+        const verb = step.trim ? ["context", "trim"] : ["session", "repair"];
+        const recoverArgs = [...verb, sessionId, ...(err ? ["--error", err.message] : []), ...(step.args ?? []), "--yes"];
+        const cmd = [recoverBin, ...recoverArgs, "--store", storeDir];
+        const shown = ["node", ...cmd].map(shellQuote).join(" ");
+        fs.writeFileSync(path.join(out, `step-${n}.command`), shown + "\n");
+        if (args.skipRecover) {
+          notes.push(`step ${n}: recover NOT run (--skip-recover, control run); it would have been: ${shown}`);
+          stepLog.push({ step: n, kind: "recover", skipped: true, command: shown });
+          console.error(`step ${n}: recover skipped (--skip-recover)`);
+          continue;
+        }
+        if (args.recoverWait) await new Promise((r) => setTimeout(r, args.recoverWait * 1000));
+        // The store exactly as recover finds it (the fixture of this loop).
+        rowsTo(`rows-step-${n}.before.json`);
+        const beforeDb = path.join(out, `opencode.step-${n}.before.db`);
+        compactCopy(dbFile, beforeDb);
+        const beforeLines = storeLines(dbFile, sessionId);
+        const thinkingBefore = storedSignatures(dbFile, sessionId);
+        const ranAt = Date.now();
+        // The plan first, as JSON (droppedThinking, each change's rule), then the repair as a user runs it.
+        const planned = await runToFiles(process.execPath, [...cmd.filter((a) => a !== "--yes"), "--dry-run", "--json"], {
+          cwd: project,
+          env: recoverEnv,
+          timeoutMs: args.timeout * 1000,
+          stdoutFile: path.join(out, `step-${n}.plan.json`),
+          stderrFile: path.join(out, `step-${n}.plan.stderr`),
+        });
+        const plan = planSummary(planned.stdout);
+        const r = await runToFiles(process.execPath, cmd, {
+          cwd: project,
+          env: recoverEnv,
+          timeoutMs: args.timeout * 1000,
+          stdoutFile: path.join(out, `step-${n}.stdout`),
+          stderrFile: path.join(out, `step-${n}.stderr`),
+        });
+        fs.writeFileSync(path.join(out, `step-${n}.exit`), `${r.code}${r.signal ? " " + r.signal : ""}\n`);
+        rowsTo(`rows-step-${n}.after.json`);
+        const storeChanges = storeDiff(beforeLines, storeLines(dbFile, sessionId));
+        fixture = { step: n, beforeDb, recoverArgs, error: err?.message ?? null, ranAt, thinkingBefore, plan };
+        stepLog.push({
+          step: n,
+          kind: "recover",
+          command: shown,
+          error: err?.message,
+          exit: r.code,
+          signal: r.signal,
+          planExit: planned.code,
+          plan,
+          thinkingBefore: thinkingBefore.map(sigName),
+          thinkingAfter: storedSignatures(dbFile, sessionId).map(sigName),
+          storeChanges,
+          stdout: r.stdout,
+          stderr: r.stderr || undefined,
+        });
+        console.error(
+          `step ${n}: recover exit ${r.code}${r.signal ? " " + r.signal : ""}; plan: ${plan ? `${plan.changes} change(s), droppedThinking ${plan.droppedThinking}, rules ${JSON.stringify(plan.rules)}` : "(no JSON plan)"}`,
+        );
+        continue;
+      }
       state.replies = [...step.replies];
+      if (step.contextLimit === "grow") {
+        const largest = Math.max(
+          ...readLog()
+            .filter((q) => q.method === "POST" && q.body?.messages)
+            .map((q) => requestTokens(q.body)),
+        );
+        state.contextLimit = largest + 20;
+        notes.push(`before step ${n}: window set to ${state.contextLimit} tokens (the largest request so far, ${largest}, + 20)`);
+      }
       if (step.edit) {
         if (!sessionId) throw new Error("edit before any session exists");
         const db = openDb(dbFile);
         try {
-          notes.push(`before step ${i + 1}: ${db.transaction(() => step.edit(db, { sessionId }))()}`);
+          notes.push(`before step ${n}: ${db.transaction(() => step.edit(db, { sessionId }))()}`);
         } finally {
           db.close();
         }
-        if (step.afterEdit) notes.push(`before step ${i + 1}: ${step.afterEdit(dbFile, { sessionId })}`);
+        if (step.afterEdit) notes.push(`before step ${n}: ${step.afterEdit(dbFile, { sessionId })}`);
       }
-      if (i + 1 === finalStep && sessionId) {
+      if (n === finalStep && sessionId) {
         fs.writeFileSync(path.join(out, "rows-before-final.json"), JSON.stringify(dumpRows(dbFile, sessionId), null, 2) + "\n");
         compactCopy(dbFile, path.join(out, "opencode.before-final.db"));
       }
+      rowsTo(`rows-step-${n}.before.json`);
       const cli = ["run", "--pure", "--format", "json", "--model", args.model, "--auto", "--title", "mock session"];
       if (scenario.variant) cli.push("--variant", scenario.variant);
       if (step.resume) cli.push("--session", sessionId);
@@ -756,18 +1242,50 @@ async function main() {
         cwd: project,
         env,
         timeoutMs: args.timeout * 1000,
-        stdoutFile: path.join(out, `step-${i + 1}.stdout`),
-        stderrFile: path.join(out, `step-${i + 1}.stderr`),
+        stdoutFile: path.join(out, `step-${n}.stdout`),
+        stderrFile: path.join(out, `step-${n}.stderr`),
       });
       const db = openDb(dbFile, { readonly: true, fileMustExist: true });
       const sessions = db.prepare("SELECT id FROM session ORDER BY time_created").all();
       db.close();
       const sid = sessions.at(-1)?.id;
-      console.error(`step ${i + 1}: exit ${r.code}${r.signal ? " " + r.signal : ""}, sessions ${sessions.length}, last ${sid}`);
-      if (!sid) throw new Error(`step ${i + 1} left no session (see ${out}/step-${i + 1}.stdout/.stderr)`);
-      if (sessionId && sid !== sessionId) notes.push(`step ${i + 1}: a new session ${sid} appeared (continued ${sessionId})`);
+      const answers = state.answers.filter((a) => a.step === n && a.main);
+      const errorEvent = eventsOf(r.stdout).find((e) => e.type === "error");
+      console.error(
+        `step ${n}: exit ${r.code}${r.signal ? " " + r.signal : ""}, sessions ${sessions.length}, last ${sid}${enforce ? `, mock answered ${answers.map((a) => a.status + (a.rule ? " " + a.rule : "") + (a.droppedThinkingFrom ? ` dropped-from ${a.droppedThinkingFrom}` : "")).join(",") || "nothing"}` : ""}`,
+      );
+      if (!sid) throw new Error(`step ${n} left no session (see ${out}/step-${n}.stdout/.stderr)`);
+      if (sessionId && sid !== sessionId) notes.push(`step ${n}: a new session ${sid} appeared (continued ${sessionId})`);
       sessionId ??= sid;
-      if (state.replies.length) notes.push(`step ${i + 1}: ${state.replies.length} scripted repl(ies) not consumed`);
+      rowsTo(`rows-step-${n}.after.json`);
+      // With the enforcing mock, a step that expects nothing in particular (building the session) must be answered
+      // 200 throughout.
+      const expect = step.expect ?? (enforce ? 200 : undefined);
+      if (expect !== undefined) {
+        const ok =
+          expect === 400
+            ? answers[0]?.status === 400 && (step.expectRule === undefined || answers[0].rule === step.expectRule)
+            : // 200 throughout, and nothing the binding had to drop (opencode sends `drop_block` for Claude >= 5.1:
+              // a block the binding rejects is then dropped silently instead of a 400).
+              answers.length > 0 && answers.every((a) => a.status === 200 && !a.droppedThinkingFrom) && !errorEvent && state.replies.length === 0;
+        stepLog.push({
+          step: n,
+          kind: "client",
+          prompt: step.prompt,
+          expect,
+          ok,
+          exit: r.code,
+          answers,
+          sideRequests: state.answers.filter((a) => a.step === n && !a.main).map((a) => a.status + (a.rule ? " " + a.rule : "")),
+          errorEvent: errorEvent && (errorEvent.error?.data?.message ?? errorEvent.error?.name ?? errorEvent),
+          stderr: r.stderr ? r.stderr.slice(-2000) : undefined,
+        });
+      }
+      if (enforce) {
+        const first = readLog().find((q) => q.step === n && q.main);
+        if (first) fs.writeFileSync(path.join(out, `step-${n}.request.trimmed.json`), JSON.stringify(trimRequest(first.body), null, 2) + "\n");
+      }
+      if (state.replies.length && step.expect !== 400) notes.push(`step ${n}: ${state.replies.length} scripted repl(ies) not consumed`);
     }
   } finally {
     server.close();
@@ -775,28 +1293,124 @@ async function main() {
 
   fs.writeFileSync(path.join(out, "rows-after.json"), JSON.stringify(dumpRows(dbFile, sessionId), null, 2) + "\n");
   compactCopy(dbFile, path.join(out, "opencode.db"));
-  const requests = fs
-    .readFileSync(log, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
+  const requests = readLog();
   const cont = requests.find((q) => q.step === finalStep && q.main);
   if (!cont) throw new Error("no main-loop request in the final step");
   fs.writeFileSync(path.join(out, "request.json"), JSON.stringify(cont.body, null, 2) + "\n");
   fs.writeFileSync(path.join(out, "request.trimmed.json"), JSON.stringify(trimRequest(cont.body), null, 2) + "\n");
   fs.writeFileSync(
     path.join(out, "meta.json"),
-    JSON.stringify({ scenario: args.scenario, about: scenario.about, sessionId, project, notes, requests: requests.length, continuingSeq: cont.seq }, null, 2) +
-      "\n",
+    JSON.stringify(
+      {
+        scenario: args.scenario,
+        about: scenario.about,
+        model: args.model,
+        sessionId,
+        project,
+        notes,
+        requests: requests.length,
+        continuingSeq: cont.seq,
+        enforce,
+      },
+      null,
+      2,
+    ) + "\n",
   );
-  if (args.fixtures) {
+  for (const n of notes) console.error("note: " + n);
+  console.error(`session ${sessionId}; ${requests.length} requests logged; continuing request: seq ${cont.seq}, ${cont.body.messages.length} messages`);
+
+  let verdict = null;
+  if (loop) {
+    const reasons = [];
+    for (const s of stepLog) {
+      if (s.kind === "client" && !s.ok)
+        reasons.push(
+          `step ${s.step}: expected ${s.expect}, mock answered ${s.answers.map((a) => a.status + (a.rule ? " " + a.rule : "") + (a.droppedThinkingFrom ? ` (drop_block dropped thinking from ${a.droppedThinkingFrom})` : "")).join(", ") || "nothing"}${s.errorEvent ? ` (client error: ${short(String(s.errorEvent))})` : ""}`,
+        );
+      if (s.kind === "recover" && !s.skipped && s.exit !== 0) reasons.push(`step ${s.step}: recover exited ${s.exit}`);
+    }
+    const rejected = stepLog.find((s) => s.kind === "client" && s.expect === 400);
+    const warnings = [];
+    if (rejected?.answers.some((a) => a.status === 200))
+      warnings.push(`step ${rejected.step}: after the 400 the client got a 200 in the same run (answers ${rejected.answers.map((a) => a.status).join(",")})`);
+    const firstOf = (step) => requests.find((q) => q.step === step && q.main)?.body;
+    verdict = {
+      scenario: args.scenario,
+      about: scenario.about,
+      model: args.model,
+      dropBlock: !args.noDropBlock,
+      pass: reasons.length === 0,
+      reasons,
+      warnings,
+      sessionId,
+      skipRecover: Boolean(args.skipRecover),
+      contextLimit: state.contextLimit || undefined,
+      steps: stepLog,
+      requestsByStep: Object.fromEntries(
+        scenario.steps.map((_, i) => [
+          i + 1,
+          requests
+            .filter((q) => q.step === i + 1 && q.method === "POST")
+            .map(
+              (q) =>
+                `${q.main ? "main" : "side"} ${q.answer?.status ?? ""}${q.answer?.rule ? " " + q.answer.rule : ""}${q.answer?.droppedThinkingFrom ? ` drop_block dropped thinking from ${q.answer.droppedThinkingFrom} (${q.answer.why})` : ""}`,
+            ),
+        ]),
+      ),
+      rejectedRequest: rejected ? requestSummary(firstOf(rejected.step)) : undefined,
+      finalRequest: requestSummary(cont.body),
+      finalAnswers: state.answers.filter((a) => a.step === finalStep && a.main),
+    };
+    fs.writeFileSync(path.join(out, "verdict.json"), JSON.stringify(verdict, null, 2) + "\n");
+    for (const w of warnings) console.error("warning: " + w);
+    if (args.skipRecover)
+      console.error(`CONTROL ${args.scenario} (recover not run): ${verdict.pass ? "every step as expected WITHOUT recover" : reasons.join("; ")}`);
+    else console.error(`${verdict.pass ? "PASS" : "FAIL"} ${args.scenario}${reasons.length ? ": " + reasons.join("; ") : ""}`);
+    if (!verdict.pass && !args.skipRecover) process.exitCode = 1;
+  }
+
+  if (args.fixtures && loop) {
+    // A repair loop's fixture: the store as the client left it right before recover ran, and what the real loop
+    // showed (expected.json). Only from a loop that passed: its kept thinking is what the binding mock accepted.
+    if (args.skipRecover || !fixture) console.error("fixtures: none written (control run, or no recover step ran)");
+    else if (!verdict.pass) console.error("fixtures: none written (the loop failed)");
+    else {
+      const fx = path.join(args.fixtures, args.scenario);
+      fs.rmSync(fx, { recursive: true, force: true });
+      fs.mkdirSync(fx, { recursive: true });
+      compactCopy(fixture.beforeDb, path.join(fx, "opencode.db"), 1024);
+      const kept = verdict.finalRequest.thinkingBlocks.map((t) => cont.body.messages[Number(t.at.split(".")[1])].content[Number(t.at.split(".")[3])]);
+      const keptSigs = kept.map((b) => b.signature ?? b.data);
+      const rejected = stepLog.find((s) => s.kind === "client" && s.expect === 400);
+      const expected = {
+        scenario: args.scenario,
+        about: scenario.about,
+        client: "opencode-ai@1.18.33",
+        sessionId,
+        model: args.model,
+        dropBlock: !args.noDropBlock,
+        // recover's command (`--store <a copy of this folder>` appended), and the clock it ran at (its 10-minute
+        // live window and 60 s write guard are judged against it).
+        recover: fixture.recoverArgs,
+        ranAt: fixture.ranAt,
+        error: fixture.error,
+        rejected: rejected ? { step: rejected.step, answers: rejected.answers.map((a) => `${a.status}${a.rule ? " " + a.rule : ""}`) } : null,
+        plan: { changes: fixture.plan?.changes, rules: fixture.plan?.rules, droppedThinking: fixture.plan?.droppedThinking },
+        // The signed reasoning parts in the store before recover, and the ones the real client sent after it (the
+        // binding mock answered that request 200): exactly these may stay.
+        thinkingBefore: fixture.thinkingBefore,
+        kept: keptSigs,
+        dropped: fixture.thinkingBefore.filter((s) => !keptSigs.includes(s)),
+      };
+      fs.writeFileSync(path.join(fx, "expected.json"), JSON.stringify(expected, null, 2) + "\n");
+      console.error(`fixtures: ${fx}/opencode.db (${fs.statSync(path.join(fx, "opencode.db")).size} bytes), expected.json`);
+    }
+  } else if (args.fixtures) {
     const fx = path.join(args.fixtures, args.scenario);
     fs.mkdirSync(fx, { recursive: true });
     compactCopy(dbFile, path.join(fx, "opencode.db"), 1024);
     fs.writeFileSync(path.join(fx, `${args.scenario}.request.json`), JSON.stringify(trimRequest(cont.body), null, 2) + "\n");
   }
-  for (const n of notes) console.error("note: " + n);
-  console.error(`session ${sessionId}; ${requests.length} requests logged; continuing request: seq ${cont.seq}, ${cont.body.messages.length} messages`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -6,10 +6,12 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * Writes `<dirs.config>/opencode/opencode.json`: the model, the provider at the mock, and `permission` when given
- * (the multi-run scripts allow bash and edits; a capture keeps opencode's own defaults).
+ * Writes `<dirs.config>/opencode/opencode.json`: the model, the provider at the mock, `permission` when given
+ * (the multi-run scripts allow bash and edits; a capture keeps opencode's own defaults), and `models` (per-model
+ * settings under provider.anthropic.models, e.g. options a capture turns on or off) and `extra` (more top-level keys,
+ * e.g. `compaction`) when given.
  */
-export function writeOpencodeConfig(dirs, { model, port, permission }) {
+export function writeOpencodeConfig(dirs, { model, port, permission, models, extra }) {
   fs.mkdirSync(path.join(dirs.config, "opencode"), { recursive: true });
   const config = {
     $schema: "https://opencode.ai/config.json",
@@ -17,7 +19,8 @@ export function writeOpencodeConfig(dirs, { model, port, permission }) {
     share: "disabled",
     model,
     ...(permission ? { permission } : {}),
-    provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1` } } },
+    ...extra,
+    provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1` }, ...(models ? { models } : {}) } },
   };
   fs.writeFileSync(path.join(dirs.config, "opencode", "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
 }
