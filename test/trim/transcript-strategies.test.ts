@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { layoutOf, recordKey } from "../../src/rules/trim/layout.js";
+import { loadRecords } from "../support/rule-tester.js";
 import { calibrate } from "../../src/cli/trim-budget.js";
 import { planSession } from "../../src/plan/planner.js";
 import { DEFAULT_RULE_OPTIONS, type TrimOptions } from "../../src/rules/rule.js";
@@ -197,4 +201,19 @@ describe("calibration against the usage each agent stores", () => {
 
 it("every strategy is allowed by name", () => {
   expect(STRATEGIES).toEqual(["drop-images", "truncate-outputs", "prune-old-outputs", "dedupe", "purge-errors", "strip-old-thinking", "drop-oldest-turns"]);
+});
+
+describe("the turns of a transcript with a system turn (Claude Code on a current model)", () => {
+  it("the reminders after the first prompt are part of that prompt's turn, so the first turn stays the first", () => {
+    // Written by Claude Code 2.1.331 on claude-opus-5-5: prompt, system turn, reply; two more prompts.
+    const bytes = fs.readFileSync(path.resolve("fixtures/claude-code-2.1/opus55-interrupted.jsonl"));
+    const view = sessionView(loadRecords({ dialect: "claude", bytes }), { now: NOW, liveWindowMs: 0 });
+    expect(view.conversation.messages.map((m) => m.role[0]).join("")).toBe("usauaaua");
+    const layout = layoutOf(view.conversation, 0);
+    expect(layout.turns).toHaveLength(3);
+    expect(layout.turns[0]!.prompt.map((b) => b.text?.slice(0, 13))).toEqual(["<system-remin", "Think twice, ", "# Environment"]);
+    expect(layout.turns[0]!.steps).toHaveLength(1);
+    // The first prompt, its reminders included, is never trimmed.
+    for (const block of layout.turns[0]!.prompt) expect(layout.intact.has(recordKey(block.source))).toBe(true);
+  });
 });

@@ -52,6 +52,13 @@ export function layoutOf(conversation: Conversation, keepTurns: number, intactSt
     return turn;
   };
   for (const message of conversation.messages) {
+    // A system turn (Claude Code's reminders on current models) belongs to the prompt it follows: it starts no turn.
+    if (message.role === "system") {
+      const turn = turns.at(-1);
+      if (turn && turn.steps.length === 0) turn.prompt.push(...message.blocks);
+      else startTurn([...message.blocks]);
+      continue;
+    }
     if (message.role === "assistant") {
       const turn = turns.at(-1) ?? startTurn([]);
       const step: Step = { index: steps.length, turn: turn.index, blocks: [...message.blocks] };
