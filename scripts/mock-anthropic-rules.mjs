@@ -155,7 +155,6 @@ export function withoutThinkingFrom(body, at) {
   };
 }
 
-
 /**
  * The size of a request as the mock counts it: one token per 4 bytes of its `system`, `tools` and `messages` as
  * JSON (the API's own count differs; what matters is that the mock's window is fixed and the client's request is

@@ -41,6 +41,8 @@ export function byteBudgetOf(errorText: string | undefined): number {
 
 export interface Calibration {
   factor: number;
+  /** The size a provider error counted, when the calibration came from one. */
+  counted?: number;
   /** Tokens outside the messages (system prompt, tools) that a stated count showed: in every request, never trimmed. */
   overhead?: number;
   method: string;
@@ -92,9 +94,10 @@ export function calibrateToCount(view: SessionView, counted: number, where: stri
     return {
       factor: 1,
       overhead: counted - estimate,
+      counted,
       method: `characters / 4, plus ${formatCount(counted - estimate)} tokens sent outside the messages (system prompt, tools): ${at}`,
     };
-  return { factor: counted / estimate, method: `characters / 4, calibrated ×${(counted / estimate).toFixed(2)} against ${at}` };
+  return { factor: counted / estimate, counted, method: `characters / 4, calibrated ×${(counted / estimate).toFixed(2)} against ${at}` };
 }
 
 export interface TrimRequest {

@@ -53,25 +53,33 @@ export function rememberOwnWrites(state: string, storePath: string, sessions: re
  * earlier replies no longer match what is left, and a fresh calibration would ask for more: a second trim reuses
  * the first one's, so trimming twice trims once.
  */
-export function rememberCalibration(state: string, storePath: string, sessionId: string, { factor, overhead }: RememberedCalibration): void {
-  // The overhead (tokens sent outside the messages) under a key of its own, so a file of factors stays one.
-  remember(state, storePath, "calibration", [{ id: sessionId, value: factor }, ...(overhead ? [{ id: overheadKey(sessionId), value: overhead }] : [])]);
+export function rememberCalibration(state: string, storePath: string, sessionId: string, { factor, overhead, counted }: RememberedCalibration): void {
+  // The overhead (tokens sent outside the messages) and the error's count under keys of their own, so a file of
+  // factors stays one.
+  remember(state, storePath, "calibration", [
+    { id: sessionId, value: factor },
+    ...(overhead ? [{ id: `${sessionId} overhead`, value: overhead }] : []),
+    ...(counted ? [{ id: `${sessionId} counted`, value: counted }] : []),
+  ]);
 }
 
 export interface RememberedCalibration {
   factor: number;
   overhead?: number;
+  /** The size the provider's error counted, when the calibration came from one: the same error again is no news. */
+  counted?: number;
 }
 
 export function recalledCalibration(state: string, storePath: string, sessionId: string): RememberedCalibration | undefined {
   const known = read(fileFor(state, storePath, "calibration"));
   const factor = known[sessionId];
-  const overhead = known[overheadKey(sessionId)];
   if (typeof factor !== "number" || !Number.isFinite(factor)) return undefined;
-  return { factor, ...(typeof overhead === "number" && Number.isFinite(overhead) && overhead > 0 ? { overhead } : {}) };
+  const positive = (key: string) => {
+    const value = known[`${sessionId} ${key}`];
+    return typeof value === "number" && Number.isFinite(value) && value > 0 ? { [key]: value } : {};
+  };
+  return { factor, ...positive("overhead"), ...positive("counted") };
 }
-
-const overheadKey = (sessionId: string) => `${sessionId} overhead`;
 
 /** Whether the session's recorded update time is exactly one recover wrote (nobody has written it since). */
 export function isOwnWrite(state: string, storePath: string, sessionId: string, updated: number): boolean {

@@ -29,6 +29,7 @@ import {
   type TrimRequest,
 } from "../trim-budget.js";
 import { formatCount } from "../../model/format-count.js";
+import { BOUND_THINKING_ID } from "../../plan/prefix-thinking.js";
 import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
@@ -167,8 +168,11 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           // The size an error states is the truth for the request it refused: an error given now wins over a trim's
           // remembered calibration, which wins over one stored on the session (it may predate that trim).
           const counted = error?.tokens?.current;
+          // The same error again (its count is what the previous trim was measured against) is no news: that trim's
+          // calibration stands, or its savings would count as overhead.
+          const fresh = counted !== undefined && counted !== recalled?.counted;
           const calibration: Calibration =
-            counted !== undefined && (errorText !== undefined || recalled === undefined)
+            fresh && (errorText !== undefined || recalled === undefined)
               ? calibrateToCount(view, counted, errorText !== undefined ? "the error counted" : "the error stored on the session counted")
               : recalled !== undefined
                 ? {
@@ -196,12 +200,25 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
           markPhase("planned");
           if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
           const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));
-          const code = await reportAndWrite(store, io, options, [{ plan, sessionRef: records.sessionRef }], {
+          // A trim that leaves the request over the limit itself (not only the target) is refused again. Partial
+          // progress is still written (all of it in the backup), but not when it takes thinking: signed reasoning
+          // would be lost for nothing, where the advice's trim may keep it (measured: the oversized output in the
+          // last step, docs/research/claude-code-prefix-thinking.md).
+          const overLimit = summary.bytes ? summary.bytes.after > summary.bytes.max : summary.tokens.after > summary.tokens.limit;
+          const takesThinking = plan.changes.some((c) => c.rules.includes(BOUND_THINKING_ID) || c.rules.includes("strip-old-thinking"));
+          if (overLimit && takesThinking && !options.dryRun) {
+            const over = summary.bytes
+              ? `${formatCount(summary.bytes.after)} > ${formatCount(summary.bytes.max)} bytes`
+              : `${formatCount(summary.tokens.after)} > ${formatCount(summary.tokens.limit)} tokens`;
+            summary.unwritten = `the trimmed request would still be over the limit (${over}) and the plan takes thinking for nothing`;
+          }
+          const written = summary.unwritten === undefined && !options.dryRun;
+          const code = await reportAndWrite(store, io, written ? options : { ...options, dryRun: true }, [{ plan, sessionRef: records.sessionRef }], {
             command: "trim",
             showAll: true,
             extra: (report) => (report.trim = summary),
           });
-          if (code !== 2 && code !== 3 && !options.dryRun && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
+          if (code !== 2 && code !== 3 && written && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
           return summary.stillOver && code === 0 ? 1 : code;
         });
       }),

@@ -88,7 +88,7 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         if (t.advice) io.out(`${c.yellow("still over the target:")} ${safeCommand(t.advice)}\n`);
         else if (t.stillOver)
           io.out(`${c.yellow("still over the target")} after every allowed strategy: allow more (--strategy) or lower --max-output-chars\n`);
-        if (changeCount(report) > 0)
+        if (changeCount(report) > 0 && !t.unwritten)
           io.out(c.dim("nothing is lost for good: every removed byte is in the backup, and `recover session restore` brings it all back\n"));
       }
       const changes = changeCount(report);
@@ -98,6 +98,10 @@ export function humanChangeReporter(io: Io): ChangeReporter {
         if (report.trim?.stillOver) io.out(`\n${c.red("✘")} nothing that may be trimmed brings it under the target\n`);
         else io.out(`\n${c.green("✔")} nothing to ${report.command}\n`);
         sayLeft(report);
+        return;
+      }
+      if (report.trim?.unwritten) {
+        io.out(`\n${c.red("✘")} ${what} planned and not written: ${report.trim.unwritten}\n`);
         return;
       }
       if (report.dryRun) {

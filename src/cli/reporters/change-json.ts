@@ -51,6 +51,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
               stillOver: report.trim.stillOver,
               ...(report.trim.reached ? { reached: report.trim.reached } : {}),
               ...(report.trim.advice ? { advice: report.trim.advice } : {}),
+              ...(report.trim.unwritten ? { unwritten: report.trim.unwritten } : {}),
             }
           : {}),
       };

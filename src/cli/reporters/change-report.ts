@@ -55,6 +55,11 @@ export interface TrimSummary {
   reached?: { id: string; records: number }[];
   /** When still over because the part kept intact is itself too large: what would fit, in one sentence. */
   advice?: string;
+  /**
+   * Why a plan was not written although no dry run was asked: the trimmed request would still be over the limit, so
+   * the session would still fail, and what a write takes (thinking on a current model) would be lost for nothing.
+   */
+  unwritten?: string;
 }
 
 /** Error findings no automatic fix took care of, planned as left or found left after the write. */
