@@ -21,7 +21,13 @@ function written(): { config: string; env: Record<string, string>; file: string 
   return { config, env: { XDG_STATE_HOME: path.join(root, "state") }, file };
 }
 
-type TrimDoc = { dryRun: boolean; stillOver: boolean; unwritten?: string; tokens: { before: number; after: number; method: string }; sessions: { changes: { rules: string[] }[] }[] };
+type TrimDoc = {
+  dryRun: boolean;
+  stillOver: boolean;
+  unwritten?: string;
+  tokens: { before: number; after: number; method: string };
+  sessions: { changes: { rules: string[] }[] }[];
+};
 
 describe("context trim of a session whose thinking a current model bound", () => {
   it("a plan that would still be over the limit and takes thinking is shown, not written (exit 1)", async () => {
