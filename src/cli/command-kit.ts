@@ -7,6 +7,8 @@ import { exitCodeOf } from "./exit-codes.js";
 import type { Command } from "commander";
 import { fsError, RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
+import type { SessionsAbout } from "./every-store.js";
+import type { FoundStore } from "../stores/discover.js";
 import type { TransactionOptions } from "../txn/store-transaction.js";
 import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
@@ -103,13 +105,46 @@ function environmentError(error: unknown): RecoverError | undefined {
   return fsError(error, path ?? `(during ${syscall ?? "a file operation"})`);
 }
 
+/**
+ * Run `work` on the store the user means: the one `--store`/`--format` name; else, among every agent's store found at
+ * its default place (`--agent` narrowing them), the one that holds the sessions `about` names (ids, `--last`), or the
+ * only one found. The chosen store then stands in `options.store`, so every command printed for it pastes back.
+ */
 export async function withStore<T>(
   options: GlobalOptions & Pick<TransactionOptions, "resolving">,
-  io: Pick<Io, "env" | "cwd">,
+  io: Pick<Io, "env" | "cwd" | "command" | "note">,
   work: (store: SessionStore) => T | Promise<T>,
+  about: SessionsAbout = { ids: [] },
 ): Promise<T> {
   // Every store's code, loaded only by a command that opens one: `--help` and `--version` start without it.
-  const [{ openStore }, { settleJournal }] = await Promise.all([import("../stores/discover.js"), import("./mutation.js")]);
+  const [{ openStore, discoverStores }, { settleJournal }, { storeAdapters }, { ofAgents, storeHolding, whereLooked }] = await Promise.all([
+    import("../stores/discover.js"),
+    import("./mutation.js"),
+    import("../stores/registry.js"),
+    import("./every-store.js"),
+  ]);
+  if (options.store === undefined && options.format === undefined) {
+    const discovery = discoverStores(io.env);
+    for (const problem of discovery.problems) io.note(problem);
+    try {
+      const stores = ofAgents(discovery.found, options.agent, [...new Set(storeAdapters().map((a) => a.agent))]);
+      const named = about.ids.length > 0 || about.last === true;
+      if (!named && stores.length > 1) {
+        throw new RecoverError(
+          "usage",
+          `sessions of ${stores.length} agents found (${stores.map((f) => `${f.agent} ${f.store.info.path}`).join(", ")}): name a session, or one agent with --agent or --store`,
+        );
+      }
+      const chosen = named ? storeHolding(discovery, stores, about, io) : stores[0];
+      if (!chosen) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
+      // Printed commands reach it as --store would (the default agent's own place needs no flag).
+      if (chosen.agent !== storeAdapters()[0]!.agent) options.store = chosen.store.info.path;
+      settleJournal(chosen.store, io.env, options.resolving);
+      return await work(chosen.store);
+    } finally {
+      for (const f of discovery.found) f.store.close();
+    }
+  }
   const store = openStore({
     ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
     ...(options.format !== undefined ? { format: options.format } : {}),
@@ -120,6 +155,44 @@ export async function withStore<T>(
     return await work(store);
   } finally {
     store.close();
+  }
+}
+
+/**
+ * Run `work` on every store the user means, each with its agent: the one `--store`/`--format` names, else every
+ * agent's store found at its default place (`--agent` narrowing them). None found is an error that says where it
+ * looked; a store there but unreadable is a note.
+ */
+export async function withStores<T>(options: GlobalOptions, io: Pick<Io, "env" | "cwd" | "note">, work: (stores: FoundStore[]) => T | Promise<T>): Promise<T> {
+  const [{ openStore, discoverStores }, { storeAdapters, storeAdapter }, { ofAgents, whereLooked }, { settleJournal }] = await Promise.all([
+    import("../stores/discover.js"),
+    import("../stores/registry.js"),
+    import("./every-store.js"),
+    import("./mutation.js"),
+  ]);
+  if (options.store !== undefined || options.format !== undefined) {
+    const store = openStore({
+      ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
+      ...(options.format !== undefined ? { format: options.format } : {}),
+      env: io.env,
+    });
+    try {
+      settleJournal(store, io.env, undefined);
+      return await work([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store }]);
+    } finally {
+      store.close();
+    }
+  }
+  const discovery = discoverStores(io.env);
+  for (const problem of discovery.problems) io.note(problem);
+  try {
+    const stores = ofAgents(discovery.found, options.agent, [...new Set(storeAdapters().map((a) => a.agent))]);
+    if (stores.length === 0) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
+    // An interrupted repair of any of them is settled first, as opening one store does.
+    for (const f of stores) settleJournal(f.store, io.env, undefined);
+    return await work(stores);
+  } finally {
+    for (const f of discovery.found) f.store.close();
   }
 }
 

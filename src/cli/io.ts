@@ -108,6 +108,8 @@ export interface PickChoice {
 export interface GlobalOptions {
   store?: string;
   format?: string;
+  /** `--agent`, repeatable: only these agents' stores, when none is named with --store. */
+  agent?: string[];
   json?: boolean;
   quiet?: boolean;
   color?: boolean;

@@ -129,7 +129,14 @@ export function buildProgram(run: RunState, commands: LoadedCommands, { json = f
         return term ? `${command.name()} ${term}` : command.name();
       },
     })
-    .option("--store <path>", "opencode data dir, opencode.db file or storage/ folder (default: where opencode keeps it)")
+    .option(
+      "--store <path>",
+      "one agent's store: an opencode data dir, opencode.db or storage/ folder, a Claude Code, Codex, Gemini or openclaw home or transcript (default: every agent's own place)",
+    )
+    .option("--agent <name>", "only this agent's store (opencode, claude, codex, gemini, openclaw); repeatable", (value: string, before: string[] = []) => [
+      ...before,
+      value,
+    ])
     .addOption(new Option("--format <name>", "force the store format").choices(storeFormats()))
     .option("--json", "print exactly one JSON document on stdout; never prompt")
     .option("-q, --quiet", "print only findings and errors")

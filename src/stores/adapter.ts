@@ -43,6 +43,8 @@ export interface StoreCapabilities {
 export interface StoreAdapter {
   /** The `--format` value, and `info.format` of the stores it opens. */
   readonly format: string;
+  /** The agent whose store it is, as listings name it and `--agent` picks it (`opencode`, `claude`, …). */
+  readonly agent: string;
   /** How messages name it ("an opencode SQLite store") and the shapes `--store` takes for it. */
   readonly noun: string;
   readonly expects: string;

@@ -68,3 +68,57 @@ function parseFormat(format: string | undefined, adapters: readonly StoreAdapter
   if (adapter) return adapter;
   throw new RecoverError("usage", `unknown --format ${JSON.stringify(format)} (expected one of: ${adapters.map((a) => a.format).join(", ")})`);
 }
+
+/** One agent's store found at its default location. */
+export interface FoundStore {
+  agent: string;
+  store: SessionStore;
+}
+
+/** Every agent's store at its default location, and what stood in the way of one that is there but unreadable. */
+export interface Discovery {
+  found: FoundStore[];
+  /** One line per store that is there but could not be opened (permissions, a damaged database, …). */
+  problems: string[];
+  /** Where each agent's store was looked for, for a message that found none. */
+  lookedIn: string[];
+}
+
+/**
+ * Without `--store` and `--format`: every store of the registry's agents at its default place (`locate`), opened.
+ * A store that is absent, or there with no sessions of its agent, is silent; one that is there but cannot be read is
+ * a problem line, never the end of the run. Two formats that locate the same place (opencode's database and JSON
+ * tree share its data dir) open it once, as the registry's first. The caller closes every store.
+ */
+export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreAdapter[] = storeAdapters()): Discovery {
+  const found: FoundStore[] = [];
+  const problems: string[] = [];
+  const lookedIn: string[] = [];
+  const opened = new Set<string>();
+  for (const adapter of adapters) {
+    let store: SessionStore;
+    try {
+      const located = adapter.locate(env);
+      if (typeof located === "string") {
+        if (opened.has(located)) continue;
+        opened.add(located);
+        store = openStore({ store: located, env }, adapters);
+      } else store = located;
+    } catch (error) {
+      if (!(error instanceof RecoverError)) throw error;
+      // Absent (store-not-found), or there without a session of its agent (not-a-store): nothing to say.
+      if (error.code === "store-not-found" || error.code === "not-a-store") {
+        lookedIn.push(`${adapter.agent}: ${error.message.replace(/; pass --store <path>$/, "")}`);
+        continue;
+      }
+      problems.push(`${adapter.agent}: ${error.message}`);
+      continue;
+    }
+    if (found.some((f) => f.store.info.path === store.info.path)) {
+      store.close();
+      continue;
+    }
+    found.push({ agent: adapter.agent, store });
+  }
+  return { found, problems, lookedIn };
+}

@@ -3,7 +3,7 @@ import { buildStore } from "../support/opencode-fixtures.js";
 import { expectNoAnsi, expectNoStack, parseJsonDocument, run } from "./run.js";
 import { FORMATS, listStore, writeStore } from "./stores.js";
 
-const SESSION_KEYS = ["id", "title", "directory", "updated", "messages"];
+const SESSION_KEYS = ["id", "title", "directory", "updated", "messages", "agent", "format", "store"];
 
 describe.each(FORMATS)("session list (%s)", (format) => {
   const fixture = listStore();
@@ -22,6 +22,9 @@ describe.each(FORMATS)("session list (%s)", (format) => {
         directory: s.info.directory,
         updated: new Date((s.info.time as { updated: number }).updated).toISOString(),
         messages: s.messages.length,
+        agent: "opencode",
+        format,
+        store: readPath,
       };
     });
 
@@ -48,12 +51,12 @@ describe.each(FORMATS)("session list (%s)", (format) => {
     expectNoStack(r.stderr);
     expectNoAnsi(r.stdout + r.stderr);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+TITLE\s+UPDATED \(UTC\)\s+MSGS\s+DIRECTORY$/);
+    expect(lines[0]).toMatch(/^ID\s+AGENT\s+TITLE\s+UPDATED \(UTC\)\s+MSGS\s+DIRECTORY$/);
     const rows = lines.slice(1);
     expect(rows).toHaveLength(3);
     expected().forEach((s, i) => {
       const row = rows[i]!;
-      expect(row.startsWith(`${s.id}  `)).toBe(true);
+      expect(row).toMatch(new RegExp(`^${s.id}\\s+opencode\\s`));
       expect(row).toContain(String(s.title));
       expect(row).toContain(s.updated.replace("T", " ").slice(0, 16));
       expect(row).toMatch(new RegExp(`\\s${s.messages}\\s+${String(s.directory).replace(/[/.]/g, "\\$&")}$`));

@@ -73,6 +73,7 @@ class ToyagentStore implements SessionStore {
 const HOME_DESCRIPTION = "a toyagent home (toyagent.json)";
 
 const toyagentAdapter: StoreAdapter = {
+  agent: "toyagent",
   format: "toyagent",
   noun: "a toyagent store",
   expects: "a toyagent home holding toyagent.json",

@@ -139,88 +139,93 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
         if (options.limit !== undefined && options.contextLimit !== undefined) throw new RecoverError("usage", "give --limit or --context-limit, not both");
         const strategies = parseStrategies(options.strategy);
         const errorText = readErrorText(options.error, options.errorFile, io.readInput);
-        return withStore(options, io, async (store) => {
-          const [id] = await chooseSessions(
-            store,
-            { ids: args, ...(options.last ? { last: true } : {}) },
-            { emptyMeansAll: false, acceptsAll: false },
-            io,
-            "trim",
-          );
-          const now = Date.now();
-          const records = store.loadSession(id!, "full");
-          markPhase("loaded");
-          const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
-          // The limit an error states holds whatever happened since; only its positions go stale.
-          const stored = storedError(view, { evenIfAnswered: true });
-          const error: ClassifiedError | undefined =
-            errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
-          if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
-            throw new RecoverError(
-              "usage",
-              `that error is ${error.kind}, not a context or size error; try \`${io.command(["session", "repair", id!, "--error", "-"])}\``,
+        return withStore(
+          options,
+          io,
+          async (store) => {
+            const [id] = await chooseSessions(
+              store,
+              { ids: args, ...(options.last ? { last: true } : {}) },
+              { emptyMeansAll: false, acceptsAll: false },
+              io,
+              "trim",
             );
-          }
-          const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
-          const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? byteBudgetOf(errorText ?? JSON.stringify(stored)) : undefined);
-          const state = stateDir(io.env);
-          const recalled = recalledCalibration(state, store.info.path, id!);
-          // The size an error states is the truth for the request it refused: an error given now wins over a trim's
-          // remembered calibration, which wins over one stored on the session (it may predate that trim).
-          const counted = error?.tokens?.current;
-          // The same error again (its count is what the previous trim was measured against) is no news: that trim's
-          // calibration stands, or its savings would count as overhead.
-          const fresh = counted !== undefined && counted !== recalled?.counted;
-          const calibration: Calibration =
-            fresh && (errorText !== undefined || recalled === undefined)
-              ? calibrateToCount(view, counted, errorText !== undefined ? "the error counted" : "the error stored on the session counted")
-              : recalled !== undefined
-                ? {
-                    ...recalled,
-                    method: `characters / 4, calibrated ×${recalled.factor.toFixed(2)}${recalled.overhead ? ` plus ${formatCount(recalled.overhead)} tokens outside the messages` : ""} as by the previous trim of this session`,
-                  }
-                : calibrate(view);
-          const request: TrimRequest = {
-            limit,
-            target: options.target ?? DEFAULT_TARGET,
-            keepTurns: options.keepTurns ?? DEFAULT_KEEP_TURNS,
-            keepSteps: options.keepSteps ?? INTACT_STEPS,
-            maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
-            strategies,
-            calibration,
-            ...(bytes !== undefined ? { maxBytes: bytes } : {}),
-          };
-          const trim = trimOptions(request);
-          const plan = planSession(
-            records,
-            store.fixing,
-            { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim, ...(options.keepThinking ? { keepThinking: true } : {}) },
-            view,
-          );
-          markPhase("planned");
-          if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
-          const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));
-          // A trim that leaves the request over the limit itself (not only the target) is refused again. Partial
-          // progress is still written (all of it in the backup), but not when it takes thinking: signed reasoning
-          // would be lost for nothing, where the advice's trim may keep it (measured: the oversized output in the
-          // last step, docs/research/claude-code-prefix-thinking.md).
-          const overLimit = summary.bytes ? summary.bytes.after > summary.bytes.max : summary.tokens.after > summary.tokens.limit;
-          const takesThinking = plan.changes.some((c) => c.rules.includes(BOUND_THINKING_ID) || c.rules.includes("strip-old-thinking"));
-          if (overLimit && takesThinking && !options.dryRun) {
-            const over = summary.bytes
-              ? `${formatCount(summary.bytes.after)} > ${formatCount(summary.bytes.max)} bytes`
-              : `${formatCount(summary.tokens.after)} > ${formatCount(summary.tokens.limit)} tokens`;
-            summary.unwritten = `the trimmed request would still be over the limit (${over}) and the plan takes thinking for nothing`;
-          }
-          const written = summary.unwritten === undefined && !options.dryRun;
-          const code = await reportAndWrite(store, io, written ? options : { ...options, dryRun: true }, [{ plan, sessionRef: records.sessionRef }], {
-            command: "trim",
-            showAll: true,
-            extra: (report) => (report.trim = summary),
-          });
-          if (code !== 2 && code !== 3 && written && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
-          return summary.stillOver && code === 0 ? 1 : code;
-        });
+            const now = Date.now();
+            const records = store.loadSession(id!, "full");
+            markPhase("loaded");
+            const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+            // The limit an error states holds whatever happened since; only its positions go stale.
+            const stored = storedError(view, { evenIfAnswered: true });
+            const error: ClassifiedError | undefined =
+              errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
+            if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
+              throw new RecoverError(
+                "usage",
+                `that error is ${error.kind}, not a context or size error; try \`${io.command(["session", "repair", id!, "--error", "-"])}\``,
+              );
+            }
+            const limit = options.limit ?? options.contextLimit ?? error?.tokens?.max ?? DEFAULT_LIMIT;
+            const bytes = options.maxBytes ?? (error?.kind === "request_too_large" ? byteBudgetOf(errorText ?? JSON.stringify(stored)) : undefined);
+            const state = stateDir(io.env);
+            const recalled = recalledCalibration(state, store.info.path, id!);
+            // The size an error states is the truth for the request it refused: an error given now wins over a trim's
+            // remembered calibration, which wins over one stored on the session (it may predate that trim).
+            const counted = error?.tokens?.current;
+            // The same error again (its count is what the previous trim was measured against) is no news: that trim's
+            // calibration stands, or its savings would count as overhead.
+            const fresh = counted !== undefined && counted !== recalled?.counted;
+            const calibration: Calibration =
+              fresh && (errorText !== undefined || recalled === undefined)
+                ? calibrateToCount(view, counted, errorText !== undefined ? "the error counted" : "the error stored on the session counted")
+                : recalled !== undefined
+                  ? {
+                      ...recalled,
+                      method: `characters / 4, calibrated ×${recalled.factor.toFixed(2)}${recalled.overhead ? ` plus ${formatCount(recalled.overhead)} tokens outside the messages` : ""} as by the previous trim of this session`,
+                    }
+                  : calibrate(view);
+            const request: TrimRequest = {
+              limit,
+              target: options.target ?? DEFAULT_TARGET,
+              keepTurns: options.keepTurns ?? DEFAULT_KEEP_TURNS,
+              keepSteps: options.keepSteps ?? INTACT_STEPS,
+              maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
+              strategies,
+              calibration,
+              ...(bytes !== undefined ? { maxBytes: bytes } : {}),
+            };
+            const trim = trimOptions(request);
+            const plan = planSession(
+              records,
+              store.fixing,
+              { ...DEFAULT_RULE_OPTIONS, now, rules: TRIM_RULES, trim, ...(options.keepThinking ? { keepThinking: true } : {}) },
+              view,
+            );
+            markPhase("planned");
+            if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
+            const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));
+            // A trim that leaves the request over the limit itself (not only the target) is refused again. Partial
+            // progress is still written (all of it in the backup), but not when it takes thinking: signed reasoning
+            // would be lost for nothing, where the advice's trim may keep it (measured: the oversized output in the
+            // last step, docs/research/claude-code-prefix-thinking.md).
+            const overLimit = summary.bytes ? summary.bytes.after > summary.bytes.max : summary.tokens.after > summary.tokens.limit;
+            const takesThinking = plan.changes.some((c) => c.rules.includes(BOUND_THINKING_ID) || c.rules.includes("strip-old-thinking"));
+            if (overLimit && takesThinking && !options.dryRun) {
+              const over = summary.bytes
+                ? `${formatCount(summary.bytes.after)} > ${formatCount(summary.bytes.max)} bytes`
+                : `${formatCount(summary.tokens.after)} > ${formatCount(summary.tokens.limit)} tokens`;
+              summary.unwritten = `the trimmed request would still be over the limit (${over}) and the plan takes thinking for nothing`;
+            }
+            const written = summary.unwritten === undefined && !options.dryRun;
+            const code = await reportAndWrite(store, io, written ? options : { ...options, dryRun: true }, [{ plan, sessionRef: records.sessionRef }], {
+              command: "trim",
+              showAll: true,
+              extra: (report) => (report.trim = summary),
+            });
+            if (code !== 2 && code !== 3 && written && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
+            return summary.stillOver && code === 0 ? 1 : code;
+          },
+          { ids: args, ...(options.last ? { last: true } : {}) },
+        );
       }),
     );
 }

@@ -66,18 +66,23 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         const from = options.errorFile !== undefined ? ["--error-file", options.errorFile] : ["--error", "-"];
         let located: Located | undefined;
         if (options.session !== undefined) {
-          located = await withStore(options, io, (store) => {
-            const id = resolveSessionId(options.session!, [...store.listSessions(), ...store.listStraySessionIds().map((s) => ({ id: s }))]);
-            const view = sessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
-            const position = locate(anthropicRequest(view.conversation), error.index, error.contentIndex);
-            const part = position?.block?.source.kind === "part" ? position.block.source.id : undefined;
-            return {
-              session: id,
-              messages: position?.message.sourceMessageIds ?? [],
-              ...(part ? { part } : {}),
-              explanation: planForError(error, view).explanation,
-            };
-          });
+          located = await withStore(
+            options,
+            io,
+            (store) => {
+              const id = resolveSessionId(options.session!, [...store.listSessions(), ...store.listStraySessionIds().map((s) => ({ id: s }))]);
+              const view = sessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+              const position = locate(anthropicRequest(view.conversation), error.index, error.contentIndex);
+              const part = position?.block?.source.kind === "part" ? position.block.source.id : undefined;
+              return {
+                session: id,
+                messages: position?.message.sourceMessageIds ?? [],
+                ...(part ? { part } : {}),
+                explanation: planForError(error, view).explanation,
+              };
+            },
+            { ids: [options.session!] },
+          );
         }
         const fix = fixCommand(error, located?.session, from, io);
         const { cause } = ERROR_CAUSES[error.kind];

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { ExitCode } from "../../errors.js";
 import type { SessionSummary } from "../../model/opencode-records.js";
-import { action, withStore } from "../command-kit.js";
+import { action, withStores } from "../command-kit.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 import { safeCommand, safeValue } from "../safe-text.js";
@@ -20,21 +20,46 @@ Examples:
     )
     .action(
       action(({ options, io }) =>
-        withStore(options, io, (store) => {
-          const sessions = store.listSessions();
-          const hidden = store.hiddenSessions?.() ?? [];
+        withStores(options, io, (stores) => {
+          // One list, newest first, whatever agent wrote the session.
+          const sessions = stores
+            .flatMap((f) => f.store.listSessions().map((s) => ({ ...s, agent: f.agent, format: f.store.info.format, store: f.store.info.path })))
+            .sort((a, b) => b.updated - a.updated);
+          const hidden = stores.flatMap((f) => (f.store.hiddenSessions?.() ?? []).map((h) => ({ ...h, into: f })));
           if (io.json) {
-            const rows = (list: SessionSummary[]) =>
-              list.map((s) => ({ id: s.id, title: s.title, directory: s.directory, updated: iso(s.updated), messages: s.messages }));
+            const rows = (list: Listed[]) =>
+              list.map((s) => ({
+                id: s.id,
+                title: s.title,
+                directory: s.directory,
+                updated: iso(s.updated),
+                messages: s.messages,
+                agent: s.agent,
+                format: s.format,
+                store: s.store,
+              }));
             const elsewhere =
-              hidden.length > 0 ? { hidden: hidden.map((h) => ({ store: h.store, sessions: rows(h.sessions), import: importCommand(h.store, io) })) } : {};
-            io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store.info), sessions: rows(sessions), ...elsewhere })}\n`);
+              hidden.length > 0
+                ? {
+                    hidden: hidden.map((h) => ({
+                      store: h.store,
+                      sessions: rows(h.sessions.map((s) => ({ ...s, agent: h.into.agent, format: "opencode-json", store: h.store }))),
+                      import: importCommand(h.store, io),
+                    })),
+                  }
+                : {};
+            const one = stores.length === 1 ? { store: storeJson(stores[0]!.store.info) } : {};
+            const read = { stores: stores.map((f) => ({ agent: f.agent, ...storeJson(f.store.info) })) };
+            io.out(`${JSON.stringify({ ...DOCUMENT_HEAD, ...one, ...read, sessions: rows(sessions), ...elsewhere })}\n`);
           } else {
-            for (const notice of store.info.notices) io.note(notice);
+            for (const f of stores) for (const notice of f.store.info.notices) io.note(notice);
             printTable(sessions, io);
-            for (const { store: other, sessions: more } of hidden) {
-              io.out(`\n${io.color.bold(`only in ${safeValue(other)}`)} (the agent reads ${safeValue(store.info.path)} and does not show these):\n`);
-              printTable(more, io);
+            for (const { store: other, sessions: more, into } of hidden) {
+              io.out(`\n${io.color.bold(`only in ${safeValue(other)}`)} (the agent reads ${safeValue(into.store.info.path)} and does not show these):\n`);
+              printTable(
+                more.map((s) => ({ ...s, agent: into.agent, format: "opencode-json", store: other })),
+                io,
+              );
               io.out(`bring them in: ${io.color.bold(safeCommand(importCommand(other, io)))}\n`);
             }
           }
@@ -44,7 +69,13 @@ Examples:
     );
 }
 
-/** The command that copies a store's hidden sessions into the database the agent reads (this run's --store). */
+/** A session as the list shows it: with the agent and store it is in. */
+type Listed = SessionSummary & { agent: string; format: string; store: string };
+
+/**
+ * The command that copies a store's hidden sessions into the database the agent reads: this run's --store, or (found
+ * at its default place) the one `session import` opens by default.
+ */
 function importCommand(from: string, io: Io): string {
   return io.command(["session", "import", "--all", "--from", from]);
 }
@@ -53,7 +84,7 @@ function iso(ms: number): string {
   return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : "";
 }
 
-function printTable(sessions: SessionSummary[], io: Io): void {
+function printTable(sessions: Listed[], io: Io): void {
   if (sessions.length === 0) {
     io.out("no sessions\n");
     return;
@@ -61,12 +92,13 @@ function printTable(sessions: SessionSummary[], io: Io): void {
   const c = io.color;
   const rows = sessions.map((s) => [
     safeValue(s.id),
+    s.agent,
     safeValue(truncate(s.title, 40)),
     iso(s.updated).replace("T", " ").slice(0, 16),
     String(s.messages),
     safeValue(s.directory),
   ]);
-  const head = ["ID", "TITLE", "UPDATED (UTC)", "MSGS", "DIRECTORY"];
+  const head = ["ID", "AGENT", "TITLE", "UPDATED (UTC)", "MSGS", "DIRECTORY"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
   io.out(`${c.bold(line(head))}\n`);

@@ -94,73 +94,78 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         const rules = repairRules(options.rule ?? options.only);
         // Done means a scan passes: without --rule, what is left is judged by every rule a scan runs.
         const judgeRules = options.rule === undefined && options.only === undefined ? RULES : rules;
-        return withStore(options, io, async (store) => {
-          const ids = await chooseSessions(
-            store,
-            { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
-            { emptyMeansAll: false },
-            io,
-            "repair",
-          );
-          const errorText = readErrorText(options.error, options.errorFile, io.readInput);
-          if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
-          const now = Date.now();
-          const liveWindowMs = liveWindow(options.includeLive);
-          const progress = await sessionProgress(io, "planning", ids);
-          // Now and then a turn of the event loop, so the spinner on a terminal moves.
-          const turn = occasionalTurns();
-          const planned: PlannedSession[] = [];
-          let changes = 0;
-          let trimmed: TrimSummary | undefined;
-          try {
-            for (const id of ids) {
-              const records = store.loadSession(id, "full");
-              const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
-              if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
-              const plan = planSession(records, store.fixing, {
-                ...DEFAULT_RULE_OPTIONS,
-                liveWindowMs,
-                now,
-                rules: aimed.rules,
-                judgeWith: judgeRules,
-                ...(options.keepThinking ? { keepThinking: true } : {}),
-                ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
-                ...(aimed.filter ? { filter: aimed.filter } : {}),
-                ...(aimed.trim ? { trim: aimed.trim.options } : {}),
-              });
-              if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
-              if (aimed.trim) {
-                const { view, request, options: budget } = aimed.trim;
-                trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
-                const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule));
-                if (errorText !== undefined && !took) {
-                  const why =
-                    trimmed.advice ??
-                    `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`;
-                  throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
+        return withStore(
+          options,
+          io,
+          async (store) => {
+            const ids = await chooseSessions(
+              store,
+              { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
+              { emptyMeansAll: false },
+              io,
+              "repair",
+            );
+            const errorText = readErrorText(options.error, options.errorFile, io.readInput);
+            if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
+            const now = Date.now();
+            const liveWindowMs = liveWindow(options.includeLive);
+            const progress = await sessionProgress(io, "planning", ids);
+            // Now and then a turn of the event loop, so the spinner on a terminal moves.
+            const turn = occasionalTurns();
+            const planned: PlannedSession[] = [];
+            let changes = 0;
+            let trimmed: TrimSummary | undefined;
+            try {
+              for (const id of ids) {
+                const records = store.loadSession(id, "full");
+                const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
+                if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
+                const plan = planSession(records, store.fixing, {
+                  ...DEFAULT_RULE_OPTIONS,
+                  liveWindowMs,
+                  now,
+                  rules: aimed.rules,
+                  judgeWith: judgeRules,
+                  ...(options.keepThinking ? { keepThinking: true } : {}),
+                  ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
+                  ...(aimed.filter ? { filter: aimed.filter } : {}),
+                  ...(aimed.trim ? { trim: aimed.trim.options } : {}),
+                });
+                if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
+                if (aimed.trim) {
+                  const { view, request, options: budget } = aimed.trim;
+                  trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
+                  const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule));
+                  if (errorText !== undefined && !took) {
+                    const why =
+                      trimmed.advice ??
+                      `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`;
+                    throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
+                  }
+                } else if (errorText !== undefined && !answers(plan, aimed.answering)) {
+                  throw new RecoverError(
+                    "fix-failed",
+                    `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`,
+                  );
                 }
-              } else if (errorText !== undefined && !answers(plan, aimed.answering)) {
-                throw new RecoverError(
-                  "fix-failed",
-                  `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`,
-                );
+                planned.push({ plan, sessionRef: records.sessionRef });
+                changes += plan.changes.length;
+                progress.done(plural(changes, "change"));
+                await turn();
               }
-              planned.push({ plan, sessionRef: records.sessionRef });
-              changes += plan.changes.length;
-              progress.done(plural(changes, "change"));
-              await turn();
+            } finally {
+              progress.stop();
             }
-          } finally {
-            progress.stop();
-          }
-          const summary = trimmed;
-          return reportAndWrite(store, io, options, planned, {
-            command: "repair",
-            showAll: ids.length === 1,
-            recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs } },
-            ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
-          });
-        });
+            const summary = trimmed;
+            return reportAndWrite(store, io, options, planned, {
+              command: "repair",
+              showAll: ids.length === 1,
+              recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs } },
+              ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
+            });
+          },
+          { ids: args, ...(options.last ? { last: true } : {}) },
+        );
       }),
     );
 }

@@ -7,7 +7,11 @@ import { ExitCode, RecoverError } from "../../errors.js";
 import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
 import { scanSessions } from "../../scan/scan.js";
-import { action, errorMessage, parsePositiveInt, withStore } from "../command-kit.js";
+import { action, errorMessage, parsePositiveInt, withStore, withStores } from "../command-kit.js";
+import type { GlobalOptions, Io } from "../io.js";
+import { selectSessions } from "../select-sessions.js";
+import type { SessionStore } from "../../stores/store.js";
+import type { ScanOptions } from "../../scan/scan.js";
 import { humanScanReporter } from "../reporters/scan-human.js";
 import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
@@ -69,49 +73,93 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
     .action(
       action<ScanFlags>(({ args, options, io }) => {
         const rules = selectRules(options.rule);
-        return withStore(options, io, async (store) => {
-          const ids = await chooseSessions(
-            store,
-            { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
-            { emptyMeansAll: true },
-            io,
-            "scan",
+        const scanOptions = {
+          rules,
+          maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
+          contextLimit: options.contextLimit ?? DEFAULT_RULE_OPTIONS.contextLimit,
+          liveWindowMs: liveWindow(options.includeLive),
+          env: io.env,
+        };
+        const named = args.length > 0 || options.last === true;
+        // No store and no session named: every agent's store found, in one report with one exit code.
+        if (!named && options.store === undefined && options.format === undefined && (options.all === true || !io.interactive)) {
+          return withStores(options, io, (found) =>
+            scanStores(
+              found.map((f) => ({ agent: f.agent, store: f.store, ids: selectSessions(f.store, { ids: [], all: true }, { emptyMeansAll: true }) })),
+              scanOptions,
+              options,
+              io,
+            ),
           );
-          const now = Date.now();
-          const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
-          const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
-          const progress = await sessionProgress(io, "scanning", ids);
-          reporter.start(store.info);
-          try {
-            const results = scanSessions(store, ids, {
-              rules,
-              now,
-              maxOutputChars: options.maxOutputChars ?? DEFAULT_RULE_OPTIONS.maxOutputChars,
-              contextLimit: options.contextLimit ?? DEFAULT_RULE_OPTIONS.contextLimit,
-              liveWindowMs: liveWindow(options.includeLive),
-              env: io.env,
-            });
-            for await (const result of results) {
-              totals.sessions++;
-              if (result.findings.length > 0) totals.sessionsWithFindings++;
-              totals.findings += result.findings.length;
-              for (const f of result.findings) f.severity === "error" ? totals.errors++ : totals.warnings++;
-              progress.done(plural(totals.findings, "finding"));
-              reporter.session(result);
-            }
-          } catch (error) {
-            progress.stop();
-            if (error instanceof RecoverError && reporter.abort) {
-              reporter.abort({ code: error.code, message: errorMessage(error, io) });
-              if (!io.json) io.err(`recover: ${errorMessage(error, io, true)}\n`);
-              return exitCodeOf(error);
-            }
-            throw error;
-          }
-          progress.stop();
-          reporter.end(totals);
-          return totals.errors > 0 && !options.exitZero ? ExitCode.findings : ExitCode.ok;
-        });
+        }
+        return withStore(
+          options,
+          io,
+          async (store) => {
+            const ids = await chooseSessions(
+              store,
+              { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
+              { emptyMeansAll: true },
+              io,
+              "scan",
+            );
+            const { storeAdapter } = await import("../../stores/registry.js");
+            return scanStores([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store, ids }], scanOptions, options, io);
+          },
+          { ids: args, ...(options.last ? { last: true } : {}) },
+        );
       }),
     );
+}
+
+/**
+ * Scan the chosen sessions of each store, store after store, into one report: findings as they come, one summary,
+ * one exit code. While a store's sessions are reported, the commands printed for them name that store.
+ */
+async function scanStores(
+  stores: readonly { agent: string; store: SessionStore; ids: string[] }[],
+  scanOptions: Omit<ScanOptions, "now">,
+  options: ScanFlags & GlobalOptions,
+  io: Io,
+): Promise<number> {
+  const now = Date.now();
+  const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
+  const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
+  const progress = await sessionProgress(
+    io,
+    "scanning",
+    stores.flatMap((s) => s.ids),
+  );
+  const scanned = stores.map((s) => ({ agent: s.agent, info: s.store.info }));
+  reporter.start(scanned);
+  const named = options.store;
+  const { storeAdapters } = await import("../../stores/registry.js");
+  const defaultAgent = storeAdapters()[0]!.agent;
+  try {
+    for (const [i, { store, ids }] of stores.entries()) {
+      // Commands printed for this store's findings name it, as --store would (the default agent's place needs none).
+      if (stores.length > 1) options.store = scanned[i]!.agent === defaultAgent ? undefined : store.info.path;
+      for await (const result of scanSessions(store, ids, { ...scanOptions, now })) {
+        totals.sessions++;
+        if (result.findings.length > 0) totals.sessionsWithFindings++;
+        totals.findings += result.findings.length;
+        for (const f of result.findings) f.severity === "error" ? totals.errors++ : totals.warnings++;
+        progress.done(plural(totals.findings, "finding"));
+        reporter.session(result, scanned[i]!);
+      }
+    }
+  } catch (error) {
+    progress.stop();
+    if (error instanceof RecoverError && reporter.abort) {
+      reporter.abort({ code: error.code, message: errorMessage(error, io) });
+      if (!io.json) io.err(`recover: ${errorMessage(error, io, true)}\n`);
+      return exitCodeOf(error);
+    }
+    throw error;
+  } finally {
+    options.store = named;
+  }
+  progress.stop();
+  reporter.end(totals);
+  return totals.errors > 0 && !options.exitZero ? ExitCode.findings : ExitCode.ok;
 }

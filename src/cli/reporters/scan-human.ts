@@ -4,9 +4,8 @@
  */
 import type { Finding } from "../../rules/rule.js";
 import type { SessionResult } from "../../scan/scan.js";
-import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
-import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
+import type { ScannedStore, ScanReporter, ScanTotals } from "./scan-reporter.js";
 import type { LiveSkip } from "../../scan/session-view.js";
 import { safeCommand, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
@@ -15,16 +14,21 @@ import { fixedBy, RULE_BY_ID } from "./rule-lookup.js";
 export function humanScanReporter(io: Io, now: number = Date.now()): ScanReporter {
   const c = io.color;
   const skipped: LiveSkip[] = [];
+  let several = false;
   return {
-    start(store: StoreInfo) {
-      if (!io.quiet) io.err(c.dim(`scanning ${safeValue(store.path)} (${store.format})\n`));
-      for (const notice of store.notices) io.note(notice);
+    start(stores: readonly ScannedStore[]) {
+      several = stores.length > 1;
+      for (const { info } of stores) {
+        if (!io.quiet) io.err(c.dim(`scanning ${safeValue(info.path)} (${info.format})\n`));
+        for (const notice of info.notices) io.note(notice);
+      }
     },
-    session(result: SessionResult) {
+    session(result: SessionResult, from: ScannedStore) {
       if (result.skipped) skipped.push(result.skipped);
       if (result.findings.length === 0) return;
       const s = result.summary;
-      io.out(`\n${c.bold(safeValue(s.id))}  ${safeValue(s.title)}${s.directory ? c.dim(`  ${safeValue(s.directory)}`) : ""}\n`);
+      const whose = several ? `${c.dim(from.agent)}  ` : "";
+      io.out(`\n${whose}${c.bold(safeValue(s.id))}  ${safeValue(s.title)}${s.directory ? c.dim(`  ${safeValue(s.directory)}`) : ""}\n`);
       for (const finding of result.findings) io.out(`  ${findingLine(finding, io)}\n`);
     },
     end(totals: ScanTotals) {

@@ -5,11 +5,10 @@
  */
 import type { SessionResult } from "../../scan/scan.js";
 import type { LiveSkip } from "../../scan/session-view.js";
-import type { StoreInfo } from "../../stores/store.js";
 import type { Io } from "../io.js";
 import { DOCUMENT_HEAD, storeJson } from "../json-output.js";
 import { liveSkipJson } from "./live-skips.js";
-import type { ScanReporter, ScanTotals } from "./scan-reporter.js";
+import type { ScannedStore, ScanReporter, ScanTotals } from "./scan-reporter.js";
 
 /** `,"skipped":[{"id","reason":"live","updatedAt"}]` when a session's live tail was left unjudged; nothing otherwise. */
 function skippedJson(skipped: readonly LiveSkip[]): string {
@@ -19,13 +18,17 @@ function skippedJson(skipped: readonly LiveSkip[]): string {
 
 export function jsonScanReporter(io: Io): ScanReporter {
   let first = true;
+  let several = false;
   const skipped: LiveSkip[] = [];
   return {
-    start(store: StoreInfo) {
-      const head = JSON.stringify({ ...DOCUMENT_HEAD, store: storeJson(store) });
+    start(stores: readonly ScannedStore[]) {
+      // One store: `store`, as always; several (every agent's, none named): `stores`, and each session says whose.
+      several = stores.length > 1;
+      const read = several ? { stores: stores.map((s) => ({ agent: s.agent, ...storeJson(s.info) })) } : { store: storeJson(stores[0]!.info) };
+      const head = JSON.stringify({ ...DOCUMENT_HEAD, ...read });
       io.out(`${head.slice(0, -1)},"sessions":[`);
     },
-    session(result: SessionResult) {
+    session(result: SessionResult, from: ScannedStore) {
       if (result.skipped) skipped.push(result.skipped);
       const findings = result.findings.map((f) => ({
         rule: f.rule,
@@ -37,7 +40,8 @@ export function jsonScanReporter(io: Io): ScanReporter {
         message: f.message,
         fixable: f.fixable,
       }));
-      io.out(`${first ? "" : ","}${JSON.stringify({ id: result.summary.id, title: result.summary.title, findings })}`);
+      const whose = several ? { agent: from.agent, store: from.info.path } : {};
+      io.out(`${first ? "" : ","}${JSON.stringify({ id: result.summary.id, title: result.summary.title, ...whose, findings })}`);
       first = false;
     },
     end(totals: ScanTotals) {

@@ -10,9 +10,16 @@ export interface ScanTotals {
   warnings: number;
 }
 
+/** A store a scan reads, with its agent. */
+export interface ScannedStore {
+  agent: string;
+  info: StoreInfo;
+}
+
 export interface ScanReporter {
-  start(store: StoreInfo): void;
-  session(result: SessionResult): void;
+  /** Every store the scan reads (one, unless none was named and several agents' stores were found). */
+  start(stores: readonly ScannedStore[]): void;
+  session(result: SessionResult, from: ScannedStore): void;
   end(totals: ScanTotals): void;
   /** A fatal error after output began: close the document so it stays one valid JSON value. */
   abort?(error: { code: string; message: string }): void;

@@ -4,6 +4,7 @@ import { defaultDataDir, holdsJsonTree, openDataDir } from "./data-dir.js";
 
 export const opencodeJsonStore: StoreAdapter = {
   format: "opencode-json",
+  agent: "opencode",
   noun: "an opencode JSON tree",
   expects: "a storage/ folder with session/, message/, part/, or a data dir holding one",
   signs: { folder: ["storage/"] },

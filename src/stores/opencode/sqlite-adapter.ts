@@ -9,6 +9,7 @@ import { defaultDataDir, holdsDatabase, openDataDir } from "./data-dir.js";
 
 export const opencodeSqliteStore: StoreAdapter = {
   format: "opencode-sqlite",
+  agent: "opencode",
   noun: "an opencode SQLite store",
   expects: "an opencode.db file or a data dir holding one",
   signs: { file: "a SQLite database", folder: ["opencode.db"] },

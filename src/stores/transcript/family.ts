@@ -44,6 +44,8 @@ export function transcriptAdapter(spec: DialectStore): StoreAdapter {
   };
   return {
     format: dialect,
+    // The format is named for its agent (`claude`, `codex`, …).
+    agent: dialect,
     noun: spec.noun,
     expects: spec.expects,
     signs: { file: "a JSONL transcript", folder: [...spec.folderSigns, ".jsonl"] },

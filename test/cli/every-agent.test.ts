@@ -1,0 +1,132 @@
+// Every agent, found by default (issue 37): a HOME holding the five agents' stores (copies of the demo stores), and
+// no --store or --format. One list, one scan, a bare id or --last reaching the session in whichever store holds it.
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectOneLineError, parseJsonDocument, run, tempDir } from "./run.js";
+
+const DEMO = path.resolve("fixtures/demo");
+
+/** A HOME with the demo stores where each agent keeps its own (`only`: just these agents). */
+function homeWith(only?: string[]): { home: string; env: Record<string, string> } {
+  const home = tempDir();
+  const places: Record<string, string> = {
+    opencode: ".local/share/opencode",
+    claude: ".claude",
+    codex: ".codex",
+    gemini: ".gemini",
+    openclaw: ".openclaw",
+  };
+  for (const [agent, place] of Object.entries(places)) {
+    if (only && !only.includes(agent)) continue;
+    fs.mkdirSync(path.dirname(path.join(home, place)), { recursive: true });
+    fs.cpSync(path.join(DEMO, agent), path.join(home, place), { recursive: true });
+  }
+  // Nothing of the run's own machine: every default place is under this HOME.
+  return {
+    home,
+    env: {
+      HOME: home,
+      XDG_DATA_HOME: "",
+      XDG_STATE_HOME: path.join(home, ".state"),
+      CLAUDE_CONFIG_DIR: "",
+      CODEX_HOME: "",
+      GEMINI_CLI_HOME: "",
+      OPENCODE_DB: "",
+    },
+  };
+}
+
+type Listed = { id: string; agent: string; format: string; store: string; updated: string };
+
+describe("with every agent's store in its default place", () => {
+  let env: Record<string, string>;
+  let home: string;
+  beforeAll(() => ({ home, env } = homeWith()));
+
+  it("session list shows them all, newest first, each with its agent, format and store; --agent narrows it", async () => {
+    const r = await run(["session", "list", "--json"], { env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as { stores: { agent: string; path: string }[]; sessions: Listed[] };
+    expect(doc.stores.map((s) => s.agent)).toEqual(["opencode", "claude", "openclaw", "codex", "gemini"]);
+    expect(new Set(doc.sessions.map((s) => s.agent))).toEqual(new Set(["opencode", "claude", "openclaw", "codex", "gemini"]));
+    const updated = doc.sessions.map((s) => Date.parse(s.updated));
+    expect([...updated].sort((a, b) => b - a)).toEqual(updated);
+    const claude = doc.sessions.find((s) => s.agent === "claude")!;
+    expect(claude).toMatchObject({ format: "claude", store: path.join(home, ".claude") });
+    const table = await run(["session", "list"], { env });
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+AGENT\s+TITLE/);
+    const two = parseJsonDocument((await run(["session", "list", "--json", "--agent", "codex", "--agent", "gemini"], { env })).stdout) as {
+      sessions: Listed[];
+    };
+    expect(new Set(two.sessions.map((s) => s.agent))).toEqual(new Set(["codex", "gemini"]));
+    expectOneLineError(
+      await run(["session", "list", "--agent", "cursor"], { env }),
+      /unknown --agent "cursor" \(expected one of: opencode, claude, openclaw, codex, gemini\)/,
+    );
+  });
+
+  it("session scan --all reads every store into one report with one exit code", async () => {
+    const r = await run(["session", "scan", "--all", "--json"], { env });
+    expect(r.status, r.stderr).toBe(1);
+    const doc = parseJsonDocument(r.stdout) as { stores: { agent: string }[]; sessions: { agent: string; store: string }[]; summary: { sessions: number } };
+    expect(doc.stores).toHaveLength(5);
+    expect(doc.summary.sessions).toBe(doc.sessions.length);
+    expect(new Set(doc.sessions.map((s) => s.agent)).size).toBe(5);
+  });
+
+  it("a bare id reaches the session in whichever store holds it, and every printed command pastes back to it", async () => {
+    const id = "49f222e2";
+    const r = await run(["session", "scan", id], { env });
+    expect(r.status, r.stderr).toBe(1);
+    // The repair it suggests names the store it is in.
+    expect(r.stdout).toContain(`--store ${path.join(home, ".claude")}`);
+    const dry = await run(["session", "repair", id, "--dry-run", "--json"], { env });
+    expect(dry.status, dry.stderr).toBe(1);
+    expect((parseJsonDocument(dry.stdout) as { store: { path: string } }).store.path).toBe(path.join(home, ".claude"));
+  });
+
+  it("--last is the most recently updated session of any agent, or of the agents --agent names", async () => {
+    const listed = (parseJsonDocument((await run(["session", "list", "--json"], { env })).stdout) as { sessions: Listed[] }).sessions;
+    const newest = (agent?: string) => listed.find((s) => agent === undefined || s.agent === agent)!.id;
+    const last = parseJsonDocument((await run(["session", "scan", "--last", "--json", "--exit-zero"], { env })).stdout) as { sessions: { id: string }[] };
+    expect(last.sessions.map((s) => s.id)).toEqual([newest()]);
+    const claude = parseJsonDocument((await run(["session", "scan", "--last", "--agent", "claude", "--json", "--exit-zero"], { env })).stdout) as {
+      sessions: { id: string }[];
+    };
+    expect(claude.sessions.map((s) => s.id)).toEqual([newest("claude")]);
+  });
+
+  it("an id in two stores is a usage error naming both; one in none says where it looked", async () => {
+    const both = await run(["session", "scan", "70"], { env });
+    expect(both.status).toBe(2);
+    expectOneLineError(both, /session 70 is in 2 stores; pick one with --store: openclaw \(.*\.openclaw\): .*; gemini \(.*\.gemini\): /);
+    const none = await run(["session", "scan", "zzz"], { env });
+    expect(none.status).toBe(2);
+    expectOneLineError(none, /no session zzz in any agent's store \(read opencode .*, claude .*, openclaw .*, codex .*, gemini .*\)/);
+  });
+});
+
+describe("with only Claude Code", () => {
+  it("the first commands a new user types work without --store or --format", async () => {
+    const { env, home } = homeWith(["claude"]);
+    const list = await run(["session", "list", "--json"], { env });
+    expect(list.status, list.stderr).toBe(0);
+    const doc = parseJsonDocument(list.stdout) as { store: { path: string }; sessions: Listed[] };
+    expect(doc.store.path).toBe(path.join(home, ".claude"));
+    expect(doc.sessions.every((s) => s.agent === "claude")).toBe(true);
+    const scan = await run(["session", "scan", "--json"], { env });
+    expect([0, 1]).toContain(scan.status);
+    const repair = await run(["session", "repair", "49f222e2-5335-4906-bd25-0b1539855e0e", "--dry-run"], { env });
+    expect(repair.status, repair.stderr).toBe(1);
+  });
+
+  it("with no agent's store at all: one line that says where it looked (exit 2)", async () => {
+    const home = tempDir();
+    const r = await run(["session", "list"], {
+      env: { HOME: home, XDG_DATA_HOME: "", CLAUDE_CONFIG_DIR: "", CODEX_HOME: "", GEMINI_CLI_HOME: "", OPENCODE_DB: "" },
+    });
+    expect(r.status).toBe(2);
+    expectOneLineError(r, /no agent's store found \(opencode: no opencode store found \(looked in .*\); claude: .*\); pass --store <path>/);
+  });
+});
