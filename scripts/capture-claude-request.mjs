@@ -80,7 +80,14 @@
 //
 // The repair-prefix-* scenarios (issue 36; model claude-opus-5-5 unless --model, the *-sonnet45 ones claude-sonnet-4-5)
 // build one history with 7 thinking blocks over 3 turns (2 per reply, a Bash call in turn two) and damage it in
-// different places; docs/research/claude-code-prefix-thinking.md has the commands and the results.
+// different places; docs/research/claude-code-prefix-thinking.md has the commands and the results. The
+// repair-prefix-trim* ones make an old (or the last) Bash output 120,000 characters, set the mock's window
+// (`contextLimit`) and the client's DISABLE_COMPACT=1 (`clientEnv`), and their recover step (`command: "trim"`) runs
+// `context trim <session> --error "<the last prompt-too-long 400>"` instead; `expectExit` on a recover step is the
+// exit it must give (default 0). With --fixtures, a repair loop writes <dir>/<case>.jsonl (the transcript right before
+// the first recover step, trimmed as below; <case> = the scenario without `repair-`) and <dir>/<case>.expected.json
+// (the recover commands, the 400, the thinking on the chain before and after, what the final resume sent):
+// fixtures/claude-code-2.1/prefix-thinking/.
 //
 // Options for it: --recover <path to bin/recover> (default: this repository's; its dist/main.cjs must be built),
 // --skip-recover (control run: the same steps without the repair, to show whether the later resume fails without
@@ -178,6 +185,11 @@ const lastOf = (file, pred) => readLines(file).filter(pred).at(-1);
 // Scenarios. Each step runs the client once: { prompt, resume?: true, replies: [...main-loop replies], edit?(file, ctx) }.
 // `edit` runs before the step. `project` files are created in the project dir before step 1. The captured
 // ("continuing") request is the first main-loop request of step `captureStep` (default: the last step).
+
+// The trim scenarios' window and oversized output: 120,000 characters of `seq`-like lines ("line 000001\n" …).
+const TRIM_LIMIT = 36_000;
+const bigOutput = (lines) => Array.from({ length: lines }, (_, i) => `line ${String(i + 1).padStart(6, "0")}`).join("\n") + "\n";
+const BIG_OUTPUT = bigOutput(10_000);
 
 const SIG = (n) => `EsMock${n}SignatureAAAABBBBCCCCDDDDeeeeffff0000111122223333==`;
 
@@ -549,6 +561,19 @@ const scenarios = {
       },
     ],
   },
+  "tool-bash-big": {
+    about: "Bash prints 588,895 characters (`seq 1 100000`): what the client stores and sends for a big output; then resume",
+    steps: [
+      {
+        prompt: "Run `seq 1 100000` with Bash.",
+        replies: [
+          reply([text("Running."), toolUse("toolu_mock_bash_01", "Bash", { command: "seq 1 100000", description: "Print numbers" })]),
+          reply([text("Done.")]),
+        ],
+      },
+      { prompt: "Thanks.", resume: true, replies: [reply([text("You're welcome.")])] },
+    ],
+  },
   compact: {
     about: "a compact_boundary system record + isCompactSummary user record planted after turn two; then resume",
     steps: [
@@ -775,6 +800,58 @@ function prefixScenarios() {
     // what is left after the tool_use: nothing on the chain (the session ends on the unanswered call)
     return `crash while ${id} ran: its tool_result line and the reply after it (${n} lines) removed; the session ends on the unanswered call`;
   };
+  // An old tool output made oversized (a store edit: the client itself stores at most a preview, see below).
+  const oversize =
+    (id, output = BIG_OUTPUT) =>
+    (file) => {
+      const recs = readLines(file);
+      let n = 0;
+      for (const r of recs)
+        if (isResultOf(id)(r))
+          for (const b of r.message.content)
+            if (b.type === "tool_result" && b.tool_use_id === id) {
+              b.content = output;
+              n++;
+            }
+      writeLines(file, recs);
+      return `the tool_result of ${id} (${n} line) set to ${output.length} characters (seq-like lines); toolUseResult left as the client wrote it`;
+    };
+  const trimLoop = (about, { model = "claude-opus-5-5", compact = false, limit = TRIM_LIMIT, output = BIG_OUTPUT } = {}) => ({
+    about,
+    enforce: true,
+    model,
+    contextLimit: limit,
+    // Without DISABLE_COMPACT the client answers `prompt is too long` by compacting the session itself (scenario
+    // repair-prefix-trim-autocompact); with it the session is dead until trimmed.
+    ...(compact ? {} : { clientEnv: { DISABLE_COMPACT: "1" } }),
+    steps: [
+      ...build,
+      { prompt: "Say four.", resume: true, expect: 400, expectRule: "prompt_too_long", replies: [filler], edit: oversize("toolu_mock_bash_01", output) },
+      { recover: true, command: "trim" },
+      { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+    ],
+  });
+  const trimTail = (about, recoverSteps) => ({
+    about,
+    enforce: true,
+    model: "claude-opus-5-5",
+    contextLimit: TRIM_LIMIT,
+    clientEnv: { DISABLE_COMPACT: "1" },
+    steps: [
+      ...build,
+      {
+        prompt: "Think, run `echo ho` with Bash, then tell me the output.",
+        resume: true,
+        replies: [
+          reply([thinking("I should run echo ho.", SIG(41)), text("Running it."), bash("toolu_mock_bash_02", "echo ho")]),
+          reply([text("It printed ho.")]),
+        ],
+      },
+      { prompt: "Say five.", resume: true, expect: 400, expectRule: "prompt_too_long", replies: [filler], edit: oversize("toolu_mock_bash_02") },
+      ...recoverSteps,
+      { prompt: "Say six.", resume: true, expect: 200, replies: [reply([text("six")])] },
+    ],
+  });
   const loop = (about, edit, { model = "claude-opus-5-5", rule = "thinking_bound", more = [] } = {}) => ({
     about,
     enforce: true,
@@ -896,6 +973,45 @@ function prefixScenarios() {
       model: "claude-sonnet-4-5",
       rule: "text_blank",
     }),
+    // Context trim (issue 36): an old tool output over the window. Claude Code never stores a big Bash output itself
+    // (over ~30,000 characters it saves the output to tool-results/<id>.txt and stores a 2 KB `<persisted-output>`
+    // preview: scenario tool-bash-big), so the oversized output is a store edit: turn two's `hi` becomes 120,000
+    // characters (the tool_result line's message content; its toolUseResult bookkeeping is left alone). The mock's
+    // window (36,000 tokens of system + tools + messages) lets every building step through (~12,600 tokens with
+    // 2.1.331, ~20,000 with 2.1.197) and refuses the resume (~43,000 / ~51,000).
+    "repair-prefix-trim": trimLoop(
+      "opus-5-5; turn two's Bash output made 120,000 characters; resume → 400 prompt is too long; recover context trim --error; resume → 200",
+    ),
+    "repair-prefix-trim-autocompact": trimLoop(
+      "as repair-prefix-trim without DISABLE_COMPACT: the client compacts the session itself on the 400 (run it with --skip-recover)",
+      { compact: true },
+    ),
+    // On claude-sonnet-4-5, 2.1.197 sends ~27,000 tokens of system + tools (2.1.331: ~9,700), which recover cannot see
+    // (the mock stores no real usage to calibrate against): a larger window and output, so that the trim recover
+    // plans from the messages alone also fits the mock's count.
+    "repair-prefix-trim-sonnet45": trimLoop(
+      "as repair-prefix-trim on claude-sonnet-4-5 (no prefix binding), window 46,000, output 240,000 characters: thinking is kept",
+      {
+        model: "claude-sonnet-4-5",
+        limit: 46_000,
+        output: bigOutput(20_000),
+      },
+    ),
+    // The oversized output in the last turn, after every thinking block: turn four runs `echo ho` after its only
+    // thinking block (D1) and answers with text alone. Its tool call and result are in the last 2 steps, which trim
+    // keeps byte-identical by default: the first trim has nothing it may take and says what would fit (exit 1); the
+    // second gives up the intact steps (--keep-steps 0) as that advice says.
+    "repair-prefix-trim-tail": trimTail(
+      "opus-5-5; a 4th turn [D1, Bash echo ho] → result → text; its output made 120,000 characters; resume → 400; context trim (exit 1: intact), then --keep-steps 0; resume → 200",
+      [
+        { recover: true, command: "trim", expectExit: 1 },
+        { recover: true, command: "trim", args: ["--keep-steps", "0"] },
+      ],
+    ),
+    // The advice of the first trim above, run directly.
+    "repair-prefix-trim-tail-keep0": trimTail("as repair-prefix-trim-tail, but only the trim with --keep-steps 0", [
+      { recover: true, command: "trim", args: ["--keep-steps", "0"] },
+    ]),
   };
 }
 
@@ -1059,6 +1175,67 @@ export function trimTranscript(textIn) {
     .join("\n");
 }
 
+// The signatures of the thinking blocks on a transcript's chain (from its last user/assistant line up), in order.
+export function chainThinking(textIn) {
+  const recs = textIn
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l));
+  const byUuid = new Map(recs.filter((r) => r.uuid).map((r) => [r.uuid, r]));
+  const leaf = recs.filter((r) => r.uuid && !r.isSidechain && (r.type === "user" || r.type === "assistant")).at(-1);
+  const chain = [];
+  for (let r = leaf, seen = new Set(); r && !seen.has(r.uuid); r = byUuid.get(r.parentUuid)) {
+    seen.add(r.uuid);
+    chain.unshift(r);
+  }
+  return chain.flatMap((r) =>
+    r.type === "assistant" && Array.isArray(r.message?.content)
+      ? r.message.content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.signature ?? b.data)
+      : [],
+  );
+}
+
+// --fixtures on a repair loop: the transcript as the client left it right before recover first ran
+// (fixtures/claude-code-2.1/prefix-<case>.jsonl, in the trimmed form) and what the real loop showed
+// (prefix-<case>.expected.json: the recover commands, the 400, the thinking kept on the chain after the last recover
+// step, how many the plans dropped, what the final request sent and how the mock answered it).
+function writeLoopFixture(args, scenario, out, recs, verdict, finalBody) {
+  const name = args.scenario.replace(/^repair-/, "");
+  const first = recs[0];
+  const last = recs.at(-1);
+  const before = fs.readFileSync(path.join(out, `transcript-step-${first.step}.before.jsonl`), "utf8");
+  const after = fs.readFileSync(path.join(out, `transcript-step-${last.step}.after.jsonl`), "utf8");
+  const version = /"version":"([^"]+)"/.exec(before)?.[1];
+  const thinkingBefore = chainThinking(before);
+  const keptThinking = chainThinking(after);
+  const expected = {
+    scenario: args.scenario,
+    about: scenario.about,
+    client: version,
+    sessionId: verdict.sessionId,
+    model: args.model,
+    // What ran, in order; `args` is the argv after `recover` without `--store <CLAUDE_CONFIG_DIR>`.
+    recover: recs.map((r) => ({
+      command: `recover ${r.argv.slice(0, -2).map(shellQuote).join(" ")} --store <CLAUDE_CONFIG_DIR>`,
+      args: r.argv.slice(0, -2),
+      exit: r.exit,
+      droppedThinking: r.plan?.droppedThinking ?? null,
+      rules: r.plan?.rules ?? null,
+    })),
+    error: first.error ?? null,
+    thinkingBefore,
+    keptThinking,
+    dropped: thinkingBefore.filter((s) => !keptThinking.includes(s)).length,
+    sentAfter: (finalBody.messages ?? []).flatMap((m) =>
+      Array.isArray(m.content) ? m.content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking").map((b) => b.signature ?? b.data) : [],
+    ),
+    finalAnswers: verdict.finalAnswers.map((a) => a.status),
+  };
+  fs.mkdirSync(args.fixtures, { recursive: true });
+  fs.writeFileSync(path.join(args.fixtures, `${name}.jsonl`), trimTranscript(before));
+  fs.writeFileSync(path.join(args.fixtures, `${name}.expected.json`), JSON.stringify(expected, null, 2) + "\n");
+}
+
 // The chain records (those with a uuid) one transcript snapshot has and the other has not, or has changed, in short.
 function describeRecord(r) {
   const c = r.message?.content;
@@ -1148,7 +1325,13 @@ function planSummary(stdout) {
     }
     droppedThinking += session.droppedThinking?.blocks ?? 0;
   }
-  return { changes, droppedThinking, rules, notices: doc.store?.notices ?? [] };
+  return {
+    changes,
+    droppedThinking,
+    rules,
+    notices: doc.store?.notices ?? [],
+    ...(doc.tokens ? { tokens: doc.tokens, stillOver: doc.stillOver, ...(doc.advice ? { advice: doc.advice } : {}) } : {}),
+  };
 }
 
 const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
@@ -1220,6 +1403,7 @@ async function main() {
     DISABLE_AUTOUPDATER: "1",
     DISABLE_ERROR_REPORTING: "1",
     DISABLE_BUG_COMMAND: "1",
+    ...scenario.clientEnv,
   };
   // recover sees what a user's shell would: the same HOME and CLAUDE_CONFIG_DIR; its backups stay under --work.
   const recoverEnv = {
@@ -1251,9 +1435,17 @@ async function main() {
         }
         snapshot(`transcript-step-${n}.before.jsonl`);
         // `withError: false`: a plain repair (no --error), e.g. before the client ever sent the damaged history.
-        const err = step.withError === false ? undefined : state.errors.at(-1);
+        // A trim answers the size error (the client may have had other 400s since, e.g. while compacting).
+        const err =
+          step.withError === false
+            ? undefined
+            : step.command === "trim"
+              ? state.errors.filter((e) => e.rule === "prompt_too_long").at(-1)
+              : state.errors.at(-1);
         if (!err && step.withError !== false) throw new Error(`step ${n}: recover step, but the mock has answered no 400 so far`);
-        const cmd = [recoverBin, "session", "repair", sessionId, ...(err ? ["--error", err.message] : []), ...(step.args ?? []), "--yes", "--store", configDir];
+        // `command: "trim"`: `context trim` (the size error's own command) instead of `session repair`.
+        const verb = step.command === "trim" ? ["context", "trim"] : ["session", "repair"];
+        const cmd = [recoverBin, ...verb, sessionId, ...(err ? ["--error", err.message] : []), ...(step.args ?? []), "--yes", "--store", configDir];
         const shown = ["node", ...cmd].map(shellQuote).join(" ");
         fs.writeFileSync(path.join(out, `step-${n}.command`), shown + "\n");
         if (args.skipRecover) {
@@ -1285,7 +1477,9 @@ async function main() {
           step: n,
           kind: "recover",
           command: shown,
+          argv: cmd.slice(1),
           error: err?.message,
+          expectExit: step.expectExit ?? 0,
           exit: r.code,
           signal: r.signal,
           plan,
@@ -1381,7 +1575,7 @@ async function main() {
     JSON.stringify({ scenario: args.scenario, about: scenario.about, sessionId, transcript, project, notes, requests: requests.length, enforce }, null, 2) +
       "\n",
   );
-  if (args.fixtures) {
+  if (args.fixtures && !loop) {
     fs.mkdirSync(args.fixtures, { recursive: true });
     fs.writeFileSync(path.join(args.fixtures, `${args.scenario}.jsonl`), trimTranscript(before ?? fs.readFileSync(transcript, "utf8")));
     fs.writeFileSync(path.join(args.fixtures, `${args.scenario}.request.json`), JSON.stringify(trimRequest(cont.body), null, 2) + "\n");
@@ -1396,7 +1590,7 @@ async function main() {
         reasons.push(
           `step ${s.step}: expected ${s.expect}, mock answered ${s.answers.map((a) => a.status + (a.rule ? " " + a.rule : "")).join(", ") || "nothing"}${s.result?.is_error ? " (client result is_error)" : ""}`,
         );
-      if (s.kind === "recover" && !s.skipped && s.exit !== 0) reasons.push(`step ${s.step}: recover exited ${s.exit}`);
+      if (s.kind === "recover" && !s.skipped && s.exit !== s.expectExit) reasons.push(`step ${s.step}: recover exited ${s.exit} (expected ${s.expectExit})`);
     }
     const requestOf = (step) => requests.find((q) => q.step === step && q.main);
     const rejected = stepLog.find((s) => s.kind === "client" && s.expect === 400);
@@ -1406,9 +1600,10 @@ async function main() {
       warnings.push(
         `step ${rejected.step}: after the 400 the client retried by itself and got 200 (answers ${rejected.answers.map((a) => a.status).join(",")}); the session was not dead before recover ran`,
       );
-    const rec = stepLog.find((s) => s.kind === "recover");
+    const recs = stepLog.filter((s) => s.kind === "recover");
     const diffOf = (step) => chainDiff(path.join(out, `transcript-step-${step}.before.jsonl`), path.join(out, `transcript-step-${step}.after.jsonl`));
-    if (rec && !rec.skipped) {
+    for (const rec of recs) {
+      if (rec.skipped) continue;
       rec.transcriptChanges = diffOf(rec.step);
       const lost = (rec.transcriptChanges?.removed ?? []).filter((d) => / assistant (?!<synthetic>)/.test(d) && !/thinking:/.test(d));
       if (lost.length) warnings.push(`step ${rec.step}: recover removed assistant line(s) the model wrote: ${lost.join("; ")}`);
@@ -1427,6 +1622,7 @@ async function main() {
       finalAnswers: state.answers.filter((a) => a.step === finalStep && a.main),
     };
     fs.writeFileSync(path.join(out, "verdict.json"), JSON.stringify(verdict, null, 2) + "\n");
+    if (args.fixtures && !args.skipRecover && recs.length) writeLoopFixture(args, scenario, out, recs, verdict, cont.body);
     for (const w of warnings) console.error("warning: " + w);
     // A control run (--skip-recover) has the same steps without the repair: "pass" there means the session came back
     // without recover.
