@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { fsError, RecoverError } from "../errors.js";
 import type { SessionStore } from "../stores/store.js";
 import type { SessionsAbout } from "./every-store.js";
-import type { FoundStore } from "../stores/discover.js";
+import type { Discovery, FoundStore } from "../stores/discover.js";
 import type { TransactionOptions } from "../txn/store-transaction.js";
 import { createIo, type GlobalOptions, type Io, type RunState } from "./io.js";
 import { errorDocument } from "./json-output.js";
@@ -112,8 +112,9 @@ function environmentError(error: unknown): RecoverError | undefined {
  */
 export async function withStore<T>(
   options: GlobalOptions & Pick<TransactionOptions, "resolving">,
-  io: Pick<Io, "env" | "cwd" | "command" | "note">,
-  work: (store: SessionStore) => T | Promise<T>,
+  io: Io,
+  /** `picked`: the session the user picked from every store's list (no session named, at a terminal). */
+  work: (store: SessionStore, picked?: string[]) => T | Promise<T>,
   about: SessionsAbout = { ids: [] },
 ): Promise<T> {
   // Every store's code, loaded only by a command that opens one: `--help` and `--version` start without it.
@@ -129,6 +130,13 @@ export async function withStore<T>(
     try {
       const stores = ofAgents(discovery.found, options.agent, [...new Set(storeAdapters().map((a) => a.agent))]);
       const named = about.ids.length > 0 || about.last === true;
+      if (!named && stores.length > 1 && about.verb !== undefined && io.interactive) {
+        const { pickAcrossStores } = await import("./pick-session.js");
+        const { found, id } = await pickAcrossStores(stores, io, about.verb);
+        if (found.agent !== storeAdapters()[0]!.agent) options.store = found.store.info.path;
+        settleJournal(found.store, io.env, options.resolving);
+        return await work(found.store, [id]);
+      }
       if (!named && stores.length > 1) {
         throw new RecoverError(
           "usage",
@@ -163,7 +171,11 @@ export async function withStore<T>(
  * agent's store found at its default place (`--agent` narrowing them). None found is an error that says where it
  * looked; a store there but unreadable is a note.
  */
-export async function withStores<T>(options: GlobalOptions, io: Pick<Io, "env" | "cwd" | "note">, work: (stores: FoundStore[]) => T | Promise<T>): Promise<T> {
+export async function withStores<T>(
+  options: GlobalOptions,
+  io: Pick<Io, "env" | "cwd" | "note">,
+  work: (stores: FoundStore[], looked: Pick<Discovery, "lookedIn" | "problems">) => T | Promise<T>,
+): Promise<T> {
   const [{ openStore, discoverStores }, { storeAdapters, storeAdapter }, { ofAgents, whereLooked }, { settleJournal }] = await Promise.all([
     import("../stores/discover.js"),
     import("../stores/registry.js"),
@@ -178,7 +190,7 @@ export async function withStores<T>(options: GlobalOptions, io: Pick<Io, "env" |
     });
     try {
       settleJournal(store, io.env, undefined);
-      return await work([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store }]);
+      return await work([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store }], { lookedIn: [], problems: [] });
     } finally {
       store.close();
     }
@@ -190,7 +202,7 @@ export async function withStores<T>(options: GlobalOptions, io: Pick<Io, "env" |
     if (stores.length === 0) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
     // An interrupted repair of any of them is settled first, as opening one store does.
     for (const f of stores) settleJournal(f.store, io.env, undefined);
-    return await work(stores);
+    return await work(stores, discovery);
   } finally {
     for (const f of discovery.found) f.store.close();
   }

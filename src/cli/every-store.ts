@@ -14,6 +14,8 @@ import type { Io } from "./io.js";
 export interface SessionsAbout {
   ids: readonly string[];
   last?: boolean;
+  /** What the command does to the session, for the picker's question when none is named at a terminal. */
+  verb?: string;
 }
 
 /** The found stores of the agents `--agent` names (all when it names none); an agent no adapter has is a usage error. */

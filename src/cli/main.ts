@@ -43,6 +43,7 @@ const GROUP_LOADERS: Partial<Record<TopCommand, SubcommandLoaders>> = {
     rollback: async () => (await import("./commands/battle-rollback.js")).addBattleRollback,
   },
   store: {
+    list: async () => (await import("./commands/store-list.js")).addStoreList,
     salvage: async () => (await import("./commands/store-salvage.js")).addStoreSalvage,
   },
 };
@@ -61,7 +62,7 @@ const COMMAND_LOADERS: Partial<Record<TopCommand, () => Promise<AddCommands>>> =
 const WHOLE_TREE = new Set<TopCommand>(["completion", "__complete"]);
 
 /** Global options that take a value: their value is not the command word (`--store session scan`). */
-const VALUE_OPTIONS = new Set(["--store", "--format", "--backup-dir"]);
+const VALUE_OPTIONS = new Set(["--store", "--format", "--agent", "--backup-dir"]);
 
 /**
  * The command words of this argv: the top-level command and the word after it, when the first names one

@@ -10,6 +10,7 @@ import { RULES } from "../rules/index.js";
 import { DEFAULT_RULE_OPTIONS } from "../rules/rule.js";
 import { scanSessions } from "../scan/scan.js";
 import type { SessionStore } from "../stores/store.js";
+import type { FoundStore } from "../stores/discover.js";
 import type { Io, PickChoice } from "./io.js";
 import { safeValue } from "./safe-text.js";
 import { selectSessions, type Selection } from "./select-sessions.js";
@@ -63,4 +64,32 @@ export async function chooseSessions(
   if (rules.emptyMeansAll) choices.unshift({ value: ALL, name: `all ${sessions.length} sessions`, search: "all sessions" });
   const picked = await io.pick(`Which session to ${verb}? (type to search)`, choices);
   return picked === ALL ? selectSessions(store, { ids: [], all: true }, rules) : [picked];
+}
+
+/**
+ * No session named, several agents' stores found, a person at a terminal: one searchable list of every store's
+ * sessions, newest first, each with its agent. The answer is the store and the session.
+ */
+export async function pickAcrossStores(stores: readonly FoundStore[], io: Io, verb: string): Promise<{ found: FoundStore; id: string }> {
+  const c = io.color;
+  const now = Date.now();
+  const listed = stores.flatMap((found, at) => found.store.listSessions().map((s) => ({ at, found, s }))).sort((a, b) => b.s.updated - a.s.updated);
+  if (listed.length === 0) throw new RecoverError("session-not-found", `no sessions in ${stores.map((f) => f.store.info.path).join(", ")}`);
+  const errors = new Map<string, number>();
+  for (const [at, found] of stores.entries()) {
+    const ids = listed.filter((l) => l.at === at).map((l) => l.s.id);
+    for (const [id, n] of await errorCounts(found.store, ids, io)) errors.set(`${at}\u0000${id}`, n);
+  }
+  const choices: PickChoice[] = listed.map(({ at, found, s }) => {
+    const n = errors.get(`${at}\u0000${s.id}`) ?? 0;
+    return {
+      value: `${at}\u0000${s.id}`,
+      name: `${c.dim(found.agent.padEnd(8))} ${safeValue(s.title || "(untitled)")}  ${c.dim(safeValue(basename(s.directory) || s.directory))}  ${c.dim(`${formatAge(now - s.updated)} ago`)}  ${n > 0 ? c.red(`${n} error${n === 1 ? "" : "s"}`) : c.green("no errors")}`,
+      description: `${found.agent} · ${s.id} · ${safeValue(s.directory)}`,
+      search: `${found.agent} ${s.title} ${s.directory} ${s.id}`.toLowerCase(),
+    };
+  });
+  const picked = await io.pick(`Which session to ${verb}? (type to search)`, choices);
+  const [at, id] = picked.split("\u0000");
+  return { found: stores[Number(at)]!, id: id! };
 }

@@ -14,7 +14,7 @@ export interface TopCommandSummary {
 export const TOP_COMMAND_SUMMARIES = {
   session: { description: "find, scan and repair agent sessions" },
   battle: { description: "read and recover pokeralph battles (.pokeralph/)" },
-  store: { description: "whole stores: salvage a damaged opencode database" },
+  store: { description: "whole stores: every agent's store found, and salvaging a damaged opencode database" },
   rules: { description: "list every detection rule: id, severity, description, fixable" },
   explain: { description: "say what a provider error means, where it points in a session, and the command that fixes it", term: "[options] [text]" },
   context: { description: "fit sessions into the model's context window" },

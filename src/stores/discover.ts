@@ -108,7 +108,9 @@ export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreA
       if (!(error instanceof RecoverError)) throw error;
       // Absent (store-not-found), or there without a session of its agent (not-a-store): nothing to say.
       if (error.code === "store-not-found" || error.code === "not-a-store") {
-        lookedIn.push(`${adapter.agent}: ${error.message.replace(/; pass --store <path>$/, "")}`);
+        const where = `${adapter.agent}: ${error.message.replace(/; pass --store <path>$/, "")}`;
+        // opencode's two formats look in the same place: said once.
+        if (!lookedIn.includes(where)) lookedIn.push(where);
         continue;
       }
       problems.push(`${adapter.agent}: ${error.message}`);

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, parseJsonDocument, run, tempDir } from "./run.js";
+import { expectOneLineError, parseJsonDocument, paste, run, tempDir } from "./run.js";
 
 const DEMO = path.resolve("fixtures/demo");
 
@@ -81,6 +81,12 @@ describe("with every agent's store in its default place", () => {
     expect(r.status, r.stderr).toBe(1);
     // The repair it suggests names the store it is in.
     expect(r.stdout).toContain(`--store ${path.join(home, ".claude")}`);
+    // Pasted as printed, it reaches that session (a dry run, so the demo copy stays as it is).
+    const printed = /→ (.+ session repair \S+ --rule \S+ --store \S+)/.exec(r.stdout)?.[1];
+    expect(printed, r.stdout).toBeDefined();
+    const pasted = paste(`${printed} --dry-run --json`, { env });
+    expect(pasted.status, pasted.stderr).toBe(1);
+    expect((parseJsonDocument(pasted.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual(["49f222e2-5335-4906-bd25-0b1539855e0e"]);
     const dry = await run(["session", "repair", id, "--dry-run", "--json"], { env });
     expect(dry.status, dry.stderr).toBe(1);
     expect((parseJsonDocument(dry.stdout) as { store: { path: string } }).store.path).toBe(path.join(home, ".claude"));
@@ -104,6 +110,35 @@ describe("with every agent's store in its default place", () => {
     const none = await run(["session", "scan", "zzz"], { env });
     expect(none.status).toBe(2);
     expectOneLineError(none, /no session zzz in any agent's store \(read opencode .*, claude .*, openclaw .*, codex .*, gemini .*\)/);
+  });
+});
+
+describe("recover store list", () => {
+  it("says what was found where: agent, format, path, sessions, newest update; and where each absent one was looked for", async () => {
+    const all = homeWith();
+    const r = await run(["store", "list", "--json"], { env: all.env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as {
+      stores: { agent: string; format: string; path: string; sessions: number; updated: string }[];
+      absent: string[];
+    };
+    expect(doc.stores.map((s) => `${s.agent} ${s.format}`)).toEqual([
+      "opencode opencode-sqlite",
+      "claude claude",
+      "openclaw openclaw",
+      "codex codex",
+      "gemini gemini",
+    ]);
+    for (const s of doc.stores) {
+      expect(s.sessions, s.agent).toBeGreaterThan(0);
+      expect(Date.parse(s.updated), s.agent).toBeGreaterThan(0);
+    }
+    expect(doc.absent).toEqual([]);
+    const one = homeWith(["claude"]);
+    const table = await run(["store", "list"], { env: one.env });
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^AGENT\s+FORMAT\s+SESSIONS\s+UPDATED \(UTC\)\s+PATH\nclaude\s+claude\s+5\s/);
+    expect(table.stdout.match(/^not found: (\w+):/gm)).toEqual(["not found: opencode:", "not found: openclaw:", "not found: codex:", "not found: gemini:"]);
   });
 });
 

@@ -118,15 +118,21 @@ function inTerminal(
   size: Size,
   steps: Step[] = [],
   timeout = 8,
-  options: { stderrTo?: string } = {},
+  options: { stderrTo?: string; home?: string } = {},
 ): Promise<PtyRun> {
-  const command = [process.execPath, BIN, ...args, "--store", copy.store, "--backup-dir", copy.backups];
+  // `home`: no --store, every agent's store found under that HOME.
+  const store = options.home === undefined ? ["--store", copy.store] : [];
+  const command = [process.execPath, BIN, ...args, ...store, "--backup-dir", copy.backups];
+  const home =
+    options.home === undefined
+      ? {}
+      : { HOME: options.home, XDG_DATA_HOME: undefined, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, OPENCODE_DB: undefined };
   const spec = {
     // `2>file`, as a shell would do it: stdin and stdout stay the terminal.
     argv: options.stderrTo === undefined ? command : ["sh", "-c", 'exec "$@" 2>"$0"', options.stderrTo, ...command],
     // A person's terminal: colours and the spinner allowed (no CI, no NO_COLOR); state and backups in the temp dir.
     // One scan thread: a scan of many sessions takes long enough to be resized while it runs.
-    env: childEnv({ CI: undefined, NO_COLOR: undefined, TERM: "xterm-256color", XDG_STATE_HOME: copy.stateHome, RECOVER_SCAN_THREADS: "1" }),
+    env: childEnv({ CI: undefined, NO_COLOR: undefined, TERM: "xterm-256color", XDG_STATE_HOME: copy.stateHome, RECOVER_SCAN_THREADS: "1", ...home }),
     cwd: copy.dir,
     size,
     timeout,
@@ -260,6 +266,21 @@ describe.skipIf(!HAS_PYTHON)("a real terminal of any size", () => {
       expect(r.status, plain(r.output).slice(-1000)).toBe(1);
       expect(squashed(r.output)).toContain(`+++b/${DAMAGED}/`);
     });
+  });
+
+  it("with no store named and two agents' stores found, one list of both, and the one picked is repaired", async (test) => {
+    const copy = copyOf(template());
+    // HOME holds the copy as ~/.claude and the demo Codex store as ~/.codex.
+    const home = path.join(copy.dir, "home");
+    fs.mkdirSync(home);
+    fs.symlinkSync(copy.store, path.join(home, ".claude"));
+    fs.cpSync(path.resolve("fixtures/demo/codex"), path.join(home, ".codex"), { recursive: true });
+    const steps: Step[] = [{ wait: "Whichsessiontorepair\\?", squash: true }, { send: "prisma", interval: 0.05 }, { sleep: 0.3 }, { send: "\r" }];
+    const r = await inTerminal(test, ["session", "repair", "--dry-run"], copy, [24, 160], steps, 10, { home });
+    expectEnded(r);
+    expect(r.status, plain(r.output).slice(-1000)).toBe(1);
+    expect(plain(r.output)).toMatch(/codex +Run `echo hi`/);
+    expect(squashed(r.output)).toContain(`+++b/${DAMAGED}/`);
   });
 
   describe.concurrent.each(SMALLER)("resized to %s while the prompt waits", (_, smaller) => {

@@ -142,14 +142,10 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
         return withStore(
           options,
           io,
-          async (store) => {
-            const [id] = await chooseSessions(
-              store,
-              { ids: args, ...(options.last ? { last: true } : {}) },
-              { emptyMeansAll: false, acceptsAll: false },
-              io,
-              "trim",
-            );
+          async (store, picked) => {
+            const [id] =
+              picked ??
+              (await chooseSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false }, io, "trim"));
             const now = Date.now();
             const records = store.loadSession(id!, "full");
             markPhase("loaded");
@@ -224,7 +220,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             if (code !== 2 && code !== 3 && written && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
             return summary.stillOver && code === 0 ? 1 : code;
           },
-          { ids: args, ...(options.last ? { last: true } : {}) },
+          { ids: args, ...(options.last ? { last: true } : {}), verb: "trim" },
         );
       }),
     );

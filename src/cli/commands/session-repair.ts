@@ -97,14 +97,16 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         return withStore(
           options,
           io,
-          async (store) => {
-            const ids = await chooseSessions(
-              store,
-              { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
-              { emptyMeansAll: false },
-              io,
-              "repair",
-            );
+          async (store, picked) => {
+            const ids =
+              picked ??
+              (await chooseSessions(
+                store,
+                { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
+                { emptyMeansAll: false },
+                io,
+                "repair",
+              ));
             const errorText = readErrorText(options.error, options.errorFile, io.readInput);
             if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
             const now = Date.now();
@@ -164,7 +166,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
             });
           },
-          { ids: args, ...(options.last ? { last: true } : {}) },
+          { ids: args, ...(options.last ? { last: true } : {}), verb: "repair" },
         );
       }),
     );

@@ -95,18 +95,20 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
         return withStore(
           options,
           io,
-          async (store) => {
-            const ids = await chooseSessions(
-              store,
-              { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
-              { emptyMeansAll: true },
-              io,
-              "scan",
-            );
+          async (store, picked) => {
+            const ids =
+              picked ??
+              (await chooseSessions(
+                store,
+                { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
+                { emptyMeansAll: true },
+                io,
+                "scan",
+              ));
             const { storeAdapter } = await import("../../stores/registry.js");
             return scanStores([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store, ids }], scanOptions, options, io);
           },
-          { ids: args, ...(options.last ? { last: true } : {}) },
+          { ids: args, ...(options.last ? { last: true } : {}), verb: "scan" },
         );
       }),
     );
