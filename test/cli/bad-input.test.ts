@@ -82,13 +82,22 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
   it("a file of random bytes", async () => {
     const file = path.join(tempDir(), "opencode.db");
     fs.writeFileSync(file, randomBytes(8192));
-    await expectRejected(file, { code: "not-a-store", pattern: /not a SQLite database/ });
+    await expectRejected(file, { code: "not-a-store", pattern: /is not a store recover knows: neither a SQLite database nor an agent's transcript/ });
+  });
+
+  it.each([
+    ["x.json", '{"a":1}\n'],
+    ["notes.jsonl", '{"foo":1}\n{"bar":2}\n'],
+  ])("JSON lines of no agent's records (%s): not taken for a transcript", async (name, text) => {
+    const file = path.join(tempDir(), name);
+    fs.writeFileSync(file, text);
+    await expectRejected(file, { code: "not-a-store", pattern: /is not a store recover knows/ });
   });
 
   it("an empty file", async () => {
     const file = path.join(tempDir(), "opencode.db");
     fs.writeFileSync(file, "");
-    await expectRejected(file, { code: "not-a-store", pattern: /not a SQLite database.*empty/ });
+    await expectRejected(file, { code: "not-a-store", pattern: /neither a SQLite database nor an agent's transcript \(empty file\)/ });
   });
 
   it("a data dir whose opencode.db is random bytes", async () => {

@@ -44,7 +44,9 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
   if (stat.isFile()) {
     if (format === "opencode-json") throw new RecoverError("not-a-store", `${target} is a file; --format opencode-json wants a storage/ folder`);
     if (!hasSqliteHeader(target)) {
-      throw new RecoverError("not-a-store", `${target} is not a SQLite database${stat.size === 0 ? " (empty file)" : ""}`);
+      // Not forced: no adapter claimed the file either, so it is no transcript of any agent's.
+      const what = format === undefined ? "is not a store recover knows: neither a SQLite database nor an agent's transcript" : "is not a SQLite database";
+      throw new RecoverError("not-a-store", `${target} ${what}${stat.size === 0 ? " (empty file)" : ""}`);
     }
     return new OpencodeSqliteStore(target);
   }

@@ -31,6 +31,7 @@ function fileKind(probe: PathProbe): TranscriptKind | undefined {
   const document = knownFormats().some((f) => f.dialect.oneDocument?.(probe.path) && f.dialect.sniff?.(probe.head().toString("utf8")));
   if (!jsonl && !document && !firstLineIsJsonObject(probe.head())) return undefined;
   const dialect = transcriptDialect(probe.head());
+  if (!holdsItsRecords(probe.head(), dialect, jsonl)) return undefined;
   return { dialects: [dialect.name], description: `${/^[aeiou]/i.test(dialect.agent) ? "an" : "a"} ${dialect.agent} transcript` };
 }
 
@@ -39,7 +40,9 @@ function folderKind({ path: dir, entries }: PathProbe): TranscriptKind | undefin
   if (matched) return { dialects: [matched.format.dialect.name], description: matched.description };
   const transcript = entries.find((name) => name.endsWith(".jsonl"));
   if (transcript === undefined) return undefined;
-  const dialect = transcriptDialect(readHead(join(dir, transcript)));
+  const head = readHead(join(dir, transcript));
+  const dialect = transcriptDialect(head);
+  if (!holdsItsRecords(head, dialect, true)) return undefined;
   return { dialects: [dialect.name], description: `a folder of ${dialect.agent} transcripts` };
 }
 
@@ -50,6 +53,30 @@ function transcriptDialect(head: Buffer): Dialect {
   const found = dialects.find((d) => d.sniff?.(text)) ?? dialects.find((d) => d.sniff === undefined);
   if (!found) throw new Error("no transcript format without a header is registered");
   return found;
+}
+
+/**
+ * The format without a header (Claude Code) is taken only on evidence: a line of the head that is one of its records.
+ * JSON lines of none of its record types (`{"a":1}`) are no transcript of it. A head with no whole JSON line at all
+ * (zero-filled, torn) is a damaged transcript when its name says `.jsonl`.
+ */
+function holdsItsRecords(head: Buffer, dialect: Dialect, named: boolean): boolean {
+  if (dialect.sniff !== undefined) return true;
+  let parsed = 0;
+  for (const line of head.toString("utf8").split("\n")) {
+    const text = line.replace(/^[\s\0]+/, "");
+    if (!text.startsWith("{")) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    parsed++;
+    if (dialect.interpret(value as Record<string, unknown>).role !== "unknown") return true;
+  }
+  return parsed === 0 && named;
 }
 
 function firstLineIsJsonObject(head: Buffer): boolean {
