@@ -133,7 +133,7 @@ export async function withStore<T>(
       if (!named && stores.length > 1 && about.verb !== undefined && io.interactive) {
         const { pickAcrossStores } = await import("./pick-session.js");
         const { found, id } = await pickAcrossStores(stores, io, about.verb);
-        if (found.agent !== storeAdapters()[0]!.agent) options.store = found.store.info.path;
+        options.store = found.store.info.path;
         settleJournal(found.store, io.env, options.resolving);
         return await work(found.store, [id]);
       }
@@ -145,8 +145,9 @@ export async function withStore<T>(
       }
       const chosen = named ? storeHolding(discovery, stores, about, io) : stores[0];
       if (!chosen) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
-      // Printed commands reach it as --store would (the default agent's own place needs no flag).
-      if (chosen.agent !== storeAdapters()[0]!.agent) options.store = chosen.store.info.path;
+      // Printed commands name it as --store would: pasted in another shell (another HOME, another XDG_DATA_HOME) they
+      // still reach this store, never another agent's default one.
+      options.store = chosen.store.info.path;
       settleJournal(chosen.store, io.env, options.resolving);
       return await work(chosen.store);
     } finally {

@@ -135,12 +135,10 @@ async function scanStores(
   const scanned = stores.map((s) => ({ agent: s.agent, info: s.store.info }));
   reporter.start(scanned);
   const named = options.store;
-  const { storeAdapters } = await import("../../stores/registry.js");
-  const defaultAgent = storeAdapters()[0]!.agent;
   try {
     for (const [i, { store, ids }] of stores.entries()) {
-      // Commands printed for this store's findings name it, as --store would (the default agent's place needs none).
-      if (stores.length > 1) options.store = scanned[i]!.agent === defaultAgent ? undefined : store.info.path;
+      // Commands printed for this store's findings name it, as --store would.
+      if (stores.length > 1) options.store = store.info.path;
       for await (const result of scanSessions(store, ids, { ...scanOptions, now })) {
         totals.sessions++;
         if (result.findings.length > 0) totals.sessionsWithFindings++;
