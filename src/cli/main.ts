@@ -318,9 +318,21 @@ function usageMessage(error: CommanderError, command: Command | undefined): stri
   // Commander puts its suggestion on a line of its own ("\n(Did you mean session?)"): one line, as every error is.
   const [text, suggestion] = error.message.replace(/^error: /, "").split(/\s*\n\(Did you mean ([^)]*)\)/);
   const hint = suggestion !== undefined ? ` (did you mean ${suggestion})` : "";
-  if (error.code === "commander.unknownCommand") return `${text} for ${path}${hint || ` (expected one of: ${subcommands})`}`;
+  if (error.code === "commander.unknownCommand") {
+    // `recover scan`: the word a subcommand of a group is called (`recover session scan`).
+    const word = /unknown command '([^']*)'/.exec(text ?? "")?.[1];
+    const group = path === "recover" && word !== undefined ? groupOf(word) : undefined;
+    if (group) return `${text} for ${path} (did you mean ${path} ${group} ${word}?)`;
+    return `${text} for ${path}${hint || ` (expected one of: ${subcommands})`}`;
+  }
   if (hint) return `${text}${hint}`;
   return `${text} (see ${path} --help)`;
+}
+
+/** The group a subcommand name belongs to (the first that has it: `list` is a session's before a store's). */
+function groupOf(word: string): string | undefined {
+  if (word === "trim") return "context";
+  return (Object.keys(GROUP_LOADERS) as TopCommand[]).find((group) => Object.hasOwn(GROUP_LOADERS[group]!, word));
 }
 
 function commandPath(command: Command): string {

@@ -15,7 +15,7 @@ export const TOP_COMMAND_SUMMARIES = {
   session: { description: "find, scan and repair agent sessions" },
   battle: { description: "read and recover pokeralph battles (.pokeralph/)" },
   store: { description: "whole stores: every agent's store found, and salvaging a damaged opencode database" },
-  rules: { description: "list every detection rule: id, severity, description, fixable" },
+  rules: { description: "list every detection rule (id, severity, description, fix), or describe one", term: "[id]" },
   explain: { description: "say what a provider error means, where it points in a session, and the command that fixes it", term: "[options] [text]" },
   context: { description: "fit sessions into the model's context window" },
   checkpoint: { description: "snapshot a pokeralph battle's working tree into private git refs, list and prune the snapshots" },

@@ -4,7 +4,6 @@
  * records, when one changed after the repair, unless --force.
  */
 import type { Command } from "commander";
-import { ExitCode } from "../../errors.js";
 import { unifiedDiff } from "../../plan/diff.js";
 import { commitRestore, planRestore, readRestorable, refuseOtherFormat } from "../../txn/restore.js";
 import { refuseLiveWriter } from "../../txn/store-transaction.js";
@@ -14,8 +13,12 @@ import type { ChangeReport, ReportedSession } from "../reporters/change-report.j
 import { humanChangeReporter } from "../reporters/change-human.js";
 import { jsonChangeReporter } from "../reporters/change-json.js";
 import { restoreCommand } from "../write-plans.js";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { listBackups } from "../../txn/backup-store.js";
+import type { Io } from "../io.js";
 
 interface RestoreFlags {
+  last?: boolean;
   session?: string;
   force?: boolean;
   dryRun?: boolean;
@@ -25,7 +28,8 @@ export function addSessionRestore(session: Command): void {
   session
     .command("restore")
     .description("put back every record a repair (or restore) changed, byte for byte; itself undoable")
-    .argument("<backup-id>", "the id a repair printed (see `recover session backups`)")
+    .argument("[backup-id]", "the id a repair printed (see `recover session backups`)")
+    .option("--last", "the newest backup")
     .option("--session <id>", "restore only this session's records")
     .option("--dry-run", "show what would be put back, write nothing; exit 1 when there is something to restore")
     .option("--force", "restore even records changed after the repair (those later changes are backed up first), or while the store is open")
@@ -34,6 +38,7 @@ export function addSessionRestore(session: Command): void {
       `
 Examples:
   recover session restore 20261122T190503Z-9f2c1e
+  recover session restore --last --dry-run
   recover session restore 20261122T190503Z-9f2c1e --session ses_52f1 --yes
   recover session restore 20261122T190503Z-9f2c1e --backup-dir ./backups --json --yes
 
@@ -43,8 +48,8 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
     )
     .action(
       action<RestoreFlags>(({ args, options, io }) => {
-        const id = args[0]!;
         const root = runBackupRoot(options, io);
+        const id = backupIdOf(args[0], options.last, root, io);
         const manifest = readRestorable(root, id, options.session);
         const storeOptions =
           options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
@@ -99,4 +104,14 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
         });
       }),
     );
+}
+
+/** The backup named, or with --last the newest one; neither is a usage error that says where the ids are. */
+function backupIdOf(given: string | undefined, last: boolean | undefined, root: string, io: Io): string {
+  if (given !== undefined && last) throw new RecoverError("usage", "give a backup id or --last, not both");
+  if (given !== undefined) return given;
+  if (!last) throw new RecoverError("usage", `give a backup id or --last (\`${io.command(["session", "backups"])}\` lists them)`);
+  const newest = listBackups(root).at(-1);
+  if (!newest) throw new RecoverError("backup-not-found", `no backups in ${root}`);
+  return newest.manifest.id;
 }

@@ -44,7 +44,7 @@ export function addSessionScan(session: Command): void {
     .command("scan")
     .description("detect every known corruption in sessions, read-only (no ids = all sessions)")
     .argument("[ids...]", "session ids or unique prefixes")
-    .option("--all", "scan every session, listing clean ones too")
+    .option("--all", "scan every session (the default when none is named; --json lists clean ones too)")
     .option("--last", "scan the most recently updated session")
     .option("--rule <ids>", "only these rules (comma-separated)")
     .option("--exit-zero", "report findings but exit 0")
