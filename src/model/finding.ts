@@ -6,6 +6,8 @@ export interface Report {
   message: string;
   /** A finding milder than the rule's usual one (a line kept verbatim that recover does not know). */
   severity?: Severity;
+  /** false: the rule's fix leaves this one alone (a line recover does not know is kept verbatim), whatever the rule. */
+  fixable?: false;
   /** Trim rules: what fixing this finding takes off the request (estimated tokens, and UTF-8 bytes). */
   saves?: { tokens: number; bytes: number };
   /** Trim rules: taken from the turns `--keep-turns` protects, once every older turn had given what it could. */
@@ -18,7 +20,7 @@ export interface Report {
   line?: number;
 }
 
-export interface Finding extends Report {
+export interface Finding extends Omit<Report, "fixable"> {
   rule: string;
   severity: Severity;
   sessionId: string;

@@ -140,7 +140,7 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
         changes,
         ...(files ? { files } : {}),
         fixed,
-        remaining: options.judgeWith ? judged(view, options, byId) : findings,
+        remaining: atOriginalLines(options.judgeWith ? judged(view, options, byId) : findings, original!),
         after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) },
         ...(skipped ? { skipped } : {}),
         ...(droppedThinking > 0 ? { droppedThinking } : {}),
@@ -202,4 +202,17 @@ function assertProviderAccepts(view: SessionView, changes: readonly RecordChange
       );
     }
   }
+}
+
+/**
+ * What a plan leaves alone is judged on the planned records, where deleted lines have moved the ones after them up:
+ * said at the line the file has now, as the scan said it (the same record: same id).
+ */
+function atOriginalLines(findings: Finding[], original: SessionView): Finding[] {
+  const lines = original.transcript?.byId;
+  if (!lines) return findings;
+  return findings.map((f) => {
+    const line = f.messageId !== undefined ? lines.get(f.messageId)?.ref.line : undefined;
+    return line !== undefined && f.line !== undefined && line !== f.line ? { ...f, line } : f;
+  });
 }

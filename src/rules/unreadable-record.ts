@@ -48,7 +48,7 @@ function transcriptLines(lines: readonly TranscriptLine[], skips: string | undef
       reports.push(report);
     } else if (line.role === "unknown" && line.value) {
       const type = typeof line.value.type === "string" ? `type "${line.value.type}"` : "no type";
-      reports.push({ ...atLine(line, `a record of ${type}, unknown to recover; kept verbatim`), severity: "warning" });
+      reports.push({ ...atLine(line, `a record of ${type}, unknown to recover; kept verbatim`), severity: "warning", fixable: false });
     }
   }
   return reports;

@@ -82,7 +82,7 @@ describe("with every agent's store in its default place", () => {
     // The repair it suggests names the store it is in.
     expect(r.stdout).toContain(`--store ${path.join(home, ".claude")}`);
     // Pasted as printed, it reaches that session (a dry run, so the demo copy stays as it is).
-    const printed = /→ (.+ session repair \S+ --rule \S+ --store \S+)/.exec(r.stdout)?.[1];
+    const printed = /^ {2}→ (.+ session repair \S+ --store \S+)$/m.exec(r.stdout)?.[1];
     expect(printed, r.stdout).toBeDefined();
     const pasted = paste(`${printed} --dry-run --json`, { env });
     expect(pasted.status, pasted.stderr).toBe(1);

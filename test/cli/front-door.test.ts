@@ -1,7 +1,8 @@
 // The front door, tried as a new user would (issue 37): a group's subcommand typed without its group, one rule asked
 // about by id, a restore with no backup named.
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { expectOneLineError, run, tempDir } from "./run.js";
+import { expectOneLineError, parseJsonDocument, run, tempDir } from "./run.js";
 
 describe("first words", () => {
   it.each([
@@ -38,5 +39,27 @@ describe("first words", () => {
     const empty = await run(["session", "restore", "--last", "--backup-dir", tempDir()]);
     expect(empty.status).toBe(2);
     expectOneLineError(empty, /no backups in /);
+  });
+});
+
+describe("what scan suggests is what repair does", () => {
+  it("a line recover keeps verbatim: not fixable in the scan, left alone by the repair at the same line", async () => {
+    const store = path.resolve("fixtures/demo/claude");
+    const id = "49f222e2-5335-4906-bd25-0b1539855e0e";
+    const scan = parseJsonDocument((await run(["session", "scan", id, "--json", "--store", store])).stdout) as {
+      sessions: { findings: { rule: string; line?: number; fixable: boolean; message: string }[] }[];
+    };
+    const kept = scan.sessions[0]!.findings.find((f) => f.message.includes("kept verbatim"))!;
+    expect(kept).toMatchObject({ rule: "unreadable-record", fixable: false });
+    const dry = await run(["session", "repair", id, "--dry-run", "--store", store]);
+    expect(dry.stdout).toContain(
+      `left alone: warning unreadable-record line ${kept.line}  a record of type "future-record", unknown to recover; kept verbatim  → no automatic fix`,
+    );
+    // Every finding the scan calls fixable is changed by the repair; none it leaves alone.
+    const left = [...dry.stdout.matchAll(/left alone: \w+ (\S+) line (\d+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(left).toEqual([`unreadable-record ${kept.line}`]);
+    const human = await run(["session", "scan", id, "--store", store]);
+    expect(human.stdout).toContain(`line ${kept.line}  a record of type "future-record", unknown to recover; kept verbatim  → no automatic fix`);
+    expect(human.stdout).toContain(`  → recover session repair ${id} --store ${store}\n`);
   });
 });

@@ -262,7 +262,8 @@ describe("every command recover prints for the user works when pasted, on the st
     const liveBefore = snapshot(live);
     const scan = await run(["session", "scan", "--all", "--store", store, "--format", "opencode-sqlite", "--backup-dir", backups], { env });
     expect(scan.status).toBe(1);
-    const hints = [...scan.stdout.matchAll(/→ (recover session repair \S+ --rule \S+ .*)$/gm)].map((m) => m[1]!);
+    // One command per session fixes all its findings a repair fixes (issue 37: one command fixes a session).
+    const hints = [...scan.stdout.matchAll(/^ {2}→ (recover session repair \S+ .*)$/gm)].map((m) => m[1]!);
     expect(hints.length).toBeGreaterThan(3);
     for (const hint of hints) expect(hint).toMatch(/ --store '[^']*dana'\\''s copy\/opencode' --format opencode-sqlite --backup-dir '.*my backups'$/);
     const db = path.join(store, "opencode.db");
@@ -298,7 +299,7 @@ describe("every command recover prints for the user works when pasted, on the st
       fs.cpSync(path.join(DEMO, "claude"), store, { recursive: true });
       const scan = await run(["session", "scan", "--all", "--store", store], { env });
       expect(scan.status).toBe(1);
-      const hint = /→ (recover session repair \S+ --rule \S+ --store .*)$/m.exec(scan.stdout)?.[1];
+      const hint = /^ {2}→ (recover session repair \S+ --store .*)$/m.exec(scan.stdout)?.[1];
       // Never shortened (…) and never a raw control character: the newline is bash's $'\n' escape.
       expect(hint).not.toContain("…");
       expect(hint).toContain(store === deep ? `--store ${deep}` : `--store $'${odd.replace("\n", "\\x0a")}'`);

@@ -125,7 +125,7 @@ async function scanStores(
   io: Io,
 ): Promise<number> {
   const now = Date.now();
-  const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now);
+  const reporter = io.json ? jsonScanReporter(io) : humanScanReporter(io, now, options.rule);
   const totals: ScanTotals = { sessions: 0, sessionsWithFindings: 0, findings: 0, errors: 0, warnings: 0 };
   const progress = await sessionProgress(
     io,

@@ -11,7 +11,11 @@ import { safeCommand, safeMessage, safeValue } from "../safe-text.js";
 import { liveSkipLine } from "./live-skips.js";
 import { fixedBy, RULE_BY_ID } from "./rule-lookup.js";
 
-export function humanScanReporter(io: Io, now: number = Date.now()): ScanReporter {
+/**
+ * `asked`: the rules the scan was limited to (`--rule`): the session's fix command then names them too, so it fixes
+ * what this scan found and no more.
+ */
+export function humanScanReporter(io: Io, now: number = Date.now(), asked?: string): ScanReporter {
   const c = io.color;
   const skipped: LiveSkip[] = [];
   let several = false;
@@ -29,7 +33,14 @@ export function humanScanReporter(io: Io, now: number = Date.now()): ScanReporte
       const s = result.summary;
       const whose = several ? `${c.dim(from.agent)}  ` : "";
       io.out(`\n${whose}${c.bold(safeValue(s.id))}  ${safeValue(s.title)}${s.directory ? c.dim(`  ${safeValue(s.directory)}`) : ""}\n`);
-      for (const finding of result.findings) io.out(`  ${findingLine(finding, io)}\n`);
+      // Findings a plain repair fixes are fixed by one command, said once under them; the others say their own.
+      const byRepair = result.findings.filter(fixedByRepair);
+      for (const finding of result.findings) io.out(`  ${findingLine(finding, io, !byRepair.includes(finding))}\n`);
+      if (byRepair.length > 0) {
+        const words = ["session", "repair", s.id, ...(asked !== undefined ? ["--rule", asked] : [])];
+        // The command alone on its line, so the line pastes whole; findings it does not fix say their own above.
+        io.out(`  ${c.dim("→")} ${safeCommand(io.command(words))}\n`);
+      }
     },
     end(totals: ScanTotals) {
       const { sessions, findings, errors, warnings, sessionsWithFindings } = totals;
@@ -44,11 +55,18 @@ export function humanScanReporter(io: Io, now: number = Date.now()): ScanReporte
   };
 }
 
-function findingLine(f: Finding, io: Io): string {
+/** Fixed by `session repair <id>` as it is, without naming the rule (a rule fixed only on request must be named). */
+function fixedByRepair(f: Finding): boolean {
+  const rule = RULE_BY_ID.get(f.rule);
+  return f.fixable && rule?.fixedBy === "repair" && rule.repairOnRequest !== true;
+}
+
+function findingLine(f: Finding, io: Io, withCommand: boolean): string {
   const c = io.color;
   const severity = f.severity === "error" ? c.red("error  ") : c.yellow("warning");
   const where = findingPlace(f);
-  return `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${safeMessage(f.message)}  ${c.dim(`→ ${fixCommand(f, io)}`)}`;
+  const line = `${severity} ${c.cyan(f.rule.padEnd(22))} ${c.dim(where)}  ${safeMessage(f.message)}`;
+  return withCommand ? `${line}  ${c.dim(`→ ${fixCommand(f, io)}`)}` : line;
 }
 
 /** Where a finding is: a transcript's line (and the block in it), else the record ids; ready to print. */
@@ -64,6 +82,6 @@ export function findingPlace(f: Finding): string {
 
 /** The command that fixes a finding, ready to print whole (its session id is quoted like every word: safe-text.ts). */
 export function fixCommand(f: Finding, io: Io): string {
-  const words = fixedBy(RULE_BY_ID.get(f.rule), f.sessionId);
+  const words = f.fixable ? fixedBy(RULE_BY_ID.get(f.rule), f.sessionId) : null;
   return words ? safeCommand(io.command(words)) : "no automatic fix";
 }
