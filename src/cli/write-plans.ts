@@ -3,7 +3,10 @@
  * run, then guard (store held open, session just written), confirm, quick_check, back up and apply in one
  * transaction, and say how to undo it. The first half — how each command plans — is the command's own.
  */
+import { accessSync, constants } from "node:fs";
+import { dirname } from "node:path";
 import { ExitCode, RecoverError } from "../errors.js";
+import { stateDir } from "../txn/state-dir.js";
 import { summariseChange } from "../model/change.js";
 import type { RecordRef } from "../model/record.js";
 import { changeDiff } from "../plan/diff.js";
@@ -24,6 +27,41 @@ import { errorsLeft, type ChangeReport, type ReportedSession } from "./reporters
 
 /** A session written this recently may have its agent still writing it: don't race it without --force. */
 const RECENT_WRITE_MS = 60_000;
+
+const lastWrite = ({ plan }: PlannedSession) => Math.max(plan.summary.updated, plan.summary.modified ?? 0);
+const secondsSince = (p: PlannedSession, now: number) => Math.max(0, Math.round((now - lastWrite(p)) / 1000));
+
+/** Written within the last minute, and not by recover itself. */
+function isRecent(p: PlannedSession, state: string, store: SessionStore, now: number): boolean {
+  return now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p));
+}
+
+function liveWriterError(p: PlannedSession, now: number): RecoverError {
+  return new RecoverError(
+    "live-writer",
+    `session ${p.plan.summary.id} was written ${secondsSince(p, now)} s ago: its agent may still be running; try again in a minute, or pass --force`,
+  );
+}
+
+/**
+ * What the same command without --dry-run would be refused for, checked without taking the store: every session
+ * just written (one alone stops the run; in a batch those are left out), and a store this user cannot write.
+ */
+function dryRunRefusal(store: SessionStore, toWrite: readonly PlannedSession[], options: WriteOptions, io: Io, now: number): string | undefined {
+  const state = stateDir(io.env);
+  const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, state, store, now));
+  if (recent.length > 0 && recent.length === toWrite.length) return liveWriterError(recent[0]!, now).message;
+  const path = store.info.path;
+  const folder = storeAdapter(store.info.format)?.capabilities.writesBesideStore ? dirname(path) : undefined;
+  for (const target of [path, ...(folder ? [folder] : [])]) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch {
+      return `${target} is not writable by this user (nothing would be changed)`;
+    }
+  }
+  return undefined;
+}
 
 export interface PlannedSession {
   plan: SessionPlan;
@@ -99,6 +137,13 @@ export async function reportAndWrite(
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
   const leftErrors = () => errorsLeft(report) > 0;
   if (toWrite.length === 0 || options.dryRun) {
+    if (options.dryRun && toWrite.length > 0) {
+      const refusal = dryRunRefusal(store, toWrite, options, io, now);
+      if (refusal) report.wouldRefuse = refusal;
+      const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, stateDir(io.env), store, now));
+      if (recent.length > 0 && recent.length < toWrite.length)
+        report.liveWriters = recent.map((p) => ({ id: p.plan.summary.id, secondsAgo: secondsSince(p, now) }));
+    }
     reporter.plan(report);
     reporter.done(report);
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
@@ -109,14 +154,13 @@ export async function reportAndWrite(
     // Refusals come before the diff (withWriter's own first: a store that cannot be written): a user should not read
     // a plan that will not be carried out.
     refuseLiveWriter(writer, options.force);
-    const lastWrite = ({ plan }: PlannedSession) => Math.max(plan.summary.updated, plan.summary.modified ?? 0);
-    const recent = toWrite.find((p) => now - lastWrite(p) < RECENT_WRITE_MS && !isOwnWrite(state, store.info.path, p.plan.summary.id, lastWrite(p)));
-    if (recent && !options.force) {
-      const ago = Math.max(0, Math.round((now - lastWrite(recent)) / 1000));
-      throw new RecoverError(
-        "live-writer",
-        `session ${recent.plan.summary.id} was written ${ago} s ago: its agent may still be running; try again in a minute, or pass --force`,
-      );
+    const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, state, store, now));
+    if (recent.length > 0 && recent.length === toWrite.length) throw liveWriterError(recent[0]!, now);
+    // A batch goes on without the sessions just written, and says which it left out.
+    if (recent.length > 0) {
+      report.liveWriters = recent.map((p) => ({ id: p.plan.summary.id, secondsAgo: secondsSince(p, now) }));
+      for (const p of recent) toWrite.splice(toWrite.indexOf(p), 1);
+      report.sessions = report.sessions.filter((s) => !recent.some((p) => p.plan.summary.id === s.id));
     }
     reporter.plan(report);
     const count = toWrite.reduce((n, { plan }) => n + plan.changes.length, 0);
@@ -157,6 +201,7 @@ export async function reportAndWrite(
     report.undo = restoreCommand(backup.manifest.id, io);
     if (options.resume) report.resume = toWrite.flatMap(({ plan }) => resumeCommand(store.info.format, plan.summary.id) ?? []);
     reporter.done(report);
-    return leftErrors() ? ExitCode.findings : ExitCode.ok;
+    // Sessions left out are not repaired: a job must not read this run as all done.
+    return leftErrors() || report.liveWriters ? ExitCode.findings : ExitCode.ok;
   });
 }

@@ -1,5 +1,6 @@
 // The front door, tried as a new user would (issue 37): a group's subcommand typed without its group, one rule asked
 // about by id, a restore with no backup named.
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectOneLineError, parseJsonDocument, run, tempDir } from "./run.js";
@@ -61,5 +62,51 @@ describe("what scan suggests is what repair does", () => {
     const human = await run(["session", "scan", id, "--store", store]);
     expect(human.stdout).toContain(`line ${kept.line}  a record of type "future-record", unknown to recover; kept verbatim  → no automatic fix`);
     expect(human.stdout).toContain(`  → recover session repair ${id} --store ${store}\n`);
+  });
+});
+
+describe("a dry run is a faithful preview; a batch goes on without a session just written", () => {
+  function freshCopy(): { store: string; env: Record<string, string>; recent: string } {
+    const dir = tempDir();
+    const store = path.join(dir, "claude");
+    fs.cpSync(path.resolve("fixtures/demo/claude"), store, { recursive: true });
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const files = (fs.readdirSync(store, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl"));
+    for (const f of files) fs.utimesSync(path.join(store, f), hourAgo, hourAgo);
+    // One session written just now: its agent may still be running.
+    const recent = path.join(store, files.find((f) => f.includes("49f222e2"))!);
+    fs.utimesSync(recent, new Date(), new Date());
+    return { store, env: { XDG_STATE_HOME: path.join(dir, "state") }, recent };
+  }
+  const ID = "49f222e2-5335-4906-bd25-0b1539855e0e";
+
+  it("the dry run says the real run would be refused, and why", async () => {
+    const { store, env } = freshCopy();
+    const r = await run(["session", "repair", ID, "--dry-run", "--json", "--store", store], { env });
+    expect(r.status).toBe(1);
+    expect((parseJsonDocument(r.stdout) as { wouldRefuse?: string }).wouldRefuse).toMatch(
+      new RegExp(`^session ${ID} was written \\d+ s ago: its agent may still be running`),
+    );
+    const human = await run(["session", "repair", ID, "--dry-run", "--store", store], { env });
+    expect(human.stdout).toMatch(/note: without --dry-run this would be refused: session \S+ was written \d+ s ago/);
+    // And it is.
+    expect((await run(["session", "repair", ID, "--yes", "--store", store], { env })).status).toBe(3);
+  });
+
+  it("repair --all repairs the others, names the one it left out, and exits 1 (it is not all done)", async () => {
+    const { store, env, recent } = freshCopy();
+    const before = fs.readFileSync(recent);
+    const dry = parseJsonDocument((await run(["session", "repair", "--all", "--dry-run", "--json", "--store", store], { env })).stdout) as {
+      liveWriters?: { id: string }[];
+    };
+    expect(dry.liveWriters?.map((s) => s.id)).toEqual([ID]);
+    const r = await run(["session", "repair", "--all", "--yes", "--json", "--store", store], { env });
+    expect(r.status, r.stderr).toBe(1);
+    const doc = parseJsonDocument(r.stdout) as { liveWriters: { id: string }[]; sessions: { id: string; changes: unknown[] }[]; backup: unknown };
+    expect(doc.liveWriters.map((s) => s.id)).toEqual([ID]);
+    expect(doc.backup).not.toBeNull();
+    expect(doc.sessions.map((s) => s.id)).not.toContain(ID);
+    expect(doc.sessions.some((s) => s.changes.length > 0)).toBe(true);
+    expect(fs.readFileSync(recent)).toEqual(before);
   });
 });

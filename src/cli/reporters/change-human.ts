@@ -76,6 +76,11 @@ export function humanChangeReporter(io: Io): ChangeReporter {
     done(report) {
       const live = liveSkipLine(report.skipped ?? [], Date.now());
       if (live) io.out(`\n${c.yellow("note:")} ${live}\n`);
+      for (const { id, secondsAgo } of report.liveWriters ?? [])
+        io.out(
+          `${c.yellow("note:")} session ${safeValue(id)} was written ${secondsAgo} s ago: left out (its agent may still be running; --force takes it too)\n`,
+        );
+      if (report.wouldRefuse) io.out(`${c.yellow("note:")} without --dry-run this would be refused: ${safeMessage(report.wouldRefuse)}\n`);
       if (report.trim) {
         const t = report.trim;
         const n = (x: number) => formatCount(x);

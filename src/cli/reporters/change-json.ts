@@ -36,6 +36,8 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
           })),
         })),
         ...(report.skipped ? { skipped: liveSkipJson(report.skipped) } : {}),
+        ...(report.liveWriters ? { liveWriters: report.liveWriters } : {}),
+        ...(report.wouldRefuse ? { wouldRefuse: report.wouldRefuse } : {}),
         summary: {
           sessions: report.sessions.length,
           changes: changeCount(report),

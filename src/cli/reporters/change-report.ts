@@ -43,6 +43,10 @@ export interface ChangeReport {
   resume?: string[];
   /** context trim: the budget and what each strategy took off. */
   trim?: TrimSummary;
+  /** A dry run: why the same command without --dry-run would be refused, and with what (a person's next step). */
+  wouldRefuse?: string;
+  /** Sessions a batch left out because their agent may still be writing them (written seconds ago). */
+  liveWriters?: { id: string; secondsAgo: number }[];
 }
 
 export interface TrimSummary {
