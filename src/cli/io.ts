@@ -225,6 +225,8 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
     cwd: context.cwd,
     readInput: () => {
       if (!context.readInput) throw new RecoverError("usage", "this run has no standard input to read `-` from");
+      // Nothing piped in: a person at the terminal is to type or paste it, and must be told how to end.
+      if (isTTY.stdin && isTTY.stderr) writeStderr(stderr, "paste the error text, then press Ctrl-D on a line of its own:\n");
       return context.readInput();
     },
     out: (text) => writeStdout(run, text),

@@ -110,3 +110,14 @@ describe("a dry run is a faithful preview; a batch goes on without a session jus
     expect(fs.readFileSync(recent)).toEqual(before);
   });
 });
+
+describe("explain --last", () => {
+  it("maps the error onto the most recently updated session, and its fix command names that session", async () => {
+    const store = path.resolve("fixtures/demo/claude");
+    const listed = parseJsonDocument((await run(["session", "list", "--json", "--store", store])).stdout) as { sessions: { id: string }[] };
+    const r = await run(["explain", "--last", "--json", "--store", store, "prompt is too long: 212345 tokens > 200000 maximum"]);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as { session?: string; fix?: string };
+    expect(JSON.stringify(doc)).toContain(listed.sessions[0]!.id);
+  });
+});

@@ -283,6 +283,16 @@ describe.skipIf(!HAS_PYTHON)("a real terminal of any size", () => {
     expect(squashed(r.output)).toContain(`+++b/${DAMAGED}/`);
   });
 
+  it("explain - with nothing piped in says how to end the text, then reads it", async (test) => {
+    const copy = copyOf(template());
+    const steps: Step[] = [{ wait: "Ctrl-D" }, { send: "prompt is too long: 212345 tokens > 200000 maximum\r", interval: 0.01 }, { send: "\x04" }];
+    const r = await inTerminal(test, ["explain", "-"], copy, [24, 100], steps);
+    expectEnded(r);
+    expect(r.status, plain(r.output)).toBe(0);
+    expect(plain(r.output)).toContain("paste the error text, then press Ctrl-D on a line of its own:");
+    expect(plain(r.output)).toContain("context_overflow");
+  });
+
   describe.concurrent.each(SMALLER)("resized to %s while the prompt waits", (_, smaller) => {
     it("the prompt still takes the answer", async (test) => {
       const copy = copyOf(template());

@@ -22,6 +22,7 @@ import { formatCount } from "../../model/format-count.js";
 interface ExplainFlags {
   errorFile?: string;
   session?: string;
+  last?: boolean;
 }
 
 interface Located {
@@ -47,7 +48,8 @@ export function addExplain(program: Command): void {
     .description(TOP_COMMAND_SUMMARIES.explain.description)
     .argument("[text]", "the error text, or - to read it from stdin")
     .option("--error-file <path>", "read the error text from a file")
-    .option("--session <id>", "map the error's position to this session's records (with --store, or the default store)")
+    .option("--session <id>", "map the error's position to this session's records (in whichever agent's store holds it, or --store's)")
+    .option("--last", "as --session, with the most recently updated session of any agent")
     .addHelpText(
       "after",
       `
@@ -65,12 +67,16 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         const error = classifyProviderError(text);
         const from = options.errorFile !== undefined ? ["--error-file", options.errorFile] : ["--error", "-"];
         let located: Located | undefined;
-        if (options.session !== undefined) {
+        if (options.session !== undefined && options.last) throw new RecoverError("usage", "give --session or --last, not both");
+        if (options.session !== undefined || options.last) {
           located = await withStore(
             options,
             io,
             (store) => {
-              const id = resolveSessionId(options.session!, [...store.listSessions(), ...store.listStraySessionIds().map((s) => ({ id: s }))]);
+              const id = options.last
+                ? (store.listSessions()[0]?.id ?? "")
+                : resolveSessionId(options.session!, [...store.listSessions(), ...store.listStraySessionIds().map((s) => ({ id: s }))]);
+              if (id === "") throw new RecoverError("session-not-found", `${store.info.path} holds no sessions`);
               const view = sessionView(store.loadSession(id, "lean"), { now: Date.now(), liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
               const position = locate(anthropicRequest(view.conversation), error.index, error.contentIndex);
               const part = position?.block?.source.kind === "part" ? position.block.source.id : undefined;
@@ -81,7 +87,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
                 explanation: planForError(error, view).explanation,
               };
             },
-            { ids: [options.session!] },
+            options.last ? { ids: [], last: true } : { ids: [options.session!] },
           );
         }
         const fix = fixCommand(error, located?.session, from, io);
