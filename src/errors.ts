@@ -111,6 +111,7 @@ function writeFailure(error: unknown): string {
   if (code === "EIO") return "input/output error: the disk or medium failed";
   if (code === "ELOOP") return "symbolic links that loop";
   if (code === "ENAMETOOLONG") return "file name too long";
+  if (code === "EEXIST" || code === "ENOTDIR") return "a file is in the way where a folder must be";
   return code ?? (error as Error)?.message ?? String(error);
 }
 
@@ -128,13 +129,29 @@ export function outputError(error: unknown): RecoverError {
 
 /**
  * A write of recover's own files (a backup, the journal, a lock) failed before anything reached the store: say why
- * in words, that nothing was changed, and what to do (`advice`, e.g. "pass --backup-dir <dir on another disk>").
+ * in words, that nothing was changed, and what to do. `elsewhere` says how to put them somewhere else (`(place) =>
+ * "pass --backup-dir <place>"`); the place it names follows the failure: a full or failing disk wants another disk,
+ * a permission a folder this user can write, a file in the way a folder.
  */
-export function ownWriteError(error: unknown, what: string, advice: string, otherwise: ErrorCode = "backup-unwritable"): RecoverError {
+export function ownWriteError(
+  error: unknown,
+  what: string,
+  elsewhere: string | ((place: string) => string),
+  otherwise: ErrorCode = "backup-unwritable",
+): RecoverError {
   const code = errnoCode(error);
   const why = writeFailure(error);
+  const advise = (place: string) => (typeof elsewhere === "string" ? elsewhere : elsewhere(place));
   if (code === "ENOSPC" || code === "EDQUOT") {
-    return new RecoverError("no-space", `${why} while writing ${what}; nothing was changed; free space or ${advice}`);
+    return new RecoverError("no-space", `${why} while writing ${what}; nothing was changed; free space or ${advise("a dir on another disk")}`);
   }
-  return new RecoverError(otherwise, `cannot write ${what} (${why}); nothing was changed; ${advice}`);
+  const place =
+    code === "EACCES" || code === "EPERM"
+      ? "a folder this user can write"
+      : code === "EEXIST" || code === "ENOTDIR"
+        ? "a folder, not a file"
+        : code === "ELOOP"
+          ? "a folder reached without a symlink loop"
+          : "a dir on another disk";
+  return new RecoverError(otherwise, `cannot write ${what} (${why}); nothing was changed; ${advise(place)}`);
 }

@@ -66,7 +66,7 @@ export function writeBackup(root: string, manifest: Manifest, beforeImages: read
     // A backup that is not whole is no backup: remove it.
     discardBackupDir(temp);
     discardBackupDir(dir);
-    throw ownWriteError(error, `the backup to ${root}`, "pass --backup-dir <dir on another disk>");
+    throw ownWriteError(error, `the backup to ${root}`, (place) => `pass --backup-dir <${place}>`);
   }
   return { dir, manifest };
 }

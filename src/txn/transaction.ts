@@ -77,7 +77,7 @@ export function runTransaction(input: TransactionInput): Backup {
     // The store is untouched: a backup of a transaction that never started would only be clutter.
     endJournal(input.stateDir, writer.info.path, input.replacesJournal);
     discardBackupDir(backup.dir);
-    throw ownWriteError(error, `recover's journal in ${input.stateDir}`, "set XDG_STATE_HOME to a folder on another disk", "state-unwritable");
+    throw ownWriteError(error, `recover's journal in ${input.stateDir}`, (place) => `set XDG_STATE_HOME to ${place}`, "state-unwritable");
   }
   const applying = input.onApplying ?? (() => undefined);
   try {

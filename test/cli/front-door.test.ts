@@ -121,3 +121,33 @@ describe("explain --last", () => {
     expect(JSON.stringify(doc)).toContain(listed.sessions[0]!.id);
   });
 });
+
+describe("--backup-dir that cannot hold a backup: the advice follows the failure", () => {
+  it.each([
+    [
+      "a file",
+      (dir: string) => fs.writeFileSync(path.join(dir, "b"), ""),
+      /\(a file is in the way where a folder must be\); nothing was changed; pass --backup-dir <a folder, not a file>/,
+    ],
+    [
+      "a symlink loop",
+      (dir: string) => {
+        fs.symlinkSync(path.join(dir, "c"), path.join(dir, "b"));
+        fs.symlinkSync(path.join(dir, "b"), path.join(dir, "c"));
+      },
+      /\(symbolic links that loop\); nothing was changed; pass --backup-dir <a folder reached without a symlink loop>/,
+    ],
+  ])("%s", async (_, make, message) => {
+    const dir = tempDir();
+    const store = path.join(dir, "claude");
+    fs.cpSync(path.resolve("fixtures/demo/claude"), store, { recursive: true });
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const f of fs.readdirSync(store, { recursive: true }) as string[]) fs.utimesSync(path.join(store, f), hourAgo, hourAgo);
+    make(dir);
+    const r = await run(["session", "repair", "49f222e2", "--yes", "--store", store, "--backup-dir", path.join(dir, "b")], {
+      env: { XDG_STATE_HOME: path.join(dir, "state") },
+    });
+    expect(r.status).toBe(2);
+    expectOneLineError(r, message);
+  });
+});
