@@ -10,6 +10,7 @@
  * rowids in between are reported as unreadable. A row whose own overflow pages are damaged is seekable but not
  * readable: it alone is reported.
  */
+import { shellQuote } from "../../model/shell-quote.js";
 import type Database from "better-sqlite3";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -118,7 +119,7 @@ function isCorrupt(error: unknown): boolean {
 function schemaUnreadable(from: string, error: unknown): RecoverError {
   return new RecoverError(
     "store-corrupt",
-    `${from}: its schema (sqlite_schema, from page 1) cannot be read (${(error as Error).message}), so nothing can be read row by row; try \`sqlite3 ${from} .recover\` on a copy`,
+    `${from}: its schema (sqlite_schema, from page 1) cannot be read (${(error as Error).message}), so nothing can be read row by row; try \`sqlite3 ${shellQuote(from)} .recover\` on a copy`,
   );
 }
 

@@ -3,6 +3,7 @@
  * and `--format` (opencode's data dir, which may hold the legacy JSON tree instead), and what a path no other
  * adapter claims is opened as, so that what is not a store is refused with opencode's sentence.
  */
+import { shellQuote } from "../../model/shell-quote.js";
 import type { StoreAdapter } from "../adapter.js";
 import { isSqlite } from "../probe.js";
 import { defaultDataDir, holdsDatabase, openDataDir } from "./data-dir.js";
@@ -19,6 +20,6 @@ export const opencodeSqliteStore: StoreAdapter = {
   },
   open: ({ target, forced, discovered }) => openDataDir(target, forced ? "opencode-sqlite" : undefined, discovered),
   locate: defaultDataDir,
-  resumeCommand: (id) => `opencode run --session ${id} "continue"`,
+  resumeCommand: (id) => `opencode run --session ${shellQuote(id)} "continue"`,
   capabilities: { writesBesideStore: true },
 };

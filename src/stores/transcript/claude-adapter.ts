@@ -1,4 +1,5 @@
 /** Claude Code's transcripts: `<config>/projects/<encoded cwd>/<uuid>.jsonl`, the config dir `~/.claude`. */
+import { shellQuote } from "../../model/shell-quote.js";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { RecoverError } from "../../errors.js";
@@ -49,5 +50,5 @@ export const claudeStore = transcriptAdapter({
     if (root) return root;
     throw new RecoverError("store-not-found", `no Claude Code transcripts found (looked for projects/ in ${candidates.join(", ")}); pass --store <path>`);
   },
-  resumeCommand: (id) => `claude --resume ${id}`,
+  resumeCommand: (id) => `claude --resume ${shellQuote(id)}`,
 });
