@@ -189,6 +189,9 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
   };
   // A spinner is escape codes too (colour, cursor, line clearing): whoever turns colour off gets none.
   const spinnerAllowed = isTTY.stderr && colorWanted && !json && !quiet && !env.CI;
+  // Whoever turns colour off (--no-color, NO_COLOR, not a terminal) gets prompts without it too: inquirer styles
+  // with node's styleText, which on Node 20 colours whatever it is told.
+  const plain = colorWanted ? {} : { theme: PLAIN_PROMPT_THEME };
   // inquirer is loaded only when a person is asked something; its prompts go to stderr, beside the diffs.
   const ask = async <T>(question: (prompt: PromptModule) => Promise<T>): Promise<T> => {
     throwIfEnded();
@@ -286,7 +289,7 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
     async confirm(question) {
       try {
         return await ask(async (prompt) => {
-          const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false }]);
+          const answer = await prompt<{ ok: boolean }>([{ type: "confirm", name: "ok", message: question, default: false, ...plain }]);
           return answer.ok === true;
         });
       } catch (error) {
@@ -304,7 +307,7 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
       };
       try {
         return await ask(async (prompt) => {
-          const answer = await prompt<{ picked: string }>([{ type: "search", name: "picked", message: question, source, pageSize: 12 }]);
+          const answer = await prompt<{ picked: string }>([{ type: "search", name: "picked", message: question, source, pageSize: 12, ...plain }]);
           return answer.picked;
         });
       } catch (error) {
@@ -392,3 +395,26 @@ function refuseInterrupt(error: unknown): void {
   const { name, message } = (error ?? {}) as Partial<Error>;
   if (name === "ExitPromptError" && /SIGINT/.test(message ?? "")) throw new RecoverError("interrupted", "interrupted; nothing was changed");
 }
+
+/** inquirer's theme with every style a plain string: the same words and marks, no escape codes. */
+const same = (text: string) => text;
+const PLAIN_PROMPT_THEME = {
+  prefix: { idle: "?", done: "✔" },
+  spinner: { interval: 80, frames: ["-", "\\", "|", "/"] },
+  style: {
+    answer: same,
+    message: same,
+    error: (text: string) => `> ${text}`,
+    defaultAnswer: (text: string) => `(${text})`,
+    help: same,
+    highlight: same,
+    key: (text: string) => `<${text}>`,
+    // confirm: the default answer's letter in capitals, as inquirer shows it ("y/N")
+    confirmDefault: (text: string) => text.toUpperCase(),
+    // search
+    disabled: (text: string) => `- ${text}`,
+    searchTerm: same,
+    description: same,
+    keysHelpTip: (keys: [string, string][]) => keys.map(([key, action]) => `${key} ${action}`).join(" • "),
+  },
+};

@@ -283,6 +283,23 @@ describe.skipIf(!HAS_PYTHON)("a real terminal of any size", () => {
     expect(squashed(r.output)).toContain(`+++b/${DAMAGED}/`);
   });
 
+  it.for([
+    ["the y/N prompt", "repair"],
+    ["the picker", "pick"],
+  ])("--no-color reaches %s: no colour code is drawn", async ([, what], test) => {
+    const copy = copyOf(template());
+    const steps: Step[] =
+      what === "repair"
+        ? [PROMPT, { send: "n\r", interval: 0.05 }]
+        : [{ wait: "Whichsessiontorepair\\?", squash: true }, { send: "prisma", interval: 0.05 }, { sleep: 0.3 }, { send: "\r" }];
+    const args = what === "repair" ? ["session", "repair", DAMAGED, "--no-color"] : ["session", "repair", "--dry-run", "--no-color"];
+    const r = await inTerminal(test, args, copy, [24, 100], steps);
+    expectEnded(r);
+    expect(r.status, plain(r.output)).toBe(1);
+    // Select Graphic Rendition (colour, bold, dim): none; cursor movement is not colour.
+    expect(r.output).not.toMatch(/\x1b\[[0-9;]*m/);
+  });
+
   it("explain - with nothing piped in says how to end the text, then reads it", async (test) => {
     const copy = copyOf(template());
     const steps: Step[] = [{ wait: "Ctrl-D" }, { send: "prompt is too long: 212345 tokens > 200000 maximum\r", interval: 0.01 }, { send: "\x04" }];

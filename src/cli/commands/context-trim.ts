@@ -29,6 +29,7 @@ import {
   type TrimRequest,
 } from "../trim-budget.js";
 import { formatCount } from "../../model/format-count.js";
+import { safeValue } from "../safe-text.js";
 import { BOUND_THINKING_ID } from "../../plan/prefix-thinking.js";
 import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
@@ -51,6 +52,7 @@ interface TrimFlags {
   maxOutputChars?: number;
   dryRun?: boolean;
   force?: boolean;
+  verbose?: boolean;
 }
 
 function parseRatio(value: string): number {
@@ -121,6 +123,7 @@ Examples:
     .option("--dry-run", "show the plan, write nothing; exit 1 when there is something to trim")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
     .option("--keep-thinking", "refuse (exit 3) a trim that must drop thinking a current Claude model bound to what it changes")
+    .option("--verbose", "also say how the token figures were estimated (the calibration against the counts stored or given)")
     .addHelpText(
       "after",
       `
@@ -149,6 +152,9 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             const now = Date.now();
             const records = store.loadSession(id!, "full");
             markPhase("loaded");
+            // --last chose it: say which, before anything else (a person checks they meant that one).
+            if (options.last && !io.json && !io.quiet)
+              io.err(`${io.color.dim(`--last: session ${safeValue(id!)} (${safeValue(records.summary.title || "untitled")})`)}\n`);
             const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
             // The limit an error states holds whatever happened since; only its positions go stale.
             const stored = storedError(view, { evenIfAnswered: true });
@@ -199,6 +205,7 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             markPhase("planned");
             if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
             const summary = trimSummary(view, plan, request, trim, io.command(["context", "trim", id!]));
+            if (options.verbose) summary.verbose = true;
             // A trim that leaves the request over the limit itself (not only the target) is refused again. Partial
             // progress is still written (all of it in the backup), but not when it takes thinking: signed reasoning
             // would be lost for nothing, where the advice's trim may keep it (measured: the oversized output in the

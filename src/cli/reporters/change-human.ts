@@ -84,7 +84,9 @@ export function humanChangeReporter(io: Io): ChangeReporter {
       if (report.trim) {
         const t = report.trim;
         const n = (x: number) => formatCount(x);
-        io.out(`\ntokens: ${n(t.tokens.before)} → ${n(t.tokens.after)} (limit ${n(t.tokens.limit)}, target ${n(t.tokens.target)}; ${t.tokens.method})\n`);
+        io.out(
+          `\ntokens: ${n(t.tokens.before)} → ${n(t.tokens.after)} (limit ${n(t.tokens.limit)}, target ${n(t.tokens.target)}${t.verbose ? `; ${t.tokens.method}` : ""})\n`,
+        );
         if (t.bytes) io.out(`bytes:  ${n(t.bytes.before)} → ${n(t.bytes.after)} (max ${n(t.bytes.max)})\n`);
         for (const s of t.strategies)
           io.out(`  ${s.id.padEnd(18)} ${String(s.records).padStart(5)} record${s.records === 1 ? " " : "s"}  −${n(s.tokens)} tokens\n`);

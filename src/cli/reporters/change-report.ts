@@ -64,6 +64,8 @@ export interface TrimSummary {
    * the session would still fail, and what a write takes (thinking on a current model) would be lost for nothing.
    */
   unwritten?: string;
+  /** Human output: say how the figures were estimated too (`--verbose`); the JSON always carries it. */
+  verbose?: boolean;
 }
 
 /** Error findings no automatic fix took care of, planned as left or found left after the write. */
