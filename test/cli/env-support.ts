@@ -11,6 +11,17 @@ import { BIN, tempDir, type RunResult } from "./run.js";
 export const IS_ROOT = process.getuid?.() === 0;
 export const NOBODY = 65534;
 
+/**
+ * The first folder above the CLI that another user cannot enter (a clone in a mode-700 home, as root's), or
+ * undefined: tests that run the CLI as NOBODY need it reachable, and say why they are skipped when it is not.
+ */
+export function unreachableForOthers(file: string = BIN): string | undefined {
+  for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) return dir;
+    if (dir === path.dirname(dir)) return undefined;
+  }
+}
+
 const mounted: string[] = [];
 
 /** Mount points are not tempDir()s: its cleanup must never walk into a mount (a bind mount shows another dir). */
