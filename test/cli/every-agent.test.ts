@@ -92,6 +92,24 @@ describe("with every agent's store in its default place", () => {
     expect((parseJsonDocument(dry.stdout) as { store: { path: string } }).store.path).toBe(path.join(home, ".claude"));
   });
 
+  it("for each agent: a bare id of a damaged session plans its repair, and the command the scan prints pastes back to it", async () => {
+    const scan = parseJsonDocument((await run(["session", "scan", "--all", "--json"], { env })).stdout) as {
+      sessions: { id: string; agent: string; findings: { severity: string; fixable: boolean }[] }[];
+    };
+    for (const agent of ["opencode", "claude", "openclaw", "codex", "gemini"]) {
+      const damaged = scan.sessions.find((s) => s.agent === agent && s.findings.some((f) => f.severity === "error" && f.fixable));
+      expect(damaged, agent).toBeDefined();
+      const dry = await run(["session", "repair", damaged!.id, "--dry-run", "--json", "--force"], { env });
+      expect(dry.status, `${agent} ${dry.stderr}`).toBe(1);
+      expect((parseJsonDocument(dry.stdout) as { sessions: { changes: unknown[] }[] }).sessions[0]!.changes.length, agent).toBeGreaterThan(0);
+      const human = await run(["session", "scan", damaged!.id], { env });
+      const printed = /^ {2}→ (.+ session repair \S+ --store .+)$/m.exec(human.stdout)?.[1];
+      expect(printed, `${agent}: ${human.stdout}`).toBeDefined();
+      const pasted = paste(`${printed} --dry-run --force`, { env: { ...env, HOME: tempDir() } });
+      expect(pasted.status, `${agent}: ${printed}\n${pasted.stderr}`).toBe(1);
+    }
+  });
+
   it("--last is the most recently updated session of any agent, or of the agents --agent names", async () => {
     const listed = (parseJsonDocument((await run(["session", "list", "--json"], { env })).stdout) as { sessions: Listed[] }).sessions;
     const newest = (agent?: string) => listed.find((s) => agent === undefined || s.agent === agent)!.id;
