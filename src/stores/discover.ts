@@ -97,15 +97,22 @@ export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreA
   const opened = new Set<string>();
   for (const adapter of adapters) {
     let store: SessionStore;
+    let at: string | undefined;
     try {
       const located = adapter.locate(env);
       if (typeof located === "string") {
         if (opened.has(located)) continue;
         opened.add(located);
+        at = located;
         store = openStore({ store: located, env }, adapters);
       } else store = located;
     } catch (error) {
       if (!(error instanceof RecoverError)) throw error;
+      // Found, but what is there cannot be opened (a database that is no database, a permission): a note.
+      if (at !== undefined && !(error.code === "not-a-store" && whatIsAt(at, adapters).formats.length === 0)) {
+        problems.push(`${adapter.agent}: ${error.message}`);
+        continue;
+      }
       // Absent (store-not-found), or there without a session of its agent (not-a-store): nothing to say.
       if (error.code === "store-not-found" || error.code === "not-a-store") {
         const where = `${adapter.agent}: ${error.message.replace(/; pass --store <path>$/, "")}`;

@@ -174,6 +174,18 @@ describe("with only Claude Code", () => {
     expect(repair.status, repair.stderr).toBe(1);
   });
 
+  it("a store that is there but cannot be read is one note, not the end of the run", async () => {
+    const { env, home } = homeWith(["claude"]);
+    fs.mkdirSync(path.join(home, ".local/share/opencode"), { recursive: true });
+    fs.writeFileSync(path.join(home, ".local/share/opencode/opencode.db"), Buffer.alloc(4096, 7));
+    const r = await run(["session", "list"], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^note: opencode: .*opencode\.db is not a SQLite database$/)]);
+    expect(r.stdout).toMatch(/\bclaude\b/);
+    const stores = parseJsonDocument((await run(["store", "list", "--json"], { env })).stdout) as { unreadable: string[] };
+    expect(stores.unreadable).toEqual([expect.stringMatching(/^opencode: .*is not a SQLite database$/)]);
+  });
+
   it("with no agent's store at all: one line that says where it looked (exit 2)", async () => {
     const home = tempDir();
     const r = await run(["session", "list"], {
