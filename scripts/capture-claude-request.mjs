@@ -108,6 +108,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { runRecoverStep, shellQuote } from "./recover-step.mjs";
 import { bindReply, checkRequest, withoutThinkingFrom } from "./mock-anthropic-rules.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1308,33 +1309,6 @@ function requestSummary(body) {
 
 // What recover's `--dry-run --json` plan says: how many changes, by rule, how many thinking blocks it drops as bound
 // to what it changes (`droppedThinking`), and its notices (the --error explanation).
-function planSummary(stdout) {
-  let doc;
-  try {
-    doc = JSON.parse(stdout);
-  } catch {
-    return null;
-  }
-  const rules = {};
-  let changes = 0;
-  let droppedThinking = 0;
-  for (const session of doc.sessions ?? []) {
-    for (const c of session.changes ?? []) {
-      changes++;
-      for (const r of c.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
-    }
-    droppedThinking += session.droppedThinking?.blocks ?? 0;
-  }
-  return {
-    changes,
-    droppedThinking,
-    rules,
-    notices: doc.store?.notices ?? [],
-    ...(doc.tokens ? { tokens: doc.tokens, stillOver: doc.stillOver, ...(doc.advice ? { advice: doc.advice } : {}) } : {}),
-  };
-}
-
-const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
@@ -1455,23 +1429,7 @@ async function main() {
           continue;
         }
         if (args.recoverWait) await new Promise((r) => setTimeout(r, args.recoverWait * 1000));
-        // The plan first, as JSON (droppedThinking, each change's rule), then the repair as a user runs it.
-        const planned = await runToFiles(process.execPath, [...cmd.filter((a) => a !== "--yes"), "--dry-run", "--json"], {
-          cwd: project,
-          env: recoverEnv,
-          timeoutMs: args.timeout * 1000,
-          stdoutFile: path.join(out, `step-${n}.plan.json`),
-          stderrFile: path.join(out, `step-${n}.plan.stderr`),
-        });
-        const plan = planSummary(planned.stdout);
-        const r = await runToFiles(process.execPath, cmd, {
-          cwd: project,
-          env: recoverEnv,
-          timeoutMs: args.timeout * 1000,
-          stdoutFile: path.join(out, `step-${n}.stdout`),
-          stderrFile: path.join(out, `step-${n}.stderr`),
-        });
-        fs.writeFileSync(path.join(out, `step-${n}.exit`), `${r.code}${r.signal ? " " + r.signal : ""}\n`);
+        const { plan, r } = await runRecoverStep(cmd, { n, out, cwd: project, env: recoverEnv, timeoutSeconds: args.timeout });
         snapshot(`transcript-step-${n}.after.jsonl`);
         stepLog.push({
           step: n,

@@ -48,6 +48,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
+import { runRecoverStep, shellQuote } from "./recover-step.mjs";
 import { bindReply, checkRequest, requestTokens, withoutThinkingFrom } from "./mock-anthropic-rules.mjs";
 import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
@@ -993,29 +994,6 @@ function requestSummary(body) {
 
 // What recover's `--dry-run --json` plan says: how many changes, by rule, how many thinking blocks it drops as bound
 // to what it changes (`droppedThinking`), and its notices (the --error explanation).
-function planSummary(stdout) {
-  let doc;
-  try {
-    doc = JSON.parse(stdout);
-  } catch {
-    return null;
-  }
-  const rules = {};
-  let changes = 0;
-  let droppedThinking = 0;
-  const list = [];
-  for (const session of doc.sessions ?? []) {
-    for (const c of session.changes ?? []) {
-      changes++;
-      for (const r of c.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
-      list.push(`${c.op} ${c.record ?? ""} ${c.id ?? ""} [${(c.rules ?? []).join(",")}]`);
-    }
-    droppedThinking += session.droppedThinking?.blocks ?? 0;
-  }
-  return { changes, droppedThinking, rules, list, notices: doc.store?.notices ?? [], summary: doc.summary };
-}
-
-const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
 /** The `--format json` events of a client run (one JSON object a line; anything else skipped). */
 function eventsOf(stdout) {
@@ -1167,23 +1145,7 @@ async function main() {
         const beforeLines = storeLines(dbFile, sessionId);
         const thinkingBefore = storedSignatures(dbFile, sessionId);
         const ranAt = Date.now();
-        // The plan first, as JSON (droppedThinking, each change's rule), then the repair as a user runs it.
-        const planned = await runToFiles(process.execPath, [...cmd.filter((a) => a !== "--yes"), "--dry-run", "--json"], {
-          cwd: project,
-          env: recoverEnv,
-          timeoutMs: args.timeout * 1000,
-          stdoutFile: path.join(out, `step-${n}.plan.json`),
-          stderrFile: path.join(out, `step-${n}.plan.stderr`),
-        });
-        const plan = planSummary(planned.stdout);
-        const r = await runToFiles(process.execPath, cmd, {
-          cwd: project,
-          env: recoverEnv,
-          timeoutMs: args.timeout * 1000,
-          stdoutFile: path.join(out, `step-${n}.stdout`),
-          stderrFile: path.join(out, `step-${n}.stderr`),
-        });
-        fs.writeFileSync(path.join(out, `step-${n}.exit`), `${r.code}${r.signal ? " " + r.signal : ""}\n`);
+        const { planned, plan, r } = await runRecoverStep(cmd, { n, out, cwd: project, env: recoverEnv, timeoutSeconds: args.timeout });
         rowsTo(`rows-step-${n}.after.json`);
         const storeChanges = storeDiff(beforeLines, storeLines(dbFile, sessionId));
         fixture = { step: n, beforeDb, recoverArgs, error: err?.message ?? null, ranAt, thinkingBefore, plan };
