@@ -109,7 +109,8 @@ export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreA
     } catch (error) {
       if (!(error instanceof RecoverError)) throw error;
       // Found, but what is there cannot be opened (a database that is no database, a permission): a note.
-      if (at !== undefined && !(error.code === "not-a-store" && whatIsAt(at, adapters).formats.length === 0)) {
+      const absent = (place: string) => error.code === "store-not-found" || (error.code === "not-a-store" && whatIsAt(place, adapters).formats.length === 0);
+      if (at !== undefined && !absent(at)) {
         problems.push(`${adapter.agent}: ${error.message}`);
         continue;
       }
