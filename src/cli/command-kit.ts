@@ -167,6 +167,42 @@ export async function withStore<T>(
   }
 }
 
+/** The sessions a command names (`ids`, `--all`, `--last`), and how it treats none at all (select-sessions.ts). */
+export interface SessionChoice {
+  ids: string[];
+  all?: boolean;
+  last?: boolean;
+  emptyMeansAll: boolean;
+  acceptsAll?: boolean;
+  /** What the command does to them, for the picker's question at a terminal. */
+  verb: string;
+}
+
+/**
+ * `withStore`, then the sessions in it the user means: the ones named, `--last`, `--all`, or (none named, at a
+ * terminal) the one picked from every store's list.
+ */
+export async function withSessions<T>(
+  options: GlobalOptions & Pick<TransactionOptions, "resolving">,
+  io: Io,
+  choice: SessionChoice,
+  work: (store: SessionStore, ids: string[]) => T | Promise<T>,
+): Promise<T> {
+  const { ids, all, last, verb } = choice;
+  const about = { ids, ...(last ? { last: true } : {}), verb };
+  return withStore(
+    options,
+    io,
+    async (store, picked) => {
+      const { chooseSessions } = await import("./pick-session.js");
+      const selection = { ids, ...(all ? { all: true } : {}), ...(last ? { last: true } : {}) };
+      const rules = { emptyMeansAll: choice.emptyMeansAll, ...(choice.acceptsAll !== undefined ? { acceptsAll: choice.acceptsAll } : {}) };
+      return work(store, picked ?? (await chooseSessions(store, selection, rules, io, verb)));
+    },
+    about,
+  );
+}
+
 /**
  * Run `work` on every store the user means, each with its agent: the one `--store`/`--format` names, else every
  * agent's store found at its default place (`--agent` narrowing them). None found is an error that says where it

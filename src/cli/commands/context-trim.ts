@@ -14,7 +14,7 @@ import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
 import { INTACT_STEPS } from "../../rules/trim/layout.js";
 import { MIN_OUTPUT_CHARS } from "../../rules/trim/truncate-outputs.js";
 import { sessionView } from "../../scan/session-view.js";
-import { action, parseCount, parsePositiveInt, withStore } from "../command-kit.js";
+import { action, parseCount, parsePositiveInt, withSessions } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import {
   byteBudgetOf,
@@ -31,7 +31,6 @@ import {
 import { formatCount } from "../../model/format-count.js";
 import { safeValue } from "../safe-text.js";
 import { BOUND_THINKING_ID } from "../../plan/prefix-thinking.js";
-import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite } from "../write-plans.js";
 import { recalledCalibration, rememberCalibration } from "../../txn/own-writes.js";
 import { stateDir } from "../../txn/state-dir.js";
@@ -142,13 +141,11 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
         if (options.limit !== undefined && options.contextLimit !== undefined) throw new RecoverError("usage", "give --limit or --context-limit, not both");
         const strategies = parseStrategies(options.strategy);
         const errorText = readErrorText(options.error, options.errorFile, io.readInput);
-        return withStore(
+        return withSessions(
           options,
           io,
-          async (store, picked) => {
-            const [id] =
-              picked ??
-              (await chooseSessions(store, { ids: args, ...(options.last ? { last: true } : {}) }, { emptyMeansAll: false, acceptsAll: false }, io, "trim"));
+          { ids: args, ...(options.last ? { last: true } : {}), emptyMeansAll: false, acceptsAll: false, verb: "trim" },
+          async (store, [id]) => {
             const now = Date.now();
             const records = store.loadSession(id!, "full");
             markPhase("loaded");
@@ -227,7 +224,6 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             if (code !== 2 && code !== 3 && written && plan.changes.length > 0) rememberCalibration(state, store.info.path, id!, request.calibration);
             return summary.stillOver && code === 0 ? 1 : code;
           },
-          { ids: args, ...(options.last ? { last: true } : {}), verb: "trim" },
         );
       }),
     );

@@ -16,9 +16,8 @@ import type { ClassifiedError } from "../../provider/classify-error.js";
 import { sessionView } from "../../scan/session-view.js";
 import { isTranscript } from "../../model/transcript.js";
 import type { LoadedSession } from "../../stores/store.js";
-import { action, withStore } from "../command-kit.js";
+import { action, withSessions } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
-import { chooseSessions } from "../pick-session.js";
 import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
 import { liveWindow } from "./session-scan.js";
 import type { TrimSummary } from "../reporters/change-report.js";
@@ -94,19 +93,11 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
         const rules = repairRules(options.rule ?? options.only);
         // Done means a scan passes: without --rule, what is left is judged by every rule a scan runs.
         const judgeRules = options.rule === undefined && options.only === undefined ? RULES : rules;
-        return withStore(
+        return withSessions(
           options,
           io,
-          async (store, picked) => {
-            const ids =
-              picked ??
-              (await chooseSessions(
-                store,
-                { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
-                { emptyMeansAll: false },
-                io,
-                "repair",
-              ));
+          { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "repair" },
+          async (store, ids) => {
             const errorText = readErrorText(options.error, options.errorFile, io.readInput);
             if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
             const now = Date.now();
@@ -166,7 +157,6 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
               ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
             });
           },
-          { ids: args, ...(options.last ? { last: true } : {}), verb: "repair" },
         );
       }),
     );

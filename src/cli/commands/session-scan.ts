@@ -7,7 +7,7 @@ import { ExitCode, RecoverError } from "../../errors.js";
 import { RULES } from "../../rules/index.js";
 import { DEFAULT_RULE_OPTIONS, type Rule } from "../../rules/rule.js";
 import { scanSessions } from "../../scan/scan.js";
-import { action, errorMessage, parsePositiveInt, withStore, withStores } from "../command-kit.js";
+import { action, errorMessage, parsePositiveInt, withSessions, withStores } from "../command-kit.js";
 import type { GlobalOptions, Io } from "../io.js";
 import { selectSessions } from "../select-sessions.js";
 import type { SessionStore } from "../../stores/store.js";
@@ -15,7 +15,6 @@ import type { ScanOptions } from "../../scan/scan.js";
 import { humanScanReporter } from "../reporters/scan-human.js";
 import { jsonScanReporter } from "../reporters/scan-json.js";
 import type { ScanTotals } from "../reporters/scan-reporter.js";
-import { chooseSessions } from "../pick-session.js";
 import { plural } from "../../model/format-count.js";
 import { sessionProgress } from "../session-progress.js";
 import { namedRules } from "../rule-list.js";
@@ -92,23 +91,14 @@ Exit codes: 0 no error finding, 1 error findings, 2 usage or input error, 3 refu
             ),
           );
         }
-        return withStore(
+        return withSessions(
           options,
           io,
-          async (store, picked) => {
-            const ids =
-              picked ??
-              (await chooseSessions(
-                store,
-                { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}) },
-                { emptyMeansAll: true },
-                io,
-                "scan",
-              ));
+          { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}), emptyMeansAll: true, verb: "scan" },
+          async (store, ids) => {
             const { storeAdapter } = await import("../../stores/registry.js");
             return scanStores([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store, ids }], scanOptions, options, io);
           },
-          { ids: args, ...(options.last ? { last: true } : {}), verb: "scan" },
         );
       }),
     );
