@@ -135,18 +135,15 @@ describe("the error itself: `bound to a different conversation`", () => {
 });
 
 describe("transcripts: Claude Code and openclaw", () => {
-  /** Three turns with thinking; turn 1's tool call was interrupted (no result), and the user went on. */
-  function claude(model: string, root: string): void {
-    const t = new ClaudeTranscript({ seed: 36, start: T0, cwd: "/home/dana/code/migrate", model });
+  /** Three turns with thinking; turn 1's tool call (`call`, in the agent's own shape) was interrupted, and the user went on. */
+  function interruptedThenTwoTurns(t: ClaudeTranscript | OpenclawTranscript, call: Record<string, unknown>, root: string): void {
+    const assistant = (blocks: Record<string, unknown>[]) => (t as ClaudeTranscript).assistant(blocks as never);
     t.user("Run the migration's dry run.");
-    t.assistant([
-      { type: "thinking", thinking: "Run the dry run first." },
-      { type: "tool_use", name: "Bash", input: { command: "npm run migrate -- --dry-run" } },
-    ]);
+    assistant([{ type: "thinking", thinking: "Run the dry run first." }, call]);
     for (const n of [2, 3]) {
       t.advance(2 * MINUTE);
       t.user(`Question ${n}: what does step ${n} do?`);
-      t.assistant([
+      assistant([
         { type: "thinking", thinking: `Step ${n} is in the script.` },
         { type: "text", text: `Step ${n} copies table t${n}.` },
       ]);
@@ -154,23 +151,19 @@ describe("transcripts: Claude Code and openclaw", () => {
     t.writeTo(root);
   }
 
-  function openclaw(model: string, root: string): void {
-    const t = new OpenclawTranscript({ seed: 36, start: T0, model });
-    t.user("Run the migration's dry run.");
-    t.assistant([
-      { type: "thinking", thinking: "Run the dry run first." },
+  const claude = (model: string, root: string) =>
+    interruptedThenTwoTurns(
+      new ClaudeTranscript({ seed: 36, start: T0, cwd: "/home/dana/code/migrate", model }),
+      { type: "tool_use", name: "Bash", input: { command: "npm run migrate -- --dry-run" } },
+      root,
+    );
+
+  const openclaw = (model: string, root: string) =>
+    interruptedThenTwoTurns(
+      new OpenclawTranscript({ seed: 36, start: T0, model }),
       { type: "toolCall", name: "bash", arguments: { command: "npm run migrate -- --dry-run" } },
-    ]);
-    for (const n of [2, 3]) {
-      t.advance(2 * MINUTE);
-      t.user(`Question ${n}: what does step ${n} do?`);
-      t.assistant([
-        { type: "thinking", thinking: `Step ${n} is in the script.` },
-        { type: "text", text: `Step ${n} copies table t${n}.` },
-      ]);
-    }
-    t.writeTo(root);
-  }
+      root,
+    );
 
   it("claude: a reply of thinking and blank text is not sent at all, so nothing the repair does there drops later thinking", async () => {
     const root = tempDir();
