@@ -44,23 +44,29 @@ function liveWriterError(p: PlannedSession, now: number): RecoverError {
 }
 
 /**
- * What the same command without --dry-run would be refused for, checked without taking the store: every session
- * just written (one alone stops the run; in a batch those are left out), and a store this user cannot write.
+ * What the same command without --dry-run would meet, checked without taking the store: sessions just written (all
+ * of them: refused; some, in a batch: left out), and a store this user cannot write.
  */
-function dryRunRefusal(store: SessionStore, toWrite: readonly PlannedSession[], options: WriteOptions, io: Io, now: number): string | undefined {
-  const state = stateDir(io.env);
-  const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, state, store, now));
-  if (recent.length > 0 && recent.length === toWrite.length) return liveWriterError(recent[0]!, now).message;
+function dryRunRefusal(
+  store: SessionStore,
+  toWrite: readonly PlannedSession[],
+  options: WriteOptions,
+  io: Io,
+  now: number,
+): Pick<ChangeReport, "wouldRefuse" | "liveWriters"> {
+  const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, stateDir(io.env), store, now));
+  if (recent.length > 0 && recent.length === toWrite.length) return { wouldRefuse: liveWriterError(recent[0]!, now).message };
+  const left = recent.length > 0 ? { liveWriters: recent.map((p) => ({ id: p.plan.summary.id, secondsAgo: secondsSince(p, now) })) } : {};
   const path = store.info.path;
   const folder = storeAdapter(store.info.format)?.capabilities.writesBesideStore ? dirname(path) : undefined;
   for (const target of [path, ...(folder ? [folder] : [])]) {
     try {
       accessSync(target, constants.W_OK);
     } catch {
-      return `${target} is not writable by this user (nothing would be changed)`;
+      return { ...left, wouldRefuse: `${target} is not writable by this user (nothing would be changed)` };
     }
   }
-  return undefined;
+  return left;
 }
 
 export interface PlannedSession {
@@ -137,13 +143,7 @@ export async function reportAndWrite(
   const reporter = io.json ? jsonChangeReporter(io) : humanChangeReporter(io);
   const leftErrors = () => errorsLeft(report) > 0;
   if (toWrite.length === 0 || options.dryRun) {
-    if (options.dryRun && toWrite.length > 0) {
-      const refusal = dryRunRefusal(store, toWrite, options, io, now);
-      if (refusal) report.wouldRefuse = refusal;
-      const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, stateDir(io.env), store, now));
-      if (recent.length > 0 && recent.length < toWrite.length)
-        report.liveWriters = recent.map((p) => ({ id: p.plan.summary.id, secondsAgo: secondsSince(p, now) }));
-    }
+    if (options.dryRun && toWrite.length > 0) Object.assign(report, dryRunRefusal(store, toWrite, options, io, now));
     reporter.plan(report);
     reporter.done(report);
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
