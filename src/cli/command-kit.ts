@@ -118,52 +118,67 @@ export async function withStore<T>(
   about: SessionsAbout = { ids: [] },
 ): Promise<T> {
   // Every store's code, loaded only by a command that opens one: `--help` and `--version` start without it.
-  const [{ openStore, discoverStores }, { settleJournal }, { storeAdapters }, { ofAgents, storeHolding, whereLooked }] = await Promise.all([
-    import("../stores/discover.js"),
-    import("./mutation.js"),
-    import("../stores/registry.js"),
-    import("./every-store.js"),
-  ]);
-  if (options.store === undefined && options.format === undefined) {
-    const discovery = discoverStores(io.env);
-    for (const problem of discovery.problems) io.note(problem);
-    try {
-      const stores = ofAgents(discovery.found, options.agent, [...new Set(storeAdapters().map((a) => a.agent))]);
-      const named = about.ids.length > 0 || about.last === true;
-      if (!named && stores.length > 1 && about.verb !== undefined && io.interactive) {
-        const { pickAcrossStores } = await import("./pick-session.js");
-        const { found, id } = await pickAcrossStores(stores, io, about.verb);
-        options.store = found.store.info.path;
-        settleJournal(found.store, io.env, options.resolving);
-        return await work(found.store, [id]);
-      }
-      if (!named && stores.length > 1) {
-        throw new RecoverError(
-          "usage",
-          `sessions of ${stores.length} agents found (${stores.map((f) => `${f.agent} ${f.store.info.path}`).join(", ")}): name a session, or one agent with --agent or --store`,
-        );
-      }
-      const chosen = named ? storeHolding(discovery, stores, about, io) : stores[0];
-      if (!chosen) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
-      // Printed commands name it as --store would: pasted in another shell (another HOME, another XDG_DATA_HOME) they
-      // still reach this store, never another agent's default one.
-      options.store = chosen.store.info.path;
-      settleJournal(chosen.store, io.env, options.resolving);
-      return await work(chosen.store);
-    } finally {
-      for (const f of discovery.found) f.store.close();
+  const [{ settleJournal }, { storeHolding, whereLooked }] = await Promise.all([import("./mutation.js"), import("./every-store.js")]);
+  const use = async (store: SessionStore, picked?: string[]) => {
+    settleJournal(store, io.env, options.resolving);
+    return await work(store, picked);
+  };
+  if (options.store !== undefined || options.format !== undefined) return withNamedStore(options, io, use);
+  return withEveryStore(options, io, async (stores, discovery) => {
+    const named = about.ids.length > 0 || about.last === true;
+    if (!named && stores.length > 1 && about.verb !== undefined && io.interactive) {
+      const { pickAcrossStores } = await import("./pick-session.js");
+      const { found, id } = await pickAcrossStores(stores, io, about.verb);
+      options.store = found.store.info.path;
+      return await use(found.store, [id]);
     }
-  }
+    if (!named && stores.length > 1) {
+      throw new RecoverError(
+        "usage",
+        `sessions of ${stores.length} agents found (${stores.map((f) => `${f.agent} ${f.store.info.path}`).join(", ")}): name a session, or one agent with --agent or --store`,
+      );
+    }
+    const chosen = named ? storeHolding(discovery, stores, about, io) : stores[0];
+    if (!chosen) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
+    // Printed commands name it as --store would: pasted in another shell (another HOME, another XDG_DATA_HOME) they
+    // still reach this store, never another agent's default one.
+    options.store = chosen.store.info.path;
+    return await use(chosen.store);
+  });
+}
+
+/** The one store `--store`/`--format` name, open while `work` runs. */
+async function withNamedStore<T>(options: GlobalOptions, io: Pick<Io, "env" | "cwd">, work: (store: SessionStore) => T | Promise<T>): Promise<T> {
+  const { openStore } = await import("../stores/discover.js");
   const store = openStore({
     ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
     ...(options.format !== undefined ? { format: options.format } : {}),
     env: io.env,
   });
   try {
-    settleJournal(store, io.env, options.resolving);
     return await work(store);
   } finally {
     store.close();
+  }
+}
+
+/** Every agent's store found at its default place (`--agent` narrowing them), open while `work` runs; problems noted. */
+async function withEveryStore<T>(
+  options: GlobalOptions,
+  io: Pick<Io, "env" | "note">,
+  work: (stores: FoundStore[], discovery: Discovery) => T | Promise<T>,
+): Promise<T> {
+  const [{ discoverStores }, { storeAdapters }, { ofAgents }] = await Promise.all([
+    import("../stores/discover.js"),
+    import("../stores/registry.js"),
+    import("./every-store.js"),
+  ]);
+  const discovery = discoverStores(io.env);
+  for (const problem of discovery.problems) io.note(problem);
+  try {
+    return await work(ofAgents(discovery.found, options.agent, [...new Set(storeAdapters().map((a) => a.agent))]), discovery);
+  } finally {
+    for (const f of discovery.found) f.store.close();
   }
 }
 
@@ -206,43 +221,29 @@ export async function withSessions<T>(
 /**
  * Run `work` on every store the user means, each with its agent: the one `--store`/`--format` names, else every
  * agent's store found at its default place (`--agent` narrowing them). None found is an error that says where it
- * looked; a store there but unreadable is a note.
+ * looked; a store there but unreadable is a note. An interrupted repair of any of them is settled first.
  */
 export async function withStores<T>(
   options: GlobalOptions,
   io: Pick<Io, "env" | "cwd" | "note">,
   work: (stores: FoundStore[], looked: Pick<Discovery, "lookedIn" | "problems">) => T | Promise<T>,
 ): Promise<T> {
-  const [{ openStore, discoverStores }, { storeAdapters, storeAdapter }, { ofAgents, whereLooked }, { settleJournal }] = await Promise.all([
-    import("../stores/discover.js"),
+  const [{ storeAdapter }, { whereLooked }, { settleJournal }] = await Promise.all([
     import("../stores/registry.js"),
     import("./every-store.js"),
     import("./mutation.js"),
   ]);
   if (options.store !== undefined || options.format !== undefined) {
-    const store = openStore({
-      ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
-      ...(options.format !== undefined ? { format: options.format } : {}),
-      env: io.env,
-    });
-    try {
+    return withNamedStore(options, io, (store) => {
       settleJournal(store, io.env, undefined);
-      return await work([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store }], { lookedIn: [], problems: [] });
-    } finally {
-      store.close();
-    }
+      return work([{ agent: storeAdapter(store.info.format)?.agent ?? store.info.format, store }], { lookedIn: [], problems: [] });
+    });
   }
-  const discovery = discoverStores(io.env);
-  for (const problem of discovery.problems) io.note(problem);
-  try {
-    const stores = ofAgents(discovery.found, options.agent, [...new Set(storeAdapters().map((a) => a.agent))]);
+  return withEveryStore(options, io, (stores, discovery) => {
     if (stores.length === 0) throw new RecoverError("store-not-found", `${whereLooked(discovery, stores)}; pass --store <path>`);
-    // An interrupted repair of any of them is settled first, as opening one store does.
     for (const f of stores) settleJournal(f.store, io.env, undefined);
-    return await work(stores, discovery);
-  } finally {
-    for (const f of discovery.found) f.store.close();
-  }
+    return work(stores, discovery);
+  });
 }
 
 /** A whole number, 0 included. */
