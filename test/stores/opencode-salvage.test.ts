@@ -151,7 +151,10 @@ describe("store salvage", () => {
       expect(r.status).toBe(3);
       expect(expectJsonError(r, "live-writer").message).toContain(`(pid ${holder.pid}) has ${db} open`);
     } finally {
+      // Gone before the next run looks for holders: kill() only sends the signal.
+      const exited = new Promise((resolve) => holder.once("exit", resolve));
       holder.kill();
+      await exited;
     }
     const unconfirmed = await run(["store", "salvage", "--store", db, "--replace"], { env: { XDG_STATE_HOME: tempDir() } });
     expect(unconfirmed.status).toBe(2);
