@@ -107,9 +107,9 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
-import { runRecoverStep, shellQuote } from "./recover-step.mjs";
-import { bindReply, checkRequest, withoutThinkingFrom } from "./mock-anthropic-rules.mjs";
+import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./clients/api/messages.mjs";
+import { runRecoverStep, shellQuote } from "./clients/lib/recover.mjs";
+import { bindReply, checkRequest, withoutThinkingFrom } from "./clients/api/messages-rules.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies. A reply is a list of content blocks the mock streams back, plus a stop reason.

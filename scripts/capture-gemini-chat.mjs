@@ -76,7 +76,7 @@ import {
   fakeSignature,
   promptTokens,
   ERR_OVERFLOW,
-} from "./mock-gemini-api.mjs";
+} from "./clients/api/gemini.mjs";
 
 const _HERE = path.dirname(fileURLToPath(import.meta.url));
 const checked = (r) => (body) => checkContents(body) ?? r;

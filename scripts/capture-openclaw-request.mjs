@@ -51,7 +51,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
-import { answerMessages, answeredCountTokens, readRequest } from "./mock-messages-api.mjs";
+import { answerMessages, answeredCountTokens, readRequest } from "./clients/api/messages.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mock replies: content blocks the mock streams back, plus a stop reason; `error` streams an SSE error event after

@@ -47,7 +47,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
+import { reply, runCollected, startScriptedMock, text, toolUse } from "./clients/api/messages.mjs";
 import { listFiles, opencodeEnv, treeSessions, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

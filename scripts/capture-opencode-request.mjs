@@ -47,9 +47,9 @@ import http from "node:http";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./mock-messages-api.mjs";
-import { runRecoverStep, shellQuote } from "./recover-step.mjs";
-import { bindReply, checkRequest, requestTokens, withoutThinkingFrom } from "./mock-anthropic-rules.mjs";
+import { answerMessages, answeredCountTokens, readRequest, runToFiles } from "./clients/api/messages.mjs";
+import { runRecoverStep, shellQuote } from "./clients/lib/recover.mjs";
+import { bindReply, checkRequest, requestTokens, withoutThinkingFrom } from "./clients/api/messages-rules.mjs";
 import { opencodeEnv, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);

@@ -70,7 +70,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { reply, runCollected, startScriptedMock, text, toolUse } from "./mock-messages-api.mjs";
+import { reply, runCollected, startScriptedMock, text, toolUse } from "./clients/api/messages.mjs";
 import { listFiles, opencodeEnv, treeSessions, writeOpencodeConfig } from "./opencode-sandbox.mjs";
 
 const require = createRequire(import.meta.url);

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { apiCheck, configToml, runClient } from "./capture-codex-rollout.mjs";
-import { httpError, message, reply, startResponsesMock } from "./mock-responses-api.mjs";
+import { httpError, message, reply, startResponsesMock } from "./clients/api/responses.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(ROOT, "fixtures", "codex-0.169");

@@ -11,7 +11,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkContents, reply, startGeminiMock, text } from "./mock-gemini-api.mjs";
+import { checkContents, reply, startGeminiMock, text } from "./clients/api/gemini.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(ROOT, "fixtures", "gemini-0.61");

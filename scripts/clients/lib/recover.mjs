@@ -1,9 +1,9 @@
-// The recover step of the real-client loops (capture-claude-request.mjs, capture-opencode-request.mjs): the command's
-// plan first, as JSON (`--dry-run --json`: droppedThinking, each change's rule), then the command as a user runs it,
-// both kept in the run's folder; and the plan's summary that each verdict.json reports.
+// The recover step of the real-client loops (lib/engine.mjs): the command's plan first, as JSON (`--dry-run --json`:
+// droppedThinking, each change's rule), then the command as a user runs it, both kept in the run's folder; and the
+// plan's summary that each verdict.json reports.
 import fs from "node:fs";
 import path from "node:path";
-import { runToFiles } from "./mock-messages-api.mjs";
+import { runProcess } from "./proc.mjs";
 
 /** A word as a shell reads it back: quoted only when it has to be. */
 export const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
@@ -17,14 +17,14 @@ export async function runRecoverStep(cmd, { n, out, cwd, env, timeoutSeconds }) 
     stdoutFile: path.join(out, `step-${n}.${name}`),
     stderrFile: path.join(out, `step-${n}.${name === "plan.json" ? "plan.stderr" : "stderr"}`),
   });
-  const planned = await runToFiles(process.execPath, [...cmd.filter((a) => a !== "--yes"), "--dry-run", "--json"], {
+  const planned = await runProcess(process.execPath, [...cmd.filter((a) => a !== "--yes"), "--dry-run", "--json"], {
     cwd,
     env,
     timeoutMs: timeoutSeconds * 1000,
     ...files("plan.json"),
   });
   const plan = planSummary(planned.stdout);
-  const r = await runToFiles(process.execPath, cmd, { cwd, env, timeoutMs: timeoutSeconds * 1000, ...files("stdout") });
+  const r = await runProcess(process.execPath, cmd, { cwd, env, timeoutMs: timeoutSeconds * 1000, ...files("stdout") });
   fs.writeFileSync(path.join(out, `step-${n}.exit`), `${r.code}${r.signal ? " " + r.signal : ""}\n`);
   return { planned, plan, r };
 }

@@ -31,7 +31,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { readJsonBody, redactHeaders } from "./mock-http.mjs";
+import { readJsonBody, redactHeaders } from "./http.mjs";
 
 export const message = (text) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
 export const reasoning = (summaryText, encrypted) => ({
@@ -195,3 +195,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(proces
   const m = await startResponsesMock({ port: a.port, log: a.log, next: () => reply([message(a.text)]) });
   console.log(`mock Responses API on ${m.url} (log ${a.log})`);
 }
+
+/** The provider error text a reply carries (what a user would paste into `recover --error`), or null. */
+export const errorText = (r) => r?.httpError?.error?.message ?? null;
+/** The text a client prints for a reply: its last message's text. */
+export const replyText = (r) =>
+  r?.items
+    ?.filter((i) => i.type === "message")
+    .at(-1)
+    ?.content?.map((c) => c.text)
+    .join("") ?? null;
+export { startResponsesMock as startMock };
+/** A reply that is one message. */
+export const plainReply = (t) => reply([message(t)]);

@@ -45,7 +45,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { readJsonBody, redactHeaders } from "./mock-http.mjs";
+import { readJsonBody, redactHeaders } from "./http.mjs";
 
 export const text = (t) => ({ text: t });
 export const thought = (t, signature) => ({ text: t, thought: true, thoughtSignature: signature ?? fakeSignature(t) });
@@ -287,3 +287,15 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(proces
   const m = await startGeminiMock({ port: a.port, log: a.log, next: () => reply([text(a.text)]) });
   console.log(`mock Gemini API on ${m.url} (log ${a.log})`);
 }
+
+/** The provider error text a reply carries (what a user would paste into `recover --error`), or null. */
+export const errorText = (r) => r?.httpError?.message ?? null;
+/** The text a client prints for a reply: its text parts that are not thoughts. */
+export const replyText = (r) =>
+  r?.parts
+    ?.filter((p) => typeof p.text === "string" && !p.thought)
+    .map((p) => p.text)
+    .join("") || null;
+export { startGeminiMock as startMock };
+/** A reply that is one text. */
+export const plainReply = (t) => reply([text(t)]);

@@ -1,10 +1,10 @@
-// A loopback mock of the Anthropic Messages API, shared by the capture scripts (capture-claude-request.mjs,
-// capture-opencode-request.mjs, capture-openclaw-request.mjs): a request read and logged the same way by each, and a
-// reply as a JSON body, or streamed as the API streams it (message_start, one content block after another,
-// message_delta, message_stop).
+// A loopback mock of the Anthropic Messages API, for every client that speaks it (Claude Code, opencode, openclaw):
+// a request read and logged the same way for each, and a reply as a JSON body, or streamed as the API streams it
+// (message_start, one content block after another, message_delta, message_stop). The API's rules, which the mock
+// applies when a run enforces them, are messages-rules.mjs.
 //
 // A reply: { blocks, stop } (blocks: text, thinking with its signature, redacted_thinking, tool_use), or
-// { status, error } for an HTTP error, or { blocks, error } for a stream that fails after its blocks.
+// { status, error: { type, message } } for an HTTP error, or { blocks, error } for a stream that fails after its blocks.
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -76,8 +76,9 @@ export function answerMessages(res, body, reply) {
   const model = body?.model ?? "claude-sonnet-4-5";
   const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   if (reply.status) {
-    res.writeHead(reply.status, { "content-type": "application/json", "request-id": `req_mock_${id}` });
-    res.end(JSON.stringify({ type: "error", error: reply.error, request_id: `req_mock_${id}` }));
+    const requestId = reply.requestId ?? `req_mock_${id}`;
+    res.writeHead(reply.status, { "content-type": "application/json", "request-id": requestId, ...reply.headers });
+    res.end(JSON.stringify({ type: "error", error: reply.error, request_id: requestId }));
     return;
   }
   if (!body?.stream) {
@@ -107,8 +108,17 @@ export function answerMessages(res, body, reply) {
 
 export const text = (t) => ({ type: "text", text: t });
 export const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input });
+export const thinking = (t, signature) => ({ type: "thinking", thinking: t, signature });
+export const redacted = (data) => ({ type: "redacted_thinking", data });
 /** A reply: its blocks and stop reason (tool_use when a block calls a tool). */
 export const reply = (blocks, stop) => ({ blocks, stop: stop ?? (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn") });
+/** An HTTP error reply, in the API's error shape. */
+export const httpError = (status, type, message) => ({ status, error: { type, message } });
+
+/** The provider error text a reply carries (what a user would paste into `recover --error`), or null. */
+export const errorText = (r) => (r?.status ? r.error?.message : r?.error?.message) ?? null;
+/** The text a client prints for a reply: its last text block. */
+export const replyText = (r) => r?.blocks?.filter((b) => b.type === "text").at(-1)?.text ?? null;
 
 /** The agent loop sends the tool list; side requests (a title, a summary) do not. */
 const isMainLoop = (body) => Array.isArray(body?.tools) && body.tools.length > 0;
@@ -161,3 +171,58 @@ export async function runToFiles(command, args, { stdoutFile, stderrFile, ...opt
   fs.writeFileSync(stderrFile, stderr);
   return { code, signal, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The mock of the client drivers (lib/engine.mjs). `state`: { log, tag, next(body, entry) -> reply, side?(body, entry)
+// -> reply, isMain?(body), usage?(body) -> input_tokens }. Every request is appended to state.log with state.tag; a
+// main-loop request (by default: one that carries `tools`; side requests such as titles and summaries do not) takes
+// state.next's reply, a side request state.side's (default: the text "ok"), count_tokens 100; other routes 404.
+// Resolves to { port, url, close() }.
+
+export function startMock(state) {
+  let seq = 0;
+  const isMain = state.isMain ?? isMainLoop;
+  const server = http.createServer(async (req, res) => {
+    const { body, headers } = await readRequest(req);
+    const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
+    const main = isMessages && isMain(body);
+    const entry = { seq: seq++, tag: state.tag ?? null, main, method: req.method, path: req.url, headers, body };
+    const log = () => fs.appendFileSync(state.log, `${JSON.stringify(entry)}\n`);
+    if (answeredCountTokens(req, res)) return log();
+    if (!isMessages) {
+      entry.answer = { status: 404 };
+      log();
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
+      return;
+    }
+    let r = main ? state.next(body, entry) : (state.side?.(body, entry) ?? reply([text("ok")]));
+    if (!r) r = reply([text("(mock: no more scripted replies)")]);
+    entry.answer ??= r.status ? { status: r.status, message: r.error?.message } : { status: 200 };
+    log();
+    if (!r.status && state.usage) {
+      // The usage the client stores is that of the request it sent, when the run asks for it (context trim
+      // calibrates its estimate against it), not the fixed 100.
+      const write = res.write.bind(res);
+      const tokens = state.usage(body);
+      res.write = (chunk, ...rest) => write(typeof chunk === "string" ? chunk.replace('"input_tokens":100,', `"input_tokens":${tokens},`) : chunk, ...rest);
+    }
+    answerMessages(res, body, r);
+  });
+  return new Promise((resolve) =>
+    server.listen(state.port ?? 0, "127.0.0.1", () => {
+      const port = server.address().port;
+      resolve({
+        port,
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections?.();
+            server.close(r);
+          }),
+      });
+    }),
+  );
+}
+/** A reply that is one text. */
+export const plainReply = (t) => reply([text(t)]);

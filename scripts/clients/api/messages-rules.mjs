@@ -171,3 +171,36 @@ export function checkWindow(body, contextLimit) {
   const tokens = requestTokens(body);
   return tokens > contextLimit ? { rule: "prompt_too_long", message: TOO_LONG(tokens, contextLimit) } : null;
 }
+
+/**
+ * The rules as one run applies them (lib/engine.mjs): `check(body, headers)` is null when the request passes, else
+ * the API's 400 as a reply (`rule`, and `why` for a binding failure, kept for the log); `served(body, reply, passed)`
+ * records what the mock issued (thinking texts, and on a prefix-bound model each block's binding). Options:
+ * contextLimit (the window), bindScope ("messages": bind only the messages), mismatchHeader (also send
+ * `anthropic-thinking-prefix-mismatch`, a header Claude Code 2.1.331 reads; not in Anthropic's documentation).
+ */
+export function enforcer({ contextLimit, bindScope, mismatchHeader } = {}) {
+  const issued = new Map();
+  const bound = new Map();
+  return {
+    check(body, headers) {
+      const broken = checkRequest(body, issued, { bound, headers, scope: bindScope, contextLimit });
+      if (!broken) return null;
+      if (broken.dropped) return { passed: { droppedThinkingFrom: broken.dropped.at, why: broken.dropped.why } };
+      const headersOut =
+        mismatchHeader && broken.rule === "thinking_bound"
+          ? { "anthropic-thinking-prefix-mismatch": `block=${broken.message.split(":")[0]}; kind=${broken.why}` }
+          : undefined;
+      return {
+        refused: { status: 400, error: { type: "invalid_request_error", message: broken.message }, headers: headersOut },
+        rule: broken.rule,
+        ...(broken.why ? { why: broken.why } : {}),
+      };
+    },
+    served(body, r, passed) {
+      for (const b of r.blocks ?? []) if (b.type === "thinking") issued.set(b.signature, b.thinking);
+      // drop_block: the failing block and every later thinking block are left out before the model sees them.
+      bindReply(passed?.droppedThinkingFrom ? withoutThinkingFrom(body, passed.droppedThinkingFrom) : body, r.blocks ?? [], bound, bindScope);
+    },
+  };
+}
