@@ -51,6 +51,8 @@ export const driver = {
     packages: (v) => [`@openai/codex@${v}`],
     launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "codex"), prefixArgs: [] }),
   },
+  /** Where a version's fixtures live (null: none kept for it). */
+  fixtures: (version) => (version === "0.169.0" ? "fixtures/codex-0.169" : null),
   defaultModel: "gpt-5.5",
   defaultWork: "/tmp/codex-capture",
   sandbox(ctx) {
@@ -88,6 +90,8 @@ export const driver = {
   writeFixtures,
 };
 
+// The cut marker names the script the committed fixtures were first captured with, so a rerun changes only what the
+// client changes.
 const BY = "capture-codex-rollout.mjs";
 // The fixture form of a request body: `tools` reduced to names, every text over 4000 characters cut in the middle.
 export function trimRequest(body) {

@@ -1,5 +1,5 @@
 // Rollouts written by the real Codex CLI 0.169.0 (run offline against a loopback mock of the Responses API by
-// scripts/capture-codex-rollout.mjs; fixtures/codex-0.169/README.md), healthy and damaged, in a Codex home laid out as
+// scripts/clients/capture.mjs codex; fixtures/codex-0.169/README.md), healthy and damaged, in a Codex home laid out as
 // the client lays it out. What recover models of the client's resume request is checked against the requests the
 // client really sent; a repaired rollout is then judged by the request the client would send for it, through the
 // Responses API's rules (src/provider/validate-responses.ts).

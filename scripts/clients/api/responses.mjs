@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A loopback mock of the OpenAI Responses API (`POST /v1/responses`, streamed as SSE), for running the real Codex CLI
-// offline (see scripts/capture-codex-rollout.mjs, which imports it).
+// offline (the Codex driver, scripts/clients/codex.mjs).
 //
 // Each `POST .../responses` takes the next scripted reply (or calls a reply function with the request body) and
 // answers it:

@@ -13,8 +13,8 @@
 //   recover step: { recover: "repair" | "trim", withError?: true | false (default: the last refusal's text when there
 //                   was one), args?, expectExit? (default 0), restoreCheck?: false }
 // `expect: 200`: every main request of the step accepted, the client exits 0 and prints the last reply's text.
-// `expect: 400`: a main request of the step refused (by `expectRule` when given). A step with no `expect` that is not
-// killed must be accepted throughout when the run enforces the API's rules. `captureStep` (default: the last) is the
+// `expect: 400`: a main request of the step refused (by `expectRule` when given). Until a step damages the session
+// (an edit or a kill), every request must be accepted when the run enforces the API's rules. `captureStep` (default: the last) is the
 // step whose request and store the fixtures keep. `loop` makes the scenario a repair loop of the client suite
 // (withRepairLoop); `smoke` picks the one CI runs.
 import fs from "node:fs";
@@ -63,8 +63,9 @@ function firstDifference(a, b, at = "") {
 
 /**
  * Run scenario `name` of `client` ({ driver, scenarios }) with the installed client `installed` (lib/install.mjs).
- * Options: out, work, model, timeout (s per process), enforce, contextLimit, recoverBin, skipRecover, recoverWait (s),
- * fixtures (dir: the driver writes the scenario's fixture files there), quiet. Returns the verdict.
+ * Options: out, work, model, timeout (s per process; else the scenario's, else the driver's `timeout`, else 120), enforce,
+ * contextLimit, recoverBin, skipRecover, recoverWait (s), fixtures (dir: the driver writes the scenario's fixture files
+ * there), quiet. Returns the verdict.
  */
 export async function runScenario({ driver, scenarios }, name, installed, opts) {
   const scenario = scenarios[name];
@@ -79,7 +80,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
   const say = opts.quiet ? () => {} : (line) => console.error(`[${driver.name} ${installed.version} ${name}] ${line}`);
   const enforce = opts.enforce ?? scenario.enforce ?? api.enforceByDefault;
   const rules = api.enforcer({ contextLimit: opts.contextLimit ?? scenario.contextLimit, ...driver.enforcerOptions, ...scenario.enforcerOptions });
-  const timeoutMs = (opts.timeout ?? scenario.timeout ?? 120) * 1000;
+  const timeoutMs = (opts.timeout ?? scenario.timeout ?? driver.timeout ?? 120) * 1000;
 
   const log = path.join(out, "requests.jsonl");
   const step = { replies: [], answers: [], served: 0, onServe: null };
@@ -133,11 +134,14 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
   ctx.mock = mock;
   const verdict = { client: driver.name, version: installed.version, scenario: name, about: scenario.about, model: ctx.model, enforce, steps: [] };
   const problems = [];
+  let damaged = false;
   try {
     ctx.sandbox = driver.sandbox(ctx);
     for (const [i, s] of scenario.steps.entries()) {
       const n = i + 1;
       state.tag = n;
+      // Once a step damaged the session (an edit, a kill), a refusal is what the scenario is about, not a failure.
+      damaged ||= Boolean(s.edit);
       if (s.edit) {
         if (!ctx.session) throw new Error(`step ${n}: an edit before any session exists`);
         const note = await s.edit(ctx);
@@ -173,6 +177,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         };
       const r = await proc.done;
       step.onServe = null;
+      damaged ||= Boolean(r.killed);
       ctx.session = (await driver.locate(ctx)) ?? ctx.session;
       if (ctx.session) await driver.keep?.(ctx, `after-step-${n}`);
       const v = {
@@ -199,7 +204,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
           problems.push(
             `step ${n}: expected a refusal${s.expectRule ? ` (${s.expectRule})` : ""}, got ${bad.length ? bad.map((a) => a.rule ?? a.status).join(", ") : "none"}`,
           );
-      } else if (enforce && !s.kill && bad.some((a) => !a.scripted)) {
+      } else if (enforce && !damaged && !s.kill && bad.some((a) => !a.scripted)) {
         problems.push(`step ${n}: refused while building the session: ${bad.find((a) => !a.scripted).message}`);
       }
       if (!ctx.session) problems.push(`step ${n}: no session in the store after the client ran`);

@@ -1,0 +1,73 @@
+// The version matrix: docs/clients.json holds one row per client × version × scenario (the latest verdict of each,
+// merged across runs, so a run of one client keeps the others' rows); docs/clients.md is made from it, never edited
+// by hand.
+import fs from "node:fs";
+import path from "node:path";
+import { ROOT } from "./engine.mjs";
+import { CLIENT_NAMES, loadClient } from "../index.mjs";
+
+const JSON_FILE = path.join(ROOT, "docs", "clients.json");
+const MD_FILE = path.join(ROOT, "docs", "clients.md");
+
+const key = (r) => `${r.client} ${r.version} ${r.scenario}`;
+
+/** Merge `results` (suite rows) into docs/clients.json and regenerate docs/clients.md. */
+export async function writeMatrix(results, { date }) {
+  const old = fs.existsSync(JSON_FILE) ? JSON.parse(fs.readFileSync(JSON_FILE, "utf8")) : { rows: [] };
+  const rows = new Map(old.rows.map((r) => [key(r), r]));
+  for (const r of results)
+    rows.set(key(r), {
+      client: r.client,
+      version: r.version,
+      scenario: r.scenario,
+      verdict: r.pass ? "pass" : "fail",
+      date,
+      seconds: Math.round(r.ms / 100) / 10,
+      ...(r.pass ? {} : { why: r.problems.join("; ") }),
+      ...(r.changes ? { repaired: r.changes } : {}),
+    });
+  const sorted = [...rows.values()].sort((x, y) => key(x).localeCompare(key(y), "en", { numeric: true }));
+  fs.writeFileSync(JSON_FILE, `${JSON.stringify({ rows: sorted }, null, 2)}\n`);
+  fs.writeFileSync(MD_FILE, await markdown(sorted));
+}
+
+async function markdown(rows) {
+  const lines = [
+    "# The clients recover is checked against",
+    "",
+    "Made by `npm run test:clients -- --matrix` from docs/clients.json; do not edit by hand. Each row is the latest",
+    "verdict of one repair loop with the real client, installed from npm and run offline against a loopback mock of",
+    "its API (scripts/clients/): the client writes a session, the scenario damages it or kills the client mid-tool,",
+    "`recover session repair` runs with the error the client was refused with, `session restore --last` gives the",
+    "store back as it was, a second repair plans the same changes, and the client then continues the session with",
+    "every request accepted by the API's rules and its reply printed.",
+    "",
+  ];
+  for (const name of CLIENT_NAMES) {
+    const { driver, scenarios } = await loadClient(name);
+    const mine = rows.filter((r) => r.client === name);
+    lines.push(`## ${driver.title}`, "");
+    lines.push(`Checked versions: ${driver.versions.join(", ")} (oldest still in use … newest).`, "");
+    if (!mine.length) {
+      lines.push("No verdicts yet.", "");
+      continue;
+    }
+    const versions = driver.versions;
+    const scenarioNames = [...new Set(mine.map((r) => r.scenario))];
+    lines.push(`| scenario | ${versions.join(" | ")} |`, `|---|${versions.map(() => "---").join("|")}|`);
+    for (const s of scenarioNames) {
+      const cells = versions.map((v) => {
+        const r = mine.find((x) => x.version === v && x.scenario === s);
+        return r ? `${r.verdict === "pass" ? "pass" : "**fail**"} (${r.date})` : "—";
+      });
+      lines.push(`| ${s}${scenarios[s]?.smoke ? " (CI smoke)" : ""} | ${cells.join(" | ")} |`);
+    }
+    const fails = mine.filter((r) => r.verdict !== "pass");
+    if (fails.length) {
+      lines.push("", "Failures:", "");
+      for (const f of fails) lines.push(`- ${f.version} ${f.scenario}: ${f.why}`);
+    }
+    lines.push("");
+  }
+  return `${lines.join("\n")}`;
+}
