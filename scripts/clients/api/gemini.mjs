@@ -21,20 +21,8 @@
 //   httpError(status, message, statusText?)    answered as {"error":{"code":status,"message":...,"status":...}}
 //   { hang: true }                             headers sent, then nothing (the request stays open)
 // `state.next(body, entry)` picks the reply for a generation request; it may return a function (called with body,
-// entry) or undefined (then a default text reply). `checkContents(body)` implements the request checks the real API
-// makes on `contents` (see below); a scenario's `next` calls it to answer 400 where the API would.
-//
-// Request checks (texts as the API answers them, checked in this order):
-//   - a content with no parts                 -> `* GenerateContentRequest.contents[N].parts: contents.parts must not be empty.`
-//   - a user content with functionResponse parts that does not follow a model content with functionCall parts
-//                                             -> `Please ensure that function response turn comes immediately after a function call turn.`
-//   - a model content with functionCall parts that does not follow a user turn or a function response turn
-//                                             -> `Please ensure that function call turn comes immediately after a user turn or after a function response turn.`
-//   - a functionCall turn followed by a response turn with a different number of functionResponse parts (including
-//     none, or the call turn being the last content before a new user text)
-//                                             -> `Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.`
-// Consecutive contents of the same role are checked as they come (the API does not merge them for these rules in
-// our model of it); the functionCall/functionResponse counting is per adjacent pair.
+// entry) or undefined (then a default text reply). `checkContents(body)` (gemini-rules.mjs, re-exported here) makes
+// the request checks the real API makes on `contents`; a scenario's `next` calls it to answer 400 where the API would.
 //
 // Every request (seq, tag, method, path, headers without credentials, parsed body, how it was answered) is appended
 // to a JSONL log (`state.log`).
@@ -46,6 +34,8 @@ import fs from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { readJsonBody, redactHeaders } from "./http.mjs";
+// The API's rules and texts live in gemini-rules.mjs; they are re-exported for the scripts that import them from here.
+export { checkContents, ERR_CALL_AFTER_USER, ERR_COUNT_MISMATCH, ERR_EMPTY_PARTS, ERR_OVERFLOW, ERR_RESPONSE_AFTER_CALL } from "./gemini-rules.mjs";
 
 export const text = (t) => ({ text: t });
 export const thought = (t, signature) => ({ text: t, thought: true, thoughtSignature: signature ?? fakeSignature(t) });
@@ -62,34 +52,6 @@ export function fakeSignature(seed) {
   let h = 2166136261;
   for (const c of String(seed)) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
   return Buffer.from(`mock-thought-signature:${h.toString(16)}:${seed}`.slice(0, 60).padEnd(60, "#")).toString("base64");
-}
-
-export const ERR_EMPTY_PARTS = (n) => `* GenerateContentRequest.contents[${n}].parts: contents.parts must not be empty.\n`;
-export const ERR_RESPONSE_AFTER_CALL = "Please ensure that function response turn comes immediately after a function call turn.";
-export const ERR_CALL_AFTER_USER = "Please ensure that function call turn comes immediately after a user turn or after a function response turn.";
-export const ERR_COUNT_MISMATCH =
-  "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
-export const ERR_OVERFLOW = (n, m) => `The input token count (${n}) exceeds the maximum number of tokens allowed (${m}).`;
-
-// The API's checks on `contents`; returns null or an httpError(400, ...).
-export function checkContents(body) {
-  const contents = Array.isArray(body?.contents) ? body.contents : [];
-  for (let i = 0; i < contents.length; i++) {
-    if (!Array.isArray(contents[i]?.parts) || contents[i].parts.length === 0) return httpError(400, ERR_EMPTY_PARTS(i));
-  }
-  const calls = (c) => (c.parts ?? []).filter((p) => p?.functionCall).length;
-  const responses = (c) => (c.parts ?? []).filter((p) => p?.functionResponse).length;
-  for (let i = 0; i < contents.length; i++) {
-    const c = contents[i];
-    const prev = contents[i - 1];
-    if (responses(c) > 0 && !(prev && prev.role === "model" && calls(prev) > 0)) return httpError(400, ERR_RESPONSE_AFTER_CALL);
-    if (calls(c) > 0 && prev && !(prev.role === "user")) return httpError(400, ERR_CALL_AFTER_USER);
-    if (calls(c) > 0 && i < contents.length - 1) {
-      const next = contents[i + 1];
-      if (responses(next) !== calls(c)) return httpError(400, ERR_COUNT_MISMATCH);
-    }
-  }
-  return null;
 }
 
 const SECRET_HEADERS = ["authorization", "cookie", "x-goog-api-key"];

@@ -1,7 +1,8 @@
 // The rules of the real Anthropic Messages API that the enforcing loopback mocks apply (capture-claude-request.mjs
 // and capture-opencode-request.mjs with --enforce): a request that breaks one is answered with the API's 400 text.
-// One module, so both clients are judged by the same rules; see capture-claude-request.mjs's header for the rules
-// in words and ../shared/reference/preserved-thinking.md §2–3 for the binding.
+// One module, so every client is judged by the same rules: one table, RULES (each rule's id, the API's text, where
+// that text comes from, its check), applied in order by checkRequest; capture-claude-request.mjs's header has them in
+// words and ../shared/reference/preserved-thinking.md §2–3 the binding.
 
 import { createHash } from "node:crypto";
 
@@ -98,48 +99,110 @@ export function firstUnbound(body, bound, scope) {
   return null;
 }
 
-// The API rules of the enforcing mock, in the order the mock checks them (the window first: `contextLimit`). Returns null or { rule, message } (and `dropped`, the paths of
-// the thinking blocks a `drop_block` request had dropped, when it passes).
-const EMPTY_THINKING = "each thinking block must contain non-whitespace thinking";
+// The API's texts, word for word (the rules below build their 400 from these).
+const EMPTY_THINKING = (n, m) => `messages.${n}.content.${m}.thinking: each thinking block must contain non-whitespace thinking`;
 const BLANK_TEXT = "messages: text content blocks must contain non-whitespace text";
-const MODIFIED_THINKING =
-  "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.";
+const MODIFIED_THINKING = (n, m) =>
+  `messages.${n}.content.${m}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`;
+const BINDING_WITHOUT_BETA = (type) => `thinking.${type}.block_binding: Extra inputs are not permitted`;
+const BOUND = (at, beta) => `${at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}`;
+const TOO_LONG = (tokens, limit) => `prompt is too long: ${tokens} tokens > ${limit} maximum`;
+
+const messagesOf = (body) => (Array.isArray(body?.messages) ? body.messages : []);
+const hasBeta = (headers) =>
+  String(headers?.["anthropic-beta"] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .includes(BINDING_BETA);
+
+/**
+ * The API rules of the enforcing mock, in the order the mock checks them. `check(body, ctx)` is null when the request
+ * keeps the rule, else what breaks it: `{ message }` (the 400's text, built from `error`) and, for the binding,
+ * `why`; or `{ dropped }` when a `drop_block` request passes with its failing thinking left out. `ctx`: { issued
+ * (signature → the thinking text this mock streamed with it), bound (signature → binding; absent: no binding rules),
+ * headers, scope, contextLimit }. test/provider/mock-rules-agree.test.ts holds them against recover's validator.
+ */
+export const RULES = [
+  {
+    id: "prompt_too_long",
+    error: TOO_LONG,
+    source: "../shared/reference/formats-and-errors.md §1.3 (https://github.com/earendil-works/pi/issues/102); the count is the mock's own (requestTokens)",
+    check: (body, ctx) => checkWindow(body, ctx.contextLimit),
+  },
+  {
+    id: "thinking_empty",
+    error: EMPTY_THINKING,
+    source: "docs/research/claude-code-repair-loop.md (the 400 Claude Code users report on resume; src/provider/validate-anthropic.ts)",
+    check(body) {
+      for (const [n, msg] of messagesOf(body).entries()) {
+        if (!Array.isArray(msg?.content)) continue;
+        for (const [m, b] of msg.content.entries())
+          if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() === "") return { message: EMPTY_THINKING(n, m) };
+      }
+      return null;
+    },
+  },
+  {
+    id: "text_blank",
+    error: BLANK_TEXT,
+    source: "https://github.com/anthropics/claude-code/issues/23440, https://github.com/nick1udwig/kibitz/issues/78 (no position, as the API words it)",
+    check(body) {
+      for (const msg of messagesOf(body)) {
+        const blocks = Array.isArray(msg?.content) ? msg.content : [];
+        if (
+          blocks.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.trim() === "") ||
+          (typeof msg?.content === "string" && msg.content.trim() === "")
+        )
+          return { message: BLANK_TEXT };
+      }
+      return null;
+    },
+  },
+  {
+    id: "thinking_modified",
+    error: MODIFIED_THINKING,
+    source: "../shared/reference/formats-and-errors.md §1.2 (https://github.com/anthropics/claude-code/issues/19539); preserved-thinking.md §5 [TH]",
+    check(body, { issued }) {
+      const msgs = messagesOf(body);
+      let n = -1;
+      for (const [i, msg] of msgs.entries()) if (msg?.role === "assistant") n = i;
+      const latest = n >= 0 ? msgs[n].content : null;
+      if (Array.isArray(latest))
+        for (const [m, b] of latest.entries())
+          if (b?.type === "thinking" && issued.has(b.signature) && issued.get(b.signature) !== b.thinking) return { message: MODIFIED_THINKING(n, m) };
+      return null;
+    },
+  },
+  {
+    id: "block_binding_without_beta",
+    error: BINDING_WITHOUT_BETA,
+    source: "../shared/reference/preserved-thinking.md §3 [OV#preserved-thinking-controls]",
+    check: (body, { bound, headers }) =>
+      bound && body?.thinking?.block_binding !== undefined && !hasBeta(headers) ? { message: BINDING_WITHOUT_BETA(body.thinking.type) } : null,
+  },
+  {
+    id: "thinking_bound",
+    error: BOUND,
+    source: "../shared/reference/preserved-thinking.md §2–3 [OV#prefix-check] [OV#mismatch-behavior]; the models: src/provider/prefix-bound.ts",
+    check(body, { bound, headers, scope }) {
+      if (!bound) return null;
+      const first = firstUnbound(body, bound, scope);
+      if (!first) return null;
+      if (body?.thinking?.block_binding?.prefix_mismatch_behavior === "drop_block") return { dropped: first };
+      return { why: first.why, message: BOUND(first.at, hasBeta(headers)) };
+    },
+  },
+];
+
+/**
+ * The first rule of RULES `body` breaks: null, { rule, message } (and `why` for a binding failure), or { dropped }
+ * (the thinking block a `drop_block` request had dropped from, when it passes).
+ */
 export function checkRequest(body, issued, { bound, headers, scope, contextLimit } = {}) {
-  const tooLong = checkWindow(body, contextLimit);
-  if (tooLong) return tooLong;
-  const msgs = Array.isArray(body?.messages) ? body.messages : [];
-  for (const [n, msg] of msgs.entries()) {
-    if (!Array.isArray(msg?.content)) continue;
-    for (const [m, b] of msg.content.entries())
-      if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() === "")
-        return { rule: "thinking_empty", message: `messages.${n}.content.${m}.thinking: ${EMPTY_THINKING}` };
-  }
-  for (const msg of msgs) {
-    const blocks = Array.isArray(msg?.content) ? msg.content : [];
-    if (
-      blocks.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.trim() === "") ||
-      (typeof msg?.content === "string" && msg.content.trim() === "")
-    )
-      return { rule: "text_blank", message: BLANK_TEXT };
-  }
-  let n = -1;
-  for (const [i, msg] of msgs.entries()) if (msg?.role === "assistant") n = i;
-  const latest = n >= 0 ? msgs[n].content : null;
-  if (Array.isArray(latest))
-    for (const [m, b] of latest.entries())
-      if (b?.type === "thinking" && issued.has(b.signature) && issued.get(b.signature) !== b.thinking)
-        return { rule: "thinking_modified", message: `messages.${n}.content.${m}: ${MODIFIED_THINKING}` };
-  if (bound) {
-    const beta = String(headers?.["anthropic-beta"] ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .includes(BINDING_BETA);
-    const behavior = body?.thinking?.block_binding?.prefix_mismatch_behavior;
-    if (body?.thinking?.block_binding !== undefined && !beta)
-      return { rule: "block_binding_without_beta", message: `thinking.${body.thinking.type}.block_binding: Extra inputs are not permitted` };
-    const first = firstUnbound(body, bound, scope);
-    if (first && behavior === "drop_block") return { dropped: first };
-    if (first) return { rule: "thinking_bound", why: first.why, message: `${first.at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}` };
+  const ctx = { issued, bound, headers, scope, contextLimit };
+  for (const rule of RULES) {
+    const broken = rule.check(body, ctx);
+    if (broken) return broken.dropped ? broken : { rule: rule.id, ...broken };
   }
   return null;
 }
@@ -164,7 +227,6 @@ export function requestTokens(body) {
   const json = JSON.stringify({ system: body?.system ?? null, tools: body?.tools ?? [], messages: body?.messages ?? [] });
   return Math.ceil(Buffer.byteLength(json, "utf8") / 4);
 }
-const TOO_LONG = (tokens, limit) => `prompt is too long: ${tokens} tokens > ${limit} maximum`;
 /** `prompt is too long` when `contextLimit` is set and the request is over it; null otherwise. */
 export function checkWindow(body, contextLimit) {
   if (!contextLimit) return null;
@@ -182,9 +244,14 @@ export function checkWindow(body, contextLimit) {
 export function enforcer({ contextLimit, bindScope, mismatchHeader } = {}) {
   const issued = new Map();
   const bound = new Map();
+  let limit = contextLimit;
   return {
+    /** The window from now on (a scenario sets it once the session is built: its next turn must not fit). */
+    setContextLimit(n) {
+      limit = n;
+    },
     check(body, headers) {
-      const broken = checkRequest(body, issued, { bound, headers, scope: bindScope, contextLimit });
+      const broken = checkRequest(body, issued, { bound, headers, scope: bindScope, contextLimit: limit });
       if (!broken) return null;
       if (broken.dropped) return { passed: { droppedThinkingFrom: broken.dropped.at, why: broken.dropped.why } };
       const headersOut =

@@ -1,42 +1,108 @@
 // The rules of the OpenAI Responses API that the loopback mock (responses.mjs) applies to a request before its scripted
-// reply: the real API rejects these inputs, with these texts (docs/research/codex-request.md).
+// reply: the real API rejects these inputs, with these texts (docs/research/codex-request.md). One table, RULES (each
+// rule's id, the API's text, where that text comes from, its check), applied in order by apiCheck;
+// test/provider/mock-rules-agree.test.ts holds them against recover's validator (src/provider/validate-responses.ts).
 import { httpError } from "./responses.mjs";
 
-/** The first rule `body` breaks, as the API's 400 (an httpError reply), or null. */
-export function apiCheck(body) {
+const EMPTY_CALL_ID = (i) => `Invalid 'input[${i}].call_id': empty string.`;
+const DUPLICATE_ITEM = (id) => `Duplicate item found with id ${id}. Remove the duplicate items from your input and try again.`;
+const NO_CALL = (callId) => `No tool call found for function call output with call_id ${callId}.`;
+const NO_OUTPUT = (callId) => `No tool output found for function call ${callId}.`;
+
+const PAIRED = new Set(["function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"]);
+const outputs = (input) => input.filter((it) => it.type === "function_call_output");
+/** The index of the first key an earlier one equals, or -1. */
+function firstRepeat(keys) {
+  const seen = new Set();
+  return keys.findIndex((k) => {
+    if (seen.has(k)) return true;
+    seen.add(k);
+    return false;
+  });
+}
+const calledIds = (input) => new Set(input.filter((it) => it.type === "function_call").map((it) => it.call_id));
+
+/**
+ * The API rules of the mock, in the order the mock checks them. `check(input)` is null when the request's `input`
+ * keeps the rule, else { message, param, code?, at? }. `byItem` rules are checked item by item together: the earliest
+ * item that breaks one of them is named (`at`), whichever rule it breaks.
+ */
+export const RULES = [
+  {
+    id: "empty_call_id",
+    byItem: true,
+    error: EMPTY_CALL_ID,
+    source: '../shared/reference/codex-and-gemini.md, Codex CLI ("Other API texts")',
+    check(input) {
+      const at = input.findIndex((it) => PAIRED.has(it.type) && it.call_id === "");
+      return at < 0 ? null : { at, message: EMPTY_CALL_ID(at), param: `input[${at}].call_id`, code: "empty_string" };
+    },
+  },
+  {
+    id: "duplicate_item_id",
+    byItem: true,
+    error: DUPLICATE_ITEM,
+    source: '../shared/reference/codex-and-gemini.md, Codex CLI ("rejected: the same function_call_output twice"); docs/research/codex-request.md',
+    check(input) {
+      // An item without an id gets a key of its own.
+      const at = firstRepeat(input.map((it) => (typeof it.id === "string" && it.id ? it.id : Symbol())));
+      return at < 0 ? null : { at, message: DUPLICATE_ITEM(input[at].id), param: "input", code: null };
+    },
+  },
+  {
+    // The same output twice (outputs carry no id in Codex requests: the API names the item it made for it, fco_…).
+    id: "duplicate_output",
+    error: DUPLICATE_ITEM,
+    source: "../shared/reference/codex-and-gemini.md, Codex CLI (`Duplicate item found with id fco_…`); the fco_ id is the mock's own (mockItemId)",
+    check(input) {
+      const outs = outputs(input);
+      const i = firstRepeat(outs.map((it) => it.call_id));
+      return i < 0 ? null : { message: DUPLICATE_ITEM(`fco_${mockItemId(outs[i].call_id)}`), param: "input" };
+    },
+  },
+  {
+    id: "orphan_output",
+    error: NO_CALL,
+    source: "../shared/reference/formats-and-errors.md §1.4 (https://github.com/cline/cline/issues/9288)",
+    check(input) {
+      const calls = calledIds(input);
+      const orphan = outputs(input).find((it) => !calls.has(it.call_id));
+      return orphan ? { message: NO_CALL(orphan.call_id), param: "input" } : null;
+    },
+  },
+  {
+    id: "missing_output",
+    error: NO_OUTPUT,
+    source: "../shared/reference/formats-and-errors.md §1.4 (https://github.com/openai/codex/issues/93)",
+    check(input) {
+      const answered = new Set(outputs(input).map((it) => it.call_id));
+      for (const c of calledIds(input)) if (!answered.has(c)) return { message: NO_OUTPUT(c), param: "input" };
+      return null;
+    },
+  },
+];
+
+/** The first rule of RULES `body` breaks: { rule (its id), message, param, code?, at? }, or null. */
+export function firstBroken(body) {
   const input = Array.isArray(body?.input) ? body.input : [];
-  const seenIds = new Map();
-  for (const [i, it] of input.entries()) {
-    if (
-      (it.type === "function_call" || it.type === "function_call_output" || it.type === "custom_tool_call" || it.type === "custom_tool_call_output") &&
-      it.call_id === ""
-    )
-      return httpError(400, `Invalid 'input[${i}].call_id': empty string.`, { param: `input[${i}].call_id`, code: "empty_string" });
-    if (typeof it.id === "string" && it.id) {
-      if (seenIds.has(it.id))
-        return httpError(400, `Duplicate item found with id ${it.id}. Remove the duplicate items from your input and try again.`, {
-          param: "input",
-          code: null,
-        });
-      seenIds.set(it.id, i);
-    }
-  }
-  // The same output twice (outputs carry no id in Codex requests: the API names the item it made for it, fco_…).
-  const outs = new Map();
-  for (const it of input)
-    if (it.type === "function_call_output") {
-      if (outs.has(it.call_id))
-        return httpError(400, `Duplicate item found with id fco_${mockItemId(it.call_id)}. Remove the duplicate items from your input and try again.`, {
-          param: "input",
-        });
-      outs.set(it.call_id, true);
-    }
-  const calls = new Set(input.filter((it) => it.type === "function_call").map((it) => it.call_id));
-  for (const it of input)
-    if (it.type === "function_call_output" && !calls.has(it.call_id))
-      return httpError(400, `No tool call found for function call output with call_id ${it.call_id}.`, { param: "input" });
-  for (const c of calls) if (!outs.has(c)) return httpError(400, `No tool output found for function call ${c}.`, { param: "input" });
+  const named = (rule) => {
+    const broken = rule.check(input);
+    return broken && { rule: rule.id, ...broken };
+  };
+  // Stable: on one item, the rule listed first.
+  const byItem = RULES.filter((r) => r.byItem)
+    .map(named)
+    .filter(Boolean)
+    .sort((a, b) => a.at - b.at)[0];
+  if (byItem) return byItem;
+  for (const rule of RULES) if (!rule.byItem && named(rule)) return named(rule);
   return null;
+}
+
+/** The first rule of RULES `body` breaks, as the API's 400 (an httpError reply), or null. */
+export function apiCheck(body) {
+  const broken = firstBroken(body);
+  return broken ? httpError(400, broken.message, { param: broken.param, code: broken.code ?? null }) : null;
 }
 function mockItemId(s) {
   let h = 0;

@@ -1,0 +1,712 @@
+// The loopback mocks' API rules (scripts/clients/api/*-rules.mjs, what the real-client runs are judged by) against
+// recover's validators (src/provider/validate-*.ts, what recover judges a session by): per API, the same request bodies
+// go through both. The mock must refuse exactly when the validator reports an error the two share, naming the same rule
+// (each API's `same` table maps the ids), with the same text unless a named text exception says how they differ. What
+// only one side checks, or where they judge one body differently, is a named exception with its reason and a body that
+// shows it: when either side changes, its exception fails here and must be revisited. Bodies: hand-written (valid ones,
+// and at least one per rule), and per API a fast-check generator over the shapes both sides judge.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as gemini from "../../scripts/clients/api/gemini-rules.mjs";
+import * as messages from "../../scripts/clients/api/messages-rules.mjs";
+import * as responses from "../../scripts/clients/api/responses-rules.mjs";
+import type { AnthropicRequest, RequestBlock } from "../../src/provider/anthropic-request.js";
+import { validateAnthropic, type ThinkingMode, type Violation } from "../../src/provider/validate-anthropic.js";
+import { validateGemini, type GeminiTurn } from "../../src/provider/validate-gemini.js";
+import { validateResponses, type ResponsesItem } from "../../src/provider/validate-responses.js";
+import { isBlank } from "../../src/stores/opencode/part-content.js";
+
+/** What one side says of a body: the mock's first broken rule, or each finding of the validator; id and text. */
+interface Verdict {
+  id: string;
+  text: string;
+}
+
+/** Texts that differ for a good reason: `differ(mock, validator)` holds for exactly that difference. */
+interface TextException {
+  name: string;
+  reason: string;
+  differ(mockText: string, validatorText: string): boolean;
+}
+
+/** A rule one side checks and the other does not, or a body the two judge differently. */
+interface Exception<Case> {
+  name: string;
+  reason: string;
+  /** The body that shows it, and what each side says of it. */
+  case: Case;
+  mock: string | null;
+  validator: string[];
+}
+
+interface Api<Case> {
+  /** The mock's rule ids, in its RULES order. */
+  mockRules: string[];
+  /** Every finding id the validator can report (as it is called here). */
+  validatorFindings: string[];
+  mock(c: Case): Verdict | null;
+  validator(c: Case): Verdict[];
+  /** Mock rule → the validator's finding(s) for the same rule of the API. */
+  same: Record<string, string[]>;
+  /** `<mock rule>/<finding>` → why their texts differ. */
+  texts: Record<string, TextException>;
+  /** Mock rules the validator does not check, and findings the mock does not check: exception names. */
+  mockOnly: Record<string, string>;
+  validatorOnly: Record<string, string>;
+  exceptions: Exception<Case>[];
+}
+
+/** The two sides agree on `c`: see the header. */
+function expectAgree<Case>(api: Api<Case>, c: Case, label = ""): void {
+  const mock = api.mock(c);
+  const found = api.validator(c);
+  const shared = found.filter((f) => !(f.id in api.validatorOnly));
+  const said = `${label} mock: ${mock ? `${mock.id} ${JSON.stringify(mock.text)}` : "accepts"}; validator: ${JSON.stringify(found)}`;
+  if (mock && mock.id in api.mockOnly) throw new Error(`${said}: a mock-only rule (${api.mockOnly[mock.id]}) refused a body outside its exception`);
+  expect(mock !== null, said).toBe(shared.length > 0);
+  if (!mock) return;
+  const named = shared.filter((f) => api.same[mock.id]!.includes(f.id));
+  expect(named.length, `${said}: not the same rule`).toBeGreaterThan(0);
+  const sameText = named.some((f) => f.text === mock.text);
+  const excused = named.some((f) => api.texts[`${mock.id}/${f.id}`]?.differ(mock.text, f.text));
+  expect(sameText || excused, `${said}: not the same text`).toBe(true);
+}
+
+/**
+ * One API's tests: the tables cover both sides, each id once; every exception's body says what it claims; the cases
+ * (valid ones: neither side finds anything) and the generated bodies agree.
+ */
+function describeApi<Case>(title: string, api: Api<Case>, cases: [string, Case, string | null][], generated: fc.Arbitrary<Case>): void {
+  describe(title, () => {
+    it("the tables name every mock rule and every validator finding, each once", () => {
+      const mapped = Object.values(api.same).flat();
+      expect([...Object.keys(api.same), ...Object.keys(api.mockOnly)].sort()).toEqual([...api.mockRules].sort());
+      expect([...mapped, ...Object.keys(api.validatorOnly)].sort()).toEqual([...api.validatorFindings].sort());
+      const names = api.exceptions.map((e) => e.name);
+      expect(new Set(names).size).toBe(names.length);
+      for (const name of [...Object.values(api.mockOnly), ...Object.values(api.validatorOnly)]) expect(names).toContain(name);
+    });
+
+    it.each(api.exceptions.map((e) => [e.name, e] as const))("exception %s: still what it says", (_, e) => {
+      expect(api.mock(e.case)?.id ?? null).toBe(e.mock);
+      expect(api.validator(e.case).map((f) => f.id)).toEqual(e.validator);
+    });
+
+    it.each(cases)("%s", (name, c, rule) => {
+      expect(api.mock(c)?.id ?? null).toBe(rule);
+      if (rule === null) expect(api.validator(c)).toEqual([]);
+      expectAgree(api, c, name);
+    });
+
+    it("agree on generated bodies", () => {
+      fc.assert(
+        fc.property(generated, (c) => expectAgree(api, c)),
+        { numRuns: 400 },
+      );
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic Messages: messages-rules.mjs against validateAnthropic
+// ---------------------------------------------------------------------------------------------
+
+type Block =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_use"; id: string; name: string; input: object }
+  | { type: "tool_result"; tool_use_id: string; content: string };
+interface MessagesBody {
+  model: string;
+  system?: string;
+  thinking?: { type: "enabled" | "adaptive"; budget_tokens?: number; block_binding?: { prefix_mismatch_behavior: string } };
+  messages: { role: "user" | "assistant"; content: string | Block[] }[];
+}
+/** A body, and the mock's state and options for it (what it issued and bound in earlier requests, headers, window). */
+interface MessagesCase {
+  body: MessagesBody;
+  ctx?: Partial<messages.RuleContext>;
+}
+
+/** The request as recover models it (src/provider/anthropic-request.ts), from the body as sent. */
+function anthropicRequestOf(body: MessagesBody): AnthropicRequest {
+  return {
+    messages: body.messages.map((message, n) => {
+      const blocks: Block[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+      return {
+        role: message.role,
+        content: blocks.map((b, m): RequestBlock => {
+          const source = { kind: "part" as const, id: `b${n}.${m}`, messageId: `msg_${n}` };
+          switch (b.type) {
+            case "text":
+              return { type: "text", source, chars: b.text.length, blank: isBlank(b.text) };
+            case "thinking":
+              return { type: "thinking", source, chars: b.thinking.length, blank: isBlank(b.thinking), model: body.model };
+            case "redacted_thinking":
+              return { type: "redacted_thinking", source, chars: b.data.length, model: body.model };
+            case "tool_use":
+              return { type: "tool_use", source, chars: 10, id: b.id };
+            default:
+              return { type: "tool_result", source, chars: b.content.length, id: b.tool_use_id, isError: false };
+          }
+        }),
+        sourceMessageIds: [`msg_${n}`],
+      };
+    }),
+  };
+}
+
+/** Thinking as the request sets it: `enabled` is on, `adaptive` adaptive, none off. */
+const thinkingOf = (body: MessagesBody): ThinkingMode => (body.thinking?.type === "enabled" ? "on" : body.thinking?.type === "adaptive" ? "adaptive" : "off");
+
+/** validateAnthropic's findings as rule ids: its `empty_content` kind is three rules of the API. */
+function anthropicFinding(v: Violation): Verdict {
+  if (v.kind !== "empty_content") return { id: v.kind === "thinking_order" ? "thinking_not_first" : v.kind, text: v.text };
+  if (/all messages must have non-empty content/.test(v.text)) return { id: "empty_message", text: v.text };
+  return { id: /must be non-empty/.test(v.text) ? "text_empty" : "text_blank", text: v.text };
+}
+
+const PREFIX_BOUND = "claude-opus-5-5";
+const signed = (thinking: string, signature: string): Block => ({ type: "thinking", thinking, signature });
+const text = (t: string): Block => ({ type: "text", text: t });
+const use = (id: string): Block => ({ type: "tool_use", id, name: "bash", input: { command: "ls" } });
+const result = (id: string): Block => ({ type: "tool_result", tool_use_id: id, content: "a.txt" });
+const body = (...msgs: MessagesBody["messages"]): MessagesBody => ({
+  model: "claude-sonnet-4-5",
+  thinking: { type: "enabled", budget_tokens: 2048 },
+  messages: msgs,
+});
+
+/** The mock's binding of a first reply, and a second request that changed the system prompt before it. */
+function boundCase(thinking: MessagesBody["thinking"] = { type: "adaptive" }): MessagesCase {
+  const first: MessagesBody = { model: PREFIX_BOUND, system: "You are a helper.", thinking, messages: [{ role: "user", content: "Hi" }] };
+  const bound = new Map<string, messages.Binding>();
+  messages.bindReply(first, [signed("Greet.", "sig_A"), text("Hello.")], bound);
+  const second: MessagesBody = {
+    ...first,
+    system: "You are a different helper.",
+    messages: [...first.messages, { role: "assistant", content: [signed("Greet.", "sig_A"), text("Hello.")] }, { role: "user", content: "Again" }],
+  };
+  return { body: second, ctx: { bound } };
+}
+
+const NOT_MODELLED =
+  "an API rule the Messages mock does not model (../shared/reference/formats-and-errors.md §1.1–1.3): it serves a request that breaks it; the capture scenarios have not needed it so far";
+
+const MESSAGES: Api<MessagesCase> = {
+  mockRules: messages.RULES.map((r) => r.id),
+  validatorFindings: [
+    "first_not_user",
+    "empty_message",
+    "text_empty",
+    "text_blank",
+    "thinking_empty",
+    "duplicate_tool_id",
+    "thinking_not_first",
+    "trailing_thinking",
+    "thinking_when_disabled",
+    "orphan_tool_use",
+    "orphan_tool_result",
+    "tool_result_not_first",
+  ],
+  mock: ({ body, ctx }) => {
+    const broken = messages.checkRequest(body, ctx?.issued ?? new Map(), ctx);
+    return broken?.rule ? { id: broken.rule, text: broken.message! } : null;
+  },
+  validator: ({ body }) => validateAnthropic(anthropicRequestOf(body), thinkingOf(body)).map(anthropicFinding),
+  same: { thinking_empty: ["thinking_empty"], text_blank: ["text_blank", "text_empty"] },
+  texts: {
+    "text_blank/text_blank": {
+      name: "blank-text-prefix",
+      reason:
+        "the API's text starts with `messages: ` (https://github.com/anthropics/claude-code/issues/23440, https://github.com/nick1udwig/kibitz/issues/78), as the mock's does; recover's validator leaves it out (its source, ../shared/reference/formats-and-errors.md §1.3, quotes the text without it)",
+      differ: (mock, validator) => mock === `messages: ${validator}`,
+    },
+    "text_blank/text_empty": {
+      name: "empty-text-wording",
+      reason:
+        'for a text of no characters the API says `messages: text content blocks must be non-empty` (formats-and-errors.md §1.3; https://github.com/stackblitz/bolt.new/issues/7426), as recover does; the mock answers every blank text, "" included, with the whitespace text',
+      differ: (mock, validator) =>
+        mock === "messages: text content blocks must contain non-whitespace text" && validator === "messages: text content blocks must be non-empty",
+    },
+  },
+  mockOnly: {
+    prompt_too_long: "window",
+    thinking_modified: "modified-thinking",
+    block_binding_without_beta: "block-binding-without-beta",
+    thinking_bound: "prefix-binding",
+  },
+  validatorOnly: {
+    first_not_user: "first-not-user",
+    empty_message: "empty-message",
+    duplicate_tool_id: "duplicate-tool-id",
+    thinking_not_first: "thinking-not-first",
+    trailing_thinking: "trailing-thinking",
+    thinking_when_disabled: "thinking-when-disabled",
+    orphan_tool_use: "orphan-tool-use",
+    orphan_tool_result: "orphan-tool-result",
+    tool_result_not_first: "tool-result-not-first",
+  },
+  exceptions: [
+    {
+      name: "window",
+      reason:
+        "the mock's window counts its own tokens (1 per 4 bytes); recover's validator judges the history's shape, not its size (recover context trim answers `prompt is too long`)",
+      case: { body: body({ role: "user", content: "x".repeat(400) }), ctx: { contextLimit: 50 } },
+      mock: "prompt_too_long",
+      validator: [],
+    },
+    {
+      name: "modified-thinking",
+      reason: "the mock knows the text it streamed with each signature; a stored session holds only what the client kept (recover's scan rules judge that)",
+      case: {
+        body: body({ role: "user", content: "Hi" }, { role: "assistant", content: [signed("Edited.", "sig_1"), text("Hello.")] }),
+        ctx: { issued: new Map([["sig_1", "Greet."]]) },
+      },
+      mock: "thinking_modified",
+      validator: [],
+    },
+    {
+      name: "block-binding-without-beta",
+      reason: "a request parameter and a header, not the history recover validates",
+      case: boundCase({ type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }),
+      mock: "block_binding_without_beta",
+      validator: [],
+    },
+    {
+      name: "prefix-binding",
+      reason:
+        "the binding is made by the API (here the mock) when it answers; recover cannot see it in a request, and finds the damage from the session's edits instead (its prefix-bound-thinking rule, and repair from the API's text)",
+      case: boundCase(),
+      mock: "thinking_bound",
+      validator: [],
+    },
+    {
+      name: "first-not-user",
+      reason: NOT_MODELLED,
+      case: { body: body({ role: "assistant", content: [text("Hello.")] }, { role: "user", content: "Hi" }) },
+      mock: null,
+      validator: ["first_not_user"],
+    },
+    {
+      name: "empty-message",
+      reason: NOT_MODELLED,
+      case: { body: body({ role: "user", content: [] }, { role: "assistant", content: [text("Hello.")] }, { role: "user", content: "Hi" }) },
+      mock: null,
+      validator: ["empty_message"],
+    },
+    {
+      name: "duplicate-tool-id",
+      reason: NOT_MODELLED,
+      case: {
+        body: body(
+          { role: "user", content: "Run it twice." },
+          { role: "assistant", content: [signed("Run.", "s1"), use("toolu_1"), use("toolu_1")] },
+          { role: "user", content: [result("toolu_1"), result("toolu_1")] },
+        ),
+      },
+      mock: null,
+      validator: ["duplicate_tool_id"],
+    },
+    {
+      name: "thinking-not-first",
+      reason: NOT_MODELLED,
+      case: { body: body({ role: "user", content: "Hi" }, { role: "assistant", content: [text("Hello."), signed("Greet.", "s1"), text("Again.")] }) },
+      mock: null,
+      validator: ["thinking_not_first"],
+    },
+    {
+      name: "trailing-thinking",
+      reason: NOT_MODELLED,
+      case: { body: body({ role: "user", content: "Hi" }, { role: "assistant", content: [signed("Greet.", "s1")] }, { role: "user", content: "Hi?" }) },
+      mock: null,
+      validator: ["trailing_thinking"],
+    },
+    {
+      name: "thinking-when-disabled",
+      reason: NOT_MODELLED,
+      case: {
+        body: {
+          model: "claude-sonnet-4-5",
+          messages: [
+            { role: "user", content: "Hi" },
+            { role: "assistant", content: [signed("Greet.", "s1"), text("Hello.")] },
+          ],
+        },
+      },
+      mock: null,
+      validator: ["thinking_when_disabled"],
+    },
+    {
+      name: "orphan-tool-use",
+      reason: NOT_MODELLED,
+      case: {
+        body: body(
+          { role: "user", content: "Run ls." },
+          { role: "assistant", content: [signed("Run.", "s1"), use("toolu_1")] },
+          { role: "user", content: "And?" },
+        ),
+      },
+      mock: null,
+      validator: ["orphan_tool_use"],
+    },
+    {
+      name: "orphan-tool-result",
+      reason: NOT_MODELLED,
+      case: { body: body({ role: "user", content: [result("toolu_9")] }, { role: "assistant", content: [text("Noted.")] }, { role: "user", content: "Hi" }) },
+      mock: null,
+      validator: ["orphan_tool_result"],
+    },
+    {
+      name: "tool-result-not-first",
+      reason: NOT_MODELLED,
+      case: {
+        body: body(
+          { role: "user", content: "Run ls." },
+          { role: "assistant", content: [signed("Run.", "s1"), use("toolu_1")] },
+          { role: "user", content: [text("Here:"), result("toolu_1")] },
+        ),
+      },
+      mock: null,
+      validator: ["tool_result_not_first"],
+    },
+    {
+      name: "unicode-whitespace",
+      reason:
+        "the mock trims with JavaScript's trim() (Unicode white space and U+FEFF), recover's isBlank only ASCII white space; which the API uses is not in the sources (so the generator draws ASCII only)",
+      case: { body: body({ role: "user", content: [text("\u00a0")] }) },
+      mock: "text_blank",
+      validator: [],
+    },
+  ],
+};
+
+/** Valid bodies (neither side finds anything), and at least one body per shared rule: [name, case, the mock's rule]. */
+const MESSAGES_CASES: [string, MessagesCase, string | null][] = [
+  [
+    "a tool loop with thinking, then a new prompt",
+    {
+      body: body(
+        { role: "user", content: "Find the bug." },
+        { role: "assistant", content: [signed("Read first.", "s1"), text("Reading."), use("toolu_1")] },
+        { role: "user", content: [result("toolu_1"), text("Also check tax.")] },
+        { role: "assistant", content: [signed("Both fine.", "s2"), text("Both are fine.")] },
+        { role: "user", content: "Thanks." },
+      ),
+    },
+    null,
+  ],
+  ["string contents, no thinking", { body: { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }] } }, null],
+  [
+    "redacted thinking, adaptive, on a prefix-bound model",
+    {
+      body: {
+        model: PREFIX_BOUND,
+        thinking: { type: "adaptive" },
+        messages: [
+          { role: "user", content: "Hi" },
+          { role: "assistant", content: [{ type: "redacted_thinking", data: "EmwKAh" }, text("Hello.")] },
+          { role: "user", content: "Again" },
+        ],
+      },
+    },
+    null,
+  ],
+  ["empty thinking", { body: body({ role: "user", content: "Hi" }, { role: "assistant", content: [signed("", "s1"), text("Hello.")] }) }, "thinking_empty"],
+  [
+    "whitespace thinking in an earlier turn",
+    {
+      body: body(
+        { role: "user", content: "Hi" },
+        { role: "assistant", content: [signed(" \n\t", "s1"), text("Hello.")] },
+        { role: "user", content: "Again" },
+        { role: "assistant", content: [signed("Fine.", "s2"), text("Hi again.")] },
+      ),
+    },
+    "thinking_empty",
+  ],
+  ["a whitespace user text block", { body: body({ role: "user", content: [text("Hi"), text("  ")] }) }, "text_blank"],
+  ["a whitespace string content", { body: body({ role: "user", content: "\n\n" }) }, "text_blank"],
+  [
+    "an empty assistant text",
+    { body: body({ role: "user", content: "Hi" }, { role: "assistant", content: [signed("Greet.", "s1"), text("")] }) },
+    "text_blank",
+  ],
+  [
+    "empty thinking and blank text: thinking first",
+    { body: body({ role: "user", content: " " }, { role: "assistant", content: [signed("", "s1"), text("Hello.")] }) },
+    "thinking_empty",
+  ],
+];
+
+/** Bodies over what both sides judge: text and thinking that may be blank (ASCII), in any turn, among other blocks. */
+function messagesBodies(): fc.Arbitrary<MessagesCase> {
+  const str = fc.constantFrom("", " ", "\n\t", "a", "ok then");
+  const assistantBlock = fc.oneof(
+    str.map(text),
+    fc.tuple(str, fc.constantFrom("s1", "s2")).map(([t, s]) => signed(t, s)),
+    fc.constant<Block>({ type: "redacted_thinking", data: "EmwKAh" }),
+    fc.constantFrom("toolu_1", "toolu_2").map(use),
+  );
+  const userBlock = fc.oneof(str.map(text), fc.constantFrom("toolu_1", "toolu_2").map(result));
+  const message = fc.oneof(
+    fc.record({ role: fc.constant("user" as const), content: fc.oneof(str, fc.array(userBlock, { maxLength: 3 })) }),
+    fc.record({ role: fc.constant("assistant" as const), content: fc.array(assistantBlock, { maxLength: 3 }) }),
+  );
+  return fc
+    .record({
+      model: fc.constantFrom("claude-sonnet-4-5", PREFIX_BOUND),
+      thinking: fc.constantFrom(undefined, { type: "enabled" as const, budget_tokens: 2048 }, { type: "adaptive" as const }),
+      messages: fc.array(message, { maxLength: 6 }),
+    })
+    .map((b): MessagesCase => ({ body: b }));
+}
+
+describeApi("Anthropic Messages: the mock's rules (messages-rules.mjs) and validateAnthropic", MESSAGES, MESSAGES_CASES, messagesBodies());
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI Responses: responses-rules.mjs against validateResponses
+// ---------------------------------------------------------------------------------------------
+
+type Item = ResponsesItem & { type: string };
+/** validateResponses's findings as rule ids: its `duplicate_tool_id` kind is two rules (an item id, a second output). */
+function responsesFinding(v: { kind: string; text: string }): Verdict {
+  const ids: Record<string, string> = { empty_tool_id: "empty_call_id", orphan_tool_result: "orphan_output", orphan_tool_use: "missing_output" };
+  if (v.kind === "duplicate_tool_id") return { id: v.text.startsWith("Duplicate item found") ? "duplicate_item" : "second_output", text: v.text };
+  return { id: ids[v.kind] ?? v.kind, text: v.text };
+}
+
+const call = (callId: string, extra: Partial<Item> = {}): Item => ({ type: "function_call", name: "exec_command", arguments: "{}", call_id: callId, ...extra });
+const output = (callId: string, extra: Partial<Item> = {}): Item => ({ type: "function_call_output", call_id: callId, output: "hi", ...extra });
+const say = (t: string): Item => ({ type: "message", role: "user", content: [{ type: "input_text", text: t }] });
+
+const RESPONSES: Api<Item[]> = {
+  mockRules: responses.RULES.map((r) => r.id),
+  validatorFindings: ["empty_call_id", "duplicate_item", "second_output", "orphan_output", "missing_output"],
+  mock: (input) => {
+    const broken = responses.firstBroken({ input });
+    // What the mock answers is built from that rule.
+    if (broken) expect(responses.apiCheck({ input })?.httpError.error.message).toBe(broken.message);
+    return broken && { id: broken.rule, text: broken.message };
+  },
+  validator: (input) => validateResponses(input).map(responsesFinding),
+  same: {
+    empty_call_id: ["empty_call_id"],
+    duplicate_item_id: ["duplicate_item"],
+    duplicate_output: ["second_output"],
+    orphan_output: ["orphan_output"],
+    missing_output: ["missing_output"],
+  },
+  texts: {
+    "duplicate_output/second_output": {
+      name: "output-item-id",
+      reason:
+        "the API names the item it made for the repeated output (`Duplicate item found with id fco_…`, ../shared/reference/codex-and-gemini.md), an id neither side can know: the mock makes one up, the validator says what it found in words",
+      differ: (mock, validator) => /^Duplicate item found with id fco_[0-9a-f]+\. /.test(mock) && validator.startsWith("a second output for function call "),
+    },
+  },
+  mockOnly: {},
+  validatorOnly: {},
+  exceptions: [
+    {
+      name: "custom-tool-call-unanswered",
+      reason:
+        "the API pairs custom tool calls too, with its own text (`No tool output found for custom tool call call_…`: https://github.com/Soju06/codex-lb/issues/1168, https://github.com/diegosouzapw/OmniRoute/issues/8946); the validator pairs them but words them as function calls, the mock does not pair them",
+      case: [say("Patch it."), { type: "custom_tool_call", name: "apply_patch", input: "*** Begin Patch", call_id: "call_p" }],
+      mock: null,
+      validator: ["missing_output"],
+    },
+    {
+      name: "custom-tool-output-orphan",
+      reason: "as custom-tool-call-unanswered, for a custom tool output that answers no call",
+      case: [say("Patch it."), { type: "custom_tool_call_output", call_id: "call_p", output: "Done" }],
+      mock: null,
+      validator: ["orphan_output"],
+    },
+    {
+      name: "local-shell-call",
+      reason:
+        "a local_shell_call is answered by a function_call_output (openai/codex codex-rs/core/src/context_manager/normalize.rs: `LocalShellCall is represented in upstream streams by a FunctionCallOutput`), as the validator has it; the mock knows only function_call as a call",
+      case: [say("ls"), { type: "local_shell_call", call_id: "call_l", status: "completed", action: { type: "exec", command: ["ls"] } }, output("call_l")],
+      mock: "orphan_output",
+      validator: [],
+    },
+    {
+      name: "local-shell-empty-call-id",
+      reason: "as local-shell-call: the validator holds a local_shell_call's call_id to the empty-id rule, the mock does not look at it",
+      case: [say("ls"), { type: "local_shell_call", call_id: "", status: "completed", action: { type: "exec", command: ["ls"] } }],
+      mock: null,
+      validator: ["empty_call_id"],
+    },
+    {
+      name: "output-before-call",
+      reason:
+        "the validator reads `input` in order (an output must follow its call), the mock looks for the call anywhere; no source says which the API does, and clients send the call first (so the generator leaves it out)",
+      case: [say("Run it."), output("call_1"), call("call_1")],
+      mock: null,
+      validator: ["orphan_output"],
+    },
+    {
+      name: "repeated-orphan-output",
+      reason:
+        "an output repeated that answers no call: both refuse, the mock as a duplicate (its duplicate check comes first), the validator as orphans; which the API names first is not in the sources (so the generator leaves it out)",
+      case: [say("Run it."), output("call_1"), output("call_1")],
+      mock: "duplicate_output",
+      validator: ["orphan_output", "orphan_output"],
+    },
+  ],
+};
+
+const RESPONSES_CASES: [string, Item[], string | null][] = [
+  ["a call and its output, then a message", [say("Run `echo hi`."), call("call_1", { id: "fc_1" }), output("call_1", { id: "fco_1" }), say("Thanks.")], null],
+  ["two calls answered in another order", [say("Run both."), call("call_1"), call("call_2"), output("call_2"), output("call_1")], null],
+  ["an empty call id on the call and its output", [say("Run it."), call(""), output("")], "empty_call_id"],
+  [
+    "the same item id twice (a copied rollout line)",
+    [say("Run it."), call("call_1"), output("call_1", { id: "fco_1" }), output("call_1", { id: "fco_1" })],
+    "duplicate_item_id",
+  ],
+  ["the same output twice, no ids", [say("Run it."), call("call_1"), output("call_1"), output("call_1")], "duplicate_output"],
+  ["an output with no call (its call line lost)", [say("Run it."), output("call_1"), say("Thanks.")], "orphan_output"],
+  ["a call with no output (killed mid-call)", [say("Run it."), call("call_1"), say("Thanks.")], "missing_output"],
+  [
+    "an empty id before a duplicate id: the earlier item is named",
+    [say("Run it."), call("", { id: "x" }), say("y"), call("call_2", { id: "x" }), output("call_2")],
+    "empty_call_id",
+  ],
+];
+
+/** True for the two exceptions the generator leaves out (output-before-call, repeated-orphan-output). */
+function outsideResponsesAgreement(input: Item[]): boolean {
+  return input.some((it, i) => {
+    if (it.type !== "function_call_output" || it.call_id === "") return false;
+    const calledBefore = input.slice(0, i).some((c) => c.type === "function_call" && c.call_id === it.call_id);
+    const calledAnywhere = input.some((c) => c.type === "function_call" && c.call_id === it.call_id);
+    const repeated = input.filter((o) => o.type === "function_call_output" && o.call_id === it.call_id).length > 1;
+    return (!calledBefore && calledAnywhere) || (!calledAnywhere && repeated);
+  });
+}
+
+function responsesInputs(): fc.Arbitrary<Item[]> {
+  const callId = fc.constantFrom("", "call_1", "call_2", "call_3");
+  const itemId = fc.constantFrom(undefined, "x", "y");
+  const withId = (it: Item, id: string | undefined): Item => (id === undefined ? it : { ...it, id });
+  const item = fc.oneof(
+    fc.tuple(callId, itemId).map(([c, id]) => withId(call(c), id)),
+    fc.tuple(callId, itemId).map(([c, id]) => withId(output(c), id)),
+    itemId.map((id) => withId(say("go on"), id)),
+    itemId.map((id) => withId({ type: "reasoning", summary: [], encrypted_content: "gAAAA" }, id)),
+  );
+  return fc.array(item, { maxLength: 8 }).filter((input) => !outsideResponsesAgreement(input));
+}
+
+describeApi("OpenAI Responses: the mock's rules (responses-rules.mjs) and validateResponses", RESPONSES, RESPONSES_CASES, responsesInputs());
+
+// ---------------------------------------------------------------------------------------------
+// Gemini: gemini-rules.mjs against validateGemini
+// ---------------------------------------------------------------------------------------------
+
+const GEMINI_IDS: Record<string, string> = {
+  empty_content: "empty_parts",
+  orphan_tool_result: "response_after_call",
+  roles_not_alternating: "call_after_user",
+  tool_response_mismatch: "count_mismatch",
+};
+
+const ask = (t: string): GeminiTurn => ({ role: "user", parts: [{ text: t }] });
+const answer = (t: string): GeminiTurn => ({ role: "model", parts: [{ text: t }] });
+const calls = (...names: string[]): GeminiTurn => ({ role: "model", parts: names.map((name) => ({ functionCall: { name, args: {} } })) });
+const responds = (...names: string[]): GeminiTurn => ({
+  role: "user",
+  parts: names.map((name) => ({ functionResponse: { name, response: { output: "ok" } } })),
+});
+
+const GEMINI: Api<GeminiTurn[]> = {
+  mockRules: gemini.RULES.map((r) => r.id),
+  validatorFindings: Object.values(GEMINI_IDS),
+  mock: (contents) => {
+    const broken = gemini.firstBroken({ contents });
+    if (broken) expect(gemini.checkContents({ contents })?.httpError.message).toBe(broken.message);
+    return broken && { id: broken.rule, text: broken.message };
+  },
+  validator: (contents) => validateGemini(contents).map((v) => ({ id: GEMINI_IDS[v.kind] ?? v.kind, text: v.text })),
+  same: {
+    empty_parts: ["empty_parts"],
+    response_after_call: ["response_after_call"],
+    call_after_user: ["call_after_user"],
+    count_mismatch: ["count_mismatch"],
+  },
+  texts: {
+    "empty_parts/empty_parts": {
+      name: "empty-parts-newline",
+      reason:
+        "the API ends each empty-parts line with a newline (https://github.com/egoist/chatwise-releases/issues/250), as the mock does; recover's validator leaves it out. With several empty contents the API lists every one, one line each (HendrikReh/AI-Powered-Amazon-Product-Assistant docs/GEMINI_MESSAGE_HANDLING.md), where the mock names the first only",
+      differ: (mock, validator) => mock === `${validator}\n`,
+    },
+  },
+  mockOnly: {},
+  validatorOnly: {},
+  exceptions: [
+    {
+      name: "call-turn-role",
+      reason:
+        "a function response must follow a model turn with calls for the mock, any turn with calls for the validator; clients put calls in model turns only (so the generator does), and no source says what the API answers for calls in a user turn",
+      case: [ask("Run it."), { role: "user", parts: [{ functionCall: { name: "run", args: {} } }] }, responds("run")],
+      mock: "response_after_call",
+      validator: [],
+    },
+  ],
+};
+
+const GEMINI_CASES: [string, GeminiTurn[], string | null][] = [
+  ["a call answered, then text", [ask("Run it."), calls("run"), responds("run"), answer("Done."), ask("Thanks.")], null],
+  ["two calls in one turn, two responses", [ask("Run both."), calls("a", "b"), responds("a", "b"), answer("Done.")], null],
+  ["a call turn last (the model's turn in progress)", [ask("Run it."), calls("run")], null],
+  [
+    "a thought with a signature before a call",
+    [
+      ask("Run it."),
+      { role: "model", parts: [{ text: "Plan.", thought: true, thoughtSignature: "c2ln" }, { functionCall: { name: "run", args: {} } }] },
+      responds("run"),
+    ],
+    null,
+  ],
+  ["an empty model turn", [ask("Hi"), { role: "model", parts: [] }, ask("Hi?")], "empty_parts"],
+  ["two empty turns: the first is named", [ask("Hi"), { role: "model", parts: [] }, { role: "user", parts: [] }], "empty_parts"],
+  ["a response with no call before it (a torn call line)", [ask("Run it."), answer("Running."), responds("run")], "response_after_call"],
+  ["a call after a model turn", [ask("Run it."), answer("Sure."), calls("run"), responds("run")], "call_after_user"],
+  ["each response recorded twice (gemini-cli#29365)", [ask("Run it."), calls("run"), responds("run", "run"), answer("Done.")], "count_mismatch"],
+  ["a call with no response before new text", [ask("Run it."), calls("run"), ask("Thanks.")], "count_mismatch"],
+  [
+    "a call after a model turn, unanswered: on one turn, the rule listed first",
+    [ask("Run it."), answer("Sure."), calls("run"), ask("Thanks.")],
+    "call_after_user",
+  ],
+];
+
+function geminiContents(): fc.Arbitrary<GeminiTurn[]> {
+  const name = fc.constantFrom("run", "read");
+  const userParts = fc.array(
+    fc.oneof(
+      fc.constant({ text: "go" }),
+      name.map((n) => ({ functionResponse: { name: n, response: {} } })),
+    ),
+    { maxLength: 3 },
+  );
+  const modelParts = fc.array(
+    fc.oneof(
+      fc.constant({ text: "ok" }),
+      fc.constant({ text: "hm", thought: true }),
+      name.map((n) => ({ functionCall: { name: n, args: {} } })),
+    ),
+    { maxLength: 3 },
+  );
+  const turn = fc.oneof(
+    userParts.map((parts): GeminiTurn => ({ role: "user", parts })),
+    modelParts.map((parts): GeminiTurn => ({ role: "model", parts })),
+  );
+  return fc.array(turn, { maxLength: 7 });
+}
+
+describeApi("Gemini: the mock's rules (gemini-rules.mjs) and validateGemini", GEMINI, GEMINI_CASES, geminiContents());
