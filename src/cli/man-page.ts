@@ -98,7 +98,7 @@ export function renderManPage(program: Command, version: string, helpOf: (comman
     ".I ~/.cache/recover/main.cjs-<build>-<node version>-<arch>.v8cache",
     "the code cache of the installed build, written by its first run; safe to delete",
     ".SH SEE ALSO",
-    "\\fBrecover \\-\\-help\\fR and \\fBrecover\\fR \\fIcommand\\fR \\fB\\-\\-help\\fR (every command, with examples), \\fBrecover rules\\fR (every rule), \\fBrecover explain\\fR (an error text), \\fBrecover store list\\fR (the stores found).",
+    "\\fBrecover \\-\\-help\\fR and \\fBrecover\\fR \\fIcommand\\fR \\fB\\-\\-help\\fR (every command, with examples), \\fBrecover rules\\fR (every rule), \\fBrecover explain\\fR (an error text), \\fBrecover store list\\fR (the stores found, and which client version wrote them).",
     "",
   );
   return lines.join("\n");

@@ -67,6 +67,13 @@ export interface SessionStore {
   hiddenSessions?(): HiddenSessions[];
   /** One session's records, ordered. `lean` may summarise heavy fields (see PartRecord); `full` keeps bytes. */
   loadSession(id: string, mode: LoadMode): LoadedSession;
+  /**
+   * The version of the agent's client that last wrote session `id`, as the session records it (Claude Code's
+   * `version` on each record, Codex's `session_meta.payload.cli_version`, opencode's session `version`), read from
+   * that session alone. Undefined when the format records none (Gemini CLI, openclaw) or this session does not;
+   * never throws (it only informs a listing). `recover store list` asks it of the newest session.
+   */
+  clientVersion?(id: string): string | undefined;
   /** Another name the agent gives a session (openclaw's session keys), resolved to its id. */
   resolveAlias?(name: string): string | undefined;
   /** A writer on the same store; only mutating commands ask for one. */

@@ -155,8 +155,55 @@ describe("recover store list", () => {
     const one = homeWith(["claude"]);
     const table = await run(["store", "list"], { env: one.env });
     expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^AGENT\s+FORMAT\s+SESSIONS\s+UPDATED \(UTC\)\s+PATH\nclaude\s+claude\s+5\s/);
+    expect(table.stdout).toMatch(/^AGENT\s+FORMAT\s+CLIENT\s+SESSIONS\s+UPDATED \(UTC\)\s+PATH\nclaude\s+claude\s+2\.1\.90\s+5\s/);
     expect(table.stdout.match(/^not found: (\w+):/gm)).toEqual(["not found: opencode:", "not found: openclaw:", "not found: codex:", "not found: gemini:"]);
+  });
+
+  it("--json: each store's client, the version that wrote its newest session against the one recover was checked with", async () => {
+    const r = await run(["store", "list", "--json"], { env: homeWith().env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = parseJsonDocument(r.stdout) as { stores: { agent: string; client: unknown }[] };
+    expect(Object.fromEntries(doc.stores.map((s) => [s.agent, s.client]))).toEqual({
+      opencode: { version: "1.18.31", checked: "1.18.33", status: "older" },
+      claude: { version: "2.1.90", checked: "2.1.332", status: "older" },
+      // openclaw and Gemini CLI record no client version.
+      openclaw: { version: null, checked: "2026.9.6", status: "unknown" },
+      codex: { version: "0.169.0", checked: "0.171.0", status: "older" },
+      gemini: { version: null, checked: "0.61.0", status: "unknown" },
+    });
+  });
+
+  /** Only Claude Code's store, every transcript's records stamped `version` (its bytes kept otherwise). */
+  function claudeWrittenBy(version: string): Record<string, string> {
+    const { env, home } = homeWith(["claude"]);
+    const projects = path.join(home, ".claude", "projects");
+    for (const rel of fs.readdirSync(projects, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"))) {
+      const file = path.join(projects, rel);
+      fs.writeFileSync(file, fs.readFileSync(file, "latin1").replaceAll('"version":"2.1.90"', `"version":"${version}"`), "latin1");
+    }
+    return env;
+  }
+
+  it("a newest session written by a newer client than recover was checked with: its version, and one note that it is not yet checked", async () => {
+    const env = claudeWrittenBy("2.1.999");
+    const table = await run(["store", "list"], { env });
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^claude\s+claude\s+2\.1\.999\s+5\s/m);
+    expect(table.stdout.match(/^note: .*$/gm)).toEqual([
+      "note: claude: newest session written by Claude Code 2.1.999, newer than recover was checked with (2.1.332): not yet checked",
+    ]);
+    const doc = parseJsonDocument((await run(["store", "list", "--json"], { env })).stdout) as { stores: { client: unknown }[] };
+    expect(doc.stores[0]!.client).toEqual({ version: "2.1.999", checked: "2.1.332", status: "not yet checked" });
+  });
+
+  it("one written by the client recover was checked with: its version, and no note", async () => {
+    const env = claudeWrittenBy("2.1.332");
+    const table = await run(["store", "list"], { env });
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^claude\s+claude\s+2\.1\.332\s+5\s/m);
+    expect(table.stdout).not.toMatch(/^note:/m);
+    const doc = parseJsonDocument((await run(["store", "list", "--json"], { env })).stdout) as { stores: { client: unknown }[] };
+    expect(doc.stores[0]!.client).toEqual({ version: "2.1.332", checked: "2.1.332", status: "checked" });
   });
 });
 

@@ -31,6 +31,8 @@ export const codexDialect: Dialect = {
   idField: "id",
   parentField: "parentId",
   linear: true,
+  // The client that started the rollout names itself in its session_meta (a resume appends to it, writing none).
+  clientVersion: { at: "first", of: (value) => (value.type === "session_meta" ? str(obj(value.payload)?.cli_version) : undefined) },
   interpret(value) {
     const type = str(value.type);
     const role: LineRole | undefined =

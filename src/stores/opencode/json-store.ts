@@ -150,6 +150,12 @@ export class OpencodeJsonStore implements OpencodeStore {
     return bySession;
   }
 
+  /** The session file's `version`: the opencode version that created the session (read by the listing already). */
+  clientVersion(id: string): string | undefined {
+    const version = this.sessions().get(id)?.info?.version;
+    return typeof version === "string" && version !== "" ? version : undefined;
+  }
+
   loadSession(id: string, mode: LoadMode): SessionRecords {
     assertSafeId(id);
     const keep = mode === "full";

@@ -224,6 +224,17 @@ export class OpencodeSqliteStore implements OpencodeStore {
     return ids;
   }
 
+  /** The session row's `version` column: the opencode version that created the session (a preview build: `0.0.0-…`). */
+  clientVersion(id: string): string | undefined {
+    try {
+      const version = this.db.prepare("SELECT version FROM session WHERE id = ? AND typeof(version) = 'text'").pluck().get(id);
+      return typeof version === "string" && version !== "" ? version : undefined;
+    } catch {
+      // A session table without the column (not opencode's schema) or a damaged page: the listing goes on without it.
+      return undefined;
+    }
+  }
+
   loadSession(id: string, mode: LoadMode): SessionRecords {
     return this.guard(() => this.load(id, mode));
   }

@@ -57,6 +57,8 @@ export const claudeDialect: Dialect = {
   messageMarkers: [Buffer.from('"type":"user"'), Buffer.from('"type":"assistant"')],
   idField: "uuid",
   parentField: "parentUuid",
+  // Every record Claude Code writes carries the client's version (`"version":"2.1.332"`).
+  clientVersion: { at: "last", of: (value) => str(value.version) },
   interpret(value) {
     const type = str(value.type);
     if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return { role: "unknown" };

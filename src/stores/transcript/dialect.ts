@@ -92,6 +92,13 @@ export interface Dialect {
   promptOf?(value: Json): string | undefined;
   /** The provider's error answers the client stored among the lines (Codex: `task_complete.error`). */
   storedErrors?(lines: readonly TranscriptLine[]): { messageId: string; where: string; text: string }[];
+  /**
+   * Where a session names the version of the client that wrote it, and how a record names it: `first`, the first
+   * record naming one (Codex: `session_meta.payload.cli_version`, once per rollout); `last`, the newest record naming
+   * one (Claude Code stamps `version` on every record, so a session a newer client resumed says so). Absent: the
+   * format names none (Gemini CLI; openclaw's header `version` is its line format's, not its client's).
+   */
+  clientVersion?: { at: "first" | "last"; of(value: Json): string | undefined };
   /** The API the client sends the history to (absent: the Anthropic Messages API). */
   api?: ProviderApi;
   /**

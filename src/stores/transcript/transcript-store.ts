@@ -4,7 +4,7 @@
  * session; its id is the file name. openclaw's session keys (`agent:main:main`) name sessions too.
  */
 import fg from "fast-glob";
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
 import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
 import type { TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
@@ -112,6 +112,32 @@ export class TranscriptStore implements SessionStore {
     return this.keys.get(name);
   }
 
+  /**
+   * The version of the client that wrote the session, where its format names one (Dialect.clientVersion): from the
+   * first records or the last ones, read from the file's head or tail (the whole file only when its lines are
+   * longer than that). Undefined when the format or the session names none, or the file cannot be read now.
+   */
+  clientVersion(id: string): string | undefined {
+    const named = dialectNamed(this.root.dialect).clientVersion;
+    const file = this.sessionFiles().get(id);
+    if (!named || !file) return undefined;
+    const records = named.at === "first" ? firstRecords : lastRecords;
+    const versionIn = (bytes: Buffer) => {
+      for (const value of records(bytes)) {
+        const version = named.of(value);
+        if (version) return version;
+      }
+      return undefined;
+    };
+    try {
+      const { bytes, whole } = readEnd(file.path, named.at);
+      return versionIn(bytes) ?? (whole ? undefined : versionIn(readFileSync(file.path)));
+    } catch {
+      // Removed or unreadable since it was listed: the version only informs a listing.
+      return undefined;
+    }
+  }
+
   loadSession(id: string, mode: LoadMode): TranscriptRecords {
     assertSafeId(id);
     const file = this.sessionFiles().get(id);
@@ -171,6 +197,46 @@ function* lastRecords(bytes: Buffer): Generator<Record<string, unknown>> {
       // a torn or blank line: the one before it tells
     }
     end = start - 1;
+  }
+}
+
+/** The first lines, in order, parsed (at most 64 tried). */
+function* firstRecords(bytes: Buffer): Generator<Record<string, unknown>> {
+  let start = 0;
+  for (let tries = 0; tries < 64 && start < bytes.length; tries++) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline < 0 ? bytes.length : newline;
+    try {
+      const value = obj(JSON.parse(bytes.subarray(start, end).toString("utf8")));
+      if (value) yield value;
+    } catch {
+      // a torn or blank line: the next one tells
+    }
+    start = end + 1;
+  }
+}
+
+/** How much of a file's head or tail is read for the lines there (a few lines of nearly every transcript). */
+const END_BYTES = 256 * 1024;
+
+/**
+ * The whole lines within the first or last END_BYTES of a file (a line cut by the window's edge is left out), and
+ * whether that is the whole file.
+ */
+function readEnd(path: string, at: "first" | "last"): { bytes: Buffer; whole: boolean } {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, END_BYTES);
+    const from = at === "first" ? 0 : size - length;
+    const bytes = Buffer.alloc(length);
+    const read = bytes.subarray(0, readSync(fd, bytes, 0, length, from));
+    if (read.length === size) return { bytes: read, whole: true };
+    if (at === "first") return { bytes: read.subarray(0, read.lastIndexOf(0x0a) + 1), whole: false };
+    const cut = read.indexOf(0x0a);
+    return { bytes: cut < 0 ? read.subarray(0, 0) : read.subarray(cut + 1), whole: false };
+  } finally {
+    closeSync(fd);
   }
 }
 
