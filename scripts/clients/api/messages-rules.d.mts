@@ -21,6 +21,8 @@ export interface Unbound {
 export interface Broken {
   rule?: string;
   message?: string;
+  /** The message a `byMessage` rule names. */
+  at?: number;
   why?: Unbound["why"];
   dropped?: Unbound;
 }
@@ -30,7 +32,7 @@ export interface ErrorReply {
   headers?: Record<string, string>;
 }
 
-export const RULES: Rule<[body: unknown, ctx: RuleContext], Broken>[];
+export const RULES: (Rule<[body: unknown, ctx: RuleContext], Broken> & { byMessage?: boolean })[];
 export function checkRequest(body: unknown, issued: Map<string, string>, options?: Omit<RuleContext, "issued">): Broken | null;
 export function enforcer(options?: { contextLimit?: number; bindScope?: "messages"; mismatchHeader?: boolean }): Enforcer<ErrorReply>;
 export function bindReply(body: unknown, blocks: unknown[], bound: Map<string, Binding>, scope?: "messages"): void;

@@ -107,8 +107,15 @@ const MODIFIED_THINKING = (n, m) =>
 const BINDING_WITHOUT_BETA = (type) => `thinking.${type}.block_binding: Extra inputs are not permitted`;
 const BOUND = (at, beta) => `${at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}`;
 const TOO_LONG = (tokens, limit) => `prompt is too long: ${tokens} tokens > ${limit} maximum`;
+const RESULT_MISSING = (n, ids) =>
+  `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+const RESULT_ORPHAN = (n, m, id) =>
+  `messages.${n}.content.${m}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
 
 const messagesOf = (body) => (Array.isArray(body?.messages) ? body.messages : []);
+const blocksOf = (msg) => (Array.isArray(msg?.content) ? msg.content : []);
+/** The tool_use blocks of an assistant message (a user message calls no tool). */
+const toolUses = (msg) => (msg?.role === "assistant" ? blocksOf(msg).filter((b) => b?.type === "tool_use") : []);
 const hasBeta = (headers) =>
   String(headers?.["anthropic-beta"] ?? "")
     .split(",")
@@ -120,7 +127,9 @@ const hasBeta = (headers) =>
  * keeps the rule, else what breaks it: `{ message }` (the 400's text, built from `error`) and, for the binding,
  * `why`; or `{ dropped }` when a `drop_block` request passes with its failing thinking left out. `ctx`: { issued
  * (signature → the thinking text this mock streamed with it), bound (signature → binding; absent: no binding rules),
- * headers, scope, contextLimit }. test/provider/mock-rules-agree.test.ts holds them against recover's validator.
+ * headers, scope, contextLimit }. `byMessage` rules are checked message by message together, where the first of them
+ * stands in the table: the earliest message that breaks one of them is named (`at`), whichever rule it breaks (on one
+ * message, the rule listed first). test/provider/mock-rules-agree.test.ts holds them against recover's validator.
  */
 export const RULES = [
   {
@@ -154,6 +163,57 @@ export const RULES = [
           (typeof msg?.content === "string" && msg.content.trim() === "")
         )
           return { message: BLANK_TEXT };
+      }
+      return null;
+    },
+  },
+  // Tool pairing, after the checks of single blocks (a block's own fields are validated before the conversation is
+  // read as turns: an inference, no source orders them). Message by message, as the API names one message: on one
+  // assistant/user pair the unanswered tool_use (messages.N) comes before the result that answers nothing
+  // (messages.N+1.content.M), as openclaw/clawhub#151 shows (results split over two user messages: both break, the
+  // API names the missing one). As recover's validator (src/provider/validate-anthropic.ts) judges them, with one
+  // exception: a tool_use followed by another assistant message is unanswered (see tool_result_missing).
+  {
+    // Each tool_use of an assistant message is answered by a tool_result in the very next message; the ids not
+    // answered are listed in their order, comma-separated. A tool_use in the last message of the request is not
+    // judged (no next message: the request asks for its continuation), as the validator has it; no source says what
+    // the API answers. When the next message is an assistant message too, every id is unanswered (the API does not
+    // merge the two first: https://github.com/vybestack/llxprt-code/pull/1302 for issue #1293, openclaw/openclaw#27890),
+    // where the validator, which pairs each user message with the message before it, finds nothing.
+    id: "tool_result_missing",
+    byMessage: true,
+    error: RESULT_MISSING,
+    source:
+      "../shared/reference/formats-and-errors.md §1.1 (https://github.com/anthropics/claude-code/issues/5989, multiple ids; /1237, /2697, https://github.com/Kilo-Org/kilocode/issues/5163)",
+    check(body) {
+      const msgs = messagesOf(body);
+      for (const [n, msg] of msgs.entries()) {
+        const uses = toolUses(msg);
+        if (uses.length === 0 || n === msgs.length - 1) continue;
+        const next = msgs[n + 1];
+        const answered = new Set(next?.role === "user" ? blocksOf(next).flatMap((b) => (b?.type === "tool_result" ? [b.tool_use_id] : [])) : []);
+        const missing = uses.filter((u) => !answered.has(u.id)).map((u) => u.id);
+        if (missing.length > 0) return { at: n, message: RESULT_MISSING(n, missing) };
+      }
+      return null;
+    },
+  },
+  {
+    // Each tool_result of a user message answers a tool_use of the message right before it (none before the first
+    // message: a request that starts with a result, the usual shape after a history was cut); the first that answers
+    // none is named.
+    id: "tool_result_orphan",
+    byMessage: true,
+    error: RESULT_ORPHAN,
+    source:
+      "../shared/reference/formats-and-errors.md §1.1 (https://github.com/decocms/studio/issues/1803, https://github.com/anthropics/claude-code/issues/13460, /18947)",
+    check(body) {
+      const msgs = messagesOf(body);
+      for (const [n, msg] of msgs.entries()) {
+        if (msg?.role !== "user") continue;
+        const called = new Set(toolUses(msgs[n - 1]).map((u) => u.id));
+        for (const [m, b] of blocksOf(msg).entries())
+          if (b?.type === "tool_result" && !called.has(b.tool_use_id)) return { at: n, message: RESULT_ORPHAN(n, m, b.tool_use_id) };
       }
       return null;
     },
@@ -195,14 +255,27 @@ export const RULES = [
 ];
 
 /**
- * The first rule of RULES `body` breaks: null, { rule, message } (and `why` for a binding failure), or { dropped }
+ * The first rule of RULES `body` breaks: null, { rule, message } (and `at` for a `byMessage` rule, `why` for a binding
+ * failure), or { dropped }
  * (the thinking block a `drop_block` request had dropped from, when it passes).
  */
 export function checkRequest(body, issued, { bound, headers, scope, contextLimit } = {}) {
   const ctx = { issued, bound, headers, scope, contextLimit };
-  for (const rule of RULES) {
+  const judge = (rule) => {
     const broken = rule.check(body, ctx);
-    if (broken) return broken.dropped ? broken : { rule: rule.id, ...broken };
+    return broken && (broken.dropped ? broken : { rule: rule.id, ...broken });
+  };
+  const byMessage = RULES.filter((r) => r.byMessage);
+  for (const rule of RULES) {
+    if (rule.byMessage && rule !== byMessage[0]) continue;
+    // Stable: on one message, the rule listed first.
+    const broken = rule.byMessage
+      ? byMessage
+          .map(judge)
+          .filter(Boolean)
+          .sort((a, b) => a.at - b.at)[0]
+      : judge(rule);
+    if (broken) return broken;
   }
   return null;
 }
