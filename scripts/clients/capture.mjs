@@ -5,10 +5,13 @@
 //   node scripts/clients/capture.mjs <client> --list
 //   node scripts/clients/capture.mjs <client> --scenario <name|all> [--version <v>] [--out <dir>] [--fixtures <dir>]
 //        [--loop] [--enforce] [--model <id>] [--context-limit <tokens>] [--timeout <s>] [--work <dir>]
-//        [--skip-recover] [--recover-wait <s>]
+//        [--skip-recover] [--recover-wait <s>] [--recover <bin/recover>] [--set <field>=<json>]…
 //
 // The client is installed on first use into the cache (lib/install.mjs); --version defaults to the newest the driver
 // is checked against. --loop runs a `loop` scenario as the client suite does (recover, then one more resume).
+// --recover runs another build of recover (e.g. a worktree's bin/recover). --set overrides a field of the scenario for this run (e.g. `--set usage=null`: the mock's fixed usage;
+// `--set 'enforcerOptions={"bindScope":"messages"}'`); a value that is not JSON is taken as a string. `all` runs the
+// scenarios the version is checked with (a scenario's `versions`).
 // Exits 1 when a scenario's verdict fails.
 import path from "node:path";
 import { parseCommand } from "./lib/args.mjs";
@@ -17,7 +20,7 @@ import { installClient } from "./lib/install.mjs";
 import { loadClient } from "./index.mjs";
 
 const USAGE =
-  "usage: node scripts/clients/capture.mjs <client> (--list | --scenario <name|all>) [--version <v>] [--out <dir>] [--fixtures <dir>] [--loop] [--enforce] [--model <id>] [--context-limit <tokens>] [--timeout <s>] [--work <dir>] [--skip-recover] [--recover-wait <s>]";
+  "usage: node scripts/clients/capture.mjs <client> (--list | --scenario <name|all>) [--version <v>] [--out <dir>] [--fixtures <dir>] [--loop] [--enforce] [--model <id>] [--context-limit <tokens>] [--timeout <s>] [--work <dir>] [--skip-recover] [--recover-wait <s>] [--recover <bin/recover>] [--set <field>=<json>]…";
 
 const { values: a, positionals } = parseCommand(process.argv.slice(2), {
   usage: USAGE,
@@ -36,8 +39,24 @@ const { values: a, positionals } = parseCommand(process.argv.slice(2), {
     work: { type: "string" },
     "skip-recover": { type: "boolean" },
     "recover-wait": { type: "string" },
+    recover: { type: "string" },
+    set: { type: "string", multiple: true },
   },
 });
+const overrides = {};
+for (const kv of a.set ?? []) {
+  const at = kv.indexOf("=");
+  if (at < 1) {
+    console.error(`--set takes <field>=<json>, not ${JSON.stringify(kv)}\n${USAGE}`);
+    process.exit(2);
+  }
+  const raw = kv.slice(at + 1);
+  try {
+    overrides[kv.slice(0, at)] = JSON.parse(raw);
+  } catch {
+    overrides[kv.slice(0, at)] = raw;
+  }
+}
 let client;
 try {
   if (positionals.length !== 1) throw new Error("name one client");
@@ -48,24 +67,26 @@ try {
 }
 const { driver, scenarios } = client;
 if (a.list) {
-  for (const [k, s] of Object.entries(scenarios)) console.log(`${k.padEnd(28)} ${s.loop ? "[loop] " : ""}${s.about}`);
+  for (const [k, s] of Object.entries(scenarios))
+    console.log(`${k.padEnd(28)} ${s.loop ? "[loop] " : ""}${s.versions ? `[${s.versions.join(", ")}] ` : ""}${s.about}`);
   process.exit(0);
 }
 if (!a.scenario) {
   console.error(`--scenario <name|all> or --list\n${USAGE}`);
   process.exit(2);
 }
-const names = a.scenario === "all" ? Object.keys(scenarios) : [a.scenario];
+const version = a.version ?? driver.versions.at(-1);
+const names = a.scenario === "all" ? Object.keys(scenarios).filter((n) => !scenarios[n].versions || scenarios[n].versions.includes(version)) : [a.scenario];
 for (const n of names)
   if (!scenarios[n]) {
     console.error(`${driver.name} has no scenario ${n} (see --list)`);
     process.exit(2);
   }
-const version = a.version ?? driver.versions.at(-1);
 const installed = installClient(driver, version, { log: (l) => console.error(l) });
 let failed = 0;
 for (const n of names) {
-  const sc = a.loop && scenarios[n].loop ? withRepairLoop(scenarios[n], driver.api) : scenarios[n];
+  const chosen = { ...scenarios[n], ...overrides };
+  const sc = a.loop && chosen.loop ? withRepairLoop(chosen, driver.api) : chosen;
   const out = a.out ? (names.length > 1 ? path.join(a.out, n) : a.out) : path.join("/tmp", `${driver.name}-out`, n);
   const v = await runScenario({ driver, scenarios: { [n]: sc } }, n, installed, {
     out,
@@ -77,6 +98,7 @@ for (const n of names) {
     fixtures: a.fixtures,
     skipRecover: a["skip-recover"],
     recoverWait: a["recover-wait"],
+    recoverBin: a.recover && path.resolve(a.recover),
   });
   if (!v.pass) failed++;
   console.log(`${n}: ${v.pass ? "pass" : `FAIL: ${v.problems.join("; ")}`} (${out})`);

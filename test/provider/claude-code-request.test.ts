@@ -1,5 +1,5 @@
 // recover's request view of a Claude Code transcript against the request the real client sent for it (Claude Code
-// 2.1.331 run offline against a loopback mock of the API: scripts/capture-claude-request.mjs,
+// 2.1.331 run offline against a loopback mock of the API: scripts/clients/claude-code.mjs,
 // fixtures/claude-code-2.1). Message for message and block for block: an error's `messages.N.content.M` must land on
 // the record the client put there.
 import fs from "node:fs";

@@ -1,6 +1,6 @@
-// Transcripts written by the real Claude Code client (2.1.331, run offline against a loopback mock of the API by
-// scripts/capture-claude-request.mjs; fixtures/claude-code-2.1/README.md). recover's view of what that client sends
-// must match what it did send: a scan of them reports only what the API would really reject.
+// Transcripts written by the real Claude Code client (2.1.331, run offline against a loopback mock of the API by the
+// Claude Code driver, scripts/clients/claude-code.mjs; fixtures/claude-code-2.1/README.md). recover's view of what
+// that client sends must match what it did send: a scan of them reports only what the API would really reject.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

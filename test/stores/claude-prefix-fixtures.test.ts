@@ -1,5 +1,5 @@
 // Prefix-bound thinking (issue 36) on transcripts written by the real Claude Code client: each fixture is a session
-// as the client left it right before recover ran in a repair or trim loop of scripts/capture-claude-request.mjs
+// as the client left it right before recover ran in a repair or trim loop of scripts/clients/scenarios/claude-code.mjs
 // (docs/research/claude-code-prefix-thinking.md), and its expected.json says what that loop showed: the recover
 // commands, and the thinking blocks (by signature) left on the chain afterwards, which the binding mock then accepted.
 // The same commands on a copy must leave exactly those blocks: one kept after the first changed position, or one

@@ -72,15 +72,16 @@ export function answeredCountTokens(req, res) {
 
 /** Answer one `POST /v1/messages` with `reply`, streamed when the request asked for a stream. */
 export function answerMessages(res, body, reply) {
-  const id = messageId();
-  const model = body?.model ?? "claude-sonnet-4-5";
-  const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   if (reply.status) {
-    const requestId = reply.requestId ?? `req_mock_${id}`;
+    // A message id only when the error has no request id of its own: ids of later replies do not move.
+    const requestId = reply.requestId ?? `req_mock_${messageId()}`;
     res.writeHead(reply.status, { "content-type": "application/json", "request-id": requestId, ...reply.headers });
     res.end(JSON.stringify({ type: "error", error: reply.error, request_id: requestId }));
     return;
   }
+  const id = messageId();
+  const model = body?.model ?? "claude-sonnet-4-5";
+  const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   if (!body?.stream) {
     res.writeHead(200, { "content-type": "application/json", "request-id": `req_mock_${id}` });
     res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: reply.blocks, stop_reason: reply.stop, stop_sequence: null, usage }));
@@ -181,6 +182,8 @@ export async function runToFiles(command, args, { stdoutFile, stderrFile, ...opt
 
 export function startMock(state) {
   let seq = 0;
+  // Message ids numbered per run (one mock a scenario), so that a fixture is the same whichever scenarios ran before.
+  counter = 0;
   const isMain = state.isMain ?? isMainLoop;
   const server = http.createServer(async (req, res) => {
     const { body, headers } = await readRequest(req);
@@ -198,6 +201,9 @@ export function startMock(state) {
     }
     let r = main ? state.next(body, entry) : (state.side?.(body, entry) ?? reply([text("ok")]));
     if (!r) r = reply([text("(mock: no more scripted replies)")]);
+    // A refusal by the API's rules (the answer names the rule) has a request id made from the request's number, as
+    // the clients stored it in the Claude Code and opencode fixtures (`req_mock0009eeee…`).
+    if (r.status && entry.answer?.rule && !r.requestId) r = { ...r, requestId: `req_mock${String(entry.seq).padStart(4, "0")}${"e".repeat(20)}` };
     entry.answer ??= r.status ? { status: r.status, message: r.error?.message } : { status: 200 };
     log();
     if (!r.status && state.usage) {

@@ -7,12 +7,17 @@
 // changes. Every request, step output and the verdict land in `out`; the driver (scripts/clients/<client>.mjs) knows
 // everything that differs between clients.
 //
-// A scenario: { about, model?, enforce?, contextLimit?, captureStep?, loop?, smoke?, steps: [step…] } with
+// A scenario: { about, model?, enforce?, contextLimit?, captureStep?, loop?, smoke?, work?, steps: [step…] } with
 //   client step:  { prompt, resume?, replies: [reply | (body, entry) => reply], edit?(ctx) -> note, kill?: { afterRequest,
-//                   afterMs }, expect?: 200 | 400, expectRule?, clientEnv?, args? }
-//   recover step: { recover: "repair" | "trim", withError?: true | false (default: the last refusal's text when there
-//                   was one), args?, expectExit? (default 0), restoreCheck?: false }
-// `expect: 200`: every main request of the step accepted, the client exits 0 and prints the last reply's text.
+//                   afterMs }, expect?: 200 | 400, expectRule?, clientEnv?, args?, version? (this step runs that version of
+//                   the client: a session an older client wrote, continued by this one), contextLimit? (a number, or
+//                   (ctx) => number: the enforced window from this step on), side? (reply | (body, entry, ctx) =>
+//                   reply: the answer to this step's side requests), check?(ctx, result) -> [problem…] }
+//   recover step: { recover: "repair" | "trim" | "import", withError?: true | false (default: the last refusal's text
+//                   when there was one), args? ([…] or (ctx) => […]), expectExit? (default 0), restoreCheck?: false,
+//                   check?(ctx, verdictStep) -> [problem…] }
+// `expect: 200`: every main request of the step accepted (none with thinking the API had to drop for a `drop_block`
+// request), the client exits 0 and prints the last reply's text.
 // `expect: 400`: a main request of the step refused (by `expectRule` when given). Until a step damages the session
 // (an edit or a kill), every request must be accepted when the run enforces the API's rules. `captureStep` (default: the last) is the
 // step whose request and store the fixtures keep. `loop` makes the scenario a repair loop of the client suite
@@ -26,6 +31,7 @@ import * as messages from "../api/messages.mjs";
 import * as messagesRules from "../api/messages-rules.mjs";
 import * as responses from "../api/responses.mjs";
 import * as responsesRules from "../api/responses-rules.mjs";
+import { installClient } from "./install.mjs";
 import { startProcess } from "./proc.mjs";
 import { planSummary, runRecoverStep, shellQuote } from "./recover.mjs";
 import { runProcess } from "./proc.mjs";
@@ -71,7 +77,9 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
   const scenario = scenarios[name];
   if (!scenario) throw new Error(`${driver.name} has no scenario ${name}`);
   const api = APIS[driver.api];
-  const work = opts.work ?? driver.defaultWork;
+  // A driver whose versions keep different paths (a fixture's paths are where it was captured) names one per version.
+  // A scenario whose fixtures were captured in another folder names it (the paths are in the fixtures).
+  const work = opts.work ?? scenario.work ?? (typeof driver.defaultWork === "function" ? driver.defaultWork(installed.version) : driver.defaultWork);
   const out = opts.out;
   fs.rmSync(work, { recursive: true, force: true });
   fs.rmSync(out, { recursive: true, force: true });
@@ -101,7 +109,15 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
     log,
     tag: null,
     isMain: driver.isMain,
-    side: driver.side,
+    // A step's own answer to side requests (a title per run), else the driver's; left unset when neither has one, so
+    // each mock answers them its own default way.
+    side:
+      driver.side || scenario.steps.some((s) => s.side)
+        ? (body, entry) => {
+            const f = scenario.steps[state.tag - 1]?.side ?? driver.side;
+            return typeof f === "function" ? f(body, entry, ctx) : f;
+          }
+        : undefined,
     usage: scenario.usage ?? driver.usage,
     next(body, entry) {
       step.served++;
@@ -116,7 +132,8 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
       const answer = {
         seq: entry.seq,
         step: state.tag,
-        status: error ? (r.status ?? r.httpError?.status ?? r.httpError?.code ?? 400) : 200,
+        // The HTTP status is the first number: the Gemini API's `status` is a word (INVALID_ARGUMENT), its `code` the number.
+        status: error ? ([r.status, r.httpError?.status, r.httpError?.code].find((x) => typeof x === "number") ?? 400) : 200,
         ...(judged?.rule ? { rule: judged.rule } : {}),
         ...(judged?.why ? { why: judged.why } : {}),
         ...(error ? { message: error, scripted: !judged?.refused } : {}),
@@ -148,8 +165,11 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         ctx.notes.push(`before step ${n}: ${note}`);
         say(`step ${n} edit: ${note}`);
       }
+      // The store around every step, recover steps too (a driver keeps what its fixtures need).
+      if (ctx.session) await driver.keep?.(ctx, `before-step-${n}`);
       if (s.recover) {
         const v = await recoverStep(ctx, s, n, opts);
+        await driver.keep?.(ctx, `after-step-${n}`);
         verdict.steps.push(v);
         problems.push(...v.problems.map((p) => `step ${n}: ${p}`));
         say(
@@ -157,16 +177,25 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         );
         continue;
       }
-      if (ctx.session) await driver.keep?.(ctx, `before-step-${n}`);
+      if (s.contextLimit !== undefined) {
+        // The window from this step on, e.g. just above every request so far: the session's next turn outgrows it.
+        const limit = typeof s.contextLimit === "function" ? s.contextLimit(ctx) : s.contextLimit;
+        if (!rules.setContextLimit) throw new Error(`step ${n}: the ${driver.api} mock has no context window to set`);
+        rules.setContextLimit(limit);
+        ctx.notes.push(`before step ${n}: window set to ${limit} tokens`);
+        say(`step ${n}: window set to ${limit} tokens`);
+      }
       step.replies = [...(s.replies ?? [])];
       step.answers = [];
       step.served = 0;
       step.onServe = null;
       const argv = driver.args(s, ctx);
       const t0 = Date.now();
-      const proc = startProcess(installed.command, [...installed.prefixArgs, ...argv], {
+      const client = s.version && s.version !== installed.version ? installClient(driver, s.version) : installed;
+      const proc = startProcess(client.command, [...client.prefixArgs, ...argv], {
         cwd: ctx.sandbox.cwd,
-        env: { ...ctx.sandbox.env, ...s.clientEnv },
+        // A driver whose versions need different switches gives the environment per version.
+        env: { ...(typeof ctx.sandbox.env === "function" ? ctx.sandbox.env(client.version) : ctx.sandbox.env), ...s.clientEnv },
         timeoutMs,
         stdoutFile: path.join(out, `step-${n}.stdout`),
         stderrFile: path.join(out, `step-${n}.stderr`),
@@ -183,6 +212,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
       const v = {
         step: n,
         kind: "client",
+        ...(client !== installed ? { version: client.version } : {}),
         argv,
         ms: Date.now() - t0,
         exit: r.code,
@@ -198,6 +228,10 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         const printed = api.replyText(step.answers.at(-1)?.reply);
         if (printed && !r.stdout.includes(printed)) problems.push(`step ${n}: the client did not print the reply ${JSON.stringify(printed)}`);
         if (!step.answers.length) problems.push(`step ${n}: the client sent no request`);
+        // Accepted only because the request let the API drop a thinking block bound to another prefix: the reasoning
+        // is silently lost, which is what a repair must not cause.
+        const dropped = step.answers.find((a) => a.droppedThinkingFrom);
+        if (dropped) problems.push(`step ${n}: accepted only with thinking dropped from ${dropped.droppedThinkingFrom} (drop_block, ${dropped.why})`);
       } else if (s.expect === 400) {
         const hit = bad.find((a) => !s.expectRule || a.rule === s.expectRule);
         if (!hit)
@@ -208,6 +242,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         problems.push(`step ${n}: refused while building the session: ${bad.find((a) => !a.scripted).message}`);
       }
       if (!ctx.session) problems.push(`step ${n}: no session in the store after the client ran`);
+      if (s.check) problems.push(...((await s.check(ctx, r)) ?? []).map((p) => `step ${n}: ${p}`));
       verdict.steps.push(v);
       say(
         `step ${n}: exit ${r.code ?? r.signal}${r.killed ? ` (killed: ${r.killed.why})` : ""} in ${v.ms} ms, ${v.answers.map((a) => a.status).join(",") || "no"} answer(s)`,
@@ -242,14 +277,15 @@ async function recoverStep(ctx, s, n, opts) {
   const problems = [];
   const err = s.withError === false ? null : s.recover === "trim" ? ctx.errors.filter((e) => /too long|exceeds/i.test(e.message)).at(-1) : ctx.errors.at(-1);
   if (s.withError === true && !err) problems.push("a recover step with the provider's error, but the client was refused nothing so far");
-  const verb = { repair: ["session", "repair"], trim: ["context", "trim"] }[s.recover];
+  // import names no session of the store (it copies sessions in from elsewhere: its args say which, and from where).
+  const verb = { repair: ["session", "repair"], trim: ["context", "trim"], import: ["session", "import"] }[s.recover];
   const wait = opts.recoverWait ?? 0;
   const cmd = [
     recoverBin,
     ...verb,
-    ctx.session.id,
-    ...(err ? ["--error", err.message] : []),
-    ...(s.args ?? []),
+    ...(s.recover === "import" ? [] : [ctx.session.id]),
+    ...(err && s.recover !== "import" ? ["--error", err.message] : []),
+    ...((typeof s.args === "function" ? s.args(ctx) : s.args) ?? []),
     "--yes",
     "--store",
     store,
@@ -262,10 +298,12 @@ async function recoverStep(ctx, s, n, opts) {
   if (opts.skipRecover) return { step: n, kind: "recover", skipped: true, command: shown, problems: [] };
   if (wait) await new Promise((r) => setTimeout(r, wait * 1000));
   const before = await ctx.driver.snapshot(ctx);
+  // The clock recover ran at: its live window and write guard are judged against it.
+  const ranAt = Date.now();
   const { plan, r } = await runRecoverStep(cmd, { n, out: ctx.out, cwd, env, timeoutSeconds: 120 });
   const expectExit = s.expectExit ?? 0;
   if (r.code !== expectExit) problems.push(`recover exited ${r.code ?? r.signal}, expected ${expectExit}: ${r.stderr.trim().split("\n").at(-1)}`);
-  const v = { step: n, kind: "recover", command: shown, error: err?.message, exit: r.code, plan, problems };
+  const v = { step: n, kind: "recover", command: shown, argv: cmd.slice(1), ranAt, error: err?.message, exit: r.code, plan, problems };
   if (r.code === 0 && plan?.changes > 0 && s.restoreCheck !== false) {
     const after = await ctx.driver.snapshot(ctx);
     const restore = await runProcess(process.execPath, [recoverBin, "session", "restore", "--last", "--yes", "--store", store], {
@@ -288,6 +326,7 @@ async function recoverStep(ctx, s, n, opts) {
     v.again = { exit: again.r.code, samePlan: same, sameStore: !afterAgain, ...(afterAgain ? { firstDifference: afterAgain } : {}) };
     if (again.r.code !== 0 || !same) problems.push(`repairing the restored store again planned other changes (exit ${again.r.code})`);
   }
+  if (s.check) problems.push(...((await s.check(ctx, v)) ?? []));
   return v;
 }
 
@@ -295,7 +334,9 @@ export { planSummary };
 
 /**
  * The scenario as a repair loop: its steps, then recover (with the last refusal's text, if any) and one more resume
- * that must be accepted and printed. `loop: { reply, prompt }` overrides the continuation's reply and prompt.
+ * that must be accepted and printed. `loop: { reply, prompt }` overrides the continuation's reply and prompt; `loop.edit`
+ * damages the session right before recover (a repair before the client ever sent the damaged history); `loop.withError`
+ * is the recover step's (lib/engine.mjs header).
  */
 export function withRepairLoop(scenario, api) {
   const loop = typeof scenario.loop === "object" ? scenario.loop : {};
@@ -304,7 +345,13 @@ export function withRepairLoop(scenario, api) {
     captureStep: scenario.captureStep ?? scenario.steps.length,
     steps: [
       ...scenario.steps,
-      { recover: loop.command ?? "repair", ...(loop.recoverArgs ? { args: loop.recoverArgs } : {}) },
+      {
+        recover: loop.command ?? "repair",
+        ...(loop.recoverArgs ? { args: loop.recoverArgs } : {}),
+        ...(loop.edit ? { edit: loop.edit } : {}),
+        // false: the plain repair, as a user runs it when the client never showed the refusal (it healed it itself).
+        ...(loop.withError !== undefined ? { withError: loop.withError } : {}),
+      },
       { prompt: loop.prompt ?? "Continue.", resume: true, replies: [loop.reply ?? APIS[api].plainReply("Continuing.")], expect: 200 },
     ],
   };

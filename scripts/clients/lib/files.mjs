@@ -82,3 +82,31 @@ export function cutDeep(v, options) {
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cutDeep(x, options)]));
   return v;
 }
+
+/**
+ * The fixture form of a Messages API request body (Claude Code, openclaw): `tools` reduced to names, each `system`
+ * text over 4000 characters cut to its first and last 1500 with a `[... N characters cut by <by> ...]` marker; every
+ * other key as sent.
+ */
+export function trimMessagesRequest(body, by) {
+  const cut = (t) => `${t.slice(0, 1500)}\n[... ${t.length - 3000} characters cut by ${by} ...]\n${t.slice(-1500)}`;
+  const out = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (k === "tools") out.tools = v.map((t) => t.name);
+    else if (k === "system" && Array.isArray(v)) out.system = v.map((b) => (b.type === "text" && b.text.length > 4000 ? { ...b, text: cut(b.text) } : b));
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The folders of a client's sandbox under the run's work dir, made: HOME (<work>/home), the client's config folder in
+ * it (`configRel`, e.g. ".claude") and the project the client runs in (<work>/project). Returns { home, config, cwd }.
+ */
+export function sandboxDirs(work, configRel) {
+  const home = path.join(work, "home");
+  const config = path.join(home, configRel);
+  const cwd = path.join(work, "project");
+  for (const d of [config, cwd]) fs.mkdirSync(d, { recursive: true });
+  return { home, config, cwd };
+}

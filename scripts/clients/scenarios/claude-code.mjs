@@ -1,0 +1,764 @@
+// The Claude Code scenarios (driver: ../claude-code.mjs). The view scenarios build a session, edit its transcript and
+// resume it: what the client sends for what it stored; those marked `loop` are also the client suite's repair loops.
+// The repair-* scenarios are repair loops of their own, on the enforcing mock (api/messages-rules.mjs): a damaged
+// resume refused, `recover` (`session repair`, or `context trim` for a too-long prompt) with that refusal's text, and
+// a resume that must be accepted. Findings: docs/research/claude-code-request.md, claude-code-repair-loop.md,
+// claude-code-prefix-thinking.md.
+//
+// Besides the engine's fields (lib/engine.mjs): `project` (files written into the project dir before step 1),
+// `clientEnv` (for every client run), `fixture` (what --fixtures writes, only for the scenarios whose fixtures are
+// committed: "view", fixtures/claude-code-2.1/<name>.jsonl + .request.json; "loop", <fixtureDir>/<case>.jsonl +
+// .expected.json). An `edit` also runs before a recover step (damage made with no client run before recover).
+import fs from "node:fs";
+import { reply, text, thinking, toolUse } from "../api/messages.mjs";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transcript edits, applied before a step (to the session's .jsonl, record by record).
+
+const readRecords = (file) =>
+  fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l));
+const writeRecords = (file, records) => fs.writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
+/** `fn(recs)` on the records of `file`, written back; returns what `fn` returns. */
+function withRecords(file, fn) {
+  const recs = readRecords(file);
+  const result = fn(recs);
+  writeRecords(file, recs);
+  return result;
+}
+/** `fn(block, record)` on every content block `pred(block, record)` picks; returns how many. */
+const editBlocks = (file, pred, fn) =>
+  withRecords(file, (recs) => {
+    let n = 0;
+    for (const r of recs)
+      for (const b of Array.isArray(r.message?.content) ? r.message.content : [])
+        if (pred(b, r)) {
+          fn(b, r);
+          n++;
+        }
+    return n;
+  });
+// Insert records after the record with uuid `afterUuid`, relinking the chain: the inserted records form a chain
+// hanging from afterUuid, and the old child of afterUuid is re-parented to the last inserted record.
+const insertAfter = (file, afterUuid, makers) =>
+  withRecords(file, (recs) => {
+    const i = recs.findIndex((r) => r.uuid === afterUuid);
+    if (i < 0) throw new Error(`insertAfter: no record ${afterUuid}`);
+    const { userType, cwd, sessionId, version, gitBranch, timestamp } = recs[i];
+    let parent = afterUuid;
+    const made = makers.map((make, k) => {
+      const uuid = `00000000-0000-4000-8000-${String(k + 1).padStart(12, "0")}`;
+      const rec = make({ parentUuid: parent, isSidechain: false, userType, cwd, sessionId, version, gitBranch, uuid, timestamp });
+      if (rec.uuid) parent = rec.uuid;
+      return rec;
+    });
+    for (const r of recs.slice(i + 1)) if (r.parentUuid === afterUuid) r.parentUuid = parent;
+    recs.splice(i + 1, 0, ...made);
+  });
+// Remove the chain records `pred` picks; each child of a removed record is re-parented to that record's parent.
+function deleteRecords(file, pred) {
+  const recs = readRecords(file);
+  const gone = new Map(recs.filter(pred).map((r) => [r.uuid, r.parentUuid]));
+  const up = (u) => {
+    while (gone.has(u)) u = gone.get(u);
+    return u;
+  };
+  const kept = recs.filter((r) => !gone.has(r.uuid));
+  for (const r of kept) if (gone.has(r.parentUuid)) r.parentUuid = up(r.parentUuid);
+  writeRecords(file, kept);
+  return gone.size;
+}
+const lastOf = (file, pred) => readRecords(file).filter(pred).at(-1);
+const isAssistantText = (t) => (r) => r.type === "assistant" && r.message?.content?.some((b) => b.type === "text" && b.text === t);
+// The user line holding the result of tool call `id`.
+const isResultOf = (id) => (r) =>
+  r.type === "user" && Array.isArray(r.message?.content) && r.message.content.some((b) => b.type === "tool_result" && b.tool_use_id === id);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Replies and steps.
+
+// The trim scenarios' window and oversized output: 120,000 characters of `seq`-like lines ("line 000001\n" …).
+const TRIM_LIMIT = 36_000;
+const bigOutput = (lines) => `${Array.from({ length: lines }, (_, i) => `line ${String(i + 1).padStart(6, "0")}`).join("\n")}\n`;
+const SIG = (n) => `EsMock${n}SignatureAAAABBBBCCCCDDDDeeeeffff0000111122223333==`;
+const bash = (id, command, description = `Run ${command}`) => toolUse(id, "Bash", { command, description });
+const WAIT_60 = `node -e "setTimeout(() => {}, 60000)"`;
+const echoHi = () => bash("toolu_mock_bash_01", "echo hi", "Print hi");
+const says = (prompt, t, more = {}) => ({ prompt, replies: [reply([text(t)])], ...more });
+const resumeSays = (prompt, t, more = {}) => says(prompt, t, { resume: true, ...more });
+// A step whose request the enforcing mock refuses: the scripted reply goes only to a request that passes the rules.
+const FILLER = reply([text("(mock: scripted reply; sent only to a request of this step that passes the rules)")]);
+const refused = (prompt, expectRule, more = {}) => ({ prompt, resume: true, expect: 400, expectRule, replies: [FILLER], ...more });
+// "Say one.", "Say two.", then "Say three." (`more`: the third step's other fields, e.g. its edit).
+const threeTurns = (more) => [says("Say one.", "one"), resumeSays("Say two.", "two"), resumeSays("Say three.", "three", more)];
+// A view scenario whose damage is also a repair loop of the client suite, on the enforcing mock (a rule the damage
+// breaks refuses the resume; the loop then gives recover that refusal).
+const VIEW_LOOP = { fixture: "view", loop: true, enforce: true };
+const echoTurn = (prompt = "Run `echo hi` with Bash.") => ({
+  prompt,
+  replies: [reply([text("Running."), echoHi()]), reply([text("Done: hi.")])],
+});
+
+export const scenarios = {
+  text: {
+    fixture: "view",
+    about: "plain text turn, then resume",
+    steps: [says("Say hello.", "Hello! How can I help?"), resumeSays("Say it again.", "Hello again.")],
+  },
+  "claude-md": {
+    fixture: "view",
+    about: "CLAUDE.md in the project; first prompt, then resume",
+    project: { "CLAUDE.md": "# Project rules\n\nAlways answer in one short sentence.\n", "notes.txt": "alpha\nbeta\n" },
+    steps: [says("What are the project rules?", "Answer in one short sentence."), resumeSays("Thanks. Anything else?", "No.")],
+  },
+  "at-file": {
+    fixture: "view",
+    about: "@file mention in the first prompt (and a CLAUDE.md), then resume",
+    project: { "CLAUDE.md": "# Project rules\n\nBe brief.\n", "notes.txt": "alpha\nbeta\ngamma\n" },
+    steps: [says("Summarise @notes.txt please.", "Three Greek letters."), resumeSays("And the first one?", "alpha")],
+  },
+  "at-file-later": {
+    fixture: "view",
+    about: "@file mention in the second prompt (not the first), then resume",
+    project: { "notes.txt": "alpha\nbeta\ngamma\n" },
+    steps: [says("Say one.", "one"), resumeSays("Summarise @notes.txt please.", "Three Greek letters."), resumeSays("And the first one?", "alpha")],
+  },
+  "attachment-edited": {
+    ...VIEW_LOOP,
+    about: "CLAUDE.md + @file; stored attachments edited (rendered vs attachment payload, rendered removed), then resume",
+    project: { "CLAUDE.md": "# Project rules\n\nBe brief.\n", "notes.txt": "alpha\nbeta\ngamma\n" },
+    steps: [
+      says("Summarise @notes.txt please.", "Three Greek letters."),
+      resumeSays("And the first one?", "alpha", {
+        edit: (ctx) =>
+          withRecords(ctx.session.file, (recs) => {
+            const done = [];
+            for (const r of recs) {
+              const a = r.type === "attachment" ? r.attachment : null;
+              if (a?.type === "instructions") {
+                a.files[0].content = "ATTACHMENT-PAYLOAD-EDIT";
+                r.rendered = [{ content: "<system-reminder>\nRENDERED-EDIT of the instructions attachment\n</system-reminder>" }];
+                done.push("instructions: attachment.files[0].content and rendered[0].content both replaced by different markers");
+              } else if (a?.type === "date") {
+                a.date = "2000-01-01";
+                delete r.rendered;
+                done.push("date: attachment.date set to 2000-01-01 and rendered deleted");
+              } else if (a?.type === "file") {
+                a.content.file.content = "PAYLOAD-EDIT-1\nPAYLOAD-EDIT-2\n";
+                delete r.rendered;
+                delete r.renderedRole;
+                done.push("file: file content set to PAYLOAD-EDIT lines, rendered and renderedRole deleted");
+              } else if (a?.type === "environment") {
+                delete r.renderedRole;
+                done.push("environment: renderedRole deleted (rendered kept)");
+              } else if (a?.type === "model") {
+                r.renderedRole = "user";
+                done.push('model: renderedRole changed "system" -> "user"');
+              }
+            }
+            return done.join("; ");
+          }),
+      }),
+    ],
+  },
+  thinking: {
+    fixture: "view",
+    about: "two turns answered with signed thinking + text, then resume (are earlier thinking blocks sent?)",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("First I think about one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Now I think about two.", SIG(2)), text("two")])] },
+      resumeSays("Say three.", "three"),
+    ],
+  },
+  "thinking-edited": {
+    ...VIEW_LOOP,
+    // Both versions retry the refused resume without thinking and are accepted: the user is shown no error to give
+    // recover (with it, recover calls it stale and exits 1: docs/research/claude-code-repair-loop.md).
+    loop: { withError: false },
+    about: "signed thinking + text; the stored thinking text is edited (signature kept), then resume",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Original thought.", SIG(1)), text("one")])] },
+      resumeSays("Say two.", "two", {
+        edit(ctx) {
+          const n = editBlocks(
+            ctx.session.file,
+            (b) => b.type === "thinking",
+            (b) => {
+              b.thinking = "EDITED thought (not what the model wrote).";
+            },
+          );
+          return `thinking text of ${n} block(s) replaced by "EDITED thought (not what the model wrote)."; signature kept`;
+        },
+      }),
+    ],
+  },
+  "thinking-empty": {
+    ...VIEW_LOOP,
+    about: "two turns with signed thinking; one stored thinking text made empty, the other whitespace; then resume",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Thought one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      resumeSays("Say three.", "three", {
+        edit(ctx) {
+          let k = 0;
+          editBlocks(
+            ctx.session.file,
+            (b) => b.type === "thinking",
+            (b) => {
+              b.thinking = k++ === 0 ? "" : "  \n ";
+            },
+          );
+          return `first thinking block's text set to "", second's to "  \\n " (signatures kept)`;
+        },
+      }),
+    ],
+  },
+  "thinking-tool": {
+    fixture: "view",
+    about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",
+    steps: [
+      {
+        prompt: "Think, run `echo hi` with Bash, then tell me the output.",
+        replies: [
+          reply([thinking("I should run echo.", SIG(1)), text("Running it."), echoHi()]),
+          reply([thinking("The output was hi.", SIG(2)), text("It printed hi.")]),
+        ],
+      },
+      resumeSays("Thanks.", "You're welcome."),
+    ],
+  },
+  "tool-bash": {
+    fixture: "view",
+    about: "text + tool_use (Bash echo hi) in one response, the result, a final text; then resume",
+    steps: [
+      {
+        prompt: "Run `echo hi` with Bash and tell me the output.",
+        replies: [reply([text("I'll run it."), echoHi()]), reply([text("The output is hi.")])],
+      },
+      resumeSays("Thanks.", "You're welcome."),
+    ],
+  },
+  "tool-parallel": {
+    fixture: "view",
+    about: "two tool_use blocks in one response (Read + Bash), both results, final text; then resume",
+    project: { "notes.txt": "alpha\nbeta\n" },
+    steps: [
+      {
+        prompt: "Read notes.txt and run `echo hi`, both at once.",
+        replies: [
+          reply([
+            text("Doing both."),
+            toolUse("toolu_mock_read_01", "Read", { file_path: "/tmp/cc-capture/project/notes.txt" }),
+            bash("toolu_mock_bash_02", "echo hi", "Print hi"),
+          ]),
+          reply([text("notes.txt has alpha and beta; echo printed hi.")]),
+        ],
+      },
+      resumeSays("Thanks.", "You're welcome."),
+    ],
+  },
+  "empty-text": {
+    ...VIEW_LOOP,
+    about: 'assistant text blocks edited to "" and whitespace in the stored transcript, then resume',
+    steps: [
+      echoTurn(),
+      resumeSays("Say two.", "two", {
+        edit(ctx) {
+          let k = 0;
+          editBlocks(
+            ctx.session.file,
+            (b, r) => r.type === "assistant" && b.type === "text",
+            (b) => {
+              b.text = k++ === 0 ? "" : " \n\t ";
+            },
+          );
+          return `first stored assistant text block ("Running.") set to "", second ("Done: hi.") to " \\n\\t "`;
+        },
+      }),
+    ],
+  },
+  "empty-text-2": {
+    ...VIEW_LOOP,
+    about: 'two tool turns; stored texts edited: whitespace before a tool_use, "" as a turn\'s only text; two resumes (captured: the first)',
+    captureStep: 3,
+    steps: [
+      echoTurn(),
+      {
+        prompt: "Again, with `echo ho`.",
+        resume: true,
+        replies: [reply([text("Running again."), bash("toolu_mock_bash_02", "echo ho", "Print ho")]), reply([text("Done: ho.")])],
+      },
+      resumeSays("Say two.", "two", {
+        edit(ctx) {
+          const map = { "Running.": " \n\t ", "Done: hi.": "", "Running again.": "kept", "Done: ho.": "  " };
+          editBlocks(
+            ctx.session.file,
+            (b, r) => r.type === "assistant" && b.type === "text" && b.text in map,
+            (b) => {
+              b.text = map[b.text];
+            },
+          );
+          return 'stored assistant texts: "Running." -> " \\n\\t " (before a tool_use), "Done: hi." -> "" (a response\'s only block, mid-conversation), "Running again." -> "kept", "Done: ho." -> "  " (the last assistant message)';
+        },
+      }),
+      resumeSays("Say three.", "three"),
+    ],
+  },
+  "merge-rules": {
+    ...VIEW_LOOP,
+    about: "planted: user text right after a tool_result line, an assistant line with another message.id after an assistant line; then resume",
+    steps: [
+      echoTurn(),
+      resumeSays("Say two.", "two", {
+        edit({ session: { file } }) {
+          const tr = lastOf(file, (r) => r.type === "user" && Array.isArray(r.message?.content) && r.message.content[0]?.type === "tool_result");
+          insertAfter(file, tr.uuid, [
+            (e) => ({ ...e, type: "user", message: { role: "user", content: "PLANTED user text right after the tool_result line." } }),
+          ]);
+          const done = lastOf(file, isAssistantText("Done: hi."));
+          const planted = (uuid, message) => (e) => ({ ...e, uuid, type: "assistant", message: { ...done.message, ...message } });
+          insertAfter(file, done.uuid, [
+            planted("00000000-0000-4000-8000-0000000000a2", {
+              id: "msg_PLANTED_other_id",
+              content: [{ type: "text", text: "PLANTED assistant line with another message.id." }],
+            }),
+            planted("00000000-0000-4000-8000-0000000000a3", { content: [{ type: "text", text: "PLANTED assistant line with the first message.id again." }] }),
+          ]);
+          return "a plain user text line inserted right after the tool_result line (before its attachments); after the last assistant line two assistant lines: one with message.id msg_PLANTED_other_id, then one with the original message.id again";
+        },
+      }),
+    ],
+  },
+  "meta-records": {
+    ...VIEW_LOOP,
+    about: "non-message records planted on the chain (system local_command / api_error / informational, isMeta user, summary, progress); then resume",
+    steps: threeTurns({
+      edit({ session: { file } }) {
+        const first = lastOf(file, isAssistantText("one"));
+        const system = (subtype, content) => (e) => ({ ...e, type: "system", subtype, content, level: "info", isMeta: false });
+        const user = (content, isMeta) => (e) => ({ ...e, type: "user", ...(isMeta ? { isMeta } : {}), message: { role: "user", content } });
+        insertAfter(file, first.uuid, [
+          system("local_command", "<command-name>/cost</command-name>\n<command-message>cost</command-message>\n<command-args></command-args>"),
+          system("local_command", "<local-command-stdout>Total cost: $0.0001</local-command-stdout>"),
+          user("<system-reminder>\nPLANTED isMeta user string content.\n</system-reminder>", true),
+          user([{ type: "text", text: "PLANTED isMeta user array content." }], true),
+          (e) => ({
+            ...e,
+            type: "system",
+            subtype: "api_error",
+            level: "error",
+            error: { status: 529, message: "Overloaded" },
+            retryInMs: 1000,
+            retryAttempt: 1,
+            maxRetries: 10,
+            cause: {},
+          }),
+          system("informational", "PLANTED informational system record."),
+          (e) => ({
+            ...e,
+            type: "progress",
+            data: { type: "hook_progress", hookEvent: "PostToolUse", hookName: "PostToolUse:Bash", command: "true" },
+            toolUseID: "toolu_none",
+            parentToolUseID: "toolu_none",
+          }),
+          user("PLANTED ordinary user text between assistant turns."),
+        ]);
+        // A summary line, off the chain (no uuid links), at the top of the file.
+        withRecords(file, (recs) => recs.unshift({ type: "summary", summary: "PLANTED summary line", leafUuid: first.uuid }));
+        return "after the first assistant line, a chain of planted records was inserted (system local_command x2, isMeta user string, isMeta user array, system api_error, system informational, progress, plain user text), the next line re-parented to the last of them; a summary line prepended";
+      },
+    }),
+  },
+  "tool-bash-big": {
+    about: "Bash prints 588,895 characters (`seq 1 100000`): what the client stores and sends for a big output; then resume",
+    steps: [
+      {
+        prompt: "Run `seq 1 100000` with Bash.",
+        replies: [reply([text("Running."), bash("toolu_mock_bash_01", "seq 1 100000", "Print numbers")]), reply([text("Done.")])],
+      },
+      resumeSays("Thanks.", "You're welcome."),
+    ],
+  },
+  compact: {
+    ...VIEW_LOOP,
+    about: "a compact_boundary system record + isCompactSummary user record planted after turn two; then resume",
+    steps: threeTurns({
+      edit({ session: { file } }) {
+        const a2 = lastOf(file, isAssistantText("two"));
+        const { userType, cwd, sessionId, version, gitBranch, timestamp } = a2;
+        const envelope = { isSidechain: false, userType, cwd, sessionId, version, gitBranch };
+        withRecords(file, (recs) =>
+          recs.push(
+            {
+              parentUuid: null,
+              logicalParentUuid: a2.uuid,
+              ...envelope,
+              type: "system",
+              subtype: "compact_boundary",
+              content: "Conversation compacted",
+              isMeta: false,
+              timestamp,
+              uuid: "00000000-0000-4000-8000-00000000c001",
+              level: "info",
+              compactMetadata: { trigger: "manual", preTokens: 1234 },
+            },
+            {
+              parentUuid: "00000000-0000-4000-8000-00000000c001",
+              ...envelope,
+              type: "user",
+              message: {
+                role: "user",
+                content:
+                  "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nPLANTED SUMMARY: the user asked for one and two.",
+              },
+              isVisibleInTranscriptOnly: true,
+              isCompactSummary: true,
+              uuid: "00000000-0000-4000-8000-00000000c002",
+              timestamp,
+            },
+          ),
+        );
+        return "appended a system compact_boundary (parentUuid null, logicalParentUuid = last assistant) and a user isCompactSummary record after it";
+      },
+    }),
+  },
+  // The client's own damage: killed (with everything it started) while its Bash call runs. 2.1.332 refuses a Bash
+  // `sleep 60` before running it ("Blocked: standalone sleep 60", also `sleep 60 && …`), so the call waits otherwise.
+  "killed-mid-tool": {
+    loop: true,
+    smoke: true,
+    enforce: true,
+    about: "text + a Bash call that waits 60 s; the client (and its children) SIGKILLed 3 s after the mock answered the call; then resume",
+    steps: [
+      {
+        prompt: "Wait a minute with Bash.",
+        replies: [reply([text("Sleeping."), bash("toolu_mock_sleep_01", WAIT_60, "Wait a minute")]), reply([text("Slept.")])],
+        kill: { afterRequest: 1, afterMs: 3000 },
+      },
+      resumeSays("What happened?", "The command was interrupted."),
+    ],
+  },
+  ...repairScenarios(),
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Repair loops: `expect: 400` on the damaged resume (refused by `expectRule`), a recover step with that refusal's
+// text (`withError: true`; `withError: false`: the plain repair, before the client ever sent the damage), a resume
+// that must be accepted and printed.
+
+function repairScenarios() {
+  const loop = (s) => ({ enforce: true, ...s });
+  // Set the thinking text of the stored thinking block with signature `sig` (all lines carrying it), keep the signature.
+  const setThinking = (file, sig, to) =>
+    editBlocks(
+      file,
+      (b, r) => r.type === "assistant" && b.type === "thinking" && b.signature === sig,
+      (b) => {
+        b.thinking = to;
+      },
+    );
+  const emptyLoop = (atFile) =>
+    loop({
+      about: atFile
+        ? "as repair-thinking-empty, but the first prompt has an @file mention (one extra user message before it, so N is shifted by one)"
+        : "3 turns with signed thinking; turn two's stored thinking emptied; resume → 400; recover --error; resume → 200",
+      project: atFile ? { "notes.txt": "alpha\nbeta\ngamma\n" } : undefined,
+      steps: [
+        {
+          prompt: atFile ? "Think, then summarise @notes.txt in one word." : "Think, then say one.",
+          replies: [reply([thinking("Thought one.", SIG(1)), text("one")])],
+        },
+        { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+        { prompt: "Think, then say three.", resume: true, replies: [reply([thinking("Thought three.", SIG(3)), text("three")])] },
+        refused("Say four.", "thinking_empty", {
+          edit: (ctx) =>
+            `thinking text of turn two (signature ${SIG(2).slice(0, 12)}…, ${setThinking(ctx.session.file, SIG(2), "")} line(s)) set to ""; signature kept`,
+        }),
+        { recover: "repair", withError: true },
+        resumeSays("Say five.", "five", { expect: 200 }),
+      ],
+    });
+  return {
+    "repair-thinking-modified": loop({
+      about: "thinking + tool_use (Bash), result, thinking + text; latest turn's stored thinking edited; resume → 400; recover --error; resume → 200",
+      steps: [
+        {
+          prompt: "Think, run `echo hi` with Bash, then tell me the output.",
+          replies: [reply([thinking("I should run echo.", SIG(1)), echoHi()]), reply([thinking("The output was hi.", SIG(2)), text("It printed hi.")])],
+        },
+        refused("Thanks. Anything else?", "thinking_modified", {
+          edit: (ctx) =>
+            `thinking text of the latest assistant turn (signature ${SIG(2).slice(0, 12)}…, ${setThinking(ctx.session.file, SIG(2), "EDITED thought (not what the model wrote).")} line(s)) set to "EDITED thought (not what the model wrote)."; signature kept`,
+        }),
+        // The client retried without thinking and was accepted, so the error names a message that is no longer the
+        // latest: recover calls it stale, changes nothing and exits 1 (docs/research/claude-code-repair-loop.md).
+        { recover: "repair", withError: true, expectExit: 1 },
+        resumeSays("Are you back?", "Yes, back.", { expect: 200 }),
+      ],
+    }),
+    "repair-thinking-empty": emptyLoop(false),
+    "repair-thinking-empty-at-file": emptyLoop(true),
+    ...prefixScenarios(),
+  };
+}
+
+// Prefix-bound thinking (issue 36): sessions on a model of recover's table whose replies carry several thinking blocks
+// over several turns; the enforcing mock binds each to its prefix. One history, damaged in different places.
+
+function prefixScenarios() {
+  // The committed fixtures of these loops were captured in /tmp/cc-prefix-w1 (the paths are in them).
+  const loop = (s) => ({ enforce: true, model: "claude-opus-5-5", fixtureDir: "prefix-thinking", work: "/tmp/cc-prefix-w1", ...s });
+  // The loops whose fixtures are committed (prefix-thinking/<case>.jsonl + .expected.json).
+  const kept = (s) => ({ ...s, fixture: "loop" });
+  const thinkTwice = (what, n) =>
+    reply([thinking(`First thought about ${what}.`, SIG(n + 1)), thinking(`Second thought about ${what}.`, SIG(n + 2)), text(what)]);
+  // Steps 1-3: 2 + 3 + 2 = 7 thinking blocks in 4 replies; step 2 runs `echo hi` with Bash.
+  const build = [
+    { prompt: "Think twice, then say one.", replies: [thinkTwice("one", 10)] },
+    {
+      prompt: "Think, run `echo hi` with Bash, then tell me the output.",
+      resume: true,
+      replies: [
+        reply([thinking("I should run echo.", SIG(21)), text("Running it."), bash("toolu_mock_bash_01", "echo hi")]),
+        reply([thinking("The output was hi.", SIG(22)), thinking("That is all it printed.", SIG(23)), text("It printed hi.")]),
+      ],
+    },
+    { prompt: "Think twice, then say three.", resume: true, replies: [thinkTwice("three", 30)] },
+  ];
+  // Step 4 for the tail scenarios: a tool turn, interrupted before its result (2 more thinking blocks, 9 in all).
+  const tailTurn = {
+    prompt: "Think, run `echo ho` with Bash, then tell me the output.",
+    resume: true,
+    replies: [
+      reply([thinking("I should run echo ho.", SIG(41)), bash("toolu_mock_bash_02", "echo ho")]),
+      reply([thinking("The output was ho.", SIG(42)), text("It printed ho.")]),
+    ],
+  };
+  const blankOne = ({ session }) => {
+    const n = editBlocks(
+      session.file,
+      (b, r) => r.type === "assistant" && b.type === "text" && b.text === "one",
+      (b) => {
+        b.text = " \n ";
+      },
+    );
+    return `turn one's assistant text "one" (${n} line) set to " \\n " (its two thinking blocks kept)`;
+  };
+  const blankPrompt = ({ session }) => {
+    const isPrompt = (t) => typeof t === "string" && t.startsWith("Think, run `echo hi`");
+    const n = editBlocks(
+      session.file,
+      (b, r) => r.type === "user" && b.type === "text" && isPrompt(b.text),
+      (b) => {
+        b.text = "  ";
+      },
+    );
+    const m = withRecords(session.file, (recs) =>
+      recs.filter((r) => r.type === "user" && isPrompt(r.message?.content)).map((r) => Object.assign(r.message, { content: "  " })),
+    ).length;
+    return `turn two's user prompt ("Think, run \`echo hi\`…"; ${n + m} line) set to "  "`;
+  };
+  // The result of a Bash call: its user line, gone (and, for a crash mid-tool, the reply after it).
+  const dropResult =
+    (id) =>
+    ({ session }) =>
+      `the tool_result line of ${id} removed (${deleteRecords(session.file, isResultOf(id))} line), its child re-parented`;
+  const crashMidTool =
+    (id, replyText) =>
+    ({ session }) => {
+      const recs = readRecords(session.file);
+      const result = recs.find(isResultOf(id));
+      const replyId = recs.find(isAssistantText(replyText))?.message.id;
+      const n = deleteRecords(
+        session.file,
+        (r) => (result && (r.uuid === result.uuid || r.parentUuid === result.uuid)) || (replyId && r.type === "assistant" && r.message?.id === replyId),
+      );
+      // what is left after the tool_use: nothing on the chain (the session ends on the unanswered call)
+      return `crash while ${id} ran: its tool_result line and the reply after it (${n} lines) removed; the session ends on the unanswered call`;
+    };
+  // An old tool output made oversized (a store edit: the client itself stores at most a preview, see below).
+  const oversize =
+    (id, output = bigOutput(10_000)) =>
+    ({ session }) => {
+      let n = 0;
+      withRecords(session.file, (recs) => {
+        for (const b of recs.filter(isResultOf(id)).flatMap((r) => r.message.content))
+          if (b.type === "tool_result" && b.tool_use_id === id) {
+            b.content = output;
+            n++;
+          }
+      });
+      return `the tool_result of ${id} (${n} line) set to ${output.length} characters (seq-like lines); toolUseResult left as the client wrote it`;
+    };
+  const five = resumeSays("Say five.", "five", { expect: 200 });
+  const trimLoop = (about, { model = "claude-opus-5-5", compact = false, limit = TRIM_LIMIT, output } = {}) =>
+    loop({
+      about,
+      model,
+      contextLimit: limit,
+      // Without DISABLE_COMPACT the client answers `prompt is too long` by compacting the session itself (scenario
+      // repair-prefix-trim-autocompact); with it the session is dead until trimmed.
+      ...(compact ? {} : { clientEnv: { DISABLE_COMPACT: "1" } }),
+      steps: [...build, refused("Say four.", "prompt_too_long", { edit: oversize("toolu_mock_bash_01", output) }), { recover: "trim", withError: true }, five],
+    });
+  const trimTail = (about, recoverSteps) =>
+    loop({
+      about,
+      contextLimit: TRIM_LIMIT,
+      clientEnv: { DISABLE_COMPACT: "1" },
+      steps: [
+        ...build,
+        {
+          prompt: "Think, run `echo ho` with Bash, then tell me the output.",
+          resume: true,
+          replies: [
+            reply([thinking("I should run echo ho.", SIG(41)), text("Running it."), bash("toolu_mock_bash_02", "echo ho")]),
+            reply([text("It printed ho.")]),
+          ],
+        },
+        refused("Say five.", "prompt_too_long", { edit: oversize("toolu_mock_bash_02") }),
+        ...recoverSteps,
+        resumeSays("Say six.", "six", { expect: 200 }),
+      ],
+    });
+  const withError = (about, edit, { model, rule = "thinking_bound", more = [] } = {}) =>
+    loop({
+      about,
+      ...(model ? { model } : {}),
+      steps: [...build, ...more, refused("Say four.", rule, { edit }), { recover: "repair", withError: true }, five],
+    });
+  const plain = (about, edit, { model, more = [], args } = {}) =>
+    loop({
+      about,
+      ...(model ? { model } : {}),
+      steps: [...build, ...more, { recover: "repair", withError: false, edit, ...(args ? { args } : {}) }, five],
+    });
+  const interrupted = withError(
+    "opus-5-5; turn two's Bash call loses its tool_result (later turns kept); resume → 400; recover --error; resume → 200",
+    dropResult("toolu_mock_bash_01"),
+  );
+  // The transcript after that damage and the request the client sends for it (fixtures/claude-code-2.1/opus55-*):
+  // the view of a current model, with the attachments rendered in the system role.
+  const interruptedView = (about, work) => ({ ...interrupted, about, work, fixture: "view", captureStep: 4, steps: interrupted.steps.slice(0, 4) });
+  return {
+    "repair-prefix-blank-text": kept(
+      withError("opus-5-5, 7 thinking blocks over 3 turns; turn one's text made whitespace; resume → 400; recover --error; resume → 200", blankOne),
+    ),
+    "repair-prefix-blank-text-plain": plain(
+      "as repair-prefix-blank-text, but recover runs without --error before the client sends the damaged history",
+      blankOne,
+    ),
+    "repair-prefix-blank-prompt": kept(
+      withError("opus-5-5; turn two's user prompt made whitespace; resume → 400 (whitespace text); recover --error; resume → 200", blankPrompt, {
+        rule: "text_blank",
+      }),
+    ),
+    "repair-prefix-blank-prompt-plain": plain("as repair-prefix-blank-prompt, recover without --error before the client sends it", blankPrompt),
+    "repair-prefix-interrupted": kept(interrupted),
+    "repair-prefix-interrupted-plain": plain(
+      "as repair-prefix-interrupted, recover without --error before the client sends the damaged history",
+      dropResult("toolu_mock_bash_01"),
+    ),
+    "repair-prefix-interrupted-tail": plain(
+      "opus-5-5; a 4th turn's Bash call interrupted (crash mid-tool: no result, no reply); recover without --error; resume → 200 with all 8 earlier thinking blocks",
+      crashMidTool("toolu_mock_bash_02", "It printed ho."),
+      { more: [tailTurn] },
+    ),
+    // recover leaves a last turn written in the last 10 minutes alone unless told (--include-live).
+    "repair-prefix-interrupted-tail-live": kept(
+      plain(
+        "as repair-prefix-interrupted-tail, recover with --include-live (so that it judges the interrupted last turn)",
+        crashMidTool("toolu_mock_bash_02", "It printed ho."),
+        { more: [tailTurn], args: ["--include-live"] },
+      ),
+    ),
+    "repair-prefix-interrupted-continued": loop({
+      about:
+        "opus-5-5; the 4th turn's Bash call interrupted (crash mid-tool), the client resumes on it (turn 5, 2 thinking blocks), then recover without --error; resume → 200",
+      steps: [
+        ...build,
+        tailTurn,
+        { prompt: "Think twice, then say five.", resume: true, edit: crashMidTool("toolu_mock_bash_02", "It printed ho."), replies: [thinkTwice("five", 50)] },
+        { recover: "repair", withError: false },
+        resumeSays("Say six.", "six", { expect: 200 }),
+      ],
+    }),
+    // No 400 to give --error here: the client drops the blank text itself, and nothing binds the thinking.
+    "repair-prefix-blank-text-sonnet45": plain("as repair-prefix-blank-text-plain on claude-sonnet-4-5 (no prefix binding): thinking is kept", blankOne, {
+      model: "claude-sonnet-4-5",
+    }),
+    "repair-prefix-blank-prompt-sonnet45-plain": kept(
+      plain("as repair-prefix-blank-prompt-plain on claude-sonnet-4-5 (no prefix binding): thinking is kept", blankPrompt, {
+        model: "claude-sonnet-4-5",
+      }),
+    ),
+    // Not damage: the model itself answered turn one with thinking and a whitespace-only text (it happens: "\n\n").
+    // The client never sends that message (thinking-only once the blank text is gone), so every later block was
+    // made without it; a repair has nothing to change in the request and no thinking to drop.
+    "repair-prefix-blank-reply": kept(
+      loop({
+        about:
+          "opus-5-5; turn one's reply is thinking x2 + a whitespace-only text (as the model sent it), then 2 more turns; recover without --error; resume → 200",
+        steps: [
+          {
+            prompt: "Think twice, then say nothing.",
+            replies: [reply([thinking("First thought about nothing.", SIG(11)), thinking("Second thought about nothing.", SIG(12)), text(" \n ")])],
+          },
+          ...build.slice(1),
+          { recover: "repair", withError: false },
+          five,
+        ],
+      }),
+    ),
+    "repair-prefix-blank-prompt-sonnet45": withError("as repair-prefix-blank-prompt on claude-sonnet-4-5 (no prefix binding): thinking is kept", blankPrompt, {
+      model: "claude-sonnet-4-5",
+      rule: "text_blank",
+    }),
+    "opus55-interrupted": interruptedView(
+      "repair-prefix-interrupted up to the refused resume: the transcript after the damage and the request the client sent",
+      "/tmp/cc-capture-h3",
+    ),
+    "opus55-interrupted-197": {
+      ...interruptedView("as opus55-interrupted, with 2.1.197 (its fixture's name says so)", "/tmp/cc-capture-h3b"),
+      versions: ["2.1.197"],
+    },
+    // Context trim (issue 36): an old tool output over the window. Claude Code never stores a big Bash output itself
+    // (over ~30,000 characters it saves the output to tool-results/<id>.txt and stores a 2 KB `<persisted-output>`
+    // preview: scenario tool-bash-big), so the oversized output is a store edit: turn two's `hi` becomes 120,000
+    // characters (the tool_result line's message content; its toolUseResult bookkeeping is left alone). The mock's
+    // window (36,000 tokens of system + tools + messages) lets every building step through (~12,600 tokens with
+    // 2.1.331, ~20,000 with 2.1.197) and refuses the resume (~43,000 / ~51,000).
+    "repair-prefix-trim": kept(
+      trimLoop("opus-5-5; turn two's Bash output made 120,000 characters; resume → 400 prompt is too long; recover context trim --error; resume → 200"),
+    ),
+    "repair-prefix-trim-autocompact": trimLoop(
+      "as repair-prefix-trim without DISABLE_COMPACT: the client compacts the session itself on the 400 (run it with --skip-recover)",
+      { compact: true },
+    ),
+    // On claude-sonnet-4-5, 2.1.197 sends ~27,000 tokens of system + tools (2.1.331: ~9,700), which recover cannot see
+    // (the mock stores no real usage to calibrate against): a larger window and output, so that the trim recover
+    // plans from the messages alone also fits the mock's count.
+    "repair-prefix-trim-sonnet45": trimLoop(
+      "as repair-prefix-trim on claude-sonnet-4-5 (no prefix binding), window 46,000, output 240,000 characters: thinking is kept",
+      { model: "claude-sonnet-4-5", limit: 46_000, output: bigOutput(20_000) },
+    ),
+    // The oversized output in the last turn, after every thinking block: turn four runs `echo ho` after its only
+    // thinking block (D1) and answers with text alone. Its tool call and result are in the last 2 steps, which trim
+    // keeps byte-identical by default: the first trim has nothing it may take and says what would fit (exit 1); the
+    // second gives up the intact steps (--keep-steps 0) as that advice says.
+    "repair-prefix-trim-tail": trimTail(
+      "opus-5-5; a 4th turn [D1, Bash echo ho] → result → text; its output made 120,000 characters; resume → 400; context trim (exit 1: intact), then --keep-steps 0; resume → 200",
+      [
+        { recover: "trim", withError: true, expectExit: 1 },
+        { recover: "trim", withError: true, args: ["--keep-steps", "0"] },
+      ],
+    ),
+    // The advice of the first trim above, run directly.
+    "repair-prefix-trim-tail-keep0": kept(
+      trimTail("as repair-prefix-trim-tail, but only the trim with --keep-steps 0", [{ recover: "trim", withError: true, args: ["--keep-steps", "0"] }]),
+    ),
+  };
+}
