@@ -1,5 +1,5 @@
 // Chat files written by the real Gemini CLI 0.61.0 (run offline against a loopback mock of the Gemini API by
-// scripts/capture-gemini-chat.mjs; fixtures/gemini-0.61/README.md), healthy and damaged, in a Gemini home laid out as
+// scripts/clients/gemini.mjs; fixtures/gemini-0.61/README.md), healthy and damaged, in a Gemini home laid out as
 // the client lays it out. recover's model of the client's resume request is checked against the requests the client
 // really sent; a repaired file is judged by the request the client would send for it, through the Gemini API's
 // function-calling rules (src/provider/validate-gemini.ts).
@@ -297,7 +297,8 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     expect((await run(["session", "restore", backup, "--yes", "--store", home])).status).toBe(0);
     expectSameBytes(snapshot(home), before);
     // What 0.61 writes beside it on resume is what the next resume reads: it keeps toolCalls and adds <id>_response,
-    // so the response goes out twice (the real client: refused; after repair: accepted, scripts/resume-repaired-gemini.mjs).
+    // so the response goes out twice (the real client: refused; after repair: accepted, the legacy-json loop of
+    // scripts/clients/scenarios/gemini.mjs).
     fs.writeFileSync(file, legacy);
     const migrated = file.replace(/\.json$/, ".jsonl");
     fs.copyFileSync(path.join(FIXTURES, "legacy-json.after.jsonl"), migrated);

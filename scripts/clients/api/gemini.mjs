@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// A loopback mock of the Gemini API (Generative Language API, `v1beta`), for running the real Gemini CLI offline (see
-// scripts/capture-gemini-chat.mjs, which imports it). Plain Node ESM, no dependencies.
+// A loopback mock of the Gemini API (Generative Language API, `v1beta`), for running the real Gemini CLI offline (the
+// driver scripts/clients/gemini.mjs; lib/engine.mjs starts it). Plain Node ESM, no dependencies.
 //
 // Routes:
 //   POST /v1beta/models/<model>:streamGenerateContent?alt=sse   the next scripted reply, streamed as SSE: one
@@ -28,7 +28,7 @@
 // to a JSONL log (`state.log`).
 //
 // Standalone use (answers every generation request with one text reply, for poking at the client by hand):
-//   node scripts/mock-gemini-api.mjs --port 8788 --log /tmp/gemini-requests.jsonl [--text "Hello."]
+//   node scripts/clients/api/gemini.mjs --port 8788 --log /tmp/gemini-requests.jsonl [--text "Hello."]
 
 import fs from "node:fs";
 import http from "node:http";
