@@ -1,5 +1,5 @@
 // recover's request view of an openclaw session against the request the real client sent for it (openclaw 2026.9.6
-// run offline against a loopback mock of the API: scripts/capture-openclaw-request.mjs, fixtures/openclaw-2026.9,
+// run offline against a loopback mock of the API: scripts/clients/openclaw.mjs, fixtures/openclaw-2026.9,
 // docs/research/openclaw-request.md). Message for message and block for block: an error's `messages.N.content.M`
 // must land on the record the client put there, and what the client drops (empty text, failed turns, the thinking
 // its model policy does not replay) is not in the view for a rule to judge.

@@ -1,7 +1,7 @@
-// Transcripts written by the real openclaw 2026.9.6 client (run offline against a loopback mock of the API by
-// scripts/capture-openclaw-request.mjs; fixtures/openclaw-2026.9/README.md), as pi JSONL lines in an openclaw agent
-// dir. recover's view is what that client sends (test/provider/openclaw-request.test.ts), so a scan reports only
-// what the API would reject of it, and `repair --error` with the API's own text fixes the block the API named.
+// Transcripts written by the real openclaw 2026.9.6 client (run offline against a loopback mock of the API by the
+// client driver scripts/clients/openclaw.mjs; fixtures/openclaw-2026.9/README.md), as pi JSONL lines in an openclaw
+// agent dir. recover's view is what that client sends (test/provider/openclaw-request.test.ts), so a scan reports
+// only what the API would reject of it, and `repair --error` with the API's own text fixes the block the API named.
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
