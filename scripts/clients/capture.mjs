@@ -86,7 +86,7 @@ const installed = installClient(driver, version, { log: (l) => console.error(l) 
 let failed = 0;
 for (const n of names) {
   const chosen = { ...scenarios[n], ...overrides };
-  const sc = a.loop && chosen.loop ? withRepairLoop(chosen, driver.api) : chosen;
+  const sc = a.loop && chosen.loop ? withRepairLoop(chosen, driver.api, version) : chosen;
   const out = a.out ? (names.length > 1 ? path.join(a.out, n) : a.out) : path.join("/tmp", `${driver.name}-out`, n);
   const v = await runScenario({ driver, scenarios: { [n]: sc } }, n, installed, {
     out,

@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseCommand } from "./lib/args.mjs";
-import { ROOT, runScenario, withRepairLoop } from "./lib/engine.mjs";
+import { knownGapOf, ROOT, runScenario, withRepairLoop } from "./lib/engine.mjs";
 import { installClient } from "./lib/install.mjs";
 import { writeMatrix } from "./lib/matrix.mjs";
 import { CLIENT_NAMES, loadClient } from "./index.mjs";
@@ -80,7 +80,8 @@ for (const clientName of names) {
     const installed = byVersion.get(c.version);
     if (!installed) continue;
     const sc = client.scenarios[c.name];
-    const scenario = sc.loop ? withRepairLoop(sc, driver.api) : sc;
+    const scenario = sc.loop ? withRepairLoop(sc, driver.api, c.version) : sc;
+    const gap = knownGapOf(sc, c.version);
     const fixtureDir = a["update-fixtures"] ? driver.fixtures?.(c.version, c.name) : null;
     const fixtures = fixtureDir ? path.join(ROOT, fixtureDir) : undefined;
     const t = Date.now();
@@ -99,6 +100,7 @@ for (const clientName of names) {
       version: c.version,
       scenario: c.name,
       pass: v.pass,
+      ...(gap ? { knownGap: `issue ${gap.issue}: ${gap.why}` } : {}),
       problems: v.problems,
       ms,
       refused: v.steps.flatMap((s) => s.answers ?? []).find((x) => x.status >= 400)?.message ?? null,
@@ -106,7 +108,8 @@ for (const clientName of names) {
       restored: repaired?.restore?.identical ?? null,
     };
     results.push(row);
-    console.log(`${v.pass ? "pass" : "FAIL"} ${driver.name} ${c.version} ${c.name} (${(ms / 1000).toFixed(1)} s)${v.pass ? "" : `: ${v.problems.join("; ")}`}`);
+    const verdict = v.pass ? (gap ? `pass (known gap, issue ${gap.issue}: recover fails as documented)` : "pass") : "FAIL";
+    console.log(`${verdict} ${driver.name} ${c.version} ${c.name} (${(ms / 1000).toFixed(1)} s)${v.pass ? "" : `: ${v.problems.join("; ")}`}`);
   }
 }
 const failed = results.filter((r) => !r.pass);

@@ -303,6 +303,7 @@ async function recoverStep(ctx, s, n, opts) {
   const { plan, r } = await runRecoverStep(cmd, { n, out: ctx.out, cwd, env, timeoutSeconds: 120 });
   const expectExit = s.expectExit ?? 0;
   if (r.code !== expectExit) problems.push(`recover exited ${r.code ?? r.signal}, expected ${expectExit}: ${r.stderr.trim().split("\n").at(-1)}`);
+  if (s.expectStderr && !new RegExp(s.expectStderr).test(r.stderr)) problems.push(`recover did not say /${s.expectStderr}/: ${r.stderr.trim()}`);
   const v = { step: n, kind: "recover", command: shown, argv: cmd.slice(1), ranAt, error: err?.message, exit: r.code, plan, problems };
   if (r.code === 0 && plan?.changes > 0 && s.restoreCheck !== false) {
     const after = await ctx.driver.snapshot(ctx);
@@ -333,13 +334,25 @@ async function recoverStep(ctx, s, n, opts) {
 export { planSummary };
 
 /**
+ * The known gap a scenario declares for `version` (`knownGap: { versions, issue, why, expectExit, expectStderr }`),
+ * or null.
+ */
+export function knownGapOf(scenario, version) {
+  const gap = scenario.knownGap;
+  return gap && (!gap.versions || gap.versions.includes(version)) ? gap : null;
+}
+
+/**
  * The scenario as a repair loop: its steps, then recover (with the last refusal's text, if any) and one more resume
  * that must be accepted and printed. `loop: { reply, prompt }` overrides the continuation's reply and prompt; `loop.edit`
  * damages the session right before recover (a repair before the client ever sent the damaged history); `loop.withError`
  * is the recover step's (lib/engine.mjs header).
  */
-export function withRepairLoop(scenario, api) {
+export function withRepairLoop(scenario, api, version) {
   const loop = typeof scenario.loop === "object" ? scenario.loop : {};
+  // A known gap on this version: recover must fail exactly as documented (its exit code and message), and the client
+  // must still continue; when recover starts passing here, the suite says the mark is stale.
+  const gap = knownGapOf(scenario, version);
   return {
     ...scenario,
     captureStep: scenario.captureStep ?? scenario.steps.length,
@@ -351,6 +364,7 @@ export function withRepairLoop(scenario, api) {
         ...(loop.edit ? { edit: loop.edit } : {}),
         // false: the plain repair, as a user runs it when the client never showed the refusal (it healed it itself).
         ...(loop.withError !== undefined ? { withError: loop.withError } : {}),
+        ...(gap ? { expectExit: gap.expectExit, expectStderr: gap.expectStderr } : {}),
       },
       { prompt: loop.prompt ?? "Continue.", resume: true, replies: [loop.reply ?? APIS[api].plainReply("Continuing.")], expect: 200 },
     ],

@@ -180,6 +180,15 @@ export const scenarios = {
   "killed-mid-call": {
     loop: true,
     smoke: true,
+    // 2026.9 keeps live sessions in SQLite, which recover does not read yet: it must refuse that store with its
+    // one-line not-a-store error (exit 2), and the client must still continue (it heals the call in each request).
+    knownGap: {
+      versions: ["2026.9.6"],
+      issue: 39,
+      why: "recover does not read openclaw's SQLite session store yet; it refuses it (exit 2, not-a-store) and the client heals the interrupted call in each request without writing it back",
+      expectExit: 2,
+      expectStderr: "openclaw-agent\\.sqlite, which recover does not read yet",
+    },
     // A repair loop, not a request capture: fixtures/openclaw-2026.9 holds the captures of the scenarios above.
     fixture: false,
     about: "exec `sleep 60`; the client (and its children) SIGKILLed 3 s after the tool call was answered; then resume",
