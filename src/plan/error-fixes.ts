@@ -124,7 +124,7 @@ export function planForError(error: ClassifiedError, view: SessionView): ErrorPl
   const plan = errorPlan(error, view, request);
   if (plan.trim) return plan;
   const named = namedTargets(plan, view);
-  if (named.size > 0) return { ...plan, targets: named };
+  if (named.size > 0) return everyPlace({ ...plan, targets: named }, view, request);
   const answering = ANSWERED_BY[error.kind];
   if (!answering) return plan;
   return nearestFindings(error, view, request, answering) ?? { explanation: nothingAnswers(error, request, answering) };
@@ -139,6 +139,33 @@ function namedTargets(plan: ErrorPlan, view: SessionView): Set<string> {
   if (!scope || scope.messageIds.size === 0) return new Set();
   const found = scope.rules.filter((rule) => ruleApplies(rule, view)).flatMap((rule) => rule.check(view, SCAN_OPTIONS, []));
   return found.some((r) => r.messageId !== undefined && scope.messageIds.has(r.messageId)) ? new Set(scope.messageIds) : new Set();
+}
+
+/**
+ * The API checks the whole request and names the first block that breaks a rule; a repair of just that block is
+ * refused again at the next one (issue 38: emptied thinking in two turns, the second refused once the first was
+ * gone). So a plan scoped to the named messages reaches every message of the request where its rules find the same
+ * fault, and the explanation says where. Which records a change must touch to answer the error (`targets`) stays the
+ * named ones.
+ */
+function everyPlace(plan: ErrorPlan, view: SessionView, request: AnthropicRequest): ErrorPlan {
+  const scope = plan.scopedRules;
+  if (!scope || scope.messageIds.size === 0) return plan;
+  const others = scope.rules
+    .filter((rule) => ruleApplies(rule, view))
+    .flatMap((rule) => rule.check(view, SCAN_OPTIONS, []))
+    .filter((report) => report.messageId !== undefined && !scope.messageIds.has(report.messageId))
+    .map((report) => ({ report, place: requestPlace(request, report) }))
+    .filter((f): f is Placed => f.place !== undefined)
+    .sort((a, b) => a.place.index - b.place.index);
+  if (others.length === 0) return plan;
+  const places = [...new Set(others.map((f) => f.place.label))];
+  const listed = places.length <= 5 ? places.join(", ") : `${places.slice(0, 5).join(", ")} and ${places.length - 5} more`;
+  return {
+    ...plan,
+    scopedRules: { rules: scope.rules, messageIds: new Set([...scope.messageIds, ...others.map((f) => f.report.messageId!)]) },
+    explanation: `${plan.explanation}; the API checks the whole request and would refuse the same at ${listed} next, so this repair fixes ${places.length === 1 ? "that" : "those"} too`,
+  };
 }
 
 /** Where a finding sits in the request: `messages.N[.content.M]`, and N (for the distance to the named position). */

@@ -30,7 +30,10 @@ const MAX_PASSES = 64;
 export interface PlanOptions extends RuleOptions {
   /** The rules whose findings are fixed (and checked). */
   rules: readonly Rule[];
-  /** Only findings this accepts are fixed or reported (an error's fixes are scoped to the messages it names). */
+  /**
+   * Only findings this accepts are fixed (an error's fixes are scoped to the messages it names). The others are still
+   * there, so they are reported as left: a dry run must say what the recheck after the write will find.
+   */
   filter?: (finding: Finding) => boolean;
   /**
    * The rules a scan runs: once nothing more can be fixed, their errors are reported as left too, so a plan never
@@ -140,7 +143,7 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
         changes,
         ...(files ? { files } : {}),
         fixed,
-        remaining: atOriginalLines(options.judgeWith ? judged(view, options, byId) : findings, original!),
+        remaining: atOriginalLines(options.judgeWith ? judged(view, options, byId) : all, original!),
         after: { estimatedTokens: view.estimatedTokens, bytes: conversationBytes(view.conversation) },
         ...(skipped ? { skipped } : {}),
         ...(droppedThinking > 0 ? { droppedThinking } : {}),
@@ -156,12 +159,13 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
 /**
  * What is left, judged as a scan would: every finding of the fixing rules (as before), and the errors of the other
  * rules a scan runs. Their warnings stay out: the repair was not asked about them (trailing-assistant is fixed only
- * on request), and a warning never fails a scan.
+ * on request), and a warning never fails a scan. Not through `filter`: a finding it kept from being fixed is still
+ * there, and the recheck after the write (cli/recheck.ts) finds it; a dry run that hid it would promise a clean
+ * session the real run then reports as not done (issue 38).
  */
 function judged(view: SessionView, options: PlanOptions, fixing: ReadonlyMap<string, Rule>): Finding[] {
   const extra = options.rules.filter((r) => !options.judgeWith?.includes(r));
-  const all = checkSession(view, [...extra, ...(options.judgeWith ?? [])], options).filter((f) => fixing.has(f.rule) || f.severity === "error");
-  return options.filter ? all.filter(options.filter) : all;
+  return checkSession(view, [...extra, ...(options.judgeWith ?? [])], options).filter((f) => fixing.has(f.rule) || f.severity === "error");
 }
 
 /** Which rules' fixes answer each kind of provider violation: a plan that claims one must leave none behind. */

@@ -384,6 +384,64 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
   });
 });
 
+describe.each(FORMATS)("thinking_empty in two turns, the error naming the first (issue 38; %s store)", (format) => {
+  const EMPTY = (n: number) => `messages.${n}.content.0.thinking: each thinking block must contain non-whitespace thinking`;
+  /** Request: 0 prompt · 1 [thinking (empty), text] · 2 prompt · 3 [thinking (whitespace), text] · 4 prompt · 5 [text]. */
+  const twoEmptied = () =>
+    storeOf(
+      sessionOf(
+        (w) => [
+          w.user("Think, then say one."),
+          w.assistant([w.stepStart(), w.reasoning(""), w.text("one"), w.stepFinish("stop")]),
+          w.user("Think, then say two."),
+          w.assistant([w.stepStart(), w.reasoning("  \n "), w.text("two"), w.stepFinish("stop")]),
+          w.user("Say three."),
+          w.assistant([w.stepStart(), w.text("three"), w.stepFinish("stop")]),
+        ],
+        { opening: false },
+      ),
+    );
+
+  it("the plan reaches the second empty block too (the API refuses it next), says so, and answers only through the named one", () => {
+    const built = twoEmptied();
+    const [first, second] = reasoningIds(built);
+    const fx = setup(format, built);
+    const records = load(fx);
+    const view = sessionView(records, { now: fx.now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+    const aimed = planForError(classifyProviderError(EMPTY(1)), view);
+    const messageOf = (partId: string) => built.sessions[0]!.messages.find((m) => m.parts.some((p) => p.id === partId))!.id;
+    expect(aimed.scopedRules?.messageIds).toEqual(new Set([messageOf(first!), messageOf(second!)]));
+    expect(aimed.targets).toEqual(new Set([messageOf(first!)]));
+    expect(aimed.explanation).toBe(
+      "an empty thinking block at messages.1.content.0: it is removed (a signature cannot be made up); the API checks the whole request and would refuse the same at messages.3.content.0 next, so this repair fixes that too",
+    );
+
+    // Only the rules the error brings (no default ones): both blocks go, and a scan finds no error left.
+    const { plan, backup } = repairForError(fx, EMPTY(1), { only: true });
+    expect(ops(plan.changes)).toEqual(sorted(`delete part ${first}`, `delete part ${second}`));
+    expect(plan.remaining.filter((f) => f.severity === "error")).toEqual([]);
+    expect(backup).toBeDefined();
+    expect(rescan(fx).filter((f) => f.severity === "error")).toEqual([]);
+  });
+
+  it("a finding the plan's filter keeps from being fixed is reported as left, as the recheck after the write finds it", () => {
+    const built = twoEmptied();
+    const [first, second] = reasoningIds(built);
+    const fx = setup(format, built);
+    const planned = withOpen(fx, (store) =>
+      planSession(store.loadSession(fx.sessionId, "full"), store.fixing, {
+        ...DEFAULT_RULE_OPTIONS,
+        now: fx.now,
+        rules: DEFAULT_REPAIR_RULES,
+        judgeWith: DEFAULT_REPAIR_RULES,
+        filter: (f) => f.partId !== second,
+      }),
+    );
+    expect(ops(planned.changes)).toEqual([`delete part ${first}`]);
+    expect(planned.remaining.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.partId}`)).toEqual([`empty-thinking ${second}`]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The built CLI
 // ---------------------------------------------------------------------------------------------

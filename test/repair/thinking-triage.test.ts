@@ -502,3 +502,86 @@ describe("session repair --error that nothing in a healthy session answers", () 
     expect(fs.existsSync(sb.backups)).toBe(false);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// f. thinking_empty in two turns: the error names the first, the API refuses the next one too
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The real Claude Code client's transcript of the `thinking-empty` scenario (fixtures/claude-code-2.1/README.md): two
+ * turns whose stored thinking was emptied (`""`, then `"  \n "`, signatures kept), in a config dir, last written an
+ * hour ago. The client's request: 0 prompt · 1 [thinking (empty), text] · 2 prompt · 3 [thinking (whitespace), text] · …
+ */
+function twoEmptiedTurns(): TranscriptStore {
+  const text = fs.readFileSync("fixtures/claude-code-2.1/thinking-empty.jsonl", "utf8");
+  const sessionId = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+  const dir = tempDir();
+  const project = `${dir}/projects/-tmp-cc-capture-project`;
+  fs.mkdirSync(project, { recursive: true });
+  const file = `${project}/${sessionId}.jsonl`;
+  fs.writeFileSync(file, text);
+  const then = new Date(Date.now() - HOUR);
+  fs.utimesSync(file, then, then);
+  return { dialect: "claude", dir, file, sessionId };
+}
+
+interface RepairDoc {
+  store: { notices: string[] };
+  sessions: { changes: { op: string; id: string; rules: string[] }[]; unfixed: { rule: string }[] }[];
+  summary: { changes: number; errorsLeft: number };
+}
+
+describe("session repair --error thinking_empty when two turns' thinking was emptied (the real client's transcript)", () => {
+  const error = THINKING_EMPTY(1, 0);
+  const bothPlaces = `an empty thinking block at messages.1.content.0: it is removed (a signature cannot be made up); the API checks the whole request and would refuse the same at messages.3.content.0 next, so this repair fixes that too`;
+
+  it("the repair aimed at messages.1 removes the empty thinking at messages.3 too, and says so; the dry run and the repair agree: no error left", async () => {
+    const fx = twoEmptiedTurns();
+    const original = fs.readFileSync(fx.file);
+    const sb = sandbox();
+    const args = ["session", "repair", fx.sessionId, "--error", error, "--store", fx.dir, "--json"];
+
+    // A plain repair plans the same: each empty block's line goes, and the text line after it is relinked.
+    const plain = await sb.run(["session", "repair", fx.sessionId, "--dry-run", "--json", "--store", fx.dir]);
+    const plainDoc = parseJsonDocument(plain.stdout) as unknown as RepairDoc;
+    expect(plainDoc.summary).toMatchObject({ changes: 4, errorsLeft: 0 });
+
+    const dry = await sb.run([...args, "--dry-run"]);
+    expect(dry.status, dry.stderr).toBe(1);
+    const planned = parseJsonDocument(dry.stdout) as unknown as RepairDoc;
+    expect(planned.summary).toEqual({ sessions: 1, changes: 4, unfixed: 0, errorsLeft: 0 });
+    expect(planned.sessions[0]!.changes.map((c) => `${c.op}:${c.rules.join("+")}`).sort()).toEqual([
+      "delete:empty-thinking",
+      "delete:empty-thinking",
+      "update:empty-thinking",
+      "update:empty-thinking",
+    ]);
+    expect(planned.sessions[0]!.changes.map((c) => c.id).sort()).toEqual(plainDoc.sessions[0]!.changes.map((c) => c.id).sort());
+    expect(fs.readFileSync(fx.file).equals(original)).toBe(true);
+
+    const r = await sb.run([...args, "--yes"]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const done = parseJsonDocument(r.stdout) as unknown as RepairDoc;
+    expect(done.store.notices).toEqual([note(fx.sessionId, "thinking_empty", bothPlaces).replace(/^note: (.*)\n$/, "$1")]);
+    expect(done.summary).toEqual(planned.summary);
+    expect(done.sessions[0]!.changes.map((c) => c.id).sort()).toEqual(planned.sessions[0]!.changes.map((c) => c.id).sort());
+    expect(fs.readFileSync(fx.file, "utf8")).not.toMatch(/"type":"thinking"/);
+    expect(await scanErrors(sb, fx.sessionId, fx.dir)).toEqual([]);
+
+    await restore(sb, (done as unknown as { backup: { id: string } }).backup.id);
+    expect(fs.readFileSync(fx.file).equals(original)).toBe(true);
+  });
+
+  it("with --rule naming another rule, the error still brings empty-thinking to every empty block of the request", async () => {
+    const fx = twoEmptiedTurns();
+    const sb = sandbox();
+    const args = ["session", "repair", fx.sessionId, "--rule", "tool-result-missing", "--error", error, "--store", fx.dir, "--json"];
+    const dry = await sb.run([...args, "--dry-run"]);
+    const planned = parseJsonDocument(dry.stdout) as unknown as RepairDoc;
+    expect(planned.summary).toEqual({ sessions: 1, changes: 4, unfixed: 0, errorsLeft: 0 });
+    const r = await sb.run([...args, "--yes"]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect((parseJsonDocument(r.stdout) as unknown as RepairDoc).summary).toEqual(planned.summary);
+    expect(await scanErrors(sb, fx.sessionId, fx.dir)).toEqual([]);
+  });
+});

@@ -206,9 +206,13 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
   const extra = [...(plan.rule ? [plan.rule] : []), ...(plan.scopedRules?.rules ?? [])].filter((r) => !rules.includes(r));
   const scope = plan.scopedRules;
   const answering = plan.targets ?? new Set<string>();
+  // A rule the error brings (one --rule left out) fixes what it scopes: the named messages and every other place of
+  // the request with the same fault. A rule the repair runs anyway keeps all its findings: --error is a plain repair
+  // plus what the error names, never less.
+  const brought = new Set(scope?.rules.filter((r) => !rules.includes(r)).map((r) => r.id));
   const filter =
-    scope && scope.messageIds.size > 0
-      ? (f: Finding) => !scope.rules.some((r) => r.id === f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId)
+    scope && scope.messageIds.size > 0 && brought.size > 0
+      ? (f: Finding) => !brought.has(f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId)
       : undefined;
   return { rules: [...rules, ...extra], answering, note, ...(filter ? { filter } : {}) };
 }
