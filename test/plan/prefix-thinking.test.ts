@@ -194,6 +194,47 @@ describe("transcripts: Claude Code and openclaw", () => {
   });
 
   it.each([
+    ["2.1.332", 0, undefined],
+    ["2.1.197", 2, 3],
+  ] as const)(
+    "claude %s: an empty text beside a call, before later thinking: repaired only where the client sends it, and only then is the later thinking dropped",
+    async (version, changes, dropped) => {
+      const root = tempDir();
+      const t = new ClaudeTranscript({ seed: 38, start: T0, cwd: "/home/dana/code/migrate", model: BOUND, version });
+      const call = t.toolUseId();
+      t.user("Run the migration's dry run.");
+      t.assistant([
+        { type: "thinking", thinking: "Run the dry run first." },
+        { type: "text", text: "" },
+        { type: "tool_use", id: call, name: "Bash", input: { command: "npm run migrate -- --dry-run" } },
+      ]);
+      t.toolResult(call, "dry run: 3 steps, no errors");
+      t.assistant([
+        { type: "thinking", thinking: "It passed." },
+        { type: "text", text: "The dry run passed." },
+      ]);
+      for (const n of [2, 3]) {
+        t.advance(2 * MINUTE);
+        t.user(`Question ${n}: what does step ${n} do?`);
+        t.assistant([
+          { type: "thinking", thinking: `Step ${n} is in the script.` },
+          { type: "text", text: `Step ${n} copies table t${n}.` },
+        ]);
+      }
+      t.writeTo(root);
+      const env = { XDG_STATE_HOME: path.join(root, "state") };
+      const r = await run(["session", "repair", "--all", "--dry-run", "--json", "--format", "claude", "--store", root], { env });
+      const doc = JSON.parse(r.stdout) as { sessions: { changes: { rules: string[] }[]; droppedThinking?: { blocks: number } }[] };
+      const planned = doc.sessions.flatMap((s) => s.changes);
+      // 2.1.332 never sends the empty text: nothing to repair, so no prefix changes. 2.1.197 sends it (and is refused):
+      // its line goes (deleted, the call relinked), which changes the prefix of the three later thinking blocks, not of
+      // "Run the dry run first." before it.
+      expect(planned.filter((c) => c.rules.includes("empty-text-part")).length, r.stdout).toBe(changes);
+      expect(doc.sessions[0]?.droppedThinking?.blocks).toBe(dropped);
+    },
+  );
+
+  it.each([
     ["claude", claude],
     ["openclaw", openclaw],
   ] as const)(

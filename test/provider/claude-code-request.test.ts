@@ -1,7 +1,7 @@
 // recover's request view of a Claude Code transcript against the request the real client sent for it (Claude Code
-// 2.1.331 run offline against a loopback mock of the API: scripts/clients/claude-code.mjs,
-// fixtures/claude-code-2.1). Message for message and block for block: an error's `messages.N.content.M` must land on
-// the record the client put there.
+// 2.1.331, and 2.1.197 where the fixture's name ends in -197, run offline against a loopback mock of the API:
+// scripts/clients/claude-code.mjs, fixtures/claude-code-2.1). Message for message and block for block: an error's
+// `messages.N.content.M` must land on the record the client put there.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,7 +19,12 @@ type SentBlock = { type: string; id?: string; tool_use_id?: string; thinking?: s
 type Sent = { role: string; content: string | SentBlock[] };
 
 /** Transcripts written by 2.1.197 (the others: 2.1.331). */
-const OWN_CONTEXT = new Set(["opus55-interrupted-197"]);
+const OWN_CONTEXT = new Set(["opus55-interrupted-197", "empty-text-197"]);
+/**
+ * What 2.1.197 adds when the stored history ends on tool results (an interrupted turn): a user text of its own after
+ * them, written to the transcript with the request (as "No response requested." is), so not in the stored history.
+ */
+const CONTINUE = "Continue from where you left off.";
 
 /** A request as a list of `role: block types`, the shape an error's position indexes. */
 const shapeOfSent = (messages: Sent[]) => messages.map((m) => `${m.role}: ${typeof m.content === "string" ? "text" : m.content.map((b) => b.type).join(" ")}`);
@@ -44,9 +49,13 @@ describe("Claude Code 2.1: recover's request view is the request the client sent
     // history ends on a user message, the client's own "No response requested." before it.
     const tail = sent.at(-2)?.role === "assistant" && JSON.stringify(sent.at(-2)!.content).includes("No response requested.") ? 2 : 1;
     const history = sent.slice(0, sent.length - tail);
-    // 2.1.197 leads the first prompt with its user context (the date; CLAUDE.md), which it does not store.
+    const last = history.at(-1)!;
+    if (OWN_CONTEXT.has(scenario) && Array.isArray(last.content) && (last.content.at(-1) as { text?: string }).text === CONTINUE)
+      history[history.length - 1] = { ...last, content: last.content.slice(0, -1) };
+    // 2.1.197 leads the first prompt with its user context (the date; CLAUDE.md), which it does not store: after the
+    // listings, which a model without system turns gets as user text before it.
     if (OWN_CONTEXT.has(scenario))
-      expect((history[0]!.content as SentBlock[])[0]).toMatchObject({ type: "text", text: expect.stringContaining("# currentDate") });
+      expect(history[0]!.content as SentBlock[]).toContainEqual(expect.objectContaining({ type: "text", text: expect.stringContaining("# currentDate") }));
     const expected = shapeOfSent(history).map((shape, n) => (n === 0 && OWN_CONTEXT.has(scenario) ? shape.replace("text ", "") : shape));
     expect(ours).toEqual(expected);
     if (tail === 2) expect(ours.at(-1)).toMatch(/^user: /);

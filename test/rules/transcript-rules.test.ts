@@ -906,10 +906,9 @@ describe("unreadable-record", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("empty-text-part", () => {
-  it("Claude Code: a response line holding only an empty text is not reported; the client leaves such text out of the request", () => {
-    // Claude Code 2.1.331, captured against a mock of the API (docs/research/claude-code-request.md §E): an
-    // assistant's empty or whitespace-only text block never reaches the API, so the API never rejects it.
-    const t = new ClaudeTranscript({ seed: 161, start: START });
+  /** A reply whose response holds an empty text beside its text and tool call, written by Claude Code `version`. */
+  const emptyBesideCall = (version: string) => {
+    const t = new ClaudeTranscript({ seed: 161, start: START, version });
     t.user("list the files");
     t.assistant([
       { type: "text", text: "Listing." },
@@ -919,7 +918,26 @@ describe("empty-text-part", () => {
     const call = parsed(t.lines[3] as string);
     t.toolResult(content(call)[0]!.id as string, "a\nb");
     t.assistant([{ type: "text", text: "Two files." }]);
-    expect(open(t).findings).toEqual([]);
+    return t;
+  };
+
+  it("Claude Code 2.1.277 and later: an empty text beside other content is not reported; the client leaves it out", () => {
+    // Claude Code 2.1.331, captured against a mock of the API (docs/research/claude-code-request.md §E): an
+    // assistant's empty or whitespace-only text block never reaches the API, so the API never rejects it.
+    expect(open(emptyBesideCall("2.1.331")).findings).toEqual([]);
+  });
+
+  it("Claude Code before 2.1.277: an empty text beside other content is sent, reported, and its line goes", () => {
+    // One line per block, as the client writes a response: "Listing.", "", the call (line 4).
+    const o = open(emptyBesideCall("2.1.197"));
+    const empty = parsed(o.raw[2]!);
+    expect(o.findings.map((f) => [f.rule, f.line, f.partId])).toEqual([["empty-text-part", 3, `${empty.uuid}#0`]]);
+    const r = repair(o);
+    const call = parsed(o.raw[3]!);
+    call.parentUuid = empty.parentUuid;
+    expect(r.raw[2]).toBe(JSON.stringify(call));
+    expectRestUntouched(o.raw, r.raw, [2, 3], [2]);
+    expect(r.findings).toEqual([]);
   });
 
   it("Claude Code: a whitespace-only block beside real text in a prompt is removed from the line", () => {

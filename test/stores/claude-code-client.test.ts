@@ -1,6 +1,7 @@
-// Transcripts written by the real Claude Code client (2.1.331, run offline against a loopback mock of the API by the
-// Claude Code driver, scripts/clients/claude-code.mjs; fixtures/claude-code-2.1/README.md). recover's view of what
-// that client sends must match what it did send: a scan of them reports only what the API would really reject.
+// Transcripts written by the real Claude Code client (2.1.331, and 2.1.197 where the name ends in -197, run offline
+// against a loopback mock of the API by the Claude Code driver, scripts/clients/claude-code.mjs;
+// fixtures/claude-code-2.1/README.md). recover's view of what that client sends must match what it did send: a scan
+// of them reports only what the API would really reject.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,6 +33,8 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
     const doc = parseJsonDocument(r.stdout) as { sessions: { id: string; findings: { rule: string; line?: number }[] }[] };
     const found = doc.sessions.flatMap((s) => s.findings.map((f) => `${ids.get(s.id)} ${f.rule}`)).sort();
     expect(found).toEqual([
+      // 2.1.197 sends the empty text stored before its tool call, which the API refuses (2.1.331 leaves it out).
+      "empty-text-197 empty-text-part",
       // The repair loop's damage (turn two's tool_result line removed, later turns kept), on both clients.
       "opus55-interrupted tool-result-missing",
       "opus55-interrupted-197 tool-result-missing",
@@ -40,5 +43,55 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       "thinking-empty empty-thinking",
       "thinking-empty empty-thinking",
     ]);
+  });
+});
+
+// Issue 38: scenario `empty-text` (stored "Running." := "" before its tool call, "Done: hi." := " \n\t ") as the real
+// 2.1.197 left it. 2.1.197 sends the empty text and every resume is refused; from 2.1.277 on the client leaves it
+// out. recover's view follows the client the session names (the newest record's `version`).
+describe("an empty text beside a tool call, as the client that wrote the session sends it", () => {
+  const REFUSED = "messages: text content blocks must contain non-whitespace text";
+  const text = fs.readFileSync(path.join(FIXTURES, "empty-text-197.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+
+  /** A config dir holding the transcript (each record's version replaced by `version`, or removed), written long ago. */
+  function storeWith(version: string | null): { dir: string; file: string } {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-wt-b-work-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    const stamped = text.replaceAll('"version":"2.1.197"', version === null ? '"versionless":true' : `"version":"${version}"`);
+    fs.writeFileSync(file, stamped);
+    fs.utimesSync(file, new Date("2026-11-27T00:00:00Z"), new Date("2026-11-27T00:00:00Z"));
+    return { dir, file };
+  }
+
+  const emptyTexts = (file: string) =>
+    fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"type":"assistant"') && l.includes('"text":""')).length;
+
+  it("2.1.197: `session repair --error` with the API's refusal removes the empty text line it sent", async () => {
+    const { dir, file } = storeWith("2.1.197");
+    expect(emptyTexts(file)).toBe(1);
+    const r = await run(["session", "repair", id, "--error", REFUSED, "--yes", "--store", dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(emptyTexts(file)).toBe(0);
+    const after = await run(["session", "scan", id, "--json", "--exit-zero", "--store", dir]);
+    expect(parseJsonDocument(after.stdout)).toMatchObject({ sessions: [{ findings: [] }] });
+  });
+
+  it.each([
+    ["2.1.276", ["empty-text-part"]],
+    ["2.1.277", []],
+    ["2.1.332", []],
+    // No version recorded: taken as a client that sends it (a needless repair sends the same; a missed one stays dead).
+    [null, ["empty-text-part"]],
+  ])("client %s: the scan reports %j", async (version, rules) => {
+    const { dir } = storeWith(version);
+    const r = await run(["session", "scan", id, "--json", "--exit-zero", "--store", dir]);
+    const doc = parseJsonDocument(r.stdout) as { sessions: { findings: { rule: string }[] }[] };
+    expect(doc.sessions[0]!.findings.map((f) => f.rule)).toEqual(rules);
   });
 });

@@ -6,8 +6,22 @@
  */
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
-import { jsonLength } from "../opencode/part-content.js";
-import { handle, linksOf, obj, str, textBlock, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json, type SentLine } from "./dialect.js";
+import { isBlank, jsonLength } from "../opencode/part-content.js";
+import {
+  handle,
+  linksOf,
+  obj,
+  str,
+  textBlock,
+  toolResultBlock,
+  toolUseBlock,
+  usageSum,
+  type Dialect,
+  type Json,
+  type SendSession,
+  type SentLine,
+} from "./dialect.js";
+import { compareVersions } from "../checked-clients.js";
 import { collect } from "../../model/collect.js";
 import { claudeReplay } from "./claude-replay.js";
 
@@ -67,7 +81,7 @@ export const claudeDialect: Dialect = {
     if (value.isSidechain === true) found.sidechain = true;
     return found;
   },
-  send(line) {
+  send(line, session) {
     const value = line.value;
     if (value?.type === "attachment") return attachmentOf(line, value);
     // A local command's record (`/cost` and its output) is sent as user text (captured: meta-records).
@@ -85,8 +99,11 @@ export const claudeDialect: Dialect = {
     const blocks = collect(content, (item, index) => claudeBlock(line, obj(item), index));
     const model = str(message?.model);
     if (model !== undefined) for (const block of blocks) if (block.type === "thinking") block.model = model;
-    // Claude Code leaves out an assistant's empty or whitespace-only text (docs/research/claude-code-request.md §E).
-    const sent = role === "assistant" ? blocks.filter((b) => !(b.type === "text" && b.blank)) : blocks;
+    if (role !== "assistant") return { role, blocks } satisfies SentLine;
+    // Claude Code leaves out an assistant's whitespace-only text, and its empty text ("") unless the client is one
+    // that still sends it (docs/research/claude-code-request.md §E).
+    const keepsEmpty = !leavesOutEmptyText(session.clientVersion) && responseSays(line, session);
+    const sent = blocks.filter((b) => !(b.type === "text" && b.blank) || (keepsEmpty && b.chars === 0));
     if (sent.length === 0 && blocks.length > 0) return { skip: "only empty text, which Claude Code leaves out" };
     return { role, blocks: sent } satisfies SentLine;
   },
@@ -103,6 +120,48 @@ export const claudeDialect: Dialect = {
     return tokens === undefined ? undefined : { tokens, source: "Claude Code stored" };
   },
 };
+
+/**
+ * The first Claude Code that leaves out an empty text block ("") beside other content of its response: its changelog
+ * for 2.1.277 says "Fixed conversations failing every request with "text content blocks must be non-empty" when an
+ * earlier assistant turn held an empty text block beside other content, including after `--resume`". Measured with
+ * the client suite's scenario `empty-text` (a stored `""` before a tool call): 2.1.197 sends it (refused), 2.1.277,
+ * 2.1.331 and 2.1.332 leave it out, and the check (`text === ""`) is in 2.1.277's binary, not in 2.1.197's
+ * (docs/research/claude-code-request.md §E). Whitespace-only text all of them leave out (2.1.197: when it merges the
+ * lines of a response).
+ */
+const LEAVES_OUT_EMPTY_TEXT = "2.1.277";
+
+/**
+ * Whether the client that reads the session back leaves out an empty text beside other content. A version recover
+ * cannot place (none recorded, or not a dotted number) counts as one that sends it: repairing an empty text the
+ * client would leave out anyway changes nothing the client sends, while missing one it sends leaves every resume
+ * refused. (What that costs where the client does leave it out: on a model that binds thinking to its prefix, the
+ * repair drops the thinking after it, as for any edit of what the view sends: src/plan/prefix-thinking.ts.)
+ */
+function leavesOutEmptyText(version: string | undefined): boolean {
+  const order = version === undefined ? undefined : compareVersions(version, LEAVES_OUT_EMPTY_TEXT);
+  return order !== undefined && order >= 0;
+}
+
+/**
+ * Whether the response of an assistant line says something: a block of the line, or of another line of its response
+ * (one line per block), that is neither thinking nor blank text. Before 2.1.277 Claude Code leaves out a line of
+ * nothing but blank text only when its response says nothing (and then leaves it out whole); otherwise the line goes,
+ * and an empty text in it with it.
+ */
+function responseSays(line: TranscriptLine, session: SendSession): boolean {
+  const response = claudeDialect.responseId(line);
+  const lines = response === undefined ? [line] : session.responseLines(response);
+  return lines.some((l) => {
+    const content = obj(l.value?.message)?.content;
+    if (typeof content === "string") return !isBlank(content);
+    return Array.isArray(content) && content.some((item) => says(obj(item)));
+  });
+}
+
+const says = (block: Json | undefined): boolean =>
+  block !== undefined && block.type !== "thinking" && block.type !== "redacted_thinking" && (block.type !== "text" || !isBlank(str(block.text) ?? ""));
 
 function claudeBlock(line: TranscriptLine, block: Json | undefined, index: number): Block[] {
   const field = `message.content.${index}`;

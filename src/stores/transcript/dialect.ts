@@ -65,8 +65,12 @@ export interface Dialect {
    * `sentLines` and `send`. Several entries may come from one line; each block's handle names its path in the line.
    */
   entries?(lines: readonly TranscriptLine[]): { sent: SentEntry[]; skipped: SkippedMessage[] };
-  /** What a message line contributes to the request; undefined for lines that are not messages. */
-  send(line: TranscriptLine): SentLine | undefined;
+  /**
+   * What a message line contributes to the request; undefined for lines that are not messages. `session` is what the
+   * line's contribution may depend on besides the line (Claude Code: which client reads the session back, and the
+   * other lines of the line's response).
+   */
+  send(line: TranscriptLine, session: SendSession): SentLine | undefined;
   /**
    * The lines a request is built from, in order: the chain, as the agent reads it (pi: a compaction replaces what
    * came before it with its summary; Claude Code: results of parallel calls that sit off the chain join it).
@@ -112,6 +116,33 @@ export interface Dialect {
    * again: the client leaves their neighbours apart too.
    */
   replay?(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[] };
+}
+
+/** What `send` may read of the session besides the line. */
+export interface SendSession {
+  /**
+   * The client that will read the session back, as the session names it: the newest record naming a version
+   * (`clientVersionIn`), the one that last wrote it. Undefined when the format or the session names none.
+   */
+  clientVersion: string | undefined;
+  /** The lines of the request that belong to response `id` (`Dialect.responseId`), in order. */
+  responseLines(id: string): readonly TranscriptLine[];
+}
+
+/**
+ * The version of the client a session's records name (`Dialect.clientVersion`: the first or the newest record naming
+ * one), read from records already parsed; undefined when the format or the session names none.
+ */
+export function clientVersionIn(lines: readonly TranscriptLine[], dialect: Dialect): string | undefined {
+  const named = dialect.clientVersion;
+  if (!named) return undefined;
+  const count = lines.length;
+  for (let k = 0; k < count; k++) {
+    const value = lines[named.at === "first" ? k : count - 1 - k]!.value;
+    const version = value ? named.of(value) : undefined;
+    if (version) return version;
+  }
+  return undefined;
 }
 
 /** What a replay may read of the session besides its messages. */

@@ -7,7 +7,7 @@
 import type { Block, Conversation, ConversationMessage } from "../../model/conversation.js";
 import type { SentEntry, TranscriptHistory } from "../../model/session-view.js";
 import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
-import type { Attachment, Dialect } from "./dialect.js";
+import { clientVersionIn, type Attachment, type Dialect, type SendSession } from "./dialect.js";
 import { dialectNamed } from "./format.js";
 
 /** A sent line as the conversation is built from it: attachments are in the request, not among the records rules judge. */
@@ -38,8 +38,10 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
     flow.push(...built.sent);
     skipped.push(...built.skipped);
   }
-  for (const line of built ? [] : dialect.sentLines(chain, records.lines)) {
-    const contribution = dialect.send(line);
+  const lines = built ? [] : dialect.sentLines(chain, records.lines);
+  const session = sendSession(lines, records.lines, dialect);
+  for (const line of lines) {
+    const contribution = dialect.send(line, session);
     if (!contribution) continue;
     if ("skip" in contribution) {
       skipped.push({ messageId: line.ref.id, reason: contribution.skip });
@@ -61,6 +63,27 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages, skipped } };
   if (brokenAt) history.brokenAt = brokenAt;
   return history;
+}
+
+/** What `send` reads of the session: its client, and the lines of each response (grouped when first asked). */
+function sendSession(lines: readonly TranscriptLine[], all: readonly TranscriptLine[], dialect: Dialect): SendSession {
+  let byResponse: Map<string, TranscriptLine[]> | undefined;
+  return {
+    clientVersion: clientVersionIn(all, dialect),
+    responseLines(id) {
+      if (!byResponse) {
+        byResponse = new Map();
+        for (const line of lines) {
+          const response = dialect.responseId(line);
+          if (response === undefined) continue;
+          const group = byResponse.get(response);
+          if (group) group.push(line);
+          else byResponse.set(response, [line]);
+        }
+      }
+      return byResponse.get(id) ?? [];
+    },
+  };
 }
 
 function isHistory(line: TranscriptLine): boolean {
