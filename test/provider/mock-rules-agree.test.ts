@@ -13,7 +13,7 @@ import * as responses from "../../scripts/clients/api/responses-rules.mjs";
 import type { AnthropicRequest, RequestBlock } from "../../src/provider/anthropic-request.js";
 import { validateAnthropic, type ThinkingMode, type Violation } from "../../src/provider/validate-anthropic.js";
 import { validateGemini, type GeminiTurn } from "../../src/provider/validate-gemini.js";
-import { validateResponses, type ResponsesItem } from "../../src/provider/validate-responses.js";
+import { validateResponses, type ResponsesItem, type ResponsesViolation } from "../../src/provider/validate-responses.js";
 import { isBlank } from "../../src/stores/opencode/part-content.js";
 
 /** What one side says of a body: the mock's first broken rule, or each finding of the validator; id and text. */
@@ -634,33 +634,75 @@ describe("Anthropic Messages: the mock's tool-pairing texts", () => {
 // ---------------------------------------------------------------------------------------------
 
 type Item = ResponsesItem & { type: string };
-/** validateResponses's findings as rule ids: its `duplicate_tool_id` kind is two rules (an item id, a second output). */
-function responsesFinding(v: { kind: string; text: string }): Verdict {
-  const ids: Record<string, string> = { empty_tool_id: "empty_call_id", orphan_tool_result: "orphan_output", orphan_tool_use: "missing_output" };
-  if (v.kind === "duplicate_tool_id") return { id: v.text.startsWith("Duplicate item found") ? "duplicate_item" : "second_output", text: v.text };
-  return { id: ids[v.kind] ?? v.kind, text: v.text };
+/**
+ * validateResponses's findings as rule ids: its `duplicate_tool_id` kind is two rules (an item id, a second output),
+ * and its pairing kinds one rule per kind of call or output, as the item it names says.
+ */
+function responsesFinding(v: ResponsesViolation, input: Item[]): Verdict {
+  const type = input[v.item]?.type;
+  const text = v.text;
+  switch (v.kind) {
+    case "empty_tool_id":
+      return { id: "empty_call_id", text };
+    case "duplicate_tool_id":
+      return { id: text.startsWith("Duplicate item found") ? "duplicate_item" : "second_output", text };
+    case "orphan_tool_result":
+      return { id: type === "custom_tool_call_output" ? "orphan_custom_output" : "orphan_output", text };
+    case "orphan_tool_use":
+      return {
+        id: type === "custom_tool_call" ? "missing_custom_output" : type === "local_shell_call" ? "missing_local_shell_output" : "missing_output",
+        text,
+      };
+    default:
+      return { id: v.kind, text };
+  }
 }
 
 const call = (callId: string, extra: Partial<Item> = {}): Item => ({ type: "function_call", name: "exec_command", arguments: "{}", call_id: callId, ...extra });
 const output = (callId: string, extra: Partial<Item> = {}): Item => ({ type: "function_call_output", call_id: callId, output: "hi", ...extra });
+/** Codex's apply_patch is a custom tool: its call carries the patch as free text. */
+const patch = (callId: string): Item => ({ type: "custom_tool_call", name: "apply_patch", input: "*** Begin Patch\n*** End Patch\n", call_id: callId });
+const patched = (callId: string): Item => ({ type: "custom_tool_call_output", call_id: callId, output: "Done!" });
+const shell = (callId: string): Item => ({ type: "local_shell_call", call_id: callId, status: "completed", action: { type: "exec", command: ["ls"] } });
 const say = (t: string): Item => ({ type: "message", role: "user", content: [{ type: "input_text", text: t }] });
+
+/** The output type that answers each type of call (responses-rules.mjs, from openai/codex normalize.rs). */
+const ANSWERED_BY: Record<string, string> = {
+  function_call: "function_call_output",
+  local_shell_call: "function_call_output",
+  custom_tool_call: "custom_tool_call_output",
+};
+const isCall = (it: Item) => it.type in ANSWERED_BY;
+const isOutput = (it: Item) => it.type === "function_call_output" || it.type === "custom_tool_call_output";
 
 const RESPONSES: Api<Item[]> = {
   mockRules: responses.RULES.map((r) => r.id),
-  validatorFindings: ["empty_call_id", "duplicate_item", "second_output", "orphan_output", "missing_output"],
+  validatorFindings: [
+    "empty_call_id",
+    "duplicate_item",
+    "second_output",
+    "orphan_output",
+    "orphan_custom_output",
+    "missing_output",
+    "missing_custom_output",
+    "missing_local_shell_output",
+  ],
   mock: (input) => {
     const broken = responses.firstBroken({ input });
     // What the mock answers is built from that rule.
     if (broken) expect(responses.apiCheck({ input })?.httpError.error.message).toBe(broken.message);
     return broken && { id: broken.rule, text: broken.message };
   },
-  validator: (input) => validateResponses(input).map(responsesFinding),
+  validator: (input) => validateResponses(input).map((v) => responsesFinding(v, input)),
   same: {
     empty_call_id: ["empty_call_id"],
     duplicate_item_id: ["duplicate_item"],
     duplicate_output: ["second_output"],
     orphan_output: ["orphan_output"],
+    orphan_custom_output: ["orphan_custom_output"],
     missing_output: ["missing_output"],
+    missing_custom_output: ["missing_custom_output"],
+    missing_local_shell_output: ["missing_local_shell_output"],
   },
   texts: {
     "duplicate_output/second_output": {
@@ -669,44 +711,40 @@ const RESPONSES: Api<Item[]> = {
         "the API names the item it made for the repeated output (`Duplicate item found with id fco_…`, ../shared/reference/codex-and-gemini.md), an id neither side can know: the mock makes one up, the validator says what it found in words",
       differ: (mock, validator) => /^Duplicate item found with id fco_[0-9a-f]+\. /.test(mock) && validator.startsWith("a second output for function call "),
     },
+    "orphan_custom_output/orphan_custom_output": {
+      name: "custom-output-wording",
+      reason:
+        "the API names the kind of output that answers nothing (`No tool call found for custom tool call output with call_id …`: the source of the mock's orphan_custom_output rule), as the mock does; recover's validator words every orphan output as a function call output",
+      differ: (mock, validator) => mock === validator.replace("for function call output ", "for custom tool call output "),
+    },
+    "missing_custom_output/missing_custom_output": {
+      name: "custom-call-wording",
+      reason:
+        "the API names the kind of call left unanswered (`No tool output found for custom tool call call_…`: https://github.com/diegosouzapw/OmniRoute/issues/8946, https://github.com/Soju06/codex-lb/issues/1168), as the mock does; recover's validator words every unanswered call as a function call",
+      differ: (mock, validator) => mock === validator.replace("for function call ", "for custom tool call "),
+    },
+    "missing_local_shell_output/missing_local_shell_output": {
+      name: "local-shell-call-wording",
+      reason:
+        "as custom-call-wording, for a local shell call (`No tool output found for local shell call call_…`: https://github.com/openai/openai-agents-python/pull/1855)",
+      differ: (mock, validator) => mock === validator.replace("for function call ", "for local shell call "),
+    },
   },
   mockOnly: {},
   validatorOnly: {},
   exceptions: [
     {
-      name: "custom-tool-call-unanswered",
-      reason:
-        "the API pairs custom tool calls too, with its own text (`No tool output found for custom tool call call_…`: https://github.com/Soju06/codex-lb/issues/1168, https://github.com/diegosouzapw/OmniRoute/issues/8946); the validator pairs them but words them as function calls, the mock does not pair them",
-      case: [say("Patch it."), { type: "custom_tool_call", name: "apply_patch", input: "*** Begin Patch", call_id: "call_p" }],
-      mock: null,
-      validator: ["missing_output"],
-    },
-    {
-      name: "custom-tool-output-orphan",
-      reason: "as custom-tool-call-unanswered, for a custom tool output that answers no call",
-      case: [say("Patch it."), { type: "custom_tool_call_output", call_id: "call_p", output: "Done" }],
-      mock: null,
-      validator: ["orphan_output"],
-    },
-    {
-      name: "local-shell-call",
-      reason:
-        "a local_shell_call is answered by a function_call_output (openai/codex codex-rs/core/src/context_manager/normalize.rs: `LocalShellCall is represented in upstream streams by a FunctionCallOutput`), as the validator has it; the mock knows only function_call as a call",
-      case: [say("ls"), { type: "local_shell_call", call_id: "call_l", status: "completed", action: { type: "exec", command: ["ls"] } }, output("call_l")],
-      mock: "orphan_output",
-      validator: [],
-    },
-    {
       name: "local-shell-empty-call-id",
-      reason: "as local-shell-call: the validator holds a local_shell_call's call_id to the empty-id rule, the mock does not look at it",
-      case: [say("ls"), { type: "local_shell_call", call_id: "", status: "completed", action: { type: "exec", command: ["ls"] } }],
+      reason:
+        "the validator holds a local_shell_call's call_id to the empty-id rule; the mock does not (no source gives the API's answer for it; Codex's call_id of a local shell call is optional) and pairs only a non-empty one",
+      case: [say("ls"), shell("")],
       mock: null,
       validator: ["empty_call_id"],
     },
     {
       name: "output-before-call",
       reason:
-        "the validator reads `input` in order (an output must follow its call), the mock looks for the call anywhere; no source says which the API does, and clients send the call first (so the generator leaves it out)",
+        "the validator reads `input` in order (an output must follow its call), the mock looks for the call anywhere; no source says which the API does, and clients send the call first (so the generator leaves it out, for every kind of call)",
       case: [say("Run it."), output("call_1"), call("call_1")],
       mock: null,
       validator: ["orphan_output"],
@@ -719,13 +757,40 @@ const RESPONSES: Api<Item[]> = {
       mock: "duplicate_output",
       validator: ["orphan_output", "orphan_output"],
     },
+    {
+      name: "repeated-custom-output",
+      reason:
+        "the same custom tool output twice: for a function_call_output the API names the repeated item (`Duplicate item found with id fco_…`), for a custom_tool_call_output no source gives its answer, so the mock's duplicate_output leaves it alone; the validator reports a second output (so the generator leaves it out)",
+      case: [say("Patch it."), patch("call_p"), patched("call_p"), patched("call_p")],
+      mock: null,
+      validator: ["second_output"],
+    },
+    {
+      name: "output-of-another-kind",
+      reason:
+        "a call answered by the other kind's output: the API pairs each kind of call with its own kind of output (its texts name the kind: `No tool call found for custom tool call output …`; Codex pairs them so before it sends, openai/codex codex-rs/core/src/context_manager/normalize.rs), and so does the mock; recover's validator pairs any output with any call and accepts it. Clients answer each call with its own kind (so the generator leaves it out)",
+      case: [say("Run it."), call("call_1"), patched("call_1")],
+      mock: "orphan_custom_output",
+      validator: [],
+    },
+    {
+      name: "call-id-on-two-calls",
+      reason:
+        "two calls of different types with one call_id, unanswered: the validator keeps the last call of an id and names it (here the local shell call), the mock names the function call (its function-call rule comes first); clients never give two calls one id, and no source says which the API names (so the generator leaves it out)",
+      case: [say("Run it."), call("call_1"), shell("call_1"), say("Thanks.")],
+      mock: "missing_output",
+      validator: ["missing_local_shell_output"],
+    },
   ],
 };
 
 const RESPONSES_CASES: [string, Item[], string | null][] = [
   ["a call and its output, then a message", [say("Run `echo hi`."), call("call_1", { id: "fc_1" }), output("call_1", { id: "fco_1" }), say("Thanks.")], null],
   ["two calls answered in another order", [say("Run both."), call("call_1"), call("call_2"), output("call_2"), output("call_1")], null],
+  ["an apply_patch (a custom tool call) and its output", [say("Patch it."), patch("call_p"), patched("call_p"), say("Thanks.")], null],
+  ["a local shell call answered by a function_call_output (as Codex sends it)", [say("ls"), shell("call_l"), output("call_l"), say("Thanks.")], null],
   ["an empty call id on the call and its output", [say("Run it."), call(""), output("")], "empty_call_id"],
+  ["an empty call id on a custom tool call and its output", [say("Patch it."), patch(""), patched("")], "empty_call_id"],
   [
     "the same item id twice (a copied rollout line)",
     [say("Run it."), call("call_1"), output("call_1", { id: "fco_1" }), output("call_1", { id: "fco_1" })],
@@ -733,7 +798,10 @@ const RESPONSES_CASES: [string, Item[], string | null][] = [
   ],
   ["the same output twice, no ids", [say("Run it."), call("call_1"), output("call_1"), output("call_1")], "duplicate_output"],
   ["an output with no call (its call line lost)", [say("Run it."), output("call_1"), say("Thanks.")], "orphan_output"],
+  ["a custom tool output with no call", [say("Patch it."), patched("call_p"), say("Thanks.")], "orphan_custom_output"],
   ["a call with no output (killed mid-call)", [say("Run it."), call("call_1"), say("Thanks.")], "missing_output"],
+  ["an apply_patch with no output (killed mid-patch)", [say("Patch it."), patch("call_p"), say("Thanks.")], "missing_custom_output"],
+  ["a local shell call with no output", [say("ls"), shell("call_l"), say("Thanks.")], "missing_local_shell_output"],
   [
     "an empty id before a duplicate id: the earlier item is named",
     [say("Run it."), call("", { id: "x" }), say("y"), call("call_2", { id: "x" }), output("call_2")],
@@ -741,24 +809,40 @@ const RESPONSES_CASES: [string, Item[], string | null][] = [
   ],
 ];
 
-/** True for the two exceptions the generator leaves out (output-before-call, repeated-orphan-output). */
+/**
+ * True for the bodies of the exceptions the generator leaves out (output-before-call, repeated-orphan-output,
+ * repeated-custom-output, output-of-another-kind, call-id-on-two-calls, local-shell-empty-call-id).
+ */
 function outsideResponsesAgreement(input: Item[]): boolean {
+  if (input.some((it) => it.type === "local_shell_call" && it.call_id === "")) return true;
+  const calls = input.filter(isCall);
+  if (calls.some((c) => c.call_id !== "" && calls.some((d) => d.call_id === c.call_id && d.type !== c.type))) return true;
   return input.some((it, i) => {
-    if (it.type !== "function_call_output" || it.call_id === "") return false;
-    const calledBefore = input.slice(0, i).some((c) => c.type === "function_call" && c.call_id === it.call_id);
-    const calledAnywhere = input.some((c) => c.type === "function_call" && c.call_id === it.call_id);
-    const repeated = input.filter((o) => o.type === "function_call_output" && o.call_id === it.call_id).length > 1;
-    return (!calledBefore && calledAnywhere) || (!calledAnywhere && repeated);
+    if (!isOutput(it) || it.call_id === "") return false;
+    const own = calls.filter((c) => c.call_id === it.call_id);
+    if (own.some((c) => ANSWERED_BY[c.type] !== it.type)) return true;
+    const calledBefore = input.slice(0, i).some((c) => isCall(c) && c.call_id === it.call_id);
+    const repeated = input.filter((o) => o.type === it.type && o.call_id === it.call_id).length > 1;
+    const repeatedCustom = it.type === "custom_tool_call_output" && own.length > 0 && repeated;
+    return (!calledBefore && own.length > 0) || (own.length === 0 && repeated && it.type === "function_call_output") || repeatedCustom;
   });
 }
 
 function responsesInputs(): fc.Arbitrary<Item[]> {
-  const callId = fc.constantFrom("", "call_1", "call_2", "call_3");
-  const itemId = fc.constantFrom(undefined, "x", "y");
+  // Empty call ids and repeated item ids are weighted down: the mock names its first broken rule only, and those two
+  // come first, so drawn as often as the rest they would hide most pairings (a repeated output above all).
+  const named = fc.constantFrom("call_1", "call_2", "call_3");
+  const callId = fc.oneof({ arbitrary: fc.constant(""), weight: 1 }, { arbitrary: named, weight: 6 });
+  // Never empty: see local-shell-empty-call-id.
+  const shellId = named;
+  const itemId = fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, { arbitrary: fc.constantFrom("x", "y"), weight: 1 });
   const withId = (it: Item, id: string | undefined): Item => (id === undefined ? it : { ...it, id });
   const item = fc.oneof(
     fc.tuple(callId, itemId).map(([c, id]) => withId(call(c), id)),
     fc.tuple(callId, itemId).map(([c, id]) => withId(output(c), id)),
+    fc.tuple(callId, itemId).map(([c, id]) => withId(patch(c), id)),
+    fc.tuple(callId, itemId).map(([c, id]) => withId(patched(c), id)),
+    fc.tuple(shellId, itemId).map(([c, id]) => withId(shell(c), id)),
     itemId.map((id) => withId(say("go on"), id)),
     itemId.map((id) => withId({ type: "reasoning", summary: [], encrypted_content: "gAAAA" }, id)),
   );
@@ -766,6 +850,23 @@ function responsesInputs(): fc.Arbitrary<Item[]> {
 }
 
 describeApi("OpenAI Responses: the mock's rules (responses-rules.mjs) and validateResponses", RESPONSES, RESPONSES_CASES, responsesInputs());
+
+describe("OpenAI Responses: the mock's pairing texts, as the API words them", () => {
+  const mockText = (input: Item[]) => responses.firstBroken({ input })?.message;
+  it("an unanswered custom tool call (diegosouzapw/OmniRoute#8946)", () => {
+    expect(mockText([say("Patch it."), patch("call_nNNw7JP5hY7UXaATvHBRDYqc")])).toBe(
+      "No tool output found for custom tool call call_nNNw7JP5hY7UXaATvHBRDYqc.",
+    );
+  });
+  it("an unanswered local shell call (openai/openai-agents-python#1855)", () => {
+    expect(mockText([say("ls"), shell("call_MEmrSaOboO5WG3MXGazSubb7")])).toBe("No tool output found for local shell call call_MEmrSaOboO5WG3MXGazSubb7.");
+  });
+  it("a custom tool output that answers nothing (recorded in router-for-me/CLIProxyAPI's tests)", () => {
+    expect(mockText([say("Patch it."), patched("call_jzaeS5GDDushxTKTsXR9CTWL")])).toBe(
+      "No tool call found for custom tool call output with call_id call_jzaeS5GDDushxTKTsXR9CTWL.",
+    );
+  });
+});
 
 // ---------------------------------------------------------------------------------------------
 // Gemini: gemini-rules.mjs against validateGemini

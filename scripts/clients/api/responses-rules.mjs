@@ -8,7 +8,14 @@ const EMPTY_CALL_ID = (i) => `Invalid 'input[${i}].call_id': empty string.`;
 const DUPLICATE_ITEM = (id) => `Duplicate item found with id ${id}. Remove the duplicate items from your input and try again.`;
 const NO_CALL = (callId) => `No tool call found for function call output with call_id ${callId}.`;
 const NO_OUTPUT = (callId) => `No tool output found for function call ${callId}.`;
+const NO_CUSTOM_CALL = (callId) => `No tool call found for custom tool call output with call_id ${callId}.`;
+const NO_CUSTOM_OUTPUT = (callId) => `No tool output found for custom tool call ${callId}.`;
+const NO_LOCAL_SHELL_OUTPUT = (callId) => `No tool output found for local shell call ${callId}.`;
 
+// The API pairs a call with an output of its own kind, by call_id, as Codex does before it sends (openai/codex
+// codex-rs/core/src/context_manager/normalize.rs): function_call and local_shell_call are answered by a
+// function_call_output ("LocalShellCall is represented in upstream streams by a FunctionCallOutput"),
+// custom_tool_call (Codex's apply_patch) by a custom_tool_call_output.
 const PAIRED = new Set(["function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"]);
 const outputs = (input) => input.filter((it) => it.type === "function_call_output");
 /** The index of the first key an earlier one equals, or -1. */
@@ -20,7 +27,22 @@ function firstRepeat(keys) {
     return false;
   });
 }
-const calledIds = (input) => new Set(input.filter((it) => it.type === "function_call").map((it) => it.call_id));
+const idsOf = (input, type) => input.filter((it) => it.type === type).map((it) => it.call_id);
+// A local shell call's call_id is optional (Codex's LocalShellCall has `call_id: Option<String>`), and the empty-id
+// rule does not cover it (no source gives the API's answer): only a non-empty one pairs.
+const localShellIds = (input) => idsOf(input, "local_shell_call").filter((id) => typeof id === "string" && id !== "");
+/** The first output of `outputType` whose call_id is no call's of `callIds`. */
+function orphanOf(input, outputType, callIds) {
+  const calls = new Set(callIds);
+  return input.find((it) => it.type === outputType && !calls.has(it.call_id));
+}
+/** The refusal `text` builds for the first of `callIds` no output of `outputType` answers, or null. */
+function unansweredOf(input, callIds, outputType, text) {
+  const answered = new Set(idsOf(input, outputType));
+  const i = callIds.findIndex((c) => !answered.has(c));
+  return i < 0 ? null : refused(text(callIds[i]));
+}
+const refused = (message) => ({ message, param: "input" });
 
 /**
  * The API rules of the mock, in the order the mock checks them. `check(input)` is null when the request's `input`
@@ -57,17 +79,27 @@ export const RULES = [
     check(input) {
       const outs = outputs(input);
       const i = firstRepeat(outs.map((it) => it.call_id));
-      return i < 0 ? null : { message: DUPLICATE_ITEM(`fco_${mockItemId(outs[i].call_id)}`), param: "input" };
+      return i < 0 ? null : refused(DUPLICATE_ITEM(`fco_${mockItemId(outs[i].call_id)}`));
     },
   },
   {
     id: "orphan_output",
     error: NO_CALL,
-    source: "../shared/reference/formats-and-errors.md §1.4 (https://github.com/cline/cline/issues/9288)",
+    source:
+      "../shared/reference/formats-and-errors.md §1.4 (https://github.com/cline/cline/issues/9288); what it answers: a function_call or a local_shell_call (openai/codex codex-rs/core/src/context_manager/normalize.rs)",
     check(input) {
-      const calls = calledIds(input);
-      const orphan = outputs(input).find((it) => !calls.has(it.call_id));
-      return orphan ? { message: NO_CALL(orphan.call_id), param: "input" } : null;
+      const orphan = orphanOf(input, "function_call_output", [...idsOf(input, "function_call"), ...localShellIds(input)]);
+      return orphan ? refused(NO_CALL(orphan.call_id)) : null;
+    },
+  },
+  {
+    id: "orphan_custom_output",
+    error: NO_CUSTOM_CALL,
+    source:
+      "no issue thread or OpenAI page quotes it: API error bodies recorded in Codex proxies' tests (router-for-me/CLIProxyAPI, sdk/cliproxy/auth: `No tool call found for custom tool call output with call_id call_jzaeS5GDDushxTKTsXR9CTWL.`, param input, invalid_request_error); the pairing: openai/codex codex-rs/core/src/context_manager/normalize.rs (remove_orphan_outputs)",
+    check(input) {
+      const orphan = orphanOf(input, "custom_tool_call_output", idsOf(input, "custom_tool_call"));
+      return orphan ? refused(NO_CUSTOM_CALL(orphan.call_id)) : null;
     },
   },
   {
@@ -75,9 +107,26 @@ export const RULES = [
     error: NO_OUTPUT,
     source: "../shared/reference/formats-and-errors.md §1.4 (https://github.com/openai/codex/issues/93)",
     check(input) {
-      const answered = new Set(outputs(input).map((it) => it.call_id));
-      for (const c of calledIds(input)) if (!answered.has(c)) return { message: NO_OUTPUT(c), param: "input" };
-      return null;
+      return unansweredOf(input, idsOf(input, "function_call"), "function_call_output", NO_OUTPUT);
+    },
+  },
+  {
+    // Codex's apply_patch killed mid-call.
+    id: "missing_custom_output",
+    error: NO_CUSTOM_OUTPUT,
+    source:
+      "https://github.com/diegosouzapw/OmniRoute/issues/8946 (`[400]: No tool output found for custom tool call call_nNNw7JP5hY7UXaATvHBRDYqc.`), https://github.com/Soju06/codex-lb/issues/1168 (param input)",
+    check(input) {
+      return unansweredOf(input, idsOf(input, "custom_tool_call"), "custom_tool_call_output", NO_CUSTOM_OUTPUT);
+    },
+  },
+  {
+    id: "missing_local_shell_output",
+    error: NO_LOCAL_SHELL_OUTPUT,
+    source:
+      "https://github.com/openai/openai-agents-python/pull/1855 (`No tool output found for local shell call call_MEmrSaOboO5WG3MXGazSubb7.`, param input); answered by a function_call_output: openai/codex codex-rs/core/src/context_manager/normalize.rs",
+    check(input) {
+      return unansweredOf(input, localShellIds(input), "function_call_output", NO_LOCAL_SHELL_OUTPUT);
     },
   },
 ];
