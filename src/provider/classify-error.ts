@@ -125,11 +125,11 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["tool_response_mismatch", /number of function response parts is equal to the number of function call parts/i],
   [
     "orphan_tool_result",
-    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for function call output|function response turn comes immediately after a function call turn/i,
+    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for (?:function|custom tool) call output|function response turn comes immediately after a function call turn/i,
   ],
   [
     "orphan_tool_use",
-    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for function call/i,
+    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for (?:function|custom tool|local shell) call/i,
   ],
   ["tool_result_not_first", /Did not find \d+ tool_result block\(s\) at the beginning/i],
   ["duplicate_tool_id", /ids must be unique|contain duplicate Ids|Duplicate item found with id/i],

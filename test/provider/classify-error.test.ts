@@ -120,6 +120,13 @@ const OPENAI: Case[] = [
     { kind: "orphan_tool_use", ids: [] },
   ],
   ["No tool output found for function call call_k20FunjGZouIu7PaUIAHz2G6.", { kind: "orphan_tool_use", ids: ["call_k20FunjGZouIu7PaUIAHz2G6"] }],
+  // Codex's apply_patch is a custom tool call (OmniRoute#8946), a local shell call another kind (openai-agents-python#1855).
+  ["No tool output found for custom tool call call_nNNw7JP5hY7UXaATvHBRDYqc.", { kind: "orphan_tool_use", ids: ["call_nNNw7JP5hY7UXaATvHBRDYqc"] }],
+  ["No tool output found for local shell call call_4ItqcbHmB1qbTZ2nT5ZPfDXl.", { kind: "orphan_tool_use", ids: ["call_4ItqcbHmB1qbTZ2nT5ZPfDXl"] }],
+  [
+    "No tool call found for custom tool call output with call_id call_jzaeS5GDDushxTKTsXR9CTWL.",
+    { kind: "orphan_tool_result", ids: ["call_jzaeS5GDDushxTKTsXR9CTWL"] },
+  ],
   [
     "No tool call found for function call output with call_id call_1VwAGCPnkFRCzHAEGpfZRIVB.",
     { kind: "orphan_tool_result", ids: ["call_1VwAGCPnkFRCzHAEGpfZRIVB"] },
