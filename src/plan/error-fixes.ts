@@ -43,6 +43,17 @@ export interface ErrorPlan {
   trim?: { tokens?: { current: number; max: number }; bytes?: boolean; images?: boolean };
   /** What the error means for this session, for the user. */
   explanation: string;
+  /**
+   * The records the error locates lie in the session's last turn, which its live window leaves unjudged as being
+   * written: the provider refused a request that held that turn, so nobody is writing it any more, and the repair
+   * judges it as `--include-live` does.
+   */
+  judgesLiveTail?: true;
+  /**
+   * The live last turn holds findings of the error's kind, but the error's position and ids name nothing there: no
+   * evidence that turn went out, so it was left out (its agent may be writing it), and the message says how to judge it.
+   */
+  liveTailLeft?: true;
 }
 
 function allParts(view: SessionView): { part: PartRecord; message: MessageRecord }[] {
@@ -118,16 +129,64 @@ const KIND_NOUN: Partial<Record<ProviderErrorKind, string>> = {
 
 const SCAN_OPTIONS = { ...DEFAULT_RULE_OPTIONS, now: 0 };
 
-export function planForError(error: ClassifiedError, view: SessionView): ErrorPlan {
+/**
+ * What the error names in the session, and the fix that answers it. The error is the provider's answer to a request
+ * the client sent: a last turn the live window calls "being written" was finished when it went out. So the error is
+ * looked for there too, and when it locates records there the plan says so (`judgesLiveTail`): by its position or
+ * ids, or, for an error that names neither (Gemini's texts), by its kind. An error whose position and ids name
+ * nothing in that turn is no evidence it went out: there the turn stays unjudged, as without an error (the agent may
+ * have gone on since, and a call it is running looks like a call without a result).
+ */
+export function planForError(error: ClassifiedError, live: SessionView): ErrorPlan {
+  if (live.liveTailMessageId === undefined) return planForSentHistory(error, live).plan;
+  const tail = liveTailRecords(live);
+  const { plan, byKind } = planForSentHistory(error, asSent(live));
+  if (!pointsInto(plan, tail)) return plan;
+  const unplaced = error.index === null && error.ids.length === 0;
+  if (!byKind || unplaced || namesCallIn(error, live, tail)) return { ...plan, judgesLiveTail: true };
+  return { ...planForSentHistory(error, live).plan, liveTailLeft: true };
+}
+
+/** The view as the provider saw it: no turn in it was still being written. */
+function asSent(view: SessionView): SessionView {
+  const { liveTailMessageId: _written, ...sent } = view;
+  return sent;
+}
+
+/** The ids of the live tail: its message (or line), its parts, and the blocks it sends. */
+function liveTailRecords(view: SessionView): Set<string> {
+  const tail = view.liveTailMessageId!;
+  const ids = new Set([tail]);
+  for (const part of view.opencode?.messages.find((m) => m.ref.id === tail)?.parts ?? []) ids.add(part.ref.id);
+  for (const message of view.conversation.messages) for (const block of message.blocks) if (block.source.messageId === tail) ids.add(block.source.id);
+  return ids;
+}
+
+/** Whether the records the plan answers (or the messages its rules are scoped to, once something was found there) include one of `ids`. */
+function pointsInto(plan: ErrorPlan, ids: ReadonlySet<string>): boolean {
+  if (!plan.targets || plan.targets.size === 0) return false;
+  return [...plan.targets, ...(plan.scopedRules?.messageIds ?? [])].some((id) => ids.has(id));
+}
+
+/** Whether a tool call or result the error names by id is sent from the records `ids`. */
+function namesCallIn(error: ClassifiedError, view: SessionView, ids: ReadonlySet<string>): boolean {
+  const named = new Set(error.ids);
+  return view.conversation.messages.some((m) =>
+    m.blocks.some((b) => ids.has(b.source.id) && ((b.type === "tool_use" && named.has(b.id)) || (b.type === "tool_result" && named.has(b.toolUseId)))),
+  );
+}
+
+/** The plan for the history as the view shows it; `byKind`: its targets are the findings of the error's kind, not what it names. */
+function planForSentHistory(error: ClassifiedError, view: SessionView): { plan: ErrorPlan; byKind: boolean } {
   // The provider view of the session, built once: the named position, the fallback's places and the notes all read it.
   const request = anthropicRequest(view.conversation);
   const plan = errorPlan(error, view, request);
-  if (plan.trim) return plan;
+  if (plan.trim) return { plan, byKind: false };
   const named = namedTargets(plan, view);
-  if (named.size > 0) return everyPlace({ ...plan, targets: named }, view, request);
+  if (named.size > 0) return { plan: everyPlace({ ...plan, targets: named }, view, request), byKind: false };
   const answering = ANSWERED_BY[error.kind];
-  if (!answering) return plan;
-  return nearestFindings(error, view, request, answering) ?? { explanation: nothingAnswers(error, request, answering) };
+  if (!answering) return { plan, byKind: false };
+  return { plan: nearestFindings(error, view, request, answering) ?? { explanation: nothingAnswers(error, request, answering) }, byKind: true };
 }
 
 const idsOf = (reports: readonly Report[]) => new Set(reports.flatMap((r) => [r.partId ?? r.messageId].filter((id): id is string => id !== undefined)));

@@ -6,6 +6,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLAUDE_INTERRUPTED_RESULT } from "../../src/stores/transcript/claude.js";
 import { OPENCLAW_MISSING_RESULT } from "../../src/stores/transcript/openclaw.js";
+import { ClaudeTranscript } from "../support/transcript-fixtures.js";
+import { writtenAgo } from "../support/captured-home.js";
 import { parseJsonDocument, run, tempDir } from "./run.js";
 
 const HOUR = 3_600_000;
@@ -63,5 +65,45 @@ describe("session repair --error on transcripts", () => {
     const result = await repair(store, "22c38aa4", "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01NOPE");
     expect(result.status).toBe(1);
     expect(fs.readFileSync(path.join(store, "projects/-home-dana-code-invoice-api/22c38aa4-62b1-46f6-ba13-62cb64e0791c.jsonl")).equals(before)).toBe(true);
+  });
+
+  // The live last turn (an assistant line written in the last 10 minutes) is judged when the error points into it:
+  // the client sent it, so no agent is still writing it (issue 38). Without the error it is left alone.
+  describe("an error pointing into a live last turn, repaired right away", () => {
+    const SENT = /its last turn was written 2 min ago, but the provider refused a request that held it/;
+    const ORPHAN_USE = (n: number, id: string) => `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${id}`;
+
+    it("Claude Code: the call a killed agent left last gets the interrupted result", async () => {
+      const t = new ClaudeTranscript({ seed: 21, start: Date.now() - 3 * 60_000 });
+      t.user("Run the tests.");
+      const call = t.toolUseId();
+      t.assistant([
+        { type: "text", text: "Running them." },
+        { type: "tool_use", id: call, name: "Bash", input: { command: "npm test" } },
+      ]);
+      const dir = tempDir();
+      writtenAgo(t.writeTo(dir), 2 * 60_000);
+      const plain = parseJsonDocument((await run(["session", "repair", t.sessionId, "--store", dir, "--dry-run", "--json"])).stdout);
+      expect(plain.skipped).toEqual([expect.objectContaining({ id: t.sessionId, reason: "live" })]);
+      const result = await repair(dir, t.sessionId, ORPHAN_USE(1, call));
+      expect(result.status, result.stderr).toBe(0);
+      const doc = parseJsonDocument(result.stdout);
+      expect(changedLines(doc)).toEqual(["insert:tool-result-missing"]);
+      expect((doc.store as { notices: string[] }).notices.join("\n")).toMatch(SENT);
+      expect(doc.skipped).toBeUndefined();
+    });
+
+    it("openclaw: the same, in a session of the demo store written two minutes ago (a call of an errored turn goes)", async () => {
+      const store = copyOf("openclaw");
+      const file = path.join(store, "agents/main/sessions/c6425a0e-acf5-42e7-bdbe-f7d44a37d7ce.jsonl");
+      writtenAgo(file, 2 * 60_000);
+      const call = "toolu_012SqlYBdvoxKs6Zy78hv4gm";
+      const result = await repair(store, "c6425a0e", `LLM request rejected: ${ORPHAN_USE(3, call)}`);
+      expect(result.status, result.stderr).toBe(0);
+      const doc = parseJsonDocument(result.stdout);
+      expect(changedLines(doc)).toEqual(["update:tool-result-missing"]);
+      expect((doc.store as { notices: string[] }).notices.join("\n")).toMatch(SENT);
+      expect(fs.readFileSync(file, "utf8")).not.toContain(call);
+    });
   });
 });

@@ -15,7 +15,7 @@ import type { Backup } from "../../src/txn/backup-store.js";
 import { repairTargets } from "../../src/txn/targets.js";
 import { runTransaction } from "../../src/txn/transaction.js";
 import { buildStore, MINUTE, SECOND, type BuiltStore, type Json, type MessageSpec } from "../support/opencode-fixtures.js";
-import { hasText, partWhere, sessionOf, storeOf, TOTALS_TS, UNFINISHED, unsignedReasoning } from "../rules/harness.js";
+import { hasText, lastWrite, partWhere, sessionOf, storeOf, TOTALS_TS, UNFINISHED, unsignedReasoning } from "../rules/harness.js";
 import {
   cleanupAll,
   DEFAULT_REPAIR_RULES,
@@ -45,6 +45,7 @@ const SIG_LONG = (n: number) =>
   `messages.${n}.content.0: Invalid \`signature\` in \`thinking\` block. The block is bound to a different conversation. Remove the block, or set \`thinking.block_binding.prefix_mismatch_behavior\` to "drop_block". That setting requires the \`thinking-binding-controls-2026-08-01\` value in the \`anthropic-beta\` header. The \`system\` prompt differs from the one this block was created with.`;
 const ORPHAN = (n: number, ids: string[]) =>
   `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+const DAY_MS = 24 * 60 * MINUTE;
 const TAX_TS = "export const tax = (subtotalCents: number) => Math.round(subtotalCents * 0.2);";
 const EDIT_OLD = "Math.round(l.quantity * l.unitPrice * 100) / 100";
 const EDIT_NEW = "l.quantity * l.unitPrice";
@@ -311,6 +312,36 @@ describe.each(FORMATS)("repair aimed at an error, in-process (%s store)", (forma
       },
     });
     expect(storedPart(after, b!.id)).toEqual(storedPart(before, b!.id));
+  });
+
+  it("an error that points into a live last turn says so (it went out in the refused request); one that names nothing there does not", () => {
+    const built = storeOf(
+      sessionOf((w) => [w.user("Run the suite."), w.assistant([w.stepStart(), w.text("Running it."), w.running("bash", { command: "npm test" })], UNFINISHED)]),
+    );
+    const last = built.sessions[0]!.messages.at(-1)!;
+    const running = last.parts.find((p) => p.data?.type === "tool")!;
+    const call = (running.data as { callID: string }).callID;
+    const fx = setup(format, built);
+    withOpen(fx, (store) => {
+      const view = sessionView(store.loadSession(fx.sessionId, "full"), {
+        now: lastWrite(built) + 2 * MINUTE,
+        liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs,
+      });
+      expect(view.liveTailMessageId).toBe(last.id);
+      const named = planForError(classifyProviderError(ORPHAN(3, [call])), view);
+      expect(named.judgesLiveTail).toBe(true);
+      expect([...(named.targets ?? [])]).toEqual([running.id]);
+      // Found by kind when the error names no position: the scoped rules look into the live tail too.
+      const unplaced = planForError(classifyProviderError(`\`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${call}`), view);
+      expect(unplaced.judgesLiveTail).toBe(true);
+      const elsewhere = planForError(classifyProviderError(ORPHAN(3, ["toolu_01NotInThisSession000000"])), view);
+      expect(elsewhere.judgesLiveTail).toBeUndefined();
+      expect(elsewhere.liveTailLeft).toBe(true);
+      expect(elsewhere.targets ?? new Set()).toEqual(new Set());
+      // Without a live window nothing is live, and there is nothing to say.
+      const old = sessionView(store.loadSession(fx.sessionId, "full"), { now: lastWrite(built) + DAY_MS, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
+      expect(planForError(classifyProviderError(ORPHAN(3, [call])), old).judgesLiveTail).toBeUndefined();
+    });
   });
 
   it("the final-turn thinking error (thinking on, the latest tool-use turn opens with text): that turn's assistant message goes", () => {

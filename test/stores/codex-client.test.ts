@@ -13,7 +13,7 @@ import { validateResponses, type ResponsesItem } from "../../src/provider/valida
 import "../../src/stores/registry.js";
 import { writeDemoCodex } from "../../scripts/make-demo-captures.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
-import { age, homeOfCaptures as capturedHome } from "../support/captured-home.js";
+import { age, homeOfCaptures as capturedHome, writtenAgo } from "../support/captured-home.js";
 
 const FIXTURES = path.resolve("fixtures/codex-0.169");
 const DAY = path.join("sessions", "2026", "11", "24");
@@ -193,6 +193,23 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     const doc = parseJsonDocument(dropped.stdout) as { sessions: { changes: { op: string; rules: string[] }[] }[] };
     expect(doc.sessions[0]!.changes.map((c) => c.op)).toEqual(["delete"]);
     expect(validateResponses(resumeInput(twice.file))).toEqual([]);
+  });
+
+  it("a resume the API refused two minutes ago is repaired with its answer right away, as on every store (issue 38)", async () => {
+    const { home, captures } = homeOfCaptures("after");
+    for (const scenario of ["bad-reasoning", "duplicate-output", "empty-call-id"]) {
+      const { id, file } = captures.get(scenario)!;
+      writtenAgo(file, 2 * 60_000);
+      const error = fs
+        .readFileSync(path.join(FIXTURES, `${scenario}.resume.stderr.txt`), "utf8")
+        .split("\n")
+        .find((l) => l.startsWith("ERROR: "))!
+        .slice(7);
+      const repaired = await run(["session", "repair", id, "--error", error, "--yes", "--json", "--store", home]);
+      expect(repaired.status, `${scenario}: ${repaired.stderr}`).toBe(0);
+      expect((parseJsonDocument(repaired.stdout) as { sessions: { changes: unknown[] }[] }).sessions[0]!.changes.length, scenario).toBeGreaterThan(0);
+      expect(validateResponses(resumeInput(file)), scenario).toEqual([]);
+    }
   });
 
   it("list, prefixes and the resume command: the uuid of the file name, `codex resume <uuid>`; `--format codex` finds CODEX_HOME", async () => {

@@ -12,12 +12,17 @@ import "../../src/stores/registry.js";
 import { writeDemoGemini } from "../../scripts/make-demo-captures.js";
 import { assembleTranscript } from "../../src/stores/transcript/assemble.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
-import { age, homeOfCaptures as capturedHome } from "../support/captured-home.js";
+import { age, homeOfCaptures as capturedHome, writtenAgo } from "../support/captured-home.js";
 
 const FIXTURES = path.resolve("fixtures/gemini-0.61");
 const CHATS = path.join("tmp", "project", "chats");
 
 const WRITTEN = new Date("2026-11-24T19:30:00Z");
+const MINUTE = 60_000;
+
+/** The API's refusals, as the client printed them (`*.resume.stderr.txt`). */
+const MISMATCH = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+const RESPONSE_TURN = "Please ensure that function response turn comes immediately after a function call turn.";
 
 /** A Gemini home holding every `.jsonl` capture as `tmp/project/chats/session-<time>-<id8>.jsonl`. */
 function homeOfCaptures(which: "before" | "after" = "before") {
@@ -76,12 +81,11 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
       const found = validateGemini(sent).map((v) => v.text);
       if (found.length > 0) verdicts[name.replace(".resume-request.json", "")] = found;
     }
-    const mismatch = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
     expect(verdicts).toEqual({
-      tool: [mismatch],
-      "tool-failed-twice": [mismatch],
-      "result-null-repaired": [mismatch],
-      "torn-line": ["Please ensure that function response turn comes immediately after a function call turn."],
+      tool: [MISMATCH],
+      "tool-failed-twice": [MISMATCH],
+      "result-null-repaired": [MISMATCH],
+      "torn-line": [RESPONSE_TURN],
     });
   });
 
@@ -173,6 +177,62 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
     expect(fs.readFileSync(file, "utf8")).not.toContain(response.id!);
     expect(fs.readFileSync(file, "utf8")).toContain("_response");
     expect(validateGemini(withPrompt(resumeContents(file)))).toEqual([]);
+  });
+
+  it("a call a failed resume rewrote without its response gets the cancelled response, in the record the client writes for one", async () => {
+    const { home, captures } = homeOfCaptures("after");
+    const { id, file } = captures.get("result-null-repaired")!;
+    // The resume's message list holds the call as a functionCall part of the gemini record: no toolCalls to fill.
+    expect(validateGemini(withPrompt(resumeContents(file))).map((v) => v.text)).toEqual([MISMATCH]);
+    const repaired = await run(["session", "repair", id, "--yes", "--json", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const changes = (parseJsonDocument(repaired.stdout) as { sessions: { changes: { op: string; rules: string[] }[] }[] }).sessions[0]!.changes;
+    // Both message lists the failed resume wrote (with the prompt it rolled back, and without).
+    expect(changes.map((c) => `${c.op} ${c.rules.join()}`)).toEqual(["update tool-result-missing", "update tool-result-missing"]);
+    const contents = resumeContents(file);
+    expect(validateGemini(withPrompt(contents))).toEqual([]);
+    expect(shape(contents)).toEqual([
+      "user: text(Run `echo hi` and tell me the output.)",
+      "model: text(Running it.) call",
+      "user: response",
+      "model: text(The command printed: hi)",
+    ]);
+    const last = fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
+    const records = (JSON.parse(last) as { $set: { messages: { id: string; type: string; content: unknown }[] } }).$set.messages;
+    const call = records.findIndex((r) => JSON.stringify(r.content).includes("functionCall"));
+    expect(records[call + 1]!.id).toBe(`${records[call]!.id}_response`);
+    expect(JSON.stringify(records[call + 1]!.content)).toContain("[Operation Cancelled] Reason: User cancelled tool execution.");
+  });
+
+  it("a resume the API refused seconds ago is repaired with its error right away: the refused turn was sent, so it is judged though it is recent (issue 38)", async () => {
+    const { home, captures } = homeOfCaptures("after");
+    const errors: Record<string, string> = {};
+    for (const scenario of ["tool", "tool-failed-twice", "torn-line", "result-null-repaired"]) {
+      const { id, file } = captures.get(scenario)!;
+      // The client as it just was: refused, its chat file written two minutes ago (after the write guard's minute).
+      writtenAgo(file, 2 * MINUTE);
+      const refusal = /_ApiError: (\{.*\})$/m.exec(fs.readFileSync(path.join(FIXTURES, `${scenario}.resume.stderr.txt`), "utf8"))![1]!;
+      const error = (JSON.parse(refusal) as { error: { message: string } }).error.message;
+      errors[scenario] = error;
+      // Without the error nothing says the last turn went out: it may be being written, and is left alone, said so
+      // (torn-line's torn line is older than that turn: its repair is planned).
+      const plain = await run(["session", "repair", id, "--dry-run", "--json", "--store", home]);
+      const planned = parseJsonDocument(plain.stdout) as { sessions: { changes: { rules: string[] }[] }[]; skipped?: { id: string; reason: string }[] };
+      expect(
+        planned.sessions.flatMap((s) => s.changes.flatMap((c) => c.rules)),
+        scenario,
+      ).toEqual(scenario === "torn-line" ? ["unreadable-record"] : []);
+      expect(planned.skipped, scenario).toEqual([expect.objectContaining({ id, reason: "live" })]);
+      // With it: judged, repaired, and a resume is one the API accepts.
+      const repaired = await run(["session", "repair", id, "--error", error, "--yes", "--json", "--store", home]);
+      expect(repaired.status, `${scenario}: ${repaired.stderr}`).toBe(0);
+      const doc = parseJsonDocument(repaired.stdout) as { skipped?: unknown; store: { notices: string[] }; sessions: { changes: unknown[] }[] };
+      expect(doc.skipped, scenario).toBeUndefined();
+      expect(doc.sessions[0]!.changes.length, scenario).toBeGreaterThan(0);
+      expect(doc.store.notices.join("\n"), scenario).toMatch(/its last turn was written 2 min ago, but the provider refused a request that held it/);
+      expect(validateGemini(withPrompt(resumeContents(file))), scenario).toEqual([]);
+    }
+    expect(errors).toEqual({ tool: MISMATCH, "tool-failed-twice": MISMATCH, "torn-line": RESPONSE_TURN, "result-null-repaired": MISMATCH });
   });
 
   it("a session recorded in two files (a resume's fresh recording) is the file the client resumes; `gemini --resume <uuid>`", async () => {

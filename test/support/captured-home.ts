@@ -38,3 +38,20 @@ export function homeOfCaptures(layout: CaptureLayout, which: "before" | "after" 
 export function age(file: string, when: Date): void {
   fs.utimesSync(file, when, when);
 }
+
+const ISO_TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g;
+
+/**
+ * A capture as if its client wrote it `ago` ms before now: every time in it moves by the same amount (their order and
+ * gaps kept) and so does the file's mtime. A session's liveness is read from the times its records carry.
+ */
+export function writtenAgo(file: string, ago: number): void {
+  const text = fs.readFileSync(file, "utf8");
+  const latest = Math.max(...[...text.matchAll(ISO_TIME)].map((m) => Date.parse(m[0])));
+  const shift = Date.now() - ago - latest;
+  fs.writeFileSync(
+    file,
+    text.replace(ISO_TIME, (t) => new Date(Date.parse(t) + shift).toISOString()),
+  );
+  age(file, new Date(Date.now() - ago));
+}

@@ -13,7 +13,8 @@ import { DEFAULT_RULE_OPTIONS, type Finding, type Rule, type TrimOptions } from 
 import { STRATEGIES, TRIM_RULES } from "../../rules/trim/index.js";
 import type { SessionView } from "../../model/session-view.js";
 import type { ClassifiedError } from "../../provider/classify-error.js";
-import { sessionView } from "../../scan/session-view.js";
+import { liveSkip, sessionView, type LiveSkip } from "../../scan/session-view.js";
+import { liveAge, liveSkipClause } from "../reporters/live-skips.js";
 import { isTranscript } from "../../model/transcript.js";
 import type { LoadedSession } from "../../stores/store.js";
 import { action, withSessions } from "../command-kit.js";
@@ -102,6 +103,8 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
             if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
             const now = Date.now();
             const liveWindowMs = liveWindow(options.includeLive);
+            // The window the written sessions are checked again with: 0 once an error showed a live last turn was sent.
+            let recheckWindowMs = liveWindowMs;
             const progress = await sessionProgress(io, "planning", ids);
             // Now and then a turn of the event loop, so the spinner on a terminal moves.
             const turn = occasionalTurns();
@@ -113,9 +116,13 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 const records = store.loadSession(id, "full");
                 const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
                 if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
+                if (aimed.sentLiveTail) {
+                  store.info.notices.push(`session ${id}: ${sentLiveTailNote(aimed.sentLiveTail, now)}`);
+                  recheckWindowMs = 0;
+                }
                 const plan = planSession(records, store.fixing, {
                   ...DEFAULT_RULE_OPTIONS,
-                  liveWindowMs,
+                  liveWindowMs: aimed.sentLiveTail ? 0 : liveWindowMs,
                   now,
                   rules: aimed.rules,
                   judgeWith: judgeRules,
@@ -138,7 +145,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 } else if (errorText !== undefined && !answers(plan, aimed.answering)) {
                   throw new RecoverError(
                     "fix-failed",
-                    `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)`,
+                    `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)${liveLeft(plan, now)}`,
                   );
                 }
                 planned.push({ plan, sessionRef: records.sessionRef });
@@ -153,7 +160,7 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
             return reportAndWrite(store, io, options, planned, {
               command: "repair",
               showAll: ids.length === 1,
-              recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs } },
+              recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs: recheckWindowMs } },
               ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
             });
           },
@@ -179,6 +186,26 @@ interface Aimed {
   /** The records the error names: a plan that changes none of them does not answer it. */
   answering: Set<string>;
   note?: string;
+  /** The error locates records in a last turn the live window leaves unjudged: it was sent, so the plan judges it. */
+  sentLiveTail?: LiveSkip;
+}
+
+/** Said when an error makes the repair judge a last turn written within the live window. */
+function sentLiveTailNote(tail: LiveSkip, now: number): string {
+  return `its last turn was written ${liveAge(tail, now)} ago, but the provider refused a request that held it, so no agent is writing it any more: it is judged and repaired (as --include-live would)`;
+}
+
+/** When the error's kind is found only in a live last turn the error does not name: where, and how to judge it. */
+function liveTailLeft(view: SessionView, now: number): string {
+  const tail = liveSkip(view);
+  return tail
+    ? `; its last turn, written ${liveAge(tail, now)} ago, holds what this kind of error is about, but the error names nothing there, so it is left alone as in progress (its agent may be writing it); --include-live judges it`
+    : "";
+}
+
+/** A fix-failed message's tail when the plan left a live last turn unjudged: what it was, and how to judge it. */
+function liveLeft(plan: SessionPlan, now: number): string {
+  return plan.skipped ? `; ${liveSkipClause(plan.skipped, now)}` : "";
 }
 
 /**
@@ -195,12 +222,14 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
   const plan = planForError(error, view);
   const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";
   const note = `${source} (${error.kind}): ${plan.explanation}`;
+  const tail = plan.judgesLiveTail ? liveSkip(view) : undefined;
+  const sent = tail ? { sentLiveTail: tail } : {};
   if (plan.trim) {
     const request = trimRequest(error, errorText ?? JSON.stringify(stored), plan.trim, view);
     return { rules: [...rules, ...TRIM_RULES], answering: new Set(), note, trim: { view, request, options: trimOptions(request) } };
   }
   if (!plan.rule && !plan.scopedRules) {
-    if (errorText !== undefined) throw new RecoverError("fix-failed", `${note}; nothing was changed`);
+    if (errorText !== undefined) throw new RecoverError("fix-failed", `${note}; nothing was changed${plan.liveTailLeft ? liveTailLeft(view, now) : ""}`);
     return { rules, answering: new Set(), note };
   }
   const extra = [...(plan.rule ? [plan.rule] : []), ...(plan.scopedRules?.rules ?? [])].filter((r) => !rules.includes(r));
@@ -214,7 +243,7 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
     scope && scope.messageIds.size > 0 && brought.size > 0
       ? (f: Finding) => !brought.has(f.rule) || f.messageId === undefined || scope.messageIds.has(f.messageId)
       : undefined;
-  return { rules: [...rules, ...extra], answering, note, ...(filter ? { filter } : {}) };
+  return { rules: [...rules, ...extra], answering, note, ...sent, ...(filter ? { filter } : {}) };
 }
 
 /** The budget a size error states: its token limit, the byte budget of a 413, or (an image error) only the image rules. */

@@ -22,6 +22,19 @@ export function liveSkipLine(skips: readonly LiveSkip[], now: number): string | 
   return `${skips.length} sessions are in progress (written ${when} ago): their last turns are not judged; --include-live judges them`;
 }
 
+/** How long ago a live session was written, as the line above says it ("2 min"). */
+export function liveAge(skip: LiveSkip, now: number): string {
+  return age(Math.max(0, now - skip.updatedAt));
+}
+
+/**
+ * For a message that ends in "nothing was changed": the session's last turn was left unjudged as in progress, and
+ * how to judge it, so a user whose repair found nothing is not left guessing why.
+ */
+export function liveSkipClause(skip: LiveSkip, now: number): string {
+  return `its last turn was written ${liveAge(skip, now)} ago and is left alone as in progress (not judged); --include-live judges it`;
+}
+
 function age(ms: number): string {
   const seconds = Math.floor(ms / 1000);
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;

@@ -74,8 +74,12 @@ export const geminiFixes: AgentFixes = {
   freshId: () => randomUUID(),
   closeInterruptedCall(context, line, index, call) {
     const field = context.fieldOf(line, index);
-    // Only a recorded tool call (`toolCalls[j]`) has a place for its result; a call in rewritten content has none.
-    if (field === undefined || !/(?:^|\.)toolCalls\.\d+$/.test(field)) return [];
+    if (field === undefined) return [];
+    // A call in the content a resume rewrote (`$set.messages.K.content.J`): its response is a record of its own.
+    const rewritten = /^(\$set\.messages\.\d+)\.content\.\d+$/.exec(field);
+    if (rewritten) return answerInEveryList(context, at(line.value, rewritten[1]), call);
+    // Otherwise only a recorded tool call (`toolCalls[j]`) has a place for its result.
+    if (!/(?:^|\.)toolCalls\.\d+$/.test(field)) return [];
     return context.update(line, "gave the call the cancelled response Gemini CLI records for a call that did not finish (its result was lost)", (value) => {
       const stored = at(value, field);
       if (!isObject(stored)) return;
@@ -111,6 +115,49 @@ export const geminiFixes: AgentFixes = {
   },
   shape: geminiShape,
 };
+
+/**
+ * A call in a gemini record as a resume rewrote it (content Parts, no `toolCalls`) gets the cancelled response in the
+ * record the client itself writes there for a recorded result, `<record id>_response`, right after the record, in
+ * every `$set.messages` list that holds the record's call without a response to it (the client reads the last).
+ */
+function answerInEveryList(context: TranscriptFixContext, record: unknown, call: Json): Edit[] {
+  if (!isMessageRecord(record as Json | undefined) || typeof call.id !== "string") return [];
+  const { id, timestamp } = record as Json;
+  const callId = call.id;
+  const part = { functionResponse: { id: callId, name: call.name, response: { error: GEMINI_CANCELLED } } };
+  const reason =
+    "gave the call the cancelled response Gemini CLI records for a call that did not finish (its result was lost), as the response record the client writes after the call";
+  const edits: Edit[] = [];
+  for (const line of context.history.records.lines) {
+    const list = line.problem || !isObject(line.value?.$set) ? undefined : line.value.$set.messages;
+    if (!Array.isArray(list) || !unanswered(list, id as string, callId)) continue;
+    edits.push(
+      ...context.update(line, reason, (value) => {
+        const messages = (value.$set as Json).messages as unknown[];
+        const k = messages.findIndex((m) => isObject(m) && m.id === id);
+        const next = messages[k + 1];
+        if (isObject(next) && next.id === `${id as string}_response` && Array.isArray(next.content)) next.content.push(part);
+        else messages.splice(k + 1, 0, { id: `${id as string}_response`, timestamp, type: "user", content: [part] });
+      }),
+    );
+  }
+  return edits;
+}
+
+/** Whether the list holds record `id` with call `callId` in its content, and no response to that call after it. */
+function unanswered(list: readonly unknown[], id: string, callId: string): boolean {
+  const k = list.findIndex((m) => isObject(m) && m.id === id);
+  const record = list[k];
+  if (!isObject(record) || !Array.isArray(record.content)) return false;
+  const calls = record.content.some((p) => isObject(p) && isObject(p.functionCall) && p.functionCall.id === callId);
+  const answered = list
+    .slice(k + 1)
+    .some(
+      (m) => isObject(m) && Array.isArray(m.content) && m.content.some((p) => isObject(p) && isObject(p.functionResponse) && p.functionResponse.id === callId),
+    );
+  return calls && !answered;
+}
 
 function fieldPath(prefix: string, rest: string): string {
   return prefix === "" ? rest : `${prefix}.${rest}`;
