@@ -1,5 +1,5 @@
 // recover's request view of an opencode session against the request the real opencode client sent for it
-// (opencode-ai 1.18.33 run offline against a loopback mock of the API: scripts/capture-opencode-request.mjs,
+// (opencode-ai 1.18.33 run offline against a loopback mock of the API: scripts/clients/capture.mjs opencode,
 // fixtures/opencode-1.18, docs/research/opencode-request.md). Message for message and block for block: an error's
 // `messages.N.content.M` must land on the record the client put there.
 import fs from "node:fs";

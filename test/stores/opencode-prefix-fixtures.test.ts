@@ -1,6 +1,6 @@
 // Repairs that keep the prefix (issue 36), on stores the real opencode client wrote. Each fixture
 // (fixtures/opencode-1.18/prefix-*) is the store as opencode-ai 1.18.33 left it right before recover ran in a real
-// repair loop against the binding mock (scripts/capture-opencode-request.mjs, docs/research/opencode-prefix-thinking.md):
+// repair loop against the binding mock (scripts/clients/capture.mjs opencode, docs/research/opencode-prefix-thinking.md):
 // a session on claude-opus-5-5 (or claude-sonnet-4-5) with two thinking blocks per reply, damaged in one place. Its
 // expected.json holds recover's command in that loop, the clock it ran at, and the thinking the client sent after the
 // repair, which the mock accepted (200, nothing left for `drop_block` to drop): exactly those blocks may stay. Here

@@ -6,7 +6,6 @@
 // A reply: { blocks, stop } (blocks: text, thinking with its signature, redacted_thinking, tool_use), or
 // { status, error: { type, message } } for an HTTP error, or { blocks, error } for a stream that fails after its blocks.
 
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 
@@ -104,8 +103,7 @@ export function answerMessages(res, body, reply) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// A scripted mock, for the scripts that drive a real client through several runs (capture-opencode-legacy.mjs,
-// check-opencode-import.mjs): each run sets `state.replies` (the main loop's answers, in order) and `state.title`.
+// Replies, as the scenario tables write them.
 
 export const text = (t) => ({ type: "text", text: t });
 export const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input });
@@ -123,55 +121,6 @@ export const replyText = (r) => r?.blocks?.filter((b) => b.type === "text").at(-
 
 /** The agent loop sends the tool list; side requests (a title, a summary) do not. */
 const isMainLoop = (body) => Array.isArray(body?.tools) && body.tools.length > 0;
-
-/**
- * A loopback Messages API on a free port: every request is appended to `state.log` (credentials redacted) with
- * `state.seq` and the fields `tag()` gives (the run or phase it belongs to); main-loop requests get the next of
- * `state.replies`, side requests `state.title` (counted in `state.side`); count_tokens answers 100.
- */
-export function startScriptedMock(state, tag) {
-  const server = http.createServer(async (req, res) => {
-    const { body, headers } = await readRequest(req);
-    const isMessages = req.method === "POST" && /\/messages(\?|$)/.test(req.url);
-    const main = isMessages && isMainLoop(body);
-    fs.appendFileSync(state.log, `${JSON.stringify({ seq: state.seq++, ...tag(), main, method: req.method, path: req.url, headers, body })}\n`);
-
-    if (answeredCountTokens(req, res)) return;
-    if (isMessages) {
-      if (!main) state.side = (state.side ?? 0) + 1;
-      const r = main ? (state.replies.shift() ?? reply([text("(mock: no more scripted replies)")])) : reply([text(state.title || "ok")]);
-      answerMessages(res, body, r);
-      return;
-    }
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "mock: no such route" } }));
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-/** A client run to its end (or killed at `timeoutMs`), its stdout and stderr collected. */
-export function runCollected(command, args, { cwd, env, timeoutMs }) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
-    });
-  });
-}
-
-/** runCollected, its output also written to `stdoutFile` and `stderrFile`, and returned as text. */
-export async function runToFiles(command, args, { stdoutFile, stderrFile, ...options }) {
-  const { code, signal, stdout, stderr } = await runCollected(command, args, options);
-  fs.writeFileSync(stdoutFile, stdout);
-  fs.writeFileSync(stderrFile, stderr);
-  return { code, signal, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The mock of the client drivers (lib/engine.mjs). `state`: { log, tag, next(body, entry) -> reply, side?(body, entry)

@@ -346,7 +346,8 @@ export function knownGapOf(scenario, version) {
  * The scenario as a repair loop: its steps, then recover (with the last refusal's text, if any) and one more resume
  * that must be accepted and printed. `loop: { reply, prompt }` overrides the continuation's reply and prompt; `loop.edit`
  * damages the session right before recover (a repair before the client ever sent the damaged history); `loop.withError`
- * is the recover step's (lib/engine.mjs header).
+ * is the recover step's (lib/engine.mjs header); `loop.enforce` runs the loop with the API's rules applied although the
+ * scenario alone (a capture of what the client sends) does not apply them.
  */
 export function withRepairLoop(scenario, api, version) {
   const loop = typeof scenario.loop === "object" ? scenario.loop : {};
@@ -355,6 +356,7 @@ export function withRepairLoop(scenario, api, version) {
   const gap = knownGapOf(scenario, version);
   return {
     ...scenario,
+    ...(loop.enforce !== undefined ? { enforce: loop.enforce } : {}),
     captureStep: scenario.captureStep ?? scenario.steps.length,
     steps: [
       ...scenario.steps,
