@@ -9,9 +9,9 @@
 //
 // The client is installed on first use into the cache (lib/install.mjs); --version defaults to the newest the driver
 // is checked against. --loop runs a `loop` scenario as the client suite does (recover, then one more resume).
-// --recover runs another build of recover (e.g. a worktree's bin/recover). --set overrides a field of the scenario for this run (e.g. `--set usage=null`: the mock's fixed usage;
-// `--set 'enforcerOptions={"bindScope":"messages"}'`); a value that is not JSON is taken as a string. `all` runs the
-// scenarios the version is checked with (a scenario's `versions`).
+// --recover runs another build of recover (e.g. a worktree's bin/recover). --set overrides a field of the scenario for
+// this run (e.g. `--set usage=null`: the mock's fixed usage; `--set 'enforcerOptions={"bindScope":"messages"}'`); a
+// value that is not JSON is taken as a string. `all` runs the scenarios the version is checked with (their `versions`).
 // Exits 1 when a scenario's verdict fails.
 import path from "node:path";
 import { parseCommand } from "./lib/args.mjs";
