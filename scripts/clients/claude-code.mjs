@@ -19,28 +19,21 @@ import { shellQuote } from "./lib/recover.mjs";
 import { filesImage, listFiles, parseLine, sandboxDirs, trimMessagesRequest } from "./lib/files.mjs";
 
 export const driver = {
-  name: "claude-code",
-  title: "Claude Code",
-  api: "messages",
-  // Oldest still in use first, newest last.
-  versions: ["2.1.197", "2.1.332"],
-  install: {
-    packages: (v) => [`@anthropic-ai/claude-code@${v}`],
-    launch(dir) {
-      // The link npm makes, as a user runs it; when the postinstall did not run (npm --ignore-scripts) it is still
-      // the placeholder, and the platform package's binary is the same program.
-      const bin = path.join(dir, "node_modules", ".bin", "claude");
-      const native = path.join(dir, "node_modules", "@anthropic-ai", "claude-code-linux-x64", "claude");
-      const isBinary = (f) => {
-        if (!fs.existsSync(f)) return false;
-        const head = Buffer.alloc(4);
-        const fd = fs.openSync(f, "r");
-        fs.readSync(fd, head, 0, 4, 0);
-        fs.closeSync(fd);
-        return head.toString("latin1") === "\x7fELF";
-      };
-      return { command: isBinary(bin) || !fs.existsSync(native) ? bin : native, prefixArgs: [] };
-    },
+  // Which versions, the package and the API: the client's line in index.mjs.
+  launch(dir) {
+    // The link npm makes, as a user runs it; when the postinstall did not run (npm --ignore-scripts) it is still
+    // the placeholder, and the platform package's binary is the same program.
+    const bin = path.join(dir, "node_modules", ".bin", "claude");
+    const native = path.join(dir, "node_modules", "@anthropic-ai", "claude-code-linux-x64", "claude");
+    const isBinary = (f) => {
+      if (!fs.existsSync(f)) return false;
+      const head = Buffer.alloc(4);
+      const fd = fs.openSync(f, "r");
+      fs.readSync(fd, head, 0, 4, 0);
+      fs.closeSync(fd);
+      return head.toString("latin1") === "\x7fELF";
+    };
+    return { command: isBinary(bin) || !fs.existsSync(native) ? bin : native, prefixArgs: [] };
   },
   /** Where a version's fixtures live (null: none kept for it): the committed ones were captured with 2.1.331. */
   fixtures: (version) => (version === "2.1.331" ? "fixtures/claude-code-2.1" : null),

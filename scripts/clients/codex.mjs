@@ -10,7 +10,7 @@
 // dependency @openai/codex-linux-x64, which npm installs on linux-x64.
 import fs from "node:fs";
 import path from "node:path";
-import { cutDeep, filesImage, listFiles, parseLine } from "./lib/files.mjs";
+import { cutDeep, filesImage, listFiles, parseLine, sandboxDirs } from "./lib/files.mjs";
 
 export function configToml(url, model) {
   return `model = "${model}"
@@ -42,25 +42,14 @@ daemon_auto_start = false
 const COMMON = ["--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
 
 export const driver = {
-  name: "codex",
-  title: "Codex CLI",
-  api: "responses",
-  // Oldest still in use first, newest last.
-  versions: ["0.169.0", "0.171.0"],
-  install: {
-    packages: (v) => [`@openai/codex@${v}`],
-    launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "codex"), prefixArgs: [] }),
-  },
+  // Which versions, the package and the API: the client's line in index.mjs.
+  launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "codex"), prefixArgs: [] }),
   /** Where a version's fixtures live (null: none kept for it). */
   fixtures: (version) => (version === "0.169.0" ? "fixtures/codex-0.169" : null),
   defaultModel: "gpt-5.5",
   defaultWork: "/tmp/codex-capture",
   sandbox(ctx) {
-    const home = path.join(ctx.work, "home");
-    const codexHome = path.join(home, ".codex");
-    const cwd = path.join(ctx.work, "project");
-    fs.mkdirSync(codexHome, { recursive: true });
-    fs.mkdirSync(cwd, { recursive: true });
+    const { home, config: codexHome, cwd } = sandboxDirs(ctx.work, ".codex");
     fs.writeFileSync(path.join(codexHome, "config.toml"), configToml(ctx.mock.url, ctx.model));
     const env = {
       PATH: ctx.installed.PATH,

@@ -14,7 +14,7 @@
 // @github/keytar and node-pty did not run: neither is needed (the key comes from the env; -p runs tools without a pty).
 import fs from "node:fs";
 import path from "node:path";
-import { cutDeep, filesImage, listFiles, parseLine } from "./lib/files.mjs";
+import { cutDeep, filesImage, listFiles, parseLine, sandboxDirs } from "./lib/files.mjs";
 
 /** Every chat file under the sandbox's ~/.gemini/tmp, as paths relative to it. */
 const chatFiles = (ctx) => listFiles(ctx.sandbox.tmpDir).filter((f) => /(^|\/)chats\/session-[^/]*\.jsonl?$/.test(f));
@@ -41,18 +41,11 @@ function sessionIdOf(file) {
 }
 
 export const driver = {
-  name: "gemini",
-  title: "Gemini CLI",
-  api: "gemini",
-  // Oldest still in use first, newest last. 0.30.0 is the last line checked that writes one .json per session.
-  versions: ["0.30.0", "0.61.0"],
-  install: {
-    packages: (v) => [`@google/gemini-cli@${v}`],
-    launch: (dir, { node }) => {
-      const pkg = path.join(dir, "node_modules", "@google", "gemini-cli");
-      const { bin } = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8"));
-      return { command: node, prefixArgs: [path.join(pkg, typeof bin === "string" ? bin : bin.gemini)] };
-    },
+  // Which versions, the package and the API: the client's line in index.mjs.
+  launch: (dir, { node }) => {
+    const pkg = path.join(dir, "node_modules", "@google", "gemini-cli");
+    const { bin } = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8"));
+    return { command: node, prefixArgs: [path.join(pkg, typeof bin === "string" ? bin : bin.gemini)] };
   },
   /** Where a version's fixtures live (null: none kept for it). */
   fixtures: (version) => (version === "0.61.0" ? "fixtures/gemini-0.61" : null),
@@ -60,11 +53,9 @@ export const driver = {
   // Fixed: the paths in the chat files, the system prompt and the fixtures are the same on every run.
   defaultWork: "/tmp/gemini-capture",
   sandbox(ctx) {
-    const home = path.join(ctx.work, "home");
-    const gemini = path.join(home, ".gemini");
-    const cwd = path.join(ctx.work, "project");
+    const { home, config: gemini, cwd } = sandboxDirs(ctx.work, ".gemini");
     const tmp = path.join(ctx.work, "tmp");
-    for (const d of [gemini, cwd, tmp]) fs.mkdirSync(d, { recursive: true });
+    fs.mkdirSync(tmp, { recursive: true });
     const settings = { security: { auth: { selectedType: "gemini-api-key" } }, model: { name: ctx.model }, privacy: { usageStatisticsEnabled: false } };
     fs.writeFileSync(path.join(gemini, "settings.json"), JSON.stringify(settings, null, 2));
     const env = {

@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { editLines, filesImage, trimMessagesRequest } from "./lib/files.mjs";
+import { editLines, filesImage, sandboxDirs, trimMessagesRequest } from "./lib/files.mjs";
 
 const SESSION_KEY = "agent:main:main";
 const SQLITE_HELPER = path.join(path.dirname(fileURLToPath(import.meta.url)), "openclaw-sqlite.mjs");
@@ -98,17 +98,8 @@ export function editEvents(ctx, fn) {
 const transcriptText = (s) => `${s.events.map((e) => e.json).join("\n")}\n`;
 
 export const driver = {
-  name: "openclaw",
-  title: "openclaw",
-  api: "messages",
-  // Oldest still in use first, newest last. 2026.7.x is still patched (2026.7.35 shipped after 2026.9.5) and keeps the
-  // JSONL transcripts recover reads; 2026.9.6 keeps them in SQLite, which recover does not read yet (issue 39).
-  versions: ["2026.7.35", "2026.9.6"],
-  install: {
-    node: "24.21.0",
-    packages: (v) => [`openclaw@${v}`],
-    launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "openclaw"), prefixArgs: [] }),
-  },
+  // Which versions, the package, the Node it needs and the API: the client's line in index.mjs.
+  launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "openclaw"), prefixArgs: [] }),
   /** Where a version's fixtures live (null: none kept for it). */
   fixtures: (version) => (version === "2026.9.6" ? "fixtures/openclaw-2026.9" : null),
   defaultModel: "claude-sonnet-4-5",
@@ -116,11 +107,7 @@ export const driver = {
   // One agent turn takes 10–70 s on a busy 2-core machine (2026.9 loads ~60 tools and its plugins on every run).
   timeout: 300,
   sandbox(ctx) {
-    const home = path.join(ctx.work, "home");
-    const stateDir = path.join(home, ".openclaw");
-    const cwd = path.join(ctx.work, "workspace");
-    fs.mkdirSync(stateDir, { recursive: true });
-    fs.mkdirSync(cwd, { recursive: true });
+    const { home, config: stateDir, cwd } = sandboxDirs(ctx.work, ".openclaw", "workspace");
     for (const [f, c] of Object.entries(ctx.scenario.workspace ?? {})) fs.writeFileSync(path.join(cwd, f), c);
     const configPath = path.join(stateDir, "openclaw.json");
     const config = openclawConfig(ctx.mock.url, ctx.model, cwd, { reasoningModel: ctx.scenario.reasoningModel !== false });

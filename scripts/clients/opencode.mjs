@@ -39,15 +39,8 @@ export const isLegacy = (version) => {
 };
 
 export const driver = {
-  name: "opencode",
-  title: "opencode",
-  api: "messages",
-  // Oldest still in use first (the last JSON-tree release), newest last.
-  versions: ["1.1.65", "1.18.33"],
-  install: {
-    packages: (v) => [`opencode-ai@${v}`],
-    launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "opencode"), prefixArgs: [] }),
-  },
+  // Which versions, the package and the API: the client's line in index.mjs.
+  launch: (dir) => ({ command: path.join(dir, "node_modules", ".bin", "opencode"), prefixArgs: [] }),
   /** Where a version's fixtures live: the JSON tree of the 1.1.65 capture, the SQLite scenarios of 1.18 (null: none). */
   fixtures: (version, name) =>
     isLegacy(version)

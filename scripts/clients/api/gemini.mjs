@@ -26,14 +26,9 @@
 //
 // Every request (seq, tag, method, path, headers without credentials, parsed body, how it was answered) is appended
 // to a JSONL log (`state.log`).
-//
-// Standalone use (answers every generation request with one text reply, for poking at the client by hand):
-//   node scripts/clients/api/gemini.mjs --port 8788 --log /tmp/gemini-requests.jsonl [--text "Hello."]
-
 import fs from "node:fs";
 import http from "node:http";
-import { fileURLToPath } from "node:url";
-import { readJsonBody, redactHeaders } from "./http.mjs";
+import { listenLoopback, readJsonBody, redactHeaders } from "./http.mjs";
 // The API's rules and texts live in gemini-rules.mjs; they are re-exported for the scripts that import them from here.
 export { checkContents, ERR_CALL_AFTER_USER, ERR_COUNT_MISMATCH, ERR_EMPTY_PARTS, ERR_OVERFLOW, ERR_RESPONSE_AFTER_CALL } from "./gemini-rules.mjs";
 
@@ -220,34 +215,7 @@ export function startGeminiMock(state) {
       res.end(JSON.stringify({ error: { code: 404, message: `mock: no route ${req.method} ${pathOnly}`, status: "NOT_FOUND" } }));
     });
   });
-  return new Promise((resolve) =>
-    server.listen(state.port ?? 0, "127.0.0.1", () => {
-      const port = server.address().port;
-      resolve({
-        server,
-        port,
-        url: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise((r) => {
-            server.closeAllConnections?.();
-            server.close(r);
-          }),
-      });
-    }),
-  );
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
-  const a = { port: 8788, log: "/tmp/gemini-requests.jsonl", text: "Hello from the mock." };
-  for (let i = 2; i < process.argv.length; i++) {
-    const k = process.argv[i];
-    if (k === "--port") a.port = Number(process.argv[++i]);
-    else if (k === "--log") a.log = process.argv[++i];
-    else if (k === "--text") a.text = process.argv[++i];
-    else throw new Error("unknown argument " + k);
-  }
-  const m = await startGeminiMock({ port: a.port, log: a.log, next: () => reply([text(a.text)]) });
-  console.log(`mock Gemini API on ${m.url} (log ${a.log})`);
+  return listenLoopback(server, state.port);
 }
 
 /** The provider error text a reply carries (what a user would paste into `recover --error`), or null. */

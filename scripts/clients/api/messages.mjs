@@ -8,6 +8,7 @@
 
 import fs from "node:fs";
 import http from "node:http";
+import { listenLoopback } from "./http.mjs";
 
 let counter = 0;
 
@@ -164,20 +165,7 @@ export function startMock(state) {
     }
     answerMessages(res, body, r);
   });
-  return new Promise((resolve) =>
-    server.listen(state.port ?? 0, "127.0.0.1", () => {
-      const port = server.address().port;
-      resolve({
-        port,
-        url: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise((r) => {
-            server.closeAllConnections?.();
-            server.close(r);
-          }),
-      });
-    }),
-  );
+  return listenLoopback(server, state.port);
 }
 /** A reply that is one text. */
 export const plainReply = (t) => reply([text(t)]);

@@ -23,15 +23,11 @@
 //   reasoning(summaryText, encrypted?)     {type:"reasoning", summary:[{type:"summary_text", text}], encrypted_content}
 //   functionCall(callId, name, argsObj)    {type:"function_call", call_id, name, arguments: JSON string}
 // Item ids (`msg_…`, `rs_…`, `fc_…`) and response ids (`resp_…`) are made from a counter, so reruns give the same ids.
-//
-// Standalone use (a mock that answers every request with one text reply, for poking at a client by hand):
-//   node scripts/mock-responses-api.mjs --port 8787 --log /tmp/responses.jsonl [--text "Hello."]
 // Plain Node ESM, no dependencies.
 
 import fs from "node:fs";
 import http from "node:http";
-import { fileURLToPath } from "node:url";
-import { readJsonBody, redactHeaders } from "./http.mjs";
+import { listenLoopback, readJsonBody, redactHeaders } from "./http.mjs";
 
 export const message = (text) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
 export const reasoning = (summaryText, encrypted) => ({
@@ -175,25 +171,7 @@ export function startResponsesMock(state) {
       );
     socket.end("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
   });
-  return new Promise((resolve) =>
-    server.listen(state.port ?? 0, "127.0.0.1", () => {
-      const port = server.address().port;
-      resolve({ server, port, url: `http://127.0.0.1:${port}/v1`, close: () => new Promise((r) => server.close(r)) });
-    }),
-  );
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
-  const a = { port: 8787, log: "/tmp/responses.jsonl", text: "Hello from the mock." };
-  for (let i = 2; i < process.argv.length; i++) {
-    const k = process.argv[i];
-    if (k === "--port") a.port = Number(process.argv[++i]);
-    else if (k === "--log") a.log = process.argv[++i];
-    else if (k === "--text") a.text = process.argv[++i];
-    else throw new Error("unknown argument " + k);
-  }
-  const m = await startResponsesMock({ port: a.port, log: a.log, next: () => reply([message(a.text)]) });
-  console.log(`mock Responses API on ${m.url} (log ${a.log})`);
+  return listenLoopback(server, state.port, "/v1");
 }
 
 /** The provider error text a reply carries (what a user would paste into `recover --error`), or null. */

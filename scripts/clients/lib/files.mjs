@@ -101,12 +101,12 @@ export function trimMessagesRequest(body, by) {
 
 /**
  * The folders of a client's sandbox under the run's work dir, made: HOME (<work>/home), the client's config folder in
- * it (`configRel`, e.g. ".claude") and the project the client runs in (<work>/project). Returns { home, config, cwd }.
+ * it (`configRel`, e.g. ".claude") and the project the client runs in (<work>/<project>). Returns { home, config, cwd }.
  */
-export function sandboxDirs(work, configRel) {
+export function sandboxDirs(work, configRel, project = "project") {
   const home = path.join(work, "home");
   const config = path.join(home, configRel);
-  const cwd = path.join(work, "project");
+  const cwd = path.join(work, project);
   for (const d of [config, cwd]) fs.mkdirSync(d, { recursive: true });
   return { home, config, cwd };
 }

@@ -55,9 +55,9 @@ export function installNode(version, options) {
  * `command ...prefixArgs ...args` and `env` holds the PATH it needs (its own Node first, when it brings one).
  */
 export function installClient(driver, version, options = {}) {
-  const node = driver.install.node ? installNode(driver.install.node, options) : process.execPath;
+  const node = driver.node ? installNode(driver.node, options) : process.execPath;
   const PATH = `${path.dirname(node)}${path.delimiter}${process.env.PATH}`;
-  const dir = installPackages(`${driver.name}@${version}`, driver.install.packages(version), { ...options, env: { ...process.env, PATH } });
-  const launch = driver.install.launch(dir, { node, version });
+  const dir = installPackages(`${driver.name}@${version}`, [`${driver.package}@${version}`], { ...options, env: { ...process.env, PATH } });
+  const launch = driver.launch(dir, { node, version });
   return { dir, node, PATH, version, ...launch };
 }

@@ -30,10 +30,21 @@ const toolTurn = (prompt = "Run `echo hi` and tell me the output.") => ({
     reply([reasoning("The command printed hi.", ENC(2)), message("The output is hi.")]),
   ],
 });
+/** The resume step, after `fn` edited the rollout's lines ({ lines, note, noFinalNewline? }). */
+const resumeAfter = (fn) => ({ ...resumeStep(), edit: (ctx) => editLines(ctx.session.file, fn) });
 const resumeStep = (r = reply([message("You're welcome.")]), prompt = "Thanks.") => ({ prompt, resume: true, replies: [r] });
 
 const refuseReasoning = (enc) =>
   httpError(400, `The encrypted content ${enc.slice(0, 4)}...${enc.slice(-4)} could not be verified.`, { code: "invalid_encrypted_content" });
+
+// A tool turn with a 200004-byte output (max_output_tokens 100000).
+const seqTurn = {
+  prompt: "Print the numbers 1 to 33334.",
+  replies: [
+    reply([reasoning("I will print them with seq.", ENC(1)), shell("call_mock_seq_01", "seq -w 1 33334", { yield_time_ms: 10000, max_output_tokens: 100000 })]),
+    reply([message("Printed 33334 numbers.")]),
+  ],
+};
 
 export const scenarios = {
   plain: {
@@ -66,21 +77,17 @@ export const scenarios = {
     about: "`tool`, then the last line of the rollout cut in the middle (no final newline); then resume",
     steps: [
       toolTurn(),
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const last = lines[lines.length - 1];
-            const keep = Math.floor(last.length / 2);
-            const t = parseLine(last);
-            lines[lines.length - 1] = last.slice(0, keep);
-            return {
-              lines,
-              noFinalNewline: true,
-              note: `last line (${t?.type}${t?.payload?.type ? "/" + t.payload.type : ""}, ${Buffer.byteLength(last)} bytes) cut to its first ${keep} characters, no final newline`,
-            };
-          }),
-      },
+      resumeAfter((lines) => {
+        const last = lines[lines.length - 1];
+        const keep = Math.floor(last.length / 2);
+        const t = parseLine(last);
+        lines[lines.length - 1] = last.slice(0, keep);
+        return {
+          lines,
+          noFinalNewline: true,
+          note: `last line (${t?.type}${t?.payload?.type ? "/" + t.payload.type : ""}, ${Buffer.byteLength(last)} bytes) cut to its first ${keep} characters, no final newline`,
+        };
+      }),
     ],
   },
   "nul-line": {
@@ -88,16 +95,12 @@ export const scenarios = {
     about: "`tool`, then the function_call_output line overwritten with NUL bytes of the same byte length (newline kept); then resume",
     steps: [
       toolTurn(),
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const i = findLine(lines, "function_call_output");
-            const n = Buffer.byteLength(lines[i]);
-            lines[i] = "\0".repeat(n);
-            return { lines, note: `line ${i + 1} (response_item function_call_output, ${n} bytes) replaced by ${n} NUL bytes` };
-          }),
-      },
+      resumeAfter((lines) => {
+        const i = findLine(lines, "function_call_output");
+        const n = Buffer.byteLength(lines[i]);
+        lines[i] = "\0".repeat(n);
+        return { lines, note: `line ${i + 1} (response_item function_call_output, ${n} bytes) replaced by ${n} NUL bytes` };
+      }),
     ],
   },
   "duplicate-output": {
@@ -105,15 +108,11 @@ export const scenarios = {
     about: "`tool`, then the function_call_output line duplicated (the copy right after it); resume; mock answers 400 Duplicate item",
     steps: [
       toolTurn(),
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const i = findLine(lines, "function_call_output");
-            lines.splice(i + 1, 0, lines[i]);
-            return { lines, note: `line ${i + 1} (response_item function_call_output) duplicated as line ${i + 2}` };
-          }),
-      },
+      resumeAfter((lines) => {
+        const i = findLine(lines, "function_call_output");
+        lines.splice(i + 1, 0, lines[i]);
+        return { lines, note: `line ${i + 1} (response_item function_call_output) duplicated as line ${i + 2}` };
+      }),
     ],
   },
   "bad-reasoning": {
@@ -146,22 +145,18 @@ export const scenarios = {
     about: `\`tool\`, then call_id of the function_call and of its function_call_output set to "" (response_item lines only); resume; mock answers 400 Invalid 'input[N].call_id': empty string.`,
     steps: [
       toolTurn(),
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const done = [];
-            for (const type of ["function_call", "function_call_output"]) {
-              const i = findLine(lines, type);
-              const o = parseLine(lines[i]);
-              const was = o.payload.call_id;
-              o.payload.call_id = "";
-              lines[i] = JSON.stringify(o);
-              done.push(`line ${i + 1} (${type}) call_id ${JSON.stringify(was)} -> ""`);
-            }
-            return { lines, note: done.join("; ") + " (line re-serialized with JSON.stringify; other lines untouched)" };
-          }),
-      },
+      resumeAfter((lines) => {
+        const done = [];
+        for (const type of ["function_call", "function_call_output"]) {
+          const i = findLine(lines, type);
+          const o = parseLine(lines[i]);
+          const was = o.payload.call_id;
+          o.payload.call_id = "";
+          lines[i] = JSON.stringify(o);
+          done.push(`line ${i + 1} (${type}) call_id ${JSON.stringify(was)} -> ""`);
+        }
+        return { lines, note: done.join("; ") + " (line re-serialized with JSON.stringify; other lines untouched)" };
+      }),
     ],
   },
   "orphan-output": {
@@ -169,35 +164,19 @@ export const scenarios = {
     about: "`tool`, then the response_item function_call line removed, so its output answers no call; resume; mock answers 400 No tool call found",
     steps: [
       toolTurn(),
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const i = findLine(lines, "function_call");
-            const id = parseLine(lines[i]).payload.call_id;
-            lines.splice(i, 1);
-            return { lines, note: `line ${i + 1} (response_item function_call, call_id ${id}) deleted` };
-          }),
-      },
+      resumeAfter((lines) => {
+        const i = findLine(lines, "function_call");
+        const id = parseLine(lines[i]).payload.call_id;
+        lines.splice(i, 1);
+        return { lines, note: `line ${i + 1} (response_item function_call, call_id ${id}) deleted` };
+      }),
     ],
   },
   "huge-output": {
     about: "exec_command `seq -w 1 33334` (200004 bytes of output, max_output_tokens 100000); text; then resume: how is the output stored and cut?",
     cutFixture: true,
     keepAfter: false,
-    steps: [
-      {
-        prompt: "Print the numbers 1 to 33334.",
-        replies: [
-          reply([
-            reasoning("I will print them with seq.", ENC(1)),
-            shell("call_mock_seq_01", "seq -w 1 33334", { yield_time_ms: 10000, max_output_tokens: 100000 }),
-          ]),
-          reply([message("Printed 33334 numbers.")]),
-        ],
-      },
-      resumeStep(),
-    ],
+    steps: [seqTurn, resumeStep()],
   },
   "huge-output-stored": {
     about:
@@ -205,31 +184,18 @@ export const scenarios = {
     cutFixture: true,
     keepAfter: false,
     steps: [
-      {
-        prompt: "Print the numbers 1 to 33334.",
-        replies: [
-          reply([
-            reasoning("I will print them with seq.", ENC(1)),
-            shell("call_mock_seq_01", "seq -w 1 33334", { yield_time_ms: 10000, max_output_tokens: 100000 }),
-          ]),
-          reply([message("Printed 33334 numbers.")]),
-        ],
-      },
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const i = findLine(lines, "function_call_output");
-            const o = parseLine(lines[i]);
-            const was = o.payload.output.length;
-            o.payload.output = Array.from({ length: 33334 }, (_, k) => String(k + 1).padStart(5, "0") + "\n").join("");
-            lines[i] = JSON.stringify(o);
-            return {
-              lines,
-              note: `line ${i + 1} (function_call_output): output (${was} characters as stored by the client) replaced by the full seq -w 1 33334 output (${o.payload.output.length} characters, "00001\\n" … "33334\\n")`,
-            };
-          }),
-      },
+      seqTurn,
+      resumeAfter((lines) => {
+        const i = findLine(lines, "function_call_output");
+        const o = parseLine(lines[i]);
+        const was = o.payload.output.length;
+        o.payload.output = Array.from({ length: 33334 }, (_, k) => String(k + 1).padStart(5, "0") + "\n").join("");
+        lines[i] = JSON.stringify(o);
+        return {
+          lines,
+          note: `line ${i + 1} (function_call_output): output (${was} characters as stored by the client) replaced by the full seq -w 1 33334 output (${o.payload.output.length} characters, "00001\\n" … "33334\\n")`,
+        };
+      }),
     ],
   },
   "torn-output": {
@@ -238,22 +204,18 @@ export const scenarios = {
       "`tool`, then the file cut in the middle of the function_call_output line (that line torn, every later line gone; no final newline), as if the writer died mid-line; then resume",
     steps: [
       toolTurn(),
-      {
-        ...resumeStep(),
-        edit: (ctx) =>
-          editLines(ctx.session.file, (lines) => {
-            const i = findLine(lines, "function_call_output");
-            const n = lines.length;
-            const keep = Math.floor(lines[i].length / 2);
-            const out = lines.slice(0, i);
-            out.push(lines[i].slice(0, keep));
-            return {
-              lines: out,
-              noFinalNewline: true,
-              note: `line ${i + 1} (response_item function_call_output, ${lines[i].length} characters) cut to its first ${keep}; lines ${i + 2}-${n} deleted; no final newline`,
-            };
-          }),
-      },
+      resumeAfter((lines) => {
+        const i = findLine(lines, "function_call_output");
+        const n = lines.length;
+        const keep = Math.floor(lines[i].length / 2);
+        const out = lines.slice(0, i);
+        out.push(lines[i].slice(0, keep));
+        return {
+          lines: out,
+          noFinalNewline: true,
+          note: `line ${i + 1} (response_item function_call_output, ${lines[i].length} characters) cut to its first ${keep}; lines ${i + 2}-${n} deleted; no final newline`,
+        };
+      }),
     ],
   },
   "sessions-only": {

@@ -10,7 +10,7 @@
 // API's rules (api/gemini-rules.mjs: checkContents) to every request.
 import fs from "node:fs";
 import { ERR_OVERFLOW, fakeSignature, functionCall, httpError, promptTokens, reply, text, thought } from "../api/gemini.mjs";
-import { driver } from "../gemini.mjs";
+import { clientLine } from "../index.mjs";
 import { editLines, parseLine } from "../lib/files.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ const rewindToUnknown = (ctx) =>
 const SIG = (n) => fakeSignature(`sig-${n}`);
 // The driver's version that writes one .json per session; the others write .jsonl, which the line edits need.
 const LEGACY = "0.30.0";
-const JSONL = driver.versions.filter((v) => v !== LEGACY);
+const JSONL = clientLine("gemini").versions.filter((v) => v !== LEGACY);
 const REFUSED = { expect: 400, expectRule: "invalid_argument" };
 const toolTurn = (prompt = "Run `echo hi` and tell me the output.") => ({
   prompt,
