@@ -15,7 +15,7 @@ export const ERR_RESPONSE_AFTER_CALL = "Please ensure that function response tur
 export const ERR_CALL_AFTER_USER = "Please ensure that function call turn comes immediately after a user turn or after a function response turn.";
 export const ERR_COUNT_MISMATCH =
   "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
-/** Not a rule of checkContents: the text a scenario answers with when it plays the window (capture-gemini-chat.mjs). */
+/** Not a rule of checkContents: the text a scenario answers with when it plays the window (scenarios/gemini.mjs). */
 export const ERR_OVERFLOW = (n, m) => `The input token count (${n}) exceeds the maximum number of tokens allowed (${m}).`;
 
 const calls = (c) => (c?.parts ?? []).filter((p) => p?.functionCall).length;

@@ -1,8 +1,9 @@
-// The rules of the real Anthropic Messages API that the enforcing loopback mocks apply (capture-claude-request.mjs
-// and capture-opencode-request.mjs with --enforce): a request that breaks one is answered with the API's 400 text.
-// One module, so every client is judged by the same rules: one table, RULES (each rule's id, the API's text, where
-// that text comes from, its check), applied in order by checkRequest; capture-claude-request.mjs's header has them in
-// words and ../shared/reference/preserved-thinking.md §2–3 the binding.
+// The rules of the real Anthropic Messages API that the loopback mock (messages.mjs) applies when a run enforces them
+// (the engine, scripts/clients/lib/engine.mjs; every client that speaks this API: Claude Code, opencode, openclaw): a
+// request that breaks one is answered with the API's 400 text. One table, RULES (each rule's id, the API's text,
+// where that text comes from, its check), applied in order by checkRequest;
+// ../shared/reference/preserved-thinking.md §2–3 has the binding in words, test/provider/mock-rules-agree.test.ts holds
+// the table against recover's validator.
 
 import { createHash } from "node:crypto";
 
