@@ -68,18 +68,26 @@ async function markdown(rows) {
     }
     const versions = driver.versions;
     const scenarioNames = [...new Set(mine.map((r) => r.scenario))];
-    lines.push(`| scenario | ${versions.join(" | ")} |`, `|---|${versions.map(() => "---").join("|")}|`);
+    lines.push(`| scenario | ${versions.join(" | ")} | what recover changed (newest version) |`, `|---|${versions.map(() => "---").join("|")}|---|`);
     for (const s of scenarioNames) {
       const cells = versions.map((v) => {
         const r = mine.find((x) => x.version === v && x.scenario === s);
         return r ? `${r.verdict === "fail" ? "**fail**" : r.verdict} (${r.date})` : "—";
       });
-      lines.push(`| ${s}${scenarios[s]?.smoke ? " (CI smoke)" : ""} | ${cells.join(" | ")} |`);
+      const newest = versions.map((v) => mine.find((x) => x.version === v && x.scenario === s)).findLast(Boolean);
+      const changed = newest?.repaired ? Object.entries(newest.repaired).map(([rule, n]) => (n > 1 ? `${rule} ×${n}` : rule)) : [];
+      const what = newest?.verdict === "known gap" ? "refused the store (known gap)" : changed.length ? changed.join(", ") : "nothing to repair";
+      lines.push(`| ${s}${scenarios[s]?.smoke ? " (CI smoke)" : ""} | ${cells.join(" | ")} | ${what} |`);
     }
     const gaps = mine.filter((r) => r.verdict === "known gap");
     if (gaps.length) {
       lines.push("", "Known gaps (recover fails there exactly as documented, and the client still continues):", "");
       for (const g of gaps) lines.push(`- ${g.version} ${g.scenario}: ${g.gap}`);
+    }
+    const controls = Object.entries(scenarios).filter(([, sc]) => sc.notInSuite);
+    if (controls.length) {
+      lines.push("", "Not in the suite:", "");
+      for (const [n, sc] of controls) lines.push(`- ${n}: ${sc.notInSuite}`);
     }
     const fails = mine.filter((r) => r.verdict === "fail");
     if (fails.length) {
