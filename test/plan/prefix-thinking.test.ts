@@ -165,6 +165,18 @@ describe("transcripts: Claude Code and openclaw", () => {
       root,
     );
 
+  /** Two more turns, each with its thinking: the blocks whose prefix a repair of an earlier turn would change. */
+  const twoMoreTurns = (t: ClaudeTranscript) => {
+    for (const n of [2, 3]) {
+      t.advance(2 * MINUTE);
+      t.user(`Question ${n}: what does step ${n} do?`);
+      t.assistant([
+        { type: "thinking", thinking: `Step ${n} is in the script.` },
+        { type: "text", text: `Step ${n} copies table t${n}.` },
+      ]);
+    }
+  };
+
   it("claude: a reply of thinking and blank text is not sent at all, so nothing the repair does there drops later thinking", async () => {
     const root = tempDir();
     const t = new ClaudeTranscript({ seed: 37, start: T0, cwd: "/home/dana/code/migrate", model: BOUND });
@@ -174,14 +186,7 @@ describe("transcripts: Claude Code and openclaw", () => {
       { type: "thinking", thinking: "Second thought about nothing." },
       { type: "text", text: " \n " },
     ]);
-    for (const n of [2, 3]) {
-      t.advance(2 * MINUTE);
-      t.user(`Question ${n}: what does step ${n} do?`);
-      t.assistant([
-        { type: "thinking", thinking: `Step ${n} is in the script.` },
-        { type: "text", text: `Step ${n} copies table t${n}.` },
-      ]);
-    }
+    twoMoreTurns(t);
     t.writeTo(root);
     const env = { XDG_STATE_HOME: path.join(root, "state") };
     const scan = await run(["session", "scan", "--all", "--json", "--format", "claude", "--store", root], { env });
@@ -213,14 +218,7 @@ describe("transcripts: Claude Code and openclaw", () => {
         { type: "thinking", thinking: "It passed." },
         { type: "text", text: "The dry run passed." },
       ]);
-      for (const n of [2, 3]) {
-        t.advance(2 * MINUTE);
-        t.user(`Question ${n}: what does step ${n} do?`);
-        t.assistant([
-          { type: "thinking", thinking: `Step ${n} is in the script.` },
-          { type: "text", text: `Step ${n} copies table t${n}.` },
-        ]);
-      }
+      twoMoreTurns(t);
       t.writeTo(root);
       const env = { XDG_STATE_HOME: path.join(root, "state") };
       const r = await run(["session", "repair", "--all", "--dry-run", "--json", "--format", "claude", "--store", root], { env });
