@@ -76,7 +76,15 @@ describe("bad input: one line on stderr, exit 2, input unchanged", () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, "notes.txt"), "nothing to see\n");
     fs.mkdirSync(path.join(dir, "log"));
-    await expectRejected(dir, { code: "not-a-store", pattern: /not an opencode store/ });
+    await expectRejected(dir, { code: "not-a-store", pattern: /is a folder holding no store recover knows \(no opencode\.db, .*projects\/.*\)/ });
+  });
+
+  it("an empty folder (an agent's home before its first session): said as it is, not as a missing opencode store", async () => {
+    const dir = tempDir();
+    await expectRejected(dir, {
+      code: "not-a-store",
+      pattern: /is an empty folder, not a store recover knows; --format <format> says what one format expects$/,
+    });
   });
 
   it("a file of random bytes", async () => {

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import { RecoverError } from "../../errors.js";
-import type { PathProbe } from "../adapter.js";
+import type { PathProbe, WhatIsHere } from "../adapter.js";
 import { assertReadableDir, hasSqliteHeader, statOrThrow } from "../probe.js";
 import type { HiddenSessions, SessionStore } from "../store.js";
 import { OpencodeJsonStore } from "./json-store.js";
@@ -39,7 +39,7 @@ export function holdsJsonTree(probe: PathProbe): boolean {
  * The opencode store at `target`: `format` when forced, else the database when there is one, else the JSON tree.
  * Anything else is refused here, with a sentence saying what was looked for (`discovered`: in opencode's data dir).
  */
-export function openDataDir(target: string, format: OpencodeFormat | undefined, discovered: boolean): SessionStore {
+export function openDataDir(target: string, format: OpencodeFormat | undefined, discovered: boolean, here?: WhatIsHere): SessionStore {
   const stat = statOrThrow(target);
   if (stat.isFile()) {
     if (format === "opencode-json") throw new RecoverError("not-a-store", `${target} is a file; --format opencode-json wants a storage/ folder`);
@@ -79,6 +79,12 @@ export function openDataDir(target: string, format: OpencodeFormat | undefined, 
     return store;
   }
   if (databases.length > 1) throw severalDatabases(target, databases);
+  if (format === undefined && !discovered && here) {
+    // Not forced, and no adapter claimed the folder the user named: say what is there, not what opencode missed (an
+    // empty Codex home is no "opencode store" either way).
+    const what = here.description.includes("store recover knows") ? here.description : `${here.description}, not a store recover knows`;
+    throw new RecoverError("not-a-store", `${target} is ${what}; --format <format> says what one format expects`);
+  }
   const where = discovered ? `${target} (opencode's data dir)` : target;
   throw new RecoverError("not-a-store", `not an opencode store: ${where} holds neither opencode.db nor a storage/ folder`);
 }

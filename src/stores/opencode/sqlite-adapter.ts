@@ -18,7 +18,7 @@ export const opencodeSqliteStore: StoreAdapter = {
     if (probe.kind === "file") return isSqlite(probe.head()) ? "a SQLite database" : undefined;
     return holdsDatabase(probe) ? "an opencode data dir (opencode.db)" : undefined;
   },
-  open: ({ target, forced, discovered }) => openDataDir(target, forced ? "opencode-sqlite" : undefined, discovered),
+  open: ({ target, forced, discovered, here }) => openDataDir(target, forced ? "opencode-sqlite" : undefined, discovered, here),
   locate: defaultDataDir,
   resumeCommand: (id) => `opencode run --session ${shellQuote(id)} "continue"`,
   capabilities: { writesBesideStore: true },
