@@ -1,8 +1,8 @@
 /**
  * The newest version of each agent's client that recover was checked against: the client suite (scripts/clients/,
- * `npm run test:clients`) runs every scenario on each driver's `versions`, and its newest (`versions.at(-1)`) is the
- * one named here. test/stores/checked-clients.test.ts reads the drivers and fails when the two disagree, so a
- * driver's new version lands here in the same change.
+ * `npm run test:clients`) runs every scenario on each client's `versions` (its line in scripts/clients/index.mjs), and
+ * the newest (`versions.at(-1)`) is the one named here. test/stores/checked-clients.test.ts reads those lines and
+ * fails when the two disagree, so a client's new version lands here in the same change.
  *
  * A store that says which client wrote its newest session (`SessionStore.clientVersion`) is compared with it:
  * a newer client is one recover has not been checked with yet (its writes and its resume may differ), and

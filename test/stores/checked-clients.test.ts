@@ -1,5 +1,5 @@
 // The client versions recover was checked against (src/stores/checked-clients.ts) are the client suite's: each
-// driver's newest (scripts/clients/<driver>.mjs, `versions: [oldest … newest]`). And what each store says of the
+// client's newest (its line in scripts/clients/index.mjs, `versions: [oldest … newest]`). And what each store says of the
 // client that wrote its newest session, read from that session alone.
 import fs from "node:fs";
 import path from "node:path";

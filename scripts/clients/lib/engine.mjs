@@ -32,9 +32,8 @@ import * as messagesRules from "../api/messages-rules.mjs";
 import * as responses from "../api/responses.mjs";
 import * as responsesRules from "../api/responses-rules.mjs";
 import { installClient } from "./install.mjs";
-import { startProcess } from "./proc.mjs";
+import { runProcess, startProcess } from "./proc.mjs";
 import { planSummary, runRecoverStep, shellQuote } from "./recover.mjs";
-import { runProcess } from "./proc.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const RECOVER_BIN = path.join(ROOT, "bin", "recover");
@@ -221,26 +220,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         answers: step.answers.map(({ reply, ...a }) => a),
         unusedReplies: step.replies.length,
       };
-      const bad = step.answers.filter((a) => a.status >= 400);
-      if (s.expect === 200) {
-        if (bad.length) problems.push(`step ${n}: refused ${bad[0].status} ${bad[0].message}`);
-        if (r.code !== 0) problems.push(`step ${n}: the client exited ${r.code ?? r.signal}`);
-        const printed = api.replyText(step.answers.at(-1)?.reply);
-        if (printed && !r.stdout.includes(printed)) problems.push(`step ${n}: the client did not print the reply ${JSON.stringify(printed)}`);
-        if (!step.answers.length) problems.push(`step ${n}: the client sent no request`);
-        // Accepted only because the request let the API drop a thinking block bound to another prefix: the reasoning
-        // is silently lost, which is what a repair must not cause.
-        const dropped = step.answers.find((a) => a.droppedThinkingFrom);
-        if (dropped) problems.push(`step ${n}: accepted only with thinking dropped from ${dropped.droppedThinkingFrom} (drop_block, ${dropped.why})`);
-      } else if (s.expect === 400) {
-        const hit = bad.find((a) => !s.expectRule || a.rule === s.expectRule);
-        if (!hit)
-          problems.push(
-            `step ${n}: expected a refusal${s.expectRule ? ` (${s.expectRule})` : ""}, got ${bad.length ? bad.map((a) => a.rule ?? a.status).join(", ") : "none"}`,
-          );
-      } else if (enforce && !damaged && !s.kill && bad.some((a) => !a.scripted)) {
-        problems.push(`step ${n}: refused while building the session: ${bad.find((a) => !a.scripted).message}`);
-      }
+      problems.push(...clientStepProblems(s, r, step.answers, api, { building: enforce && !damaged }).map((p) => `step ${n}: ${p}`));
       if (!ctx.session) problems.push(`step ${n}: no session in the store after the client ran`);
       if (s.check) problems.push(...((await s.check(ctx, r)) ?? []).map((p) => `step ${n}: ${p}`));
       verdict.steps.push(v);
@@ -260,10 +240,39 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
   verdict.notes = ctx.notes;
   verdict.pass = problems.length === 0;
   verdict.problems = problems;
-  verdict.requests = readLog(log).length;
+  const requests = readLog(log);
+  verdict.requests = requests.length;
   fs.writeFileSync(path.join(out, "verdict.json"), `${JSON.stringify(verdict, null, 2)}\n`);
-  if (opts.fixtures && driver.writeFixtures) await driver.writeFixtures(ctx, opts.fixtures, { verdict, requests: readLog(log) });
+  if (opts.fixtures && driver.writeFixtures) await driver.writeFixtures(ctx, opts.fixtures, { verdict, requests });
   return verdict;
+}
+
+/**
+ * What is wrong with a client step's outcome (the header's `expect` rules): `r` the process, `answers` the mock's
+ * answers with their replies, `building` while the API's rules apply and no step has damaged the session yet.
+ */
+function clientStepProblems(s, r, answers, api, { building }) {
+  const problems = [];
+  const bad = answers.filter((a) => a.status >= 400);
+  if (s.expect === 200) {
+    if (bad.length) problems.push(`refused ${bad[0].status} ${bad[0].message}`);
+    if (r.code !== 0) problems.push(`the client exited ${r.code ?? r.signal}`);
+    const printed = api.replyText(answers.at(-1)?.reply);
+    if (printed && !r.stdout.includes(printed)) problems.push(`the client did not print the reply ${JSON.stringify(printed)}`);
+    if (!answers.length) problems.push("the client sent no request");
+    // Accepted only because the request let the API drop a thinking block bound to another prefix: the reasoning is
+    // silently lost, which is what a repair must not cause.
+    const dropped = answers.find((a) => a.droppedThinkingFrom);
+    if (dropped) problems.push(`accepted only with thinking dropped from ${dropped.droppedThinkingFrom} (drop_block, ${dropped.why})`);
+  } else if (s.expect === 400) {
+    if (!bad.some((a) => !s.expectRule || a.rule === s.expectRule))
+      problems.push(
+        `expected a refusal${s.expectRule ? ` (${s.expectRule})` : ""}, got ${bad.length ? bad.map((a) => a.rule ?? a.status).join(", ") : "none"}`,
+      );
+  } else if (building && !s.kill && bad.some((a) => !a.scripted)) {
+    problems.push(`refused while building the session: ${bad.find((a) => !a.scripted).message}`);
+  }
+  return problems;
 }
 
 /**
