@@ -42,6 +42,11 @@ export interface ClientCopes {
   unreadableLine?: string;
   /** A model turn with nothing to send. */
   emptyTurn?: string;
+  /**
+   * The client mends these every time it sends the history, and writes nothing back (openclaw 2026.9): recover leaves
+   * them as they are, a warning with no fix. Without it, what the client copes with is still fixed on disk.
+   */
+  mendsEveryTime?: true;
 }
 
 export interface SessionView {

@@ -44,6 +44,12 @@ export interface TranscriptLine {
   sidechain?: boolean;
   /** Epoch ms of the record's `timestamp`, when it has one. */
   time?: number;
+  /**
+   * What the store keeps about this record beside it (derived rows, indexes, pointers) disagrees with it, in words:
+   * the record is right, its bookkeeping is not. Writing the record anew, unchanged, has the store derive it again
+   * (`fixable`), unless the store cannot tell what the bookkeeping must say.
+   */
+  stale?: { detail: string; fixable: boolean };
 }
 
 export interface TranscriptRecords {

@@ -606,7 +606,7 @@ function latestTurnPlan(request: AnthropicRequest, error: ClassifiedError, why: 
   // (docs/research/claude-code-repair-loop.md).
   if (error.index !== null && error.index < last && request.messages[error.index]?.role === "assistant") {
     return {
-      explanation: `the error names messages.${error.index}, but the latest assistant message is now messages.${last}: the session went on after that error (Claude Code retries without the thinking by itself), so it no longer applies and nothing is taken out`,
+      explanation: `the error names messages.${error.index}, but the latest assistant message is now messages.${last}: the session went on after that error (Claude Code and openclaw retry without the thinking by themselves), so it no longer applies and nothing is taken out`,
     };
   }
   const message = request.messages[last]!;

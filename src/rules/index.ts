@@ -29,9 +29,11 @@ import { foreignSummary } from "./foreign-summary.js";
 import { orphanToolResult } from "./orphan-tool-result.js";
 import { toolResultMissing } from "./tool-result-missing.js";
 import { trailingAssistant } from "./trailing-assistant.js";
+import { staleBookkeeping } from "./stale-bookkeeping.js";
 
 export const RULES: readonly Rule[] = [
   unreadableRecord,
+  staleBookkeeping,
   schemaViolation,
   orphanPart,
   sharedMessage,

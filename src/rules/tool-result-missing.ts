@@ -29,14 +29,14 @@ export const toolResultMissing: Rule = {
         const lost = history.records.lines.find((l) => l.problem?.kind === "unreadable" && l.ref.line > line.ref.line);
         const cause = lost ? `its result may have been on unreadable line ${lost.ref.line}, which is lost` : "the agent was interrupted mid-call";
         const report = atBlock(block, `${block.name} call ${block.id} has no tool result after it (${cause}; ${outcome})`);
-        reports.push(copes ? { ...report, severity: "warning" } : report);
+        reports.push(copes ? { ...report, severity: "warning", ...(view.copes?.mendsEveryTime ? { fixable: false } : {}) } : report);
       }
     });
     return reports;
   },
-  /** The result the agent itself writes for an interrupted call (its store knows which). */
+  /** The result the agent itself writes for an interrupted call (its store knows which); none where the client mends it every time. */
   fix(finding, context) {
-    if (context.kind !== "lines") return [];
+    if (context.kind !== "lines" || !finding.fixable) return [];
     const at = context.block(finding);
     return at?.line.value ? context.closeInterruptedCall(at.line, at.index) : [];
   },

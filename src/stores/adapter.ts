@@ -53,6 +53,8 @@ export interface StoreAdapter {
    * entries of a folder ("opencode.db"). Adapters of one family may share a sign; it is named once.
    */
   readonly signs: { file?: string; folder: readonly string[] };
+  /** The name its agent gives the store's file, when it has one of its own: a file so named is judged by this adapter first. */
+  readonly fileName?: string;
   /** How a person reads this format at `probe` ("a folder of Claude Code transcripts"), or undefined when it is not. */
   detect(probe: PathProbe): string | undefined;
   /**

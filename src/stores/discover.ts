@@ -94,6 +94,7 @@ export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreA
   const found: FoundStore[] = [];
   const problems: string[] = [];
   const lookedIn: string[] = [];
+  const looked = new Map<string, string[]>();
   const opened = new Set<string>();
   for (const adapter of adapters) {
     let store: SessionStore;
@@ -116,9 +117,10 @@ export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreA
       }
       // Absent (store-not-found), or there without a session of its agent (not-a-store): nothing to say.
       if (error.code === "store-not-found" || error.code === "not-a-store") {
-        const where = `${adapter.agent}: ${error.message.replace(/; pass --store <path>$/, "")}`;
-        // opencode's two formats look in the same place: said once.
-        if (!lookedIn.includes(where)) lookedIn.push(where);
+        const where = error.message.replace(/; pass --store <path>$/, "");
+        // opencode's two formats look in the same place: said once. openclaw's look in two: said in one line.
+        const said = looked.get(adapter.agent) ?? [];
+        if (!said.includes(where)) looked.set(adapter.agent, [...said, where]);
         continue;
       }
       problems.push(`${adapter.agent}: ${error.message}`);
@@ -130,5 +132,7 @@ export function discoverStores(env: NodeJS.ProcessEnv, adapters: readonly StoreA
     }
     found.push({ agent: adapter.agent, store });
   }
+  // An agent found in one of its formats is not absent.
+  for (const [agent, where] of looked) if (!found.some((f) => f.agent === agent)) lookedIn.push(`${agent}: ${where.join("; ")}`);
   return { found, problems, lookedIn };
 }

@@ -4,7 +4,7 @@
  * and `--version` included, most of its start-up. registry.ts is the one list of stores: it checks, when it loads,
  * that its adapters are exactly these in this order, and keeps this list in step when a format is registered.
  */
-export const BUILT_IN_FORMATS = ["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini"] as const;
+export const BUILT_IN_FORMATS = ["opencode-sqlite", "opencode-json", "claude", "openclaw-sqlite", "openclaw", "codex", "gemini"] as const;
 
 let formats: readonly string[] = BUILT_IN_FORMATS;
 

@@ -15,8 +15,18 @@ import { opencodeJsonStore } from "./opencode/json-adapter.js";
 import { opencodeSqliteStore } from "./opencode/sqlite-adapter.js";
 import { claudeStore } from "./transcript/claude-adapter.js";
 import { openclawStore } from "./transcript/openclaw-adapter.js";
+import { openclawSqliteStore } from "./openclaw-sqlite/adapter.js";
 
-const BUILT_IN: readonly StoreAdapter[] = [opencodeSqliteStore, opencodeJsonStore, claudeStore, openclawStore, codexStore, geminiStore];
+const BUILT_IN: readonly StoreAdapter[] = [
+  opencodeSqliteStore,
+  opencodeJsonStore,
+  claudeStore,
+  // Before the JSONL transcripts: a state dir holding both is the 2026.8+ client's, which reads only the database.
+  openclawSqliteStore,
+  openclawStore,
+  codexStore,
+  geminiStore,
+];
 
 // formats.ts names these adapters for a run that has not loaded them: the two lists must not drift apart.
 if (BUILT_IN.map((a) => a.format).join() !== BUILT_IN_FORMATS.join()) {

@@ -30,7 +30,7 @@ export interface StoreInfo {
   path: string;
   /** What `--store` named, when that is only a part of the store (one project's transcripts): what is read. */
   part?: string;
-  /** A private copy the records are read from, when the store could not be read in place (see sqlite-open.ts). */
+  /** A private copy the records are read from, when the store could not be read in place (see sqlite/open.ts). */
   readFrom?: string;
   /** Things the user should know about this store that are not findings (a stale legacy tree, OpenCode 2). */
   notices: string[];

@@ -6,6 +6,7 @@
  */
 import { RecoverError } from "../errors.js";
 import type { PathProbe, StoreAdapter, WhatIsHere } from "./adapter.js";
+import { basename } from "node:path";
 import { probePath } from "./probe.js";
 
 /** Refuse a forced format that does not match what is at `target` (exit 2, one line saying what is there). */
@@ -20,10 +21,14 @@ export function whatIsAt(target: string, adapters: readonly StoreAdapter[]): Wha
   return probe.kind === "file" ? fileKind(probe, adapters) : folderKind(probe, adapters);
 }
 
-/** A file is one thing: the first adapter that knows it (an empty file may be any format that can start empty). */
+/**
+ * A file is one thing: the adapter whose agent names its store file so (openclaw-agent.sqlite), else the first adapter
+ * that knows it (the default adapter knows every SQLite file). An empty file may be any format that can start empty.
+ */
 function fileKind(probe: PathProbe, adapters: readonly StoreAdapter[]): WhatIsHere {
   if (probe.size === 0) return { description: "an empty file", formats: adapters.filter((a) => a.detect(probe) !== undefined).map((a) => a.format) };
-  for (const adapter of adapters) {
+  const name = basename(probe.path);
+  for (const adapter of [...adapters.filter((a) => a.fileName === name), ...adapters.filter((a) => a.fileName !== name)]) {
     const description = adapter.detect(probe);
     if (description !== undefined) return { description, formats: [adapter.format] };
   }

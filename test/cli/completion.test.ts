@@ -48,7 +48,7 @@ describe("recover completion bash, run by bash", () => {
     expect(await answer([""])).not.toContain("__complete");
     expect(await answer(["session", "scan", "--for"])).toEqual(["--format"]);
     expect(await answer(["battle", "rollback", "--un"])).toEqual(["--undo"]);
-    expect((await answer(["session", "scan", "--format", "o"])).sort()).toEqual(["openclaw", "opencode-json", "opencode-sqlite"]);
+    expect((await answer(["session", "scan", "--format", "o"])).sort()).toEqual(["openclaw", "openclaw-sqlite", "opencode-json", "opencode-sqlite"]);
     // A path: nothing from recover, so bash completes file names (-o default).
     expect(await answer(["session", "scan", "--store", ""])).toEqual([]);
   });

@@ -143,9 +143,11 @@ afterAll(() => {
 
 describe("a store format registered only here takes part in everything the registry feeds", () => {
   it("is a --format choice, and an unknown format's message lists it", async () => {
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini", "toyagent"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw-sqlite", "openclaw", "codex", "gemini", "toyagent"]);
     expect((await recover(["--help"])).stdout).toMatch(/--format <name>[\s\S]*"toyagent"/);
-    expect(() => openStore({ format: "toyagent-2" })).toThrow(/expected one of: opencode-sqlite, opencode-json, claude, openclaw, codex, gemini, toyagent\)/);
+    expect(() => openStore({ format: "toyagent-2" })).toThrow(
+      /expected one of: opencode-sqlite, opencode-json, claude, openclaw-sqlite, openclaw, codex, gemini, toyagent\)/,
+    );
   });
 
   it("what-is-here recognises its layout, and names its sign when a folder holds nothing known", () => {

@@ -87,7 +87,7 @@ describe("transcripts written by the real openclaw 2026.9 client", () => {
     expectSameBytes(before, snapshot(dir));
   });
 
-  it("a state dir of openclaw 2026.9 says where its live sessions are, which recover does not read: as a notice, and in the error when no transcript is left", async () => {
+  it("a state dir of openclaw 2026.9 read as JSONL says where its live sessions are: as a notice, and in the error when no transcript is left", async () => {
     const { dir } = storeOfCaptures();
     // The live store of 2026.9: one SQLite database per agent (its transcript table, as the client creates it).
     const agentDir = path.join(dir, "agents", "main", "agent");
@@ -100,13 +100,13 @@ describe("transcripts written by the real openclaw 2026.9 client", () => {
     const listed = await run(["session", "list", "--store", dir]);
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.stderr).toContain(
-      `note: openclaw 2026.9 and later keep live sessions in ${path.join(agentDir, "openclaw-agent.sqlite")}, which recover does not read yet`,
+      `note: openclaw 2026.8 and later keep live sessions in ${path.join(agentDir, "openclaw-agent.sqlite")}, and never read these JSONL transcripts again`,
     );
     fs.rmSync(path.join(dir, "agents", "main", "sessions"), { recursive: true });
     fs.mkdirSync(path.join(dir, "agents", "main", "sessions"));
     const empty = await run(["session", "scan", "--format", "openclaw", "--store", dir]);
     expect(empty.status).toBe(2);
     expect(empty.stderr.trim().split("\n")).toHaveLength(1);
-    expect(empty.stderr).toMatch(/holds no openclaw transcripts; openclaw 2026\.9 and later keep live sessions in .*openclaw-agent\.sqlite/);
+    expect(empty.stderr).toMatch(/holds no openclaw transcripts; openclaw 2026\.8 and later keep live sessions in .*openclaw-agent\.sqlite/);
   });
 });

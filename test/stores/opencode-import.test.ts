@@ -210,7 +210,7 @@ describe("session import from the legacy JSON tree", () => {
     expectJsonError(notTree, "not-a-store");
     const intoTree = await run(["session", "import", "--all", "--from", db, "--store", storage, "--format", "opencode-json", "--json"], { env: envOf(state) });
     expect(intoTree.status).toBe(2);
-    expect(expectJsonError(intoTree, "usage").message).toMatch(/imported into an opencode database/);
+    expect(expectJsonError(intoTree, "usage").message).toMatch(/imported into an opencode or openclaw database/);
   });
 });
 

@@ -6,7 +6,7 @@ import { registerStore, storeAdapter, storeAdapters, storeFormats } from "../../
 
 describe("the store registry", () => {
   it("lists the built-in formats, the default (opencode's) first", () => {
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw-sqlite", "openclaw", "codex", "gemini"]);
     expect(storeAdapters()[0]?.format).toBe("opencode-sqlite");
     expect(storeAdapter("pokeralph-battle")).toBeUndefined();
   });
@@ -17,18 +17,19 @@ describe("the store registry", () => {
       "opencode-sqlite": 'opencode run --session s1 "continue"',
       "opencode-json": 'opencode run --session s1 "continue"',
       claude: "claude --resume s1",
+      "openclaw-sqlite": undefined,
       openclaw: undefined,
       codex: "codex resume s1",
       gemini: "gemini --resume s1",
     });
   });
 
-  it("only SQLite writes beside its store (its -journal, -wal, -shm)", () => {
+  it("only the SQLite stores write beside their file (its -journal, -wal, -shm)", () => {
     expect(
       storeAdapters()
         .filter((a) => a.capabilities.writesBesideStore)
         .map((a) => a.format),
-    ).toEqual(["opencode-sqlite"]);
+    ).toEqual(["opencode-sqlite", "openclaw-sqlite"]);
   });
 
   it("takes a registration after the built-ins, refuses a format twice, and lets it go again", () => {
@@ -41,6 +42,6 @@ describe("the store registry", () => {
     } finally {
       unregister();
     }
-    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw", "codex", "gemini"]);
+    expect(storeFormats()).toEqual(["opencode-sqlite", "opencode-json", "claude", "openclaw-sqlite", "openclaw", "codex", "gemini"]);
   });
 });

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RecordKey, StoredImage } from "../../src/model/change.js";
-import { idText } from "../../src/stores/opencode/sqlite-row.js";
+import { idText } from "../../src/stores/sqlite/row.js";
 import { beforeImage, modeOf, readBackup, verifyBackup, writeBackup } from "../../src/txn/backup-store.js";
 import { changesOfTargets } from "../../src/txn/targets.js";
 import { manifestOf } from "../../src/txn/transaction.js";

@@ -1,8 +1,9 @@
 /**
- * `recover session import`: bring sessions opencode cannot show (left in the legacy storage/ tree, or in another
- * database of its data dir) into the database it reads, in one transaction with the usual backup, so `session
- * restore` takes out exactly what was put in. The rows are made in stores/opencode/import.ts; here are the flags,
- * the choice of sessions, the report and the exit code.
+ * `recover session import`: bring sessions the agent cannot show into the database it reads, in one transaction
+ * with the usual backup, so `session restore` takes out exactly what was put in: opencode's legacy storage/ tree or
+ * another database of its data dir (stores/opencode/import.ts), openclaw's legacy JSONL transcripts, those
+ * `openclaw doctor` refused included (stores/openclaw-sqlite/import.ts). Here are the flags, the choice of sessions,
+ * the report and the exit code.
  */
 import { realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
@@ -16,7 +17,10 @@ import { someOf } from "../../model/listing.js";
 import { hasSqliteHeader } from "../../stores/probe.js";
 import type { SessionStore } from "../../stores/store.js";
 import { findStorageDir } from "../../stores/opencode/data-dir.js";
+import type { ImportSourceBase } from "../../stores/import-plan.js";
 import { openImportSource, planImport, type ImportSource } from "../../stores/opencode/import.js";
+import { type LegacySource, openLegacySource, planLegacyImport } from "../../stores/openclaw-sqlite/import.js";
+import { OpenclawSqliteWriter } from "../../stores/openclaw-sqlite/writer.js";
 import { refuseLiveWriter } from "../../txn/store-transaction.js";
 import { action, withStore } from "../command-kit.js";
 import type { Io } from "../io.js";
@@ -31,15 +35,20 @@ interface ImportFlags {
   all?: boolean;
   dryRun?: boolean;
   force?: boolean;
+  key?: string;
 }
 
 export function addSessionImport(session: Command): void {
   session
     .command("import")
-    .description("copy sessions opencode does not show (legacy storage/ tree, another database) into the database it reads")
+    .description("copy sessions the agent does not show (opencode's legacy tree or another database; openclaw's JSONL transcripts) into the database it reads")
     .argument("[ids...]", "session ids (or unique prefixes) in the --from store")
-    .requiredOption("--from <path>", "where they are: a storage/ folder (or a data dir holding one), or another opencode*.db")
+    .requiredOption(
+      "--from <path>",
+      "where they are: a storage/ folder (or a data dir holding one), or another opencode*.db; for openclaw, a sessions/ folder, doctor's session-sqlite-import-archive/, or one .jsonl",
+    )
     .option("--all", "every session --from holds that the database lacks")
+    .option("--key <session key>", "openclaw: the session key the imported session belongs to (default: its sessions.json key, else agent:<agent>:main)")
     .option("--dry-run", "list what would be imported, write nothing; exit 1 when there is something to import")
     .option("--force", "import while another process (a running opencode) holds the database open")
     .addHelpText(
@@ -49,6 +58,7 @@ Examples:
   recover session import --all --from ~/.local/share/opencode/storage --dry-run
   recover session import ses_52f1 --from ~/.local/share/opencode/opencode-stable.db
   recover session import --all --from ./storage --store ./opencode.db --yes --json
+  recover session import --all --from ~/.openclaw/agents/main/session-sqlite-import-archive --store ~/.openclaw
 
 The database written is --store (a file, or a data dir: then the one opencode reads there). Sessions it already
 holds are skipped, never overwritten. Undo with \`recover session restore <backup-id>\`: it deletes exactly the
@@ -57,17 +67,31 @@ Exit codes: 0 imported (or nothing to import), 1 dry run with sessions to import
 input error, 3 refused for safety (database in use, changed while read).`,
     )
     .action(
-      action<ImportFlags>(async ({ args, options, io }) => {
-        const from = resolve(io.cwd, options.from!);
-        const source = openSource(from);
-        try {
-          // Awaited here: the source must stay open until the import is done, not until it has started.
-          return await withStore(options, io, (store) => importInto(store, source, args, options, io));
-        } finally {
-          source.close();
-        }
-      }),
+      action<ImportFlags>(({ args, options, io }) =>
+        withStore(options, io, async (store) => {
+          const from = resolve(io.cwd, options.from!);
+          const openclaw = store.info.format === "openclaw-sqlite";
+          if (options.key !== undefined && !openclaw) throw new RecoverError("usage", "--key names an openclaw session key; this store is not openclaw's");
+          const source = openclaw ? openLegacyFrom(from) : openSource(from);
+          try {
+            // Awaited here: the source must stay open until the import is done, not until it has started.
+            return await importInto(store, source, args, options, io);
+          } finally {
+            source.close();
+          }
+        }),
+      ),
     );
+}
+
+/** openclaw's `--from`: legacy transcripts, a folder of them or one file. */
+function openLegacyFrom(from: string): LegacySource {
+  try {
+    statSync(from);
+  } catch {
+    throw new RecoverError("store-not-found", `--from ${from}: no such file or folder`);
+  }
+  return openLegacySource(from);
 }
 
 /** `--from`: a database file, or a JSON tree (a storage/ folder, or a data dir holding one). */
@@ -101,7 +125,7 @@ function realOrSelf(path: string): string {
 }
 
 /** The sessions asked for: the named ones (exact ids or unique prefixes of the source's), or --all of those missing. */
-function chooseSessions(source: ImportSource, target: SessionStore, args: readonly string[], all: boolean | undefined): string[] {
+function chooseSessions(source: ImportSourceBase, target: SessionStore, args: readonly string[], all: boolean | undefined): string[] {
   const inSource = source.sessionIds();
   const inTarget = new Set(target.listSessionIds?.() ?? target.listSessions().map((s) => s.id));
   const missing = inSource.filter((id) => !inTarget.has(id));
@@ -129,25 +153,32 @@ function chooseSessions(source: ImportSource, target: SessionStore, args: readon
 
 async function importInto(
   store: SessionStore,
-  source: ImportSource,
+  source: ImportSource | LegacySource,
   args: readonly string[],
   options: ImportFlags & Parameters<typeof withWriter>[1],
   io: Io,
 ): Promise<number> {
-  if (store.info.format !== "opencode-sqlite") {
-    throw new RecoverError("usage", `sessions are imported into an opencode database; ${store.info.path} is ${store.info.format} (pass --store <opencode.db>)`);
+  if (store.info.format !== "opencode-sqlite" && store.info.format !== "openclaw-sqlite") {
+    throw new RecoverError(
+      "usage",
+      `sessions are imported into an opencode or openclaw database; ${store.info.path} is ${store.info.format} (pass --store <opencode.db or openclaw-agent.sqlite>)`,
+    );
   }
   if (realOrSelf(source.path) === realOrSelf(store.info.path)) {
     throw new RecoverError("usage", `--from and --store are the same database (${store.info.path}): import from another store`);
   }
   const ids = chooseSessions(source, store, args, options.all);
+  const storeId = (id: string) => source.storeId?.(id) ?? id;
   const titles = new Map(source.store.listSessions().map((s) => [s.id, s.title]));
   return withWriter(store, options, io, async (tx) => {
     const { writer } = tx;
-    const plan = planImport(writer, source, ids);
+    const now = Date.now();
+    const plan =
+      "keyOf" in source && writer instanceof OpenclawSqliteWriter
+        ? planLegacyImport(writer, source, ids, { ...(options.key !== undefined ? { key: options.key } : {}), now })
+        : planImport(writer, source as ImportSource, ids);
     for (const skipped of plan.skipped) store.info.notices.push(`${skipped.id} is not imported: ${skipped.why}`);
     for (const partial of plan.partial) store.info.notices.push(`${partial.id} is imported without some rows: ${partial.why}`);
-    const now = Date.now();
     const report: ChangeReport = {
       command: "import",
       store: store.info,
@@ -156,15 +187,15 @@ async function importInto(
       sessions: plan.sessions.map(
         (imported): ReportedSession => ({
           id: imported.id,
-          title: titles.get(imported.id) ?? "",
+          title: titles.get(storeId(imported.id)) ?? "",
           changes: imported.targets.map((target, i) => ({
             summary: imported.changes[i]!,
-            reasons: [`imported from ${source.path}`, ...(target.key.record === "project" ? imported.notes : [])],
+            reasons: [`imported from ${source.path}`, ...(target.key.record === "project" || target.key.record === "file" ? imported.notes : [])],
             // The session's row says what it is; its messages and parts are the source's, row for row.
             diff: () => (target.key.record === "session" || target.key.record === "project" ? unifiedDiff(target.key, "", writer.describe(target.after)) : ""),
           })),
           // What a scan will say of it once it is in: imported as it is, damage included.
-          unfixed: scanSession(source.store, imported.id, { ...DEFAULT_RULE_OPTIONS, rules: RULES, now, mode: "lean" }).findings,
+          unfixed: scanSession(source.store, storeId(imported.id), { ...DEFAULT_RULE_OPTIONS, rules: RULES, now, mode: "lean" }).findings,
         }),
       ),
     };

@@ -14,7 +14,7 @@ import { transcriptAdapter } from "../transcript/family.js";
 import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../transcript/layout.js";
 import { rootAmong } from "../transcript/locate.js";
 import type { TranscriptRoot } from "../transcript/transcript-store.js";
-import { openDatabase } from "../opencode/sqlite-open.js";
+import { openDatabase } from "../sqlite/open.js";
 import { codexDialect } from "./dialect.js";
 import { codexFixes } from "./fixes.js";
 

@@ -16,17 +16,18 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fg from "fast-glob";
 import { RecoverError } from "../../errors.js";
-import { ABSENT, summariseChange, type ChangeSummary, type RecordKey } from "../../model/change.js";
+import { ABSENT, summariseChange, type RecordKey } from "../../model/change.js";
 import type { MessageRecord, PartRecord } from "../../model/opencode-records.js";
 import { isObject, type Json } from "../../model/edit.js";
 import { decodeJson } from "../decode-json.js";
+import type { ImportedSession, ImportPlan, ImportSourceBase } from "../import-plan.js";
 import type { ImageTarget, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
 import { unwrappedIdTime } from "./ids.js";
 import { OpencodeJsonStore } from "./json-store.js";
 import { lastAgentAndModel, pathInWorktree } from "./recreate-session.js";
-import { type Cell, cellAt, cellIdText, cellSelect, columnsOf, integerCell, textCell, valueCell } from "./sqlite-row.js";
-import { openForReading, type ReadConnection } from "./sqlite-open.js";
+import { type Cell, cellAt, cellIdText, cellSelect, columnsOf, integerCell, textCell, valueCell } from "../sqlite/row.js";
+import { openForReading, type ReadConnection } from "../sqlite/open.js";
 import { OpencodeSqliteStore } from "./sqlite-store.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 
@@ -51,31 +52,13 @@ interface SourceSession {
   rows: SourceRow[];
 }
 
-/** A store sessions are imported from. */
-export interface ImportSource {
-  readonly path: string;
-  /** The same store opened for reading sessions (titles, a scan of what is imported). */
+/** A store of opencode's sessions imported from: a database or a JSON tree. */
+export interface ImportSource extends ImportSourceBase {
   readonly store: OpencodeJsonStore | OpencodeSqliteStore;
-  sessionIds(): string[];
   read(id: string): SourceSession;
-  close(): void;
 }
 
-export interface ImportedSession {
-  id: string;
-  targets: ImageTarget[];
-  changes: ChangeSummary[];
-  /** One line per thing the user should know about how it was imported. */
-  notes: string[];
-}
-
-export interface ImportPlan {
-  sessions: ImportedSession[];
-  /** Named sessions not imported, and why (already there; an id the target already holds). */
-  skipped: { id: string; why: string }[];
-  /** Sessions imported without some of their rows, and which (rows no id can name: a restore could not take them out). */
-  partial: { id: string; why: string }[];
-}
+export type { ImportedSession, ImportPlan };
 
 const key = (record: Table, id: string, sessionId: string, messageId?: string): RecordKey => ({
   record,

@@ -16,9 +16,9 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { RecoverError } from "../../errors.js";
 import { fsyncPath, TEMP_MARKER } from "../../fs/durable.js";
-import { openDatabase, openForReading, type ReadConnection } from "./sqlite-open.js";
-import { bindValue, cellAt, cellSelect, columnsOf, quoteName } from "./sqlite-row.js";
-import { sqliteError } from "./sqlite-errors.js";
+import { openDatabase, openForReading, type ReadConnection } from "../sqlite/open.js";
+import { bindValue, cellAt, cellSelect, columnsOf, quoteName } from "../sqlite/row.js";
+import { sqliteError } from "../sqlite/errors.js";
 
 export interface UnreadableRange {
   /** Rowids from … to, both included (`to` undefined: every rowid after `from`). */

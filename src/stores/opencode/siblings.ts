@@ -11,7 +11,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { someOf } from "../../model/listing.js";
 import { hasSqliteHeader } from "../probe.js";
-import { openForReading } from "./sqlite-open.js";
+import { openForReading } from "../sqlite/open.js";
 
 export interface DatabaseChoice {
   path: string;

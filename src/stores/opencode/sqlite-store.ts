@@ -2,7 +2,7 @@
  * opencode ≥1.2: `opencode.db` (WAL mode) with tables session, message, part; ids in columns, the rest JSON in
  * `data` (reference opencode.md §3). Scans open it read-only through SQLite itself, which reads the -wal file
  * with the db, so a scan sees exactly what opencode sees (from a private copy when SQLite cannot read it in place:
- * sqlite-open.ts).
+ * sqlite/open.ts).
  */
 import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
@@ -12,13 +12,13 @@ import type { RecordRef } from "../../model/record.js";
 import type { HiddenSessions, OpencodeCodec, OpencodeStore, StoreInfo, StoreWriter } from "../store.js";
 import { sqliteCodec } from "./codec.js";
 import { opencodeFixing } from "./working.js";
-import { corrupt, sqliteError } from "./sqlite-errors.js";
-import { openForReading, type ReadConnection } from "./sqlite-open.js";
+import { corrupt, sqliteError } from "../sqlite/errors.js";
+import { openForReading, type ReadConnection } from "../sqlite/open.js";
 import { OpencodeSqliteWriter } from "./sqlite-writer.js";
 import { recordedActivity } from "./activity.js";
 import { assembleSession, messageFromBytes, partFromBytes } from "./record-builder.js";
 import { sessionPaths } from "./recreate-session.js";
-import { columnsOf, idText, quoteName } from "./sqlite-row.js";
+import { columnsOf, idText, quoteName } from "../sqlite/row.js";
 
 interface SessionRow {
   id: string;

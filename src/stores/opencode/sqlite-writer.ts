@@ -10,8 +10,8 @@ import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../m
 import { processesHolding } from "../openers.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { FileWriter } from "../file-writer.js";
-import { openDatabase } from "./sqlite-open.js";
-import { SALVAGE, sqliteError } from "./sqlite-errors.js";
+import { openDatabase } from "../sqlite/open.js";
+import { SALVAGE, sqliteError } from "../sqlite/errors.js";
 
 import {
   bindValue,
@@ -29,7 +29,7 @@ import {
   quoteName,
   textCell as text,
   valueCell,
-} from "./sqlite-row.js";
+} from "../sqlite/row.js";
 import { formatCount } from "../../model/format-count.js";
 
 const TABLE: Record<Exclude<RecordKey["record"], "file" | "line">, string> = { project: "project", session: "session", message: "message", part: "part" };

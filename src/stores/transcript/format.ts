@@ -11,6 +11,11 @@ export interface TranscriptFormat {
   dialect: Dialect;
   fixes: AgentFixes;
   layout: TranscriptLayout;
+  /**
+   * Its transcripts are rows of a database (openclaw 2026.9's SQLite store), never files: the shared line reading,
+   * views and fixes are its, file discovery passes it by.
+   */
+  rows?: true;
 }
 
 const formats = new Map<string, TranscriptFormat>();
@@ -32,7 +37,7 @@ export function dialectNamed(name: string): Dialect {
   return formatNamed(name).dialect;
 }
 
-/** Every registered format, in registration order (the registry's). */
+/** Every registered format whose transcripts are files, in registration order (the registry's). */
 export function knownFormats(): TranscriptFormat[] {
-  return [...formats.values()];
+  return [...formats.values()].filter((f) => !f.rows);
 }

@@ -20,7 +20,8 @@ const openclawLayout: TranscriptLayout = {
   /** <state>/agents/<agent>/sessions[/<id>.jsonl] */
   storeOf: (target) => storeAbove(target, "agents", 4, (parts, at) => parts[at + 2] === "sessions"),
   flat: ["*.jsonl"],
-  sessionIdOf: fileNameId,
+  // A run's trajectory sidecar (`<id>.trajectory.jsonl`, 2026.7) is a trace of the run, not a session.
+  sessionIdOf: (path) => (path.endsWith(".trajectory.jsonl") ? undefined : fileNameId(path)),
   aliases: sessionKeys,
   writeLocks: true,
 };
@@ -46,14 +47,15 @@ export const openclawStore = transcriptAdapter({
 });
 
 /**
- * openclaw 2026.9 keeps its live sessions in one SQLite database per agent (docs/research/openclaw-request.md §0);
- * the JSONL transcripts recover reads are what older versions wrote and what `openclaw doctor` imports.
+ * openclaw 2026.8 and later keep their live sessions in one SQLite database per agent (stores/openclaw-sqlite/,
+ * docs/research/openclaw-request.md §0): the JSONL transcripts read here are what older versions wrote and what
+ * `openclaw doctor` imports, and a repair here does not reach what the newer client reads.
  */
 function liveDatabases(root: TranscriptRoot): string | undefined {
   const found = fg.sync("agents/*/agent/openclaw-agent.sqlite", { cwd: root.path, absolute: true, onlyFiles: true, suppressErrors: true });
   if (found.length === 0) return undefined;
   const where = found.length === 1 ? found[0]! : `${found.length} databases (${found.join(", ")})`;
-  return `openclaw 2026.9 and later keep live sessions in ${where}, which recover does not read yet: changes here reach only the JSONL transcripts, which older openclaw versions and \`openclaw doctor\` read`;
+  return `openclaw 2026.8 and later keep live sessions in ${where}, and never read these JSONL transcripts again (only \`openclaw doctor\` imports them): read the live sessions with --store ${found[0]!}`;
 }
 
 /** openclaw's session keys (`agent:main:main`), from every sessions.json beside the transcripts. */

@@ -22,6 +22,9 @@ const OPENCLAW_ENTRY_TYPES = new Set([
   "thinking_level_change",
   "label",
   "session_info",
+  // 2026.9: navigation controls (`leaf` selects the active branch) and a context reset.
+  "leaf",
+  "reset",
 ]);
 
 /** What openclaw writes for a blank prompt (session-file-repair.ts BLANK_USER_FALLBACK_TEXT). */

@@ -139,7 +139,9 @@ export class TranscriptLines implements RecordFamily {
     const base = { key, rules: entry.rules, reasons: entry.reasons };
     const after = entry.values?.at(-1);
     if (!original) return after ? { op: "insert", ...base, after } : undefined;
-    if (entry.values !== null && entry.values.length === 1 && this.encode(entry, entry.values[0]!).equals(original.raw)) return undefined;
+    // A line whose bookkeeping is stale is written even unchanged: that is its fix (TranscriptLine.stale).
+    const same = entry.values !== null && entry.values.length === 1 && this.encode(entry, entry.values[0]!).equals(original.raw);
+    if (same && original.stale === undefined) return undefined;
     const before: Pick<RecordChange, "before" | "beforeText" | "beforeBytes"> = { beforeBytes: original.raw };
     if (original.value && !original.problem) before.before = original.value;
     else before.beforeText = lossy.decode(original.raw);

@@ -1,6 +1,7 @@
 /**
  * better-sqlite3's errors as the one-line errors a user reads (not a store, damaged, busy, read-only, unreadable).
- * Both the reader and the writer of opencode.db throw these; they live apart from both so neither imports the other.
+ * The readers and writers of every SQLite store (opencode.db, openclaw-agent.sqlite) throw these; they live apart from
+ * them so none imports another.
  */
 import { type NextStep, RecoverError } from "../../errors.js";
 
@@ -18,9 +19,9 @@ export function sqliteError(error: unknown, path: string): Error {
   if (code === "SQLITE_NOTADB") return new RecoverError("not-a-store", `${path} is not a SQLite database`);
   if (code.startsWith("SQLITE_CORRUPT")) return corrupt(path, message);
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return new RecoverError("store-busy", `${path} is locked by another process (${message}); try again when opencode is idle`);
+    return new RecoverError("store-busy", `${path} is locked by another process (${message}); try again when its agent is idle`);
   }
-  // Readers fall back to a copy when the folder cannot be written (sqlite-open.ts): this is a write refused.
+  // Readers fall back to a copy when the folder cannot be written (sqlite/open.ts): this is a write refused.
   if (code.startsWith("SQLITE_READONLY")) return new RecoverError("store-read-only", `${path} cannot be written (${message}); nothing was changed`);
   if (code.startsWith("SQLITE_CANTOPEN") || code === "SQLITE_PERM") {
     return new RecoverError("store-unreadable", `cannot open ${path} (${message}); check that it exists and you may read it and its directory`);

@@ -1,11 +1,11 @@
 /**
- * Opening opencode.db: the one place that calls better-sqlite3's constructor, so that the two ways opening fails
+ * Opening a SQLite store (opencode.db, openclaw-agent.sqlite): the one place that calls better-sqlite3's constructor, so that the two ways opening fails
  * for reasons outside the database are told in words:
  *
  * - better-sqlite3's native module is missing (installed with scripts disabled) or built for another Node.js:
  *   say so and how to rebuild it, in the folder recover is installed in.
  * - A WAL database in a folder that cannot be written (a read-only filesystem, someone else's folder): a reader
- *   needs `opencode.db-shm` beside the db and SQLite cannot create it. SQLite's answer is the `immutable=1` URI
+ *   needs `<db>-shm` beside the db and SQLite cannot create it. SQLite's answer is the `immutable=1` URI
  *   parameter, but the SQLite bundled with better-sqlite3 is built with URIs off (SQLITE_USE_URI=0, and it opens
  *   without SQLITE_OPEN_URI), and `immutable` would ignore the -wal anyway. So the db and its -wal are copied into
  *   a private temp folder and read there: the same committed state SQLite would show, as of the copy.
@@ -40,7 +40,7 @@ function nativeModuleError(error: unknown): RecoverError | undefined {
   const why = missing ? "is missing (installed with install scripts disabled?)" : `cannot be loaded by Node.js ${process.version} (${message.split("\n")[0]})`;
   return new RecoverError(
     "native-module-missing",
-    `better-sqlite3's native module, which reads opencode.db, ${why}; rebuild it: cd ${installFolder()} && npm rebuild better-sqlite3`,
+    `better-sqlite3's native module, which reads SQLite stores, ${why}; rebuild it: cd ${installFolder()} && npm rebuild better-sqlite3`,
   );
 }
 

@@ -1,0 +1,333 @@
+/**
+ * What openclaw derives from a session's events and keeps beside them (docs/research/openclaw-sqlite.md): one
+ * identity row per event (its id, type, parent, idempotency key), the active path from the leaf back to the root,
+ * the index state (last seq, leaf, counts), the window of the session and the session key pointing at it. The same
+ * derivation says what is stale in a stored session (`bookkeepingDefects`) and writes it anew after a plan
+ * (`deriveBookkeeping`), so a repair leaves the rows agreeing with the events, as the client's own appends do.
+ */
+import { randomUUID } from "node:crypto";
+import { activeIndexes } from "./active-path.js";
+import { type Cell, integerCell, textCell } from "../sqlite/row.js";
+import { cellBytes, cellNumber, cellOf, eventRows, type EventRow, type SessionImage, type SessionTable, type TableRows } from "./session-rows.js";
+
+interface ParsedEvent {
+  seq: number;
+  createdAt: number;
+  value?: Record<string, unknown>;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+const obj = (v: unknown) => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+function parsedEvents(image: SessionImage): ParsedEvent[] {
+  return eventRows(image).map((row: EventRow) => {
+    const parsed: ParsedEvent = { seq: row.seq, createdAt: row.createdAt ?? 0 };
+    if ("text" in row.event) {
+      try {
+        const value = obj(JSON.parse(row.event.text.toString("utf8")));
+        if (value) parsed.value = value;
+      } catch {
+        // torn: no identity can be derived from it
+      }
+    }
+    return parsed;
+  });
+}
+
+/** Column values of a derived row, by name; the table's other columns keep what the stored row had, else NULL. */
+type Values = Record<string, Cell>;
+
+function rowOf(table: TableRows, values: Values, stored?: readonly Cell[]): Cell[] {
+  return table.columns.map((column, i) => values[column] ?? stored?.[i] ?? { t: "null" });
+}
+
+const text = (s: string | undefined): Cell => (s === undefined ? { t: "null" } : textCell(s));
+
+/**
+ * The identity rows of the events: the stored row where it agrees, a new one where it does not or is missing. An
+ * idempotency key is unique in a session: when several events carry one, it stays with the event whose stored row
+ * holds it (the client moves it to a newer copy of a message), else with the first to carry it.
+ */
+function identities(image: SessionImage, events: readonly ParsedEvent[]): Cell[][] | undefined {
+  const table = image.tables.transcript_event_identities;
+  if (!table) return undefined;
+  const storedBySeq = new Map(table.rows.map((row) => [cellNumber(cellOf(table, row, "seq")), row] as const));
+  const present = new Set(events.flatMap((e) => str(e.value?.id)?.trim() || []));
+  const owner = new Map<string, string>();
+  for (const row of table.rows) {
+    const key = cellBytes(cellOf(table, row, "message_idempotency_key"))?.toString("utf8");
+    const id = cellBytes(cellOf(table, row, "event_id"))?.toString("utf8");
+    if (key !== undefined && id !== undefined && present.has(id)) owner.set(key, id);
+  }
+  const seen = new Set<string>();
+  const rows: Cell[][] = [];
+  for (const event of events) {
+    const stored = storedBySeq.get(event.seq);
+    const id = str(event.value?.id)?.trim();
+    if (event.value === undefined || !id) {
+      // An event that cannot be read keeps what the client derived from it when it could.
+      if (stored) rows.push(stored);
+      continue;
+    }
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const message = obj(event.value.message);
+    let key = event.value.message !== undefined ? str(message?.idempotencyKey)?.trim() || undefined : undefined;
+    if (key !== undefined) {
+      if (!owner.has(key)) owner.set(key, id);
+      if (owner.get(key) !== id) key = undefined;
+    }
+    const values: Values = {
+      session_id: textCell(image.openclawSession),
+      event_id: textCell(id),
+      seq: integerCell(event.seq),
+      event_type: text(str(event.value.type)),
+      parent_id: text(str(event.value.parentId)),
+      message_idempotency_key: text(key),
+      created_at: integerCell(event.createdAt),
+    };
+    rows.push(rowOf(table, values, stored));
+  }
+  return rows;
+}
+
+/** The events the client projects as its active branch (active-path.ts): every one on it but the header. */
+function activePath(events: readonly ParsedEvent[]): ParsedEvent[] {
+  return activeIndexes(events.map((e) => e.value))
+    .map((i) => events[i]!)
+    .filter((e) => e.value !== undefined && e.value.type !== "session");
+}
+
+/**
+ * The active path's rows, numbered along it: every event holding a `message` takes the next message position, and is
+ * left out of the context only when it says so (`excludeFromContext`), as the client projects them.
+ */
+function activeRows(image: SessionImage, path: readonly ParsedEvent[]): Cell[][] | undefined {
+  const table = image.tables.session_transcript_active_events;
+  if (!table) return undefined;
+  let messages = 0;
+  return path.map((event, position) => {
+    const message = event.value?.message;
+    const values: Values = {
+      session_id: textCell(image.openclawSession),
+      active_position: integerCell(position),
+      event_seq: integerCell(event.seq),
+      message_position: message !== undefined ? integerCell(messages++) : { t: "null" },
+      context_eligible: integerCell(obj(message)?.excludeFromContext === true ? 0 : 1),
+    };
+    return rowOf(table, values);
+  });
+}
+
+function indexStateRows(image: SessionImage, events: readonly ParsedEvent[], path: readonly ParsedEvent[], now: number): Cell[][] | undefined {
+  const table = image.tables.session_transcript_index_state;
+  if (!table) return undefined;
+  const stored = table.rows[0];
+  const leaf = path.at(-1);
+  const values: Values = {
+    session_id: textCell(image.openclawSession),
+    indexed_seq: integerCell(events.at(-1)?.seq ?? 0),
+    leaf_event_id: text(str(leaf?.value?.id)),
+    needs_rebuild: integerCell(0),
+    active_event_count: integerCell(path.length),
+    active_message_count: integerCell(path.filter((e) => e.value?.message !== undefined).length),
+  };
+  const row = rowOf(table, { ...values, updated_at: stored ? cellOf(table, stored, "updated_at") : integerCell(now) }, stored);
+  // Its time moves only when what it says does.
+  if (stored && !sameRow(row, stored)) return [rowOf(table, { ...values, updated_at: integerCell(now) }, stored)];
+  return [row];
+}
+
+function sameRow(a: readonly Cell[], b: readonly Cell[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function sameRows(a: readonly (readonly Cell[])[] | undefined, b: readonly (readonly Cell[])[] | undefined): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+}
+
+/** What the derived tables hold for `image`'s events, as rows; undefined for a table the database does not have. */
+function derived(image: SessionImage, now: number): Partial<Record<SessionTable, Cell[][]>> {
+  const events = parsedEvents(image);
+  const path = activePath(events);
+  const out: Partial<Record<SessionTable, Cell[][]>> = {};
+  const ids = identities(image, events);
+  if (ids) out.transcript_event_identities = ids;
+  const active = activeRows(image, path);
+  if (active) out.session_transcript_active_events = active;
+  const state = indexStateRows(image, events, path, now);
+  if (state && image.tables.session_transcript_index_state?.rows.length) out.session_transcript_index_state = state;
+  return out;
+}
+
+/**
+ * `after` with what the client derives from its events derived again. When the events changed, also what the client
+ * does after a rewrite of its own: a new `generation` (readers key caches on it) and a later `transcript_updated_at`.
+ */
+export function deriveBookkeeping(before: SessionImage, after: SessionImage, now: number): SessionImage {
+  const tables = { ...after.tables };
+  tables.transcript_events = withTrueLengths(after.tables.transcript_events);
+  const image = { ...after, tables };
+  for (const [name, rows] of Object.entries(derived(image, now)) as [SessionTable, Cell[][]][]) {
+    tables[name] = { columns: after.tables[name]!.columns, rows: sortedLike(name, rows) };
+  }
+  const window = missingWindow(image);
+  if (window) tables.session_windows = window;
+  if (after.danglingKeys?.length) tables.session_nodes = repointed(image, after.danglingKeys);
+  if (!sameRows(before.tables.transcript_events?.rows, tables.transcript_events?.rows)) {
+    const watermark = tables.transcript_rewrite_watermarks;
+    if (watermark?.rows[0]) {
+      tables.transcript_rewrite_watermarks = withValues(watermark, { generation: textCell(randomUUID().replace(/-/g, "")), updated_at: integerCell(now) });
+    }
+    const window = tables.session_windows;
+    if (window?.rows[0]) {
+      const [row] = window.rows;
+      const last = Math.max(cellNumber(cellOf(window, row!, "transcript_updated_at")) ?? 0, cellNumber(cellOf(window, row!, "transcript_observed_at")) ?? 0);
+      tables.session_windows = withValues(window, { transcript_updated_at: integerCell(Math.max(now, last + 1)) });
+    }
+  }
+  return { openclawSession: after.openclawSession, tables };
+}
+
+/** The key a node points at this session by: what a window of it must name. */
+function keyPointingHere(image: SessionImage): string | undefined {
+  const nodes = image.tables.session_nodes;
+  const row = nodes?.rows.find((r) => cellBytes(cellOf(nodes, r, "current_session_id"))?.toString("utf8") === image.openclawSession);
+  return row ? cellBytes(cellOf(nodes!, row, "session_key"))?.toString("utf8") : undefined;
+}
+
+/**
+ * The window of a session whose events have none, as the client makes it when it appends the first event
+ * (`ensureTranscriptSessionRoot`): its key, scope `conversation`, no reason, created and updated at its events' times.
+ */
+function missingWindow(image: SessionImage): TableRows | undefined {
+  const windows = image.tables.session_windows;
+  const events = eventRows(image);
+  if (!windows || windows.rows.length > 0 || events.length === 0) return undefined;
+  const key = keyPointingHere(image);
+  if (key === undefined) return undefined;
+  const values: Values = {
+    session_id: textCell(image.openclawSession),
+    session_key: textCell(key),
+    session_scope: textCell("conversation"),
+    created_at: integerCell(events[0]!.createdAt ?? 0),
+    updated_at: integerCell(events.at(-1)!.createdAt ?? 0),
+    session_entry_provenance: integerCell(0),
+    acp_owned: integerCell(0),
+  };
+  return { columns: windows.columns, rows: [rowOf(windows, values)] };
+}
+
+/**
+ * The nodes of `keys` pointed back at this session, their entry naming it, and valid: a pointer repair is what the
+ * client's own doctor writes for a key whose session is gone (docs/research/openclaw-sqlite.md §5).
+ */
+function repointed(image: SessionImage, keys: readonly string[]): TableRows {
+  const nodes = image.tables.session_nodes!;
+  const rows = nodes.rows.map((row) => {
+    const key = cellBytes(cellOf(nodes, row, "session_key"))?.toString("utf8");
+    if (key === undefined || !keys.includes(key)) return row;
+    const values: Values = { current_session_id: textCell(image.openclawSession), entry_valid: integerCell(1) };
+    const entry = entryNaming(cellBytes(cellOf(nodes, row, "entry_json")), image.openclawSession);
+    if (entry !== undefined) values.entry_json = textCell(entry);
+    return rowOf(nodes, values, row);
+  });
+  return { columns: nodes.columns, rows };
+}
+
+/** A node's entry JSON with its `sessionId` set to `id` (undefined when it does not parse as an object). */
+function entryNaming(bytes: Buffer | null, id: string): string | undefined {
+  try {
+    const entry = obj(JSON.parse(bytes?.toString("utf8") ?? ""));
+    if (!entry) return undefined;
+    entry.sessionId = id;
+    return JSON.stringify(entry);
+  } catch {
+    return undefined;
+  }
+}
+
+function parses(text: Buffer): boolean {
+  try {
+    JSON.parse(text.toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A one-row table with some columns set. */
+function withValues(table: TableRows, values: Values): TableRows {
+  return { columns: table.columns, rows: [table.columns.map((c, i) => values[c] ?? table.rows[0]![i]!)] };
+}
+
+/** Plain rows whose `event_utf8_bytes` is not their length get their length (the client writes it so). */
+function withTrueLengths(table: TableRows | undefined): TableRows | undefined {
+  if (!table) return undefined;
+  const json = table.columns.indexOf("event_json");
+  const length = table.columns.indexOf("event_utf8_bytes");
+  if (json < 0 || length < 0) return table;
+  const rows = table.rows.map((row) => {
+    const bytes = cellBytes(row[json]!);
+    if (bytes === null || cellNumber(row[length]!) === bytes.length) return row;
+    return row.map((cell, i) => (i === length ? integerCell(bytes.length) : cell));
+  });
+  return { columns: table.columns, rows };
+}
+
+/** Rows in the order a read of the table gives them (session-rows.ts SESSION_TABLES). */
+function sortedLike(name: SessionTable, rows: Cell[][]): Cell[][] {
+  if (name !== "transcript_event_identities") return rows;
+  // Read ORDER BY seq, event_id.
+  return [...rows].sort((a, b) => Number(a[2]!.t === "integer" ? a[2]!.v : 0) - Number(b[2]!.t === "integer" ? b[2]!.v : 0));
+}
+
+/** One way a stored session's bookkeeping disagrees with its events. */
+export interface BookkeepingDefect {
+  /** The event row it is about (0: the session as a whole). */
+  seq: number;
+  detail: string;
+  /** False when recover cannot derive what is missing. */
+  fixable?: false;
+}
+
+/** Where the stored bookkeeping of `image` disagrees with its events (what `deriveBookkeeping` would change). */
+export function bookkeepingDefects(image: SessionImage): BookkeepingDefect[] {
+  const defects: BookkeepingDefect[] = [];
+  for (const row of eventRows(image)) {
+    if ("text" in row.event && row.utf8Bytes !== undefined && row.utf8Bytes !== row.event.text.length) {
+      defects.push({ seq: row.seq, detail: `event_utf8_bytes says ${row.utf8Bytes}, but the event is ${row.event.text.length} bytes` });
+    }
+  }
+  const expected = derived(image, 0);
+  const ids = image.tables.transcript_event_identities;
+  if (ids && expected.transcript_event_identities && !sameRows(sortedLike("transcript_event_identities", ids.rows), expected.transcript_event_identities)) {
+    const storedBySeq = new Map(ids.rows.map((row) => [cellNumber(cellOf(ids, row, "seq")), JSON.stringify(row)] as const));
+    for (const row of expected.transcript_event_identities) {
+      const seq = cellNumber(cellOf(ids, row, "seq")) ?? 0;
+      const stored = storedBySeq.get(seq);
+      if (stored !== JSON.stringify(row)) {
+        defects.push({ seq, detail: stored ? "its identity row (id, type, parent) disagrees with the event" : "it has no identity row" });
+      }
+    }
+  }
+  const windows = image.tables.session_windows;
+  if (windows && windows.rows.length === 0 && (image.tables.transcript_events?.rows.length ?? 0) > 0) {
+    const key = keyPointingHere(image);
+    defects.push({
+      seq: 0,
+      detail: `the session has no session_windows row: every run of this agent fails SQLite's foreign_key_check${key === undefined ? "; no session key points at it, so recover cannot make one" : ""}`,
+      ...(key === undefined ? { fixable: false } : {}),
+    });
+  }
+  for (const key of image.danglingKeys ?? []) {
+    defects.push({ seq: 0, detail: `session key ${key} points at a session with no rows; this session's window names that key` });
+  }
+  const active = image.tables.session_transcript_active_events;
+  // An event that cannot be read has no place recover can derive: unreadable-record reports it, its repair derives the path.
+  const unreadable = eventRows(image).some((row) => !("text" in row.event) || !parses(row.event.text));
+  if (active && !unreadable && expected.session_transcript_active_events && !sameRows(active.rows, expected.session_transcript_active_events)) {
+    defects.push({ seq: 0, detail: "the active path the client keeps (session_transcript_active_events) is not the chain of its events" });
+  }
+  return defects;
+}

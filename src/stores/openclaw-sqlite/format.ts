@@ -1,0 +1,39 @@
+/**
+ * openclaw 2026.8 and later as a transcript format: the events in its database are the pi line format its JSONL
+ * transcripts hold (header `version: 4`, UUID entry ids), read, viewed and fixed by the shared transcript code. What
+ * differs is what this client writes and heals itself (docs/research/openclaw-request.md §0, §E): UUID ids, and an
+ * interrupted tool call answered with "No result provided" in every request, never stored.
+ */
+import { randomUUID } from "node:crypto";
+import type { Dialect } from "../transcript/dialect.js";
+import type { TranscriptFormat } from "../transcript/format.js";
+import { openclawDialect } from "../transcript/openclaw.js";
+import { openclawFixesOf } from "../transcript/openclaw-fixes.js";
+import { activeIndexes } from "./active-path.js";
+
+export const OPENCLAW_SQLITE = "openclaw-sqlite";
+
+/** The text 2026.9 sends for a tool call with no stored result (`transformMessages` of @openclaw/ai). */
+export const OPENCLAW_NO_RESULT = "No result provided";
+
+const dialect: Dialect = {
+  ...openclawDialect,
+  name: OPENCLAW_SQLITE,
+  // Its lines come from rows, never from a file whose head would be sniffed.
+  sniff: () => false,
+  copes: { missingResult: `openclaw 2026.9 sends "${OPENCLAW_NO_RESULT}" for it in every request, so recover leaves it alone`, mendsEveryTime: true },
+  // The client sends its active branch (active-path.ts: leaf controls, side appends), then pi's compaction cut.
+  sentLines(chain, all) {
+    const values = all.map((line) => line.value);
+    const branch = activeIndexes(values).map((i) => all[i]!);
+    return openclawDialect.sentLines(branch.length > 0 ? branch : chain, all);
+  },
+};
+
+export const openclawSqliteFormat: TranscriptFormat = {
+  dialect,
+  fixes: openclawFixesOf({ entryId: randomUUID, missingResult: OPENCLAW_NO_RESULT }),
+  // No files to find: the database is the store (adapter.ts finds it).
+  layout: { homes: [], flat: [], storeOf: (target) => target, sessionIdOf: () => undefined },
+  rows: true,
+};

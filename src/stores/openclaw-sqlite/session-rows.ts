@@ -1,0 +1,164 @@
+/**
+ * A session of openclaw's database as one image: every row of every table that holds it (its transcript events,
+ * the tables the client derives from them, its window, the session keys pointing at it), each cell with its exact
+ * storage class and bytes (sqlite/row.ts). The image is what a backup keeps and a restore writes back; its
+ * transcript (the events' JSON in `seq` order, one line each) is what the planner reads and changes.
+ */
+import type Database from "better-sqlite3";
+import { type Cell, cellAt, cellSelect, quoteName } from "../sqlite/row.js";
+import { decodeEvent, type DecodedEvent } from "./event-codec.js";
+
+/**
+ * The session keys a session's image holds: those pointing at it, and one pointing at a session with no rows at all
+ * when this is the newest session its window gives that key (a pointer repair moves it here). A key pointing at
+ * another session is that session's: every node row is in one image only.
+ */
+const NODE_ROWS = `current_session_id = :id OR (
+  session_key IN (SELECT session_key FROM session_windows WHERE session_id = :id)
+  AND NOT EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_id = session_nodes.current_session_id)
+  AND NOT EXISTS (SELECT 1 FROM session_windows w WHERE w.session_id = session_nodes.current_session_id)
+  AND :id = (SELECT w.session_id FROM session_windows w WHERE w.session_key = session_nodes.session_key ORDER BY w.updated_at DESC, w.session_id DESC LIMIT 1))`;
+
+/** The tables a session lives in, how its rows are found, and the order they are kept in. */
+export const SESSION_TABLES = [
+  { name: "session_windows", where: "session_id = :id", order: "session_id" },
+  { name: "session_nodes", where: NODE_ROWS, order: "session_key" },
+  {
+    name: "session_canonical_validation_pending",
+    // Written by session_nodes' triggers: part of what a write to those rows leaves behind.
+    where: `session_key IN (SELECT session_key FROM session_nodes WHERE ${NODE_ROWS})`,
+    order: "session_key",
+  },
+  { name: "transcript_events", where: "session_id = :id", order: "seq" },
+  { name: "transcript_event_identities", where: "session_id = :id", order: "seq, event_id" },
+  { name: "session_transcript_active_events", where: "session_id = :id", order: "active_position" },
+  { name: "session_transcript_index_state", where: "session_id = :id", order: "session_id" },
+  { name: "transcript_rewrite_watermarks", where: "session_id = :id", order: "session_id" },
+] as const;
+
+export type SessionTable = (typeof SESSION_TABLES)[number]["name"];
+
+/** Rows of one table: the column names once, then each row's cells in that order. */
+export interface TableRows {
+  columns: string[];
+  rows: Cell[][];
+}
+
+export interface SessionImage {
+  openclawSession: string;
+  tables: Partial<Record<SessionTable, TableRows>>;
+  /**
+   * Session keys whose node points at a session id with no rows at all, while this session's window names the key:
+   * the client refuses the key ("invalid persisted session row requires repair"). Only when there are any.
+   */
+  danglingKeys?: string[];
+}
+
+/**
+ * Every row of session `id`, in the tables this database has (an older schema may lack a derived one); `headEvents`:
+ * only its first events (a listing's title), which is no image to write back.
+ */
+export function readSessionImage(db: Database.Database, id: string, present: ReadonlySet<string>, headEvents?: number): SessionImage {
+  const image: SessionImage = { openclawSession: id, tables: {} };
+  const limit = (table: string) => (headEvents !== undefined && table === "transcript_events" ? ` LIMIT ${Math.trunc(headEvents)}` : "");
+  for (const table of SESSION_TABLES) {
+    if (!present.has(table.name)) continue;
+    const columns = (db.prepare(`PRAGMA table_info(${quoteName(table.name)})`).all() as { name: string }[]).map((c) => c.name);
+    const rows = db
+      .prepare(`SELECT ${cellSelect(columns)} FROM ${quoteName(table.name)} WHERE ${table.where} ORDER BY ${table.order}${limit(table.name)}`)
+      .raw(true)
+      .safeIntegers(true)
+      .all({ id }) as unknown[][];
+    image.tables[table.name] = { columns, rows: rows.map((row) => columns.map((_, i) => cellAt(row, i))) };
+  }
+  const dangling = danglingKeys(image);
+  if (dangling.length > 0) image.danglingKeys = dangling;
+  return image;
+}
+
+/** Node rows of the image that point elsewhere: by NODE_ROWS, at a session with no rows. */
+function danglingKeys(image: SessionImage): string[] {
+  const nodes = image.tables.session_nodes;
+  if (!nodes) return [];
+  return nodes.rows.flatMap((row) =>
+    cellBytes(cellOf(nodes, row, "current_session_id"))?.toString("utf8") === image.openclawSession
+      ? []
+      : [cellBytes(cellOf(nodes, row, "session_key"))!.toString("utf8")],
+  );
+}
+
+export function encodeImage(image: SessionImage): Buffer {
+  return Buffer.from(JSON.stringify(image));
+}
+
+export function decodeImage(bytes: Buffer): SessionImage {
+  return JSON.parse(bytes.toString("utf8")) as SessionImage;
+}
+
+export function isSessionImage(bytes: Buffer): boolean {
+  return bytes.subarray(0, 19).toString("latin1") === '{"openclawSession":';
+}
+
+/** A cell by column name. */
+export function cellOf(table: TableRows, row: readonly Cell[], column: string): Cell {
+  const at = table.columns.indexOf(column);
+  return at < 0 ? { t: "null" } : row[at]!;
+}
+
+export function cellBytes(cell: Cell): Buffer | null {
+  return cell.t === "text" || cell.t === "blob" ? Buffer.from(cell.v, "base64") : null;
+}
+
+export function cellNumber(cell: Cell): number | undefined {
+  return cell.t === "integer" ? Number(cell.v) : cell.t === "real" ? cell.v : undefined;
+}
+
+/** One event row as the transcript reads it. */
+export interface EventRow {
+  seq: number;
+  event: DecodedEvent;
+  /** What `event_utf8_bytes` says the event's JSON is long. */
+  utf8Bytes: number | undefined;
+  zstd: boolean;
+  /** When the client wrote the row, epoch ms. */
+  createdAt: number | undefined;
+}
+
+export function eventRows(image: SessionImage): EventRow[] {
+  const table = image.tables.transcript_events;
+  if (!table) return [];
+  return table.rows.map((row) => {
+    const zstd = cellBytes(cellOf(table, row, "event_zstd"));
+    const utf8Bytes = cellNumber(cellOf(table, row, "event_utf8_bytes"));
+    return {
+      seq: cellNumber(cellOf(table, row, "seq")) ?? 0,
+      event: decodeEvent(cellBytes(cellOf(table, row, "event_json")), zstd, utf8Bytes),
+      utf8Bytes,
+      zstd: zstd !== null,
+      createdAt: cellNumber(cellOf(table, row, "created_at")),
+    };
+  });
+}
+
+/**
+ * The line a row reads as in the session's transcript: its JSON text; for a row that holds none readable, a line
+ * that says so (never JSON, never a newline), so it reads as an unreadable record at its place.
+ */
+export function lineOfRow(row: EventRow): Buffer {
+  if ("text" in row.event) return withoutNewlines(row.event.text);
+  return Buffer.from(`(seq ${row.seq}: ${row.event.problem})`);
+}
+
+/** JSON text never holds a raw newline; a damaged row might: it would split the line, so it reads as an escape. */
+function withoutNewlines(text: Buffer): Buffer {
+  return text.includes(0x0a) ? Buffer.from(text.toString("latin1").replace(/\n/g, "\\n"), "latin1") : text;
+}
+
+/** The session's transcript: one line per event row, in `seq` order, each ending in "\n". */
+export function transcriptOf(image: SessionImage): Buffer {
+  const chunks: Buffer[] = [];
+  for (const row of eventRows(image)) chunks.push(lineOfRow(row), NEWLINE);
+  return Buffer.concat(chunks);
+}
+
+const NEWLINE = Buffer.from("\n");
