@@ -6,7 +6,8 @@
 // (sessions.json maps the key to it), which is what recover reads and writes. 2026.8 moved live sessions into SQLite,
 // <state>/agents/main/agent/openclaw-agent.sqlite (transcript_events: one row per event of the same JSON line format,
 // header now `version: 4`); the JSONL files are "legacy migration inputs" the runtime no longer reads. The driver reads
-// and edits whichever the client wrote: the SQLite store through openclaw-sqlite.mjs, run by the client's Node 24.
+// and edits whichever the client wrote: the SQLite store through openclaw-sqlite.mjs, run by the client's Node 24 (the
+// SQLite damage scenarios plant theirs with its damage ops: damageSqlite; docs/research/openclaw-sqlite-damage.md).
 //
 // Isolation: HOME, OPENCLAW_STATE_DIR and OPENCLAW_CONFIG_PATH under <work>/home, cwd and agent workspace
 // <work>/workspace (a fixed work dir: its paths are in the transcript header and the system prompt); the config points
@@ -17,6 +18,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
 import { editLines, filesImage, sandboxDirs, trimMessagesRequest } from "./lib/files.mjs";
 
 const SESSION_KEY = "agent:main:main";
@@ -48,8 +50,10 @@ const where = (ctx) => {
   return { db: path.join(agent, "agent", "openclaw-agent.sqlite"), sessions: path.join(agent, "sessions") };
 };
 
+// OPENCLAW_DIR: the helper's `zstd` stores a row through the client's own code.
 function sqlite(ctx, args, input) {
-  const r = spawnSync(ctx.installed.node, [SQLITE_HELPER, ...args], { input, encoding: "utf8" });
+  const env = { ...process.env, OPENCLAW_DIR: ctx.installed.dir };
+  const r = spawnSync(ctx.installed.node, [SQLITE_HELPER, ...args], { input, encoding: "utf8", env });
   if (r.status !== 0) throw new Error(`openclaw-sqlite.mjs ${args[0]} exited ${r.status ?? r.signal}: ${r.stderr.trim()}`);
   return r.stdout;
 }
@@ -95,7 +99,32 @@ export function editEvents(ctx, fn) {
   return changed.length;
 }
 
-const transcriptText = (s) => `${s.events.map((e) => e.json).join("\n")}\n`;
+/**
+ * Damage the SQLite store as a scenario's edit, with no client running: `op` one of openclaw-sqlite.mjs's damage ops
+ * (tear, zstd, corrupt-zstd, drop-window, dangle), `args` after the database. Returns the helper's note.
+ */
+export function damageSqlite(ctx, op, ...args) {
+  return sqlite(ctx, [op, where(ctx).db, ...args.map(String)]).trim();
+}
+
+/** The main session's SQLite events, parsed where they parse: [{ seq, json, event? }] (for picking a row to damage). */
+export function sqliteEvents(ctx) {
+  const s = readSession(ctx);
+  if (s?.kind !== "sqlite") throw new Error("the main session is not in the SQLite store");
+  return s.events.map((e) => {
+    try {
+      return { ...e, event: JSON.parse(e.json) };
+    } catch {
+      return e;
+    }
+  });
+}
+
+/** The legacy JSONL folder and the SQLite database of the run's main agent (for a scenario's edit and checks). */
+export const storePaths = (ctx) => where(ctx);
+
+// A row that no longer decodes is kept as a line saying so (the transcript files are for reading, not for restoring).
+const transcriptText = (s) => `${s.events.map((e) => e.json ?? `[seq ${e.seq} does not decode: ${e.error}]`).join("\n")}\n`;
 
 export const driver = {
   // Which versions, the package, the Node it needs and the API: the client's line in index.mjs.
@@ -125,30 +154,41 @@ export const driver = {
     };
     return { env, cwd, home, stateDir, store: stateDir, recoverEnv: { HOME: home, OPENCLAW_STATE_DIR: stateDir } };
   },
-  // The client's own turn timeout; the engine kills the process group at driver.timeout.
-  args: (step) => [
-    "agent",
-    "--local",
-    "--agent",
-    "main",
-    "--message",
-    step.prompt,
-    "--json",
-    "--timeout",
-    "240",
-    ...(step.thinking ? ["--thinking", step.thinking] : []),
-    ...(step.args ?? []),
-  ],
+  // The client's own turn timeout; the engine kills the process group at driver.timeout. A step with `argv` runs
+  // that command of the client instead of an agent turn (e.g. ["doctor", "--fix", "--non-interactive"]).
+  args: (step, ctx) =>
+    step.argv ?? [
+      "agent",
+      "--local",
+      "--agent",
+      "main",
+      "--message",
+      step.prompt,
+      "--json",
+      "--timeout",
+      "240",
+      ...(step.thinking ? ["--thinking", step.thinking] : []),
+      ...((typeof step.args === "function" ? step.args(ctx) : step.args) ?? []),
+    ],
   locate(ctx) {
     const s = readSession(ctx);
     return s ? { id: s.id, kind: s.kind, file: s.file } : null;
   },
-  // What recover may change and restore must give back: the JSONL transcripts, and the SQLite transcript's events.
+  // What recover may change and restore must give back: the JSONL transcripts, and every row of the SQLite tables
+  // that hold session data (openclaw-sqlite.mjs dump), so a restore is checked row for row.
   snapshot(ctx) {
-    const s = ctx.session?.kind === "sqlite" ? readSession(ctx) : null;
-    return { sessions: filesImage(where(ctx).sessions), ...(s ? { events: s.events } : {}) };
+    const { db, sessions } = where(ctx);
+    const sqliteRows = ctx.session?.kind === "sqlite" || fs.existsSync(db) ? JSON.parse(sqlite(ctx, ["dump", db])) : null;
+    return { sessions: filesImage(sessions), ...(sqliteRows ? { sqlite: sqliteRows } : {}) };
   },
-  keep: (ctx, label) => fs.writeFileSync(path.join(ctx.out, `transcript-${label}.jsonl`), transcriptText(readSession(ctx))),
+  // The transcript around every step; for a scenario with SQLite fixtures also the database itself, as one file.
+  keep(ctx, label) {
+    fs.writeFileSync(path.join(ctx.out, `transcript-${label}.jsonl`), transcriptText(readSession(ctx) ?? { events: [] }));
+    const { db, sessions } = where(ctx);
+    if (ctx.scenario.fixture !== "sqlite") return;
+    if (fs.existsSync(db)) sqlite(ctx, ["vacuum", db, path.join(ctx.out, `db-${label}.sqlite`)]);
+    if (fs.existsSync(sessions)) fs.cpSync(sessions, path.join(ctx.out, `sessions-${label}`), { recursive: true });
+  },
   writeFixtures,
 };
 
@@ -159,14 +199,44 @@ const BY = "capture-openclaw-request.mjs";
 /**
  * The scenario's fixtures (fixtures/openclaw-2026.9/README.md): <name>.jsonl, the transcript the captured step found
  * (edits included), and <name>.request.json, that step's first /v1/messages request, trimmed. None for a scenario with
- * `fixture: false`.
+ * `fixture: false`; a `fixture: "sqlite"` scenario keeps its store instead (writeSqliteFixtures).
  */
 function writeFixtures(ctx, dir, { verdict, requests }) {
   if (ctx.scenario.fixture === false) return;
+  // The SQLite stores have their own folder beside the request captures' (the suite's --update-fixtures names the
+  // version's one folder): fixtures/openclaw-2026.9 -> fixtures/openclaw-2026.9-sqlite.
+  if (ctx.scenario.fixture === "sqlite") {
+    const base = path.resolve(dir);
+    return writeSqliteFixtures(ctx, base.endsWith("-sqlite") ? base : `${base}-sqlite`, verdict);
+  }
   const n = verdict.captureStep;
   const captured = requests.find((r) => r.tag === n && r.main);
   if (!captured) throw new Error(`no /v1/messages request in step ${n}; see ${ctx.out}/step-${n}.stderr`);
   fs.mkdirSync(dir, { recursive: true });
   fs.copyFileSync(path.join(ctx.out, `transcript-before-step-${n}.jsonl`), path.join(dir, `${ctx.name}.jsonl`));
   fs.writeFileSync(path.join(dir, `${ctx.name}.request.json`), `${JSON.stringify(trimMessagesRequest(captured.body, BY), null, 2)}\n`);
+}
+
+/**
+ * A `fixture: "sqlite"` scenario's fixtures (fixtures/openclaw-2026.9-sqlite/README.md): <name>.sqlite.gz, the
+ * database after the captured step (the damage, and whatever the client wrote over it: the store a repair loop's
+ * recover step finds), VACUUMed INTO one file (no -wal) and gzipped; and when the agent has a legacy sessions/ folder,
+ * <name>.sessions/, its transcripts and sessions.json as they were then (or before step `legacySessionsStep`).
+ */
+function writeSqliteFixtures(ctx, dir, verdict) {
+  const n = verdict.captureStep;
+  const kept = path.join(ctx.out, `db-after-step-${n}.sqlite`);
+  if (!fs.existsSync(kept)) throw new Error(`no database kept after step ${n} (${kept})`);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${ctx.name}.sqlite.gz`), zlib.gzipSync(fs.readFileSync(kept), { level: 9 }));
+  // The transcripts and their index only (a 2026.7 trajectory sidecar is ~400 KB of trace events recover never reads).
+  const from = ctx.scenario.legacySessionsStep ? `before-step-${ctx.scenario.legacySessionsStep}` : `after-step-${n}`;
+  const sessions = path.join(ctx.out, `sessions-${from}`);
+  const to = path.join(dir, `${ctx.name}.sessions`);
+  fs.rmSync(to, { recursive: true, force: true });
+  const keep = fs.existsSync(sessions)
+    ? fs.readdirSync(sessions).filter((f) => f === "sessions.json" || (f.endsWith(".jsonl") && !f.includes(".trajectory.")))
+    : [];
+  if (keep.length) fs.mkdirSync(to, { recursive: true });
+  for (const f of keep) fs.copyFileSync(path.join(sessions, f), path.join(to, f));
 }

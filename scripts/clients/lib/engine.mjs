@@ -353,7 +353,9 @@ export function knownGapOf(scenario, version) {
 
 /**
  * The scenario as a repair loop: its steps, then recover (with the last refusal's text, if any) and one more resume
- * that must be accepted and printed. `loop: { reply, prompt }` overrides the continuation's reply and prompt; `loop.edit`
+ * that must be accepted and printed. `loop: { reply, prompt, resumeArgs }` overrides the continuation's reply, prompt and
+ * arguments (`resumeArgs(ctx)`: what the driver adds to the client's command line); `loop.command` and `loop.recoverArgs`
+ * make the recover step another command (`import`) with its arguments; `loop.edit`
  * damages the session right before recover (a repair before the client ever sent the damaged history); `loop.withError`
  * is the recover step's (lib/engine.mjs header); `loop.enforce` runs the loop with the API's rules applied although the
  * scenario alone (a capture of what the client sends) does not apply them.
@@ -377,7 +379,14 @@ export function withRepairLoop(scenario, api, version) {
         ...(loop.withError !== undefined ? { withError: loop.withError } : {}),
         ...(gap ? { expectExit: gap.expectExit, expectStderr: gap.expectStderr } : {}),
       },
-      { prompt: loop.prompt ?? "Continue.", resume: true, replies: [loop.reply ?? APIS[api].plainReply("Continuing.")], expect: 200 },
+      {
+        prompt: loop.prompt ?? "Continue.",
+        resume: true,
+        replies: [loop.reply ?? APIS[api].plainReply("Continuing.")],
+        expect: 200,
+        // The client's own arguments for going on (openclaw: the imported session, by its id).
+        ...(loop.resumeArgs ? { args: loop.resumeArgs } : {}),
+      },
     ],
   };
 }

@@ -5,9 +5,13 @@
 // A step: { prompt, thinking?: level (--thinking), replies, edit?(ctx) -> note, kill?, expect? } (lib/engine.mjs). A
 // scenario may set `model`, `reasoningModel: false` (the provider config without a model entry: the model then resolves
 // with reasoning:false), `workspace` (files made in the agent's workspace before step 1), `versions` (the client
-// versions it runs with) and `fixture: false` (no fixture files).
+// versions it runs with) and `fixture: false` (no fixture files) or `fixture: "sqlite"` (the damaged SQLite store kept
+// instead: fixtures/openclaw-2026.9-sqlite). A step with `argv` runs that command of the client, not an agent turn.
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { reply, text, thinking, redacted, toolUse } from "../api/messages.mjs";
-import { editEvents } from "../openclaw.mjs";
+import { damageSqlite, editEvents, sqliteEvents, storePaths } from "../openclaw.mjs";
 
 const SIG = (n) => `EsMockOpenclaw${n}SignatureAAAABBBBCCCCDDDDeeeeffff0000111122223333==`;
 const isAssistant = (ev) => ev.type === "message" && ev.message?.role === "assistant";
@@ -79,6 +83,236 @@ const editThinking = {
       return false;
     }),
   ],
+};
+
+// The SQLite damage scenarios (docs/research/openclaw-sqlite-damage.md): the session built by the real 2026.9.6 client,
+// damaged by an edit as users' stores show it, then one more turn that shows how the client fails. Most failures come
+// before any request, so the step's `check` judges the exit code and the message; a repair loop (--loop) then runs
+// recover and one more turn that must be accepted.
+const SQLITE_DAMAGE = { versions: ["2026.9.6"], loop: true, fixture: "sqlite" };
+const KEY = "agent:main:main";
+
+/**
+ * A continuation the damage makes fail: the client exits `exit` (a number, or "nonzero") with `message` (a RegExp) in
+ * what it printed, having sent `requests` main requests (default 0: it fails before asking the API anything).
+ */
+const failsWith = ({ exit = "nonzero", message, requests = 0 }) => ({
+  prompt: "Continue.",
+  replies: [reply([text("Continuing.")])],
+  check(ctx, r) {
+    const problems = [];
+    const printed = `${r.stdout}\n${r.stderr}`;
+    if (exit === "nonzero" ? r.code === 0 : r.code !== exit) problems.push(`the client exited ${r.code ?? r.signal}, expected ${exit}`);
+    if (!message.test(printed)) problems.push(`the client did not print /${message.source}/`);
+    const sent = mainRequests(ctx, this).length;
+    if (sent !== requests) problems.push(`the client sent ${sent} request(s), expected ${requests}`);
+    return problems;
+  },
+});
+
+/** The main /v1/messages requests step `step` (a step object of the running scenario: a check's `this`) sent. */
+function mainRequests(ctx, step) {
+  const n = ctx.scenario.steps.indexOf(step) + 1;
+  if (n === 0) throw new Error("a check of a step not in the scenario");
+  const log = path.join(ctx.out, "requests.jsonl");
+  if (!fs.existsSync(log)) return [];
+  return fs
+    .readFileSync(log, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.main && e.tag === n);
+}
+
+/** The seq of the first stored event `pick(event)` chooses (the session's events in order). */
+function seqOf(ctx, pick, what) {
+  const e = sqliteEvents(ctx).find((x) => x.event && pick(x.event));
+  if (!e) throw new Error(`no stored event: ${what}`);
+  return e.seq;
+}
+const assistantSaying = (word) => (ev) => isAssistant(ev) && firstText(ev) === word;
+const twoThinkingTurns = threeThinkingTurns.slice(0, 2);
+// A long, varied answer (~4 KB): the client stores it compressed (event_zstd) as it does every row it can shrink.
+const LONG_ANSWER = Array.from({ length: 60 }, (_, i) => `Line ${i + 1}: step ${i * 7} of the plan checks ${WORDS[i % 3]} and item ${i * i}.`).join("\n");
+
+/** Where openclaw doctor moves the legacy transcripts it imported or refused. */
+const importArchive = (ctx) => path.join(path.dirname(storePaths(ctx).sessions), "session-sqlite-import-archive");
+/** The session id of the one transcript doctor archived (`archive-tier.<id>.jsonl.imported-<ms>`). */
+function archivedSessionId(ctx) {
+  const names = fs.readdirSync(importArchive(ctx)).filter((f) => /\.jsonl\.imported-\d+$/.test(f) && !f.includes(".trajectory."));
+  const ids = names.map((f) => f.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i)?.[0]).filter(Boolean);
+  if (ids.length !== 1) throw new Error(`expected one archived transcript in ${importArchive(ctx)}, found ${names.join(", ") || "none"}`);
+  return ids[0];
+}
+
+const sqliteScenarios = {
+  "healthy-sqlite": {
+    ...SQLITE_DAMAGE,
+    about:
+      "control: a thinking turn with two tool calls (exec, read), a thinking turn, no damage; the continuation is accepted and recover must change nothing",
+    workspace: { "notes.txt": "alpha\nbeta\n" },
+    steps: [
+      {
+        prompt: "Run echo hi and read notes.txt, then tell me both.",
+        thinking: "low",
+        replies: [
+          reply([
+            thinking("I should run echo and read the file.", SIG(1)),
+            toolUse("toolu_mock_exec_01", "exec", { command: "echo hi" }),
+            toolUse("toolu_mock_read_02", "read", { path: "notes.txt" }),
+          ]),
+          reply([thinking("Both done.", SIG(2)), text("echo printed hi; notes.txt has alpha and beta.")]),
+        ],
+      },
+      { prompt: "Thanks. Anything else?", thinking: "low", replies: [reply([text("No.")])], expect: 200 },
+    ],
+  },
+  "torn-event": {
+    ...SQLITE_DAMAGE,
+    about: "two thinking turns; turn one's assistant event_json torn mid-string (a crash mid-write); the next turn crashes on the JSON before any request",
+    steps: [
+      ...twoThinkingTurns,
+      {
+        ...failsWith({ message: /Unterminated string in JSON at position \d+/ }),
+        edit: (ctx) => damageSqlite(ctx, "tear", ctx.session.id, seqOf(ctx, assistantSaying("one"), "turn one's answer")),
+      },
+    ],
+  },
+  "corrupt-zstd": {
+    ...SQLITE_DAMAGE,
+    about:
+      "a turn answered with a ~4 KB text (stored as event_zstd), then a thinking turn; one byte of the compressed row flipped; the next turn fails the zstd checksum",
+    steps: [
+      { prompt: "Write the plan out, line by line.", replies: [reply([text(LONG_ANSWER)])] },
+      threeThinkingTurns[1],
+      {
+        ...failsWith({ message: /Restored data doesn't match checksum/ }),
+        edit: (ctx) => {
+          const seq = seqOf(ctx, (ev) => isAssistant(ev) && firstText(ev) === LONG_ANSWER, "the long answer");
+          return `${damageSqlite(ctx, "zstd", ctx.session.id, seq)}; ${damageSqlite(ctx, "corrupt-zstd", ctx.session.id, seq)}`;
+        },
+      },
+    ],
+  },
+  "missing-window": {
+    ...SQLITE_DAMAGE,
+    about: "two thinking turns; the session's session_windows row deleted with foreign keys off (its events stay); the next turn fails the foreign key check",
+    steps: [
+      ...twoThinkingTurns,
+      { ...failsWith({ message: /SQLite foreign_key_check failed/ }), edit: (ctx) => damageSqlite(ctx, "drop-window", ctx.session.id) },
+    ],
+  },
+  "dangling-node": {
+    ...SQLITE_DAMAGE,
+    about: "two thinking turns; session_nodes.current_session_id of agent:main:main pointed at an id with no rows; the next turn refuses the session row",
+    steps: [
+      ...twoThinkingTurns,
+      {
+        ...failsWith({ message: /invalid persisted session row requires repair for agent:main:main.*run openclaw doctor --fix/s }),
+        edit: (ctx) => damageSqlite(ctx, "dangle", KEY, randomUUID()),
+      },
+    ],
+  },
+  "edited-thinking-latest": {
+    ...SQLITE_DAMAGE,
+    // The client mends it by itself: its retry without thinking is accepted and stored as the active branch. The user
+    // saw an answer, so the loop's repair is the plain one (no error text), and it must find nothing left to change.
+    loop: { withError: false },
+    model: "claude-sonnet-4-6",
+    // The API's rules apply (the mock refuses a modified latest thinking block, as the API does).
+    enforce: true,
+    about:
+      "claude-sonnet-4-6, two thinking turns; the latest assistant turn's thinking text edited in event_json; the next request is refused (thinking_modified)",
+    steps: [
+      ...twoThinkingTurns,
+      {
+        prompt: "Say three.",
+        thinking: "low",
+        replies: [reply([text("three")]), reply([text("three")])],
+        expect: 400,
+        expectRule: "thinking_modified",
+        // What 2026.9.6 does with the refusal: one retry with every thinking block stripped (the unedited turn's too),
+        // accepted, and the stripped copies written back as a side branch the session's leaf then points at.
+        check(ctx, r) {
+          const [refused, retry, ...more] = mainRequests(ctx, this);
+          const problems = [];
+          if (!refused || !retry || more.length) problems.push(`expected 2 requests (refused, retried), got ${mainRequests(ctx, this).length}`);
+          const thinkingLeft = retry?.body?.messages?.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "thinking").length;
+          if (thinkingLeft !== 0) problems.push(`the retry still sent ${thinkingLeft} thinking block(s)`);
+          if (r.code !== 0 || !r.stdout.includes("three")) problems.push(`the client exited ${r.code ?? r.signal} without printing the retry's answer`);
+          if (!sqliteEvents(ctx).some((e) => e.event?.type === "leaf")) problems.push("the client wrote no leaf event (no side branch)");
+          return problems;
+        },
+        edit: (ctx) => {
+          const done = [];
+          editEvents(ctx, (ev) => {
+            if (!assistantSaying("two")(ev)) return false;
+            for (const b of ev.message.content) if (b.type === "thinking") b.thinking = "Thought two, edited.";
+            done.push("turn two (the latest): thinking text 'Thought two.' -> 'Thought two, edited.' (signature kept)");
+            return true;
+          });
+          return done.join("; ");
+        },
+      },
+    ],
+  },
+  "legacy-refused": {
+    ...SQLITE_DAMAGE,
+    // The repair is an import of the transcript doctor refused (it moved it to its import archive), and the session
+    // goes on by its id: the key agent:main:main goes on continuing the empty session the client started meanwhile.
+    loop: {
+      command: "import",
+      recoverArgs: (ctx) => ["--all", "--from", importArchive(ctx)],
+      resumeArgs: (ctx) => ["--session-id", archivedSessionId(ctx)],
+      prompt: "What did I ask you before?",
+    },
+    // The legacy files doctor refused, as the edit left them (doctor then moves them to its import archive).
+    legacySessionsStep: 3,
+    about:
+      "2026.7.35 writes two turns as sessions/<id>.jsonl; the file renamed to another session id and dropped from sessions.json; 2026.9.6's doctor refuses to import it; the next 2026.9.6 turn starts an empty session",
+    steps: [
+      { ...threeThinkingTurns[0], version: "2026.7.35" },
+      { ...threeThinkingTurns[1], version: "2026.7.35" },
+      {
+        // The upgrade as users run it: 2026.9.6 refuses to start on 2026.7's state database until `doctor --fix`
+        // migrates it ("has a legacy agent database registry schema"), which is also what imports sessions/.
+        argv: ["doctor", "--fix", "--non-interactive"],
+        edit: (ctx) => {
+          const { sessions } = storePaths(ctx);
+          const other = randomUUID();
+          fs.renameSync(path.join(sessions, `${ctx.session.id}.jsonl`), path.join(sessions, `${other}.jsonl`));
+          const indexFile = path.join(sessions, "sessions.json");
+          const index = JSON.parse(fs.readFileSync(indexFile, "utf8"));
+          delete index[KEY];
+          fs.writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
+          return `sessions/${ctx.session.id}.jsonl renamed to ${other}.jsonl (its header keeps id ${ctx.session.id}); ${KEY} removed from sessions.json`;
+        },
+        check(_ctx, r) {
+          // Doctor succeeds (exit 0) and defers the file: [historical_transcript_deferred] … <file>: Error: Primary
+          // transcript header does not match its original filename (its box wraps the line: spaces and │ between words).
+          const printed = `${r.stdout}\n${r.stderr}`.replace(/[\s│]+/g, " ");
+          const problems = r.code === 0 ? [] : [`doctor exited ${r.code ?? r.signal}, expected 0`];
+          if (!/historical_transcript_deferred.*Primary transcript header does not match its original filename/.test(printed))
+            problems.push("doctor did not defer the transcript with 'Primary transcript header does not match its original filename'");
+          return problems;
+        },
+      },
+      {
+        prompt: "What did I ask you before?",
+        replies: [reply([text("I see no earlier messages.")])],
+        expect: 200,
+        check(ctx) {
+          // An empty session: no assistant turn and none of the legacy prompts (the request holds the new prompt and
+          // 2026.9's runtime-context user message only).
+          const messages = mainRequests(ctx, this)[0]?.body?.messages ?? [];
+          const earlier = messages.filter((m) => m.role === "assistant" || JSON.stringify(m.content).includes("Think, then say"));
+          return messages.length && !earlier.length
+            ? []
+            : [`expected an empty session, got ${messages.length} message(s), ${earlier.length} from the legacy transcript`];
+        },
+      },
+    ],
+  },
 };
 
 export const scenarios = {
@@ -175,22 +409,14 @@ export const scenarios = {
   },
   "thinking-sonnet-4-6": { ...thinkingTurns, about: `${thinkingTurns.about}; claude-sonnet-4-6 (adaptive thinking)`, model: "claude-sonnet-4-6" },
   "edit-thinking-sonnet-4-6": { ...editThinking, about: `${editThinking.about}; claude-sonnet-4-6`, model: "claude-sonnet-4-6" },
-  // The one loop: recover can repair only what 2026.7 reads (JSONL). On 2026.9 the loop's recover step exits 2 (it does
-  // not read the SQLite store yet: issue 39), a known gap; the client itself continues either way.
+  // The interrupted call: 2026.7 is repaired in its JSONL transcript; 2026.9 answers it itself in every request ("No
+  // result provided"), which recover reports as a warning and leaves alone in its database.
   "killed-mid-call": {
     loop: true,
     smoke: true,
-    // 2026.9 keeps live sessions in SQLite, which recover does not read yet: it must refuse that store with its
-    // one-line not-a-store error (exit 2), and the client must still continue (it heals the call in each request).
-    knownGap: {
-      versions: ["2026.9.6"],
-      issue: 39,
-      why: "recover does not read openclaw's SQLite session store yet; it refuses it (exit 2, not-a-store) and the client heals the interrupted call in each request without writing it back",
-      expectExit: 2,
-      expectStderr: "openclaw-agent\\.sqlite, which recover does not read yet",
-    },
-    // A repair loop, not a request capture: fixtures/openclaw-2026.9 holds the captures of the scenarios above.
-    fixture: false,
+    // A repair loop, not a request capture: on 2026.9 the store it leaves is kept (fixtures/openclaw-2026.9-sqlite),
+    // a session whose interrupted call the client answers in every request.
+    fixture: "sqlite",
     about: "exec `sleep 60`; the client (and its children) SIGKILLed 3 s after the tool call was answered; then resume",
     steps: [
       {
@@ -202,4 +428,5 @@ export const scenarios = {
       { prompt: "What happened?", resume: true, replies: [reply([text("The command was interrupted.")])], expect: 200 },
     ],
   },
+  ...sqliteScenarios,
 };
