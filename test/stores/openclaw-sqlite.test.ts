@@ -120,6 +120,12 @@ describe("openclaw 2026.9's SQLite store (a database the real client wrote)", ()
       "SELECT * FROM session_transcript_index_state",
     );
     expect(state0).toMatchObject({ indexed_seq: 15, needs_rebuild: 0, active_event_count: 15, active_message_count: 6 });
+    // The search index follows: the torn answer ("No.") is gone from it, the texts still on the branch stay.
+    expect(query<{ text: string; role: string }>(db, "SELECT text, role FROM session_transcript_fts ORDER BY rowid")).toEqual([
+      { text: "Run echo hi and read notes.txt, then tell me both.", role: "user" },
+      { text: "echo printed hi; notes.txt has alpha and beta.", role: "assistant" },
+      { text: "Thanks. Anything else?", role: "user" },
+    ]);
     const identities = query<{ seq: number; event_id: string; parent_id: string | null }>(
       db,
       "SELECT seq, event_id, parent_id FROM transcript_event_identities ORDER BY seq",
@@ -215,7 +221,13 @@ describe("what recover derives from the events is what the client itself stored"
         const image = readSessionImage(connection, id, present);
         expect(bookkeepingDefects(image)).toEqual([]);
         const derived = deriveBookkeeping(image, image, Date.now());
-        for (const table of ["transcript_event_identities", "session_transcript_active_events", "session_transcript_index_state"] as const) {
+        for (const table of [
+          "transcript_event_identities",
+          "session_transcript_active_events",
+          "session_transcript_index_state",
+          "session_transcript_fts_rows",
+          "session_transcript_fts",
+        ] as const) {
           expect(derived.tables[table], `${id} ${table}`).toEqual(image.tables[table]);
         }
       }

@@ -56,6 +56,8 @@ export function sessionRows(db: string): string {
         .map((c) => c.name)
         .join(", ");
     const rows = Object.fromEntries(tables.map((t) => [t, connection.prepare(`SELECT * FROM ${t} ORDER BY ${keyOf(t)}`).all()]));
+    // The search index's texts, named by the rowid its rows table gives them.
+    rows.session_transcript_fts = connection.prepare("SELECT rowid, * FROM session_transcript_fts ORDER BY rowid").all();
     return JSON.stringify(rows, (_k, v) => (Buffer.isBuffer(v) ? v.toString("hex") : v));
   } finally {
     connection.close();

@@ -1,11 +1,10 @@
 /**
- * Which events of an openclaw session are its active branch, as the 2026.9 client decides it when it projects a
- * session (its `scanSessionTranscriptTree` and `selectSessionTranscriptActiveEntries`, docs/research/openclaw-sqlite.md
- * §2): events are read in `seq` order and linked by `parentId`; the leaf is the last canonical event that is no side
- * append, or the target of a `leaf` control; a parent that has not been seen yet (a higher seq) is taken to be the
- * running leaf; after a `reset`, events that do not descend from it continue from the leaf. The branch is the chain
- * from the leaf back (controls left out), led by the compaction or reset just before it. With no explicit leaf at all,
- * every event is on it, in order.
+ * Which events of an openclaw session are its active branch, as the 2026.9 client projects a session (its
+ * `scanSessionTranscriptTree` and `visitProjectionSource`, docs/research/openclaw-sqlite.md §2): events are read in
+ * `seq` order and linked by `parentId`; the leaf is the last canonical event that is no side append, or the target of
+ * a `leaf` control; a parent that has not been seen yet (a higher seq) is taken to be the running leaf; after a
+ * `reset`, events that do not descend from it continue from the leaf. The branch is the chain from the leaf back
+ * (controls left out). With no leaf at all, every event is on it, in order (none, once a leaf control was seen).
  */
 
 type Json = Record<string, unknown>;
@@ -55,14 +54,21 @@ function treeEntry(event: Json, index: number): Node | undefined {
   return { id, parentId, ...(isCanonical(event) && !side ? { leafId: id } : {}), appendParentId: id, side, leafControl: false, index };
 }
 
-/** Indexes (into `events`, which are in seq order; undefined: unreadable) of the active branch, in order. */
-export function activeIndexes(events: readonly (Json | undefined)[]): number[] {
+/** The active branch of a session, and the id the client's next event would take as its parent. */
+export interface ActiveBranch {
+  /** Indexes into the events (in seq order), in order. */
+  indexes: number[];
+  appendParentId: string | null;
+}
+
+/** `events` in seq order (undefined: unreadable). */
+export function activeBranch(events: readonly (Json | undefined)[]): ActiveBranch {
   const byId = new Map<string, Node>();
   const invalidControls = new Set<string>();
   const resetDescendants = new Set<string>();
   let leafId: string | null = null;
   let appendParentId: string | null = null;
-  let explicitLeaf = false;
+  let leafControl = false;
   let latestReset: string | undefined;
   /** Through leaf controls to the event they stand for. */
   const throughControls = (parentId: string | null): string | null => {
@@ -112,14 +118,19 @@ export function activeIndexes(events: readonly (Json | undefined)[]): number[] {
       resetDescendants.add(node.id);
     } else if (latestReset !== undefined && node.parentId !== null && resetDescendants.has(node.parentId)) resetDescendants.add(node.id);
     appendParentId = node.appendParentId;
-    if (node.leafId !== undefined) {
-      leafId = node.leafId;
-      if (explicit) explicitLeaf = true;
-    }
+    if (node.leafId !== undefined) leafId = node.leafId;
+    if (node.leafControl) leafControl = true;
   });
-  if (!explicitLeaf) return events.flatMap((event, index) => (isObject(event) ? [index] : []));
   const path = pathTo(byId, leafId);
-  return withLeadingBoundary(events, byId, path);
+  if (path.length > 0) return { indexes: path.map((node) => node.index), appendParentId };
+  return { indexes: leafControl ? [] : events.flatMap((event, index) => (isObject(event) ? [index] : [])), appendParentId };
+}
+
+/** What the client projects of an event on the branch (`shouldProjectActiveEvent`): no header, and only what it can place. */
+export function projected(event: Json | undefined): boolean {
+  if (!isObject(event) || event.type === "session") return false;
+  const hasMessage = Object.hasOwn(event, "message") && event.message !== undefined;
+  return hasMessage || isCanonical(event) || treeEntry(event, 0) !== undefined;
 }
 
 function pathTo(byId: ReadonlyMap<string, Node>, leafId: string | null): Node[] {
@@ -134,24 +145,4 @@ function pathTo(byId: ReadonlyMap<string, Node>, leafId: string | null): Node[] 
     at = node.parentId;
   }
   return path.reverse();
-}
-
-/** The nearest compaction or reset before the branch leads it (a reset with a kept suffix leads with that suffix). */
-function withLeadingBoundary(events: readonly (Json | undefined)[], byId: ReadonlyMap<string, Node>, path: readonly Node[]): number[] {
-  const active = path.map((node) => node.index);
-  for (let index = (path[0]?.index ?? 0) - 1; index >= 0; index--) {
-    const event = events[index];
-    if (!isObject(event) || (event.type !== "compaction" && event.type !== "reset")) continue;
-    if (event.type === "reset") {
-      const resetId = nonBlank(event.id);
-      const keptId = nonBlank(event.firstKeptEntryId);
-      if (resetId && keptId) {
-        const resetPath = pathTo(byId, resetId);
-        const kept = resetPath.findIndex((node) => node.id === keptId);
-        if (kept >= 0) return [...resetPath.slice(kept).map((node) => node.index), ...active];
-      }
-    }
-    return [index, ...active];
-  }
-  return active;
 }

@@ -6,7 +6,7 @@
  * (`deriveBookkeeping`), so a repair leaves the rows agreeing with the events, as the client's own appends do.
  */
 import { randomUUID } from "node:crypto";
-import { activeIndexes } from "./active-path.js";
+import { activeBranch, projected } from "./active-path.js";
 import { type Cell, integerCell, textCell } from "../sqlite/row.js";
 import { cellBytes, cellNumber, cellOf, eventRows, type EventRow, type SessionImage, type SessionTable, type TableRows } from "./session-rows.js";
 
@@ -91,11 +91,10 @@ function identities(image: SessionImage, events: readonly ParsedEvent[]): Cell[]
   return rows;
 }
 
-/** The events the client projects as its active branch (active-path.ts): every one on it but the header. */
-function activePath(events: readonly ParsedEvent[]): ParsedEvent[] {
-  return activeIndexes(events.map((e) => e.value))
-    .map((i) => events[i]!)
-    .filter((e) => e.value !== undefined && e.value.type !== "session");
+/** The events on the client's active branch (active-path.ts), and the id its next append takes as parent. */
+function activePath(events: readonly ParsedEvent[]): { path: ParsedEvent[]; appendParentId: string | null } {
+  const branch = activeBranch(events.map((e) => e.value));
+  return { path: branch.indexes.map((i) => events[i]!), appendParentId: branch.appendParentId };
 }
 
 /**
@@ -119,23 +118,89 @@ function activeRows(image: SessionImage, path: readonly ParsedEvent[]): Cell[][]
   });
 }
 
-function indexStateRows(image: SessionImage, events: readonly ParsedEvent[], path: readonly ParsedEvent[], now: number): Cell[][] | undefined {
+function indexStateRows(
+  image: SessionImage,
+  events: readonly ParsedEvent[],
+  active: readonly ParsedEvent[],
+  leafId: string | null,
+  now: number,
+): Cell[][] | undefined {
   const table = image.tables.session_transcript_index_state;
   if (!table) return undefined;
   const stored = table.rows[0];
-  const leaf = path.at(-1);
   const values: Values = {
     session_id: textCell(image.openclawSession),
     indexed_seq: integerCell(events.at(-1)?.seq ?? 0),
-    leaf_event_id: text(str(leaf?.value?.id)),
+    leaf_event_id: text(leafId ?? undefined),
     needs_rebuild: integerCell(0),
-    active_event_count: integerCell(path.length),
-    active_message_count: integerCell(path.filter((e) => e.value?.message !== undefined).length),
+    active_event_count: integerCell(active.length),
+    active_message_count: integerCell(active.filter((e) => e.value?.message !== undefined).length),
   };
   const row = rowOf(table, { ...values, updated_at: stored ? cellOf(table, stored, "updated_at") : integerCell(now) }, stored);
   // Its time moves only when what it says does.
   if (stored && !sameRow(row, stored)) return [rowOf(table, { ...values, updated_at: integerCell(now) }, stored)];
   return [row];
+}
+
+/** The searchable text of a message event, as the client indexes it (`readMessageText`): user and assistant text only. */
+function searchText(value: Record<string, unknown> | undefined): { id: string; role: string; text: string } | undefined {
+  const message = obj(value?.message);
+  const id = str(value?.id)?.trim();
+  const role = str(message?.role);
+  if (value?.type !== "message" || !id || (role !== "user" && role !== "assistant")) return undefined;
+  let text: string | undefined;
+  if (typeof message!.content === "string") text = message!.content.trim();
+  else if (typeof message!.text === "string") text = message!.text.trim();
+  else if (Array.isArray(message!.content)) {
+    const parts = message!.content.flatMap((b) => {
+      const block = obj(b);
+      const kind = block?.type;
+      return (kind === "text" || kind === "input_text" || kind === "output_text") && typeof block?.text === "string" && block.text.trim() ? [block.text] : [];
+    });
+    text = parts.join("\n");
+  }
+  return text ? { id, role, text } : undefined;
+}
+
+/**
+ * The search index of the branch: one row per user or assistant text on it. A stored row that says the same keeps its
+ * id; a new one takes the next id of the database (`nextId`), as the client's insert would.
+ */
+function searchRows(image: SessionImage, path: readonly ParsedEvent[], nextId: number | undefined): { rows: Cell[][]; texts: Cell[][] } | undefined {
+  const rowsTable = image.tables.session_transcript_fts_rows;
+  const textTable = image.tables.session_transcript_fts;
+  if (!rowsTable || !textTable) return undefined;
+  const storedText = new Map(textTable.rows.map((row) => [JSON.stringify(row.slice(1)), cellNumber(row[0]!)] as const));
+  const used = new Set<number>();
+  let next = nextId ?? 1 + Math.max(0, ...rowsTable.rows.map((row) => cellNumber(cellOf(rowsTable, row, "id")) ?? 0));
+  const rows: Cell[][] = [];
+  const texts: Cell[][] = [];
+  for (const event of path) {
+    const entry = searchText(event.value);
+    if (!entry) continue;
+    const stamp = timeOf(event.value?.timestamp) ?? event.createdAt;
+    const values: Values = {
+      text: textCell(entry.text),
+      session_id: textCell(image.openclawSession),
+      message_id: textCell(entry.id),
+      role: textCell(entry.role),
+      // The client binds it as a JavaScript number, which node:sqlite stores as REAL in the untyped FTS5 column.
+      timestamp: { t: "real", v: stamp },
+    };
+    const content = textTable.columns.slice(1).map((c) => values[c] ?? { t: "null" as const });
+    const kept = storedText.get(JSON.stringify(content));
+    const id = kept !== undefined && !used.has(kept) ? kept : next++;
+    used.add(id);
+    texts.push([integerCell(id), ...content]);
+    rows.push(rowOf(rowsTable, { id: integerCell(id), session_id: textCell(image.openclawSession), message_id: textCell(entry.id) }));
+  }
+  const byId = (a: Cell[], b: Cell[]) => (cellNumber(a[0]!) ?? 0) - (cellNumber(b[0]!) ?? 0);
+  return { rows: rows.sort(byId), texts: texts.sort(byId) };
+}
+
+function timeOf(stamp: unknown): number | undefined {
+  const ms = typeof stamp === "number" ? stamp : typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 function sameRow(a: readonly Cell[], b: readonly Cell[]): boolean {
@@ -147,16 +212,22 @@ function sameRows(a: readonly (readonly Cell[])[] | undefined, b: readonly (read
 }
 
 /** What the derived tables hold for `image`'s events, as rows; undefined for a table the database does not have. */
-function derived(image: SessionImage, now: number): Partial<Record<SessionTable, Cell[][]>> {
+function derived(image: SessionImage, now: number, nextSearchRowId?: number): Partial<Record<SessionTable, Cell[][]>> {
   const events = parsedEvents(image);
-  const path = activePath(events);
+  const { path, appendParentId } = activePath(events);
+  const shown = path.filter((e) => projected(e.value));
   const out: Partial<Record<SessionTable, Cell[][]>> = {};
   const ids = identities(image, events);
   if (ids) out.transcript_event_identities = ids;
-  const active = activeRows(image, path);
+  const active = activeRows(image, shown);
   if (active) out.session_transcript_active_events = active;
-  const state = indexStateRows(image, events, path, now);
+  const state = indexStateRows(image, events, shown, appendParentId, now);
   if (state && image.tables.session_transcript_index_state?.rows.length) out.session_transcript_index_state = state;
+  const search = searchRows(image, path, nextSearchRowId);
+  if (search) {
+    out.session_transcript_fts_rows = search.rows;
+    out.session_transcript_fts = search.texts;
+  }
   return out;
 }
 
@@ -164,11 +235,11 @@ function derived(image: SessionImage, now: number): Partial<Record<SessionTable,
  * `after` with what the client derives from its events derived again. When the events changed, also what the client
  * does after a rewrite of its own: a new `generation` (readers key caches on it) and a later `transcript_updated_at`.
  */
-export function deriveBookkeeping(before: SessionImage, after: SessionImage, now: number): SessionImage {
+export function deriveBookkeeping(before: SessionImage, after: SessionImage, now: number, nextSearchRowId?: number): SessionImage {
   const tables = { ...after.tables };
   tables.transcript_events = withTrueLengths(after.tables.transcript_events);
   const image = { ...after, tables };
-  for (const [name, rows] of Object.entries(derived(image, now)) as [SessionTable, Cell[][]][]) {
+  for (const [name, rows] of Object.entries(derived(image, now, nextSearchRowId)) as [SessionTable, Cell[][]][]) {
     tables[name] = { columns: after.tables[name]!.columns, rows: sortedLike(name, rows) };
   }
   const window = missingWindow(image);

@@ -9,7 +9,7 @@ import type { Dialect } from "../transcript/dialect.js";
 import type { TranscriptFormat } from "../transcript/format.js";
 import { openclawDialect } from "../transcript/openclaw.js";
 import { openclawFixesOf } from "../transcript/openclaw-fixes.js";
-import { activeIndexes } from "./active-path.js";
+import { activeBranch } from "./active-path.js";
 
 export const OPENCLAW_SQLITE = "openclaw-sqlite";
 
@@ -25,7 +25,7 @@ const dialect: Dialect = {
   // The client sends its active branch (active-path.ts: leaf controls, side appends), then pi's compaction cut.
   sentLines(chain, all) {
     const values = all.map((line) => line.value);
-    const branch = activeIndexes(values).map((i) => all[i]!);
+    const branch = activeBranch(values).indexes.map((i) => all[i]!);
     return openclawDialect.sentLines(branch.length > 0 ? branch : chain, all);
   },
 };

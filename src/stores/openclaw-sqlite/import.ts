@@ -219,5 +219,5 @@ function importedImage(
     ];
   }
   const image: SessionImage = { openclawSession: id, tables };
-  return deriveBookkeeping({ openclawSession: id, tables: {} }, image, now);
+  return deriveBookkeeping({ openclawSession: id, tables: {} }, image, now, writer.nextSearchRowId());
 }

@@ -23,7 +23,8 @@ interface PlannedEvent {
   text?: Buffer;
 }
 
-export function rewriteSession(before: SessionImage, transcript: Buffer, now: number): SessionImage {
+/** `nextSearchRowId`: the id a new search-index row takes (the database's next one). */
+export function rewriteSession(before: SessionImage, transcript: Buffer, now: number, nextSearchRowId?: number): SessionImage {
   const events = before.tables.transcript_events;
   if (!events) throw new Error(`session ${before.openclawSession} has no transcript_events table to write`);
   const planned = alignEvents(before, transcript);
@@ -36,7 +37,7 @@ export function rewriteSession(before: SessionImage, transcript: Buffer, now: nu
     return eventRow(events, before.openclawSession, kept ?? start + (i - Math.max(firstChange, 0)), event, now);
   });
   const after: SessionImage = { ...before, tables: { ...before.tables, transcript_events: { columns: events.columns, rows } } };
-  return deriveBookkeeping(before, after, now);
+  return deriveBookkeeping(before, after, now, nextSearchRowId);
 }
 
 /**

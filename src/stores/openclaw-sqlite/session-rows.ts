@@ -34,7 +34,20 @@ export const SESSION_TABLES = [
   { name: "session_transcript_active_events", where: "session_id = :id", order: "active_position" },
   { name: "session_transcript_index_state", where: "session_id = :id", order: "session_id" },
   { name: "transcript_rewrite_watermarks", where: "session_id = :id", order: "session_id" },
+  // The search index of the active branch's texts: its rows table, then the FTS5 table they name by rowid (deleting a
+  // rows-table row deletes its text by trigger).
+  { name: "session_transcript_fts_rows", where: "session_id = :id", order: "id" },
+  { name: "session_transcript_fts", where: "rowid IN (SELECT id FROM session_transcript_fts_rows WHERE session_id = :id)", order: "rowid" },
 ] as const;
+
+/** Tables whose rows are named by SQLite's rowid, not by a declared key (an FTS5 table): its image holds it first. */
+export const BY_ROWID: ReadonlySet<string> = new Set(["session_transcript_fts"]);
+
+/** A table's columns as its image holds them. */
+export function imageColumns(db: Database.Database, table: string): string[] {
+  const declared = (db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string }[]).map((c) => c.name);
+  return BY_ROWID.has(table) ? ["rowid", ...declared] : declared;
+}
 
 export type SessionTable = (typeof SESSION_TABLES)[number]["name"];
 
@@ -63,7 +76,7 @@ export function readSessionImage(db: Database.Database, id: string, present: Rea
   const limit = (table: string) => (headEvents !== undefined && table === "transcript_events" ? ` LIMIT ${Math.trunc(headEvents)}` : "");
   for (const table of SESSION_TABLES) {
     if (!present.has(table.name)) continue;
-    const columns = (db.prepare(`PRAGMA table_info(${quoteName(table.name)})`).all() as { name: string }[]).map((c) => c.name);
+    const columns = imageColumns(db, table.name);
     const rows = db
       .prepare(`SELECT ${cellSelect(columns)} FROM ${quoteName(table.name)} WHERE ${table.where} ORDER BY ${table.order}${limit(table.name)}`)
       .raw(true)

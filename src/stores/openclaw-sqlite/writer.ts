@@ -17,10 +17,29 @@ import { openDatabase } from "../sqlite/open.js";
 import { bindValue, type Cell, placeholder, quoteName } from "../sqlite/row.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { rewriteSession } from "./rewrite.js";
-import { decodeImage, encodeImage, readSessionImage, SESSION_TABLES, type SessionImage, type TableRows, transcriptOf } from "./session-rows.js";
+import {
+  BY_ROWID,
+  decodeImage,
+  encodeImage,
+  imageColumns,
+  readSessionImage,
+  SESSION_TABLES,
+  type SessionImage,
+  type TableRows,
+  transcriptOf,
+} from "./session-rows.js";
 
-/** Tables whose rows are replaced (deleted, then inserted) rather than updated: their unique `seq` indexes would clash mid-way. */
-const REPLACED = new Set(["transcript_events", "transcript_event_identities", "session_transcript_active_events"]);
+/**
+ * Tables whose rows are replaced (deleted, then inserted) rather than updated: their unique `seq` indexes would clash
+ * mid-way, and an FTS5 row is its text.
+ */
+const REPLACED = new Set([
+  "transcript_events",
+  "transcript_event_identities",
+  "session_transcript_active_events",
+  "session_transcript_fts_rows",
+  "session_transcript_fts",
+]);
 
 export class OpenclawSqliteWriter implements StoreWriter {
   private connection?: Database.Database;
@@ -80,7 +99,7 @@ export class OpenclawSqliteWriter implements StoreWriter {
 
   withPayload(_key: RecordKey, before: StoredImage, bytes: Buffer, now: number): StoredImage {
     if (!before.exists) throw new Error("openclaw sessions are repaired in place; recover creates none");
-    return { exists: true, bytes: encodeImage(rewriteSession(decodeImage(before.bytes), bytes, now)) };
+    return { exists: true, bytes: encodeImage(rewriteSession(decodeImage(before.bytes), bytes, now, this.nextSearchRowId())) };
   }
 
   touched(): StoredImage | undefined {
@@ -151,7 +170,13 @@ export class OpenclawSqliteWriter implements StoreWriter {
   }
 
   columnsOf(table: string): string[] {
-    return this.guard(() => (this.db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string }[]).map((c) => c.name));
+    return this.guard(() => imageColumns(this.db, table));
+  }
+
+  /** The id the next search-index row takes (its rows table numbers them across sessions). */
+  nextSearchRowId(): number | undefined {
+    if (!this.present.has("session_transcript_fts_rows")) return undefined;
+    return this.guard(() => Number(this.db.prepare("SELECT coalesce(max(id), 0) + 1 FROM session_transcript_fts_rows").pluck().get()));
   }
 
   hasNode(sessionKey: string): boolean {
@@ -159,6 +184,7 @@ export class OpenclawSqliteWriter implements StoreWriter {
   }
 
   private primaryKey(table: string): string[] {
+    if (BY_ROWID.has(table)) return ["rowid"];
     let keys = this.keys.get(table);
     if (!keys) {
       const columns = this.db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string; pk: number }[];
