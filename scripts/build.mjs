@@ -78,7 +78,7 @@ const result = await build({
   platform: "node",
   target: "node20",
   // A native addon: it is found in node_modules at run time, next to its .node file.
-  external: ["better-sqlite3", "@node-rs/xxhash"],
+  external: ["better-sqlite3", "@node-rs/xxhash", "fzstd"],
   minify: process.env.RECOVER_BUILD_MINIFY !== "0",
   sourcemap: "linked",
   sourcesContent: true,

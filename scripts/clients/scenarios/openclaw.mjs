@@ -85,6 +85,24 @@ const editThinking = {
   ],
 };
 
+const TOOL_WORKSPACE = { "notes.txt": "alpha\nbeta\n" };
+/** Two tool calls in one answer (exec `echo hi`, read notes.txt), the final answer, then one more turn. */
+const toolTurns = [
+  {
+    prompt: "Run echo hi and read notes.txt, then tell me both.",
+    thinking: "low",
+    replies: [
+      reply([
+        thinking("I should run echo and read the file.", SIG(1)),
+        toolUse("toolu_mock_exec_01", "exec", { command: "echo hi" }),
+        toolUse("toolu_mock_read_02", "read", { path: "notes.txt" }),
+      ]),
+      reply([thinking("Both done.", SIG(2)), text("echo printed hi; notes.txt has alpha and beta.")]),
+    ],
+  },
+  { prompt: "Thanks. Anything else?", thinking: "low", replies: [reply([text("No.")])], expect: 200 },
+];
+
 // The SQLite damage scenarios (docs/research/openclaw-sqlite-damage.md): the session built by the real 2026.9.6 client,
 // damaged by an edit as users' stores show it, then one more turn that shows how the client fails. Most failures come
 // before any request, so the step's `check` judges the exit code and the message; a repair loop (--loop) then runs
@@ -150,22 +168,9 @@ const sqliteScenarios = {
     ...SQLITE_DAMAGE,
     about:
       "control: a thinking turn with two tool calls (exec, read), a thinking turn, no damage; the continuation is accepted and recover must change nothing",
-    workspace: { "notes.txt": "alpha\nbeta\n" },
-    steps: [
-      {
-        prompt: "Run echo hi and read notes.txt, then tell me both.",
-        thinking: "low",
-        replies: [
-          reply([
-            thinking("I should run echo and read the file.", SIG(1)),
-            toolUse("toolu_mock_exec_01", "exec", { command: "echo hi" }),
-            toolUse("toolu_mock_read_02", "read", { path: "notes.txt" }),
-          ]),
-          reply([thinking("Both done.", SIG(2)), text("echo printed hi; notes.txt has alpha and beta.")]),
-        ],
-      },
-      { prompt: "Thanks. Anything else?", thinking: "low", replies: [reply([text("No.")])], expect: 200 },
-    ],
+    // The `tool` scenario's turns (below), in the SQLite store.
+    workspace: TOOL_WORKSPACE,
+    steps: toolTurns,
   },
   "torn-event": {
     ...SQLITE_DAMAGE,
@@ -335,22 +340,8 @@ export const scenarios = {
   },
   tool: {
     about: "a turn answered with two tool calls in one message (exec `echo hi`, read notes.txt), then the final answer; next turn captured",
-    workspace: { "notes.txt": "alpha\nbeta\n" },
-    steps: [
-      {
-        prompt: "Run echo hi and read notes.txt, then tell me both.",
-        thinking: "low",
-        replies: [
-          reply([
-            thinking("I should run echo and read the file.", SIG(1)),
-            toolUse("toolu_mock_exec_01", "exec", { command: "echo hi" }),
-            toolUse("toolu_mock_read_02", "read", { path: "notes.txt" }),
-          ]),
-          reply([thinking("Both done.", SIG(2)), text("echo printed hi; notes.txt has alpha and beta.")]),
-        ],
-      },
-      { prompt: "Thanks. Anything else?", thinking: "low", replies: [reply([text("No.")])], expect: 200 },
-    ],
+    workspace: TOOL_WORKSPACE,
+    steps: toolTurns,
   },
   "edit-thinking": editThinking,
   "edit-thinking-reasoning-false": { ...editThinking, about: `${editThinking.about}; the model resolves with reasoning:false`, ...NO_MODEL_ENTRY },

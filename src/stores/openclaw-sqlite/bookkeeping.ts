@@ -19,19 +19,27 @@ interface ParsedEvent {
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 const obj = (v: unknown) => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
+/** Parsed once per events table, as eventRows decodes it once. */
+const parsed = new WeakMap<TableRows, ParsedEvent[]>();
+
 function parsedEvents(image: SessionImage): ParsedEvent[] {
-  return eventRows(image).map((row: EventRow) => {
-    const parsed: ParsedEvent = { seq: row.seq, createdAt: row.createdAt ?? 0 };
+  const table = image.tables.transcript_events;
+  const known = table && parsed.get(table);
+  if (known) return known;
+  const events = eventRows(image).map((row: EventRow) => {
+    const event: ParsedEvent = { seq: row.seq, createdAt: row.createdAt ?? 0 };
     if ("text" in row.event) {
       try {
         const value = obj(JSON.parse(row.event.text.toString("utf8")));
-        if (value) parsed.value = value;
+        if (value) event.value = value;
       } catch {
         // torn: no identity can be derived from it
       }
     }
-    return parsed;
+    return event;
   });
+  if (table) parsed.set(table, events);
+  return events;
 }
 
 /** Column values of a derived row, by name; the table's other columns keep what the stored row had, else NULL. */
@@ -204,15 +212,22 @@ function timeOf(stamp: unknown): number | undefined {
 }
 
 function sameRow(a: readonly Cell[], b: readonly Cell[]): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return sameCells(a, b);
 }
 
 function sameRows(a: readonly (readonly Cell[])[] | undefined, b: readonly (readonly Cell[])[] | undefined): boolean {
-  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+  const left = a ?? [];
+  const right = b ?? [];
+  return left.length === right.length && left.every((row, i) => sameCells(row, right[i]!));
+}
+
+function sameCells(a: readonly Cell[], b: readonly Cell[]): boolean {
+  return a.length === b.length && a.every((cell, i) => cell.t === b[i]!.t && (cell.t === "null" || cell.v === (b[i] as { v: unknown }).v));
 }
 
 /** What the derived tables hold for `image`'s events, as rows; undefined for a table the database does not have. */
-function derived(image: SessionImage, now: number, nextSearchRowId?: number): Partial<Record<SessionTable, Cell[][]>> {
+/** `withSearch`: the search index too (a write derives it; a check does not judge it: it only serves the client's search). */
+function derived(image: SessionImage, now: number, nextSearchRowId?: number, withSearch = true): Partial<Record<SessionTable, Cell[][]>> {
   const events = parsedEvents(image);
   const { path, appendParentId } = activePath(events);
   const shown = path.filter((e) => projected(e.value));
@@ -223,7 +238,7 @@ function derived(image: SessionImage, now: number, nextSearchRowId?: number): Pa
   if (active) out.session_transcript_active_events = active;
   const state = indexStateRows(image, events, shown, appendParentId, now);
   if (state && image.tables.session_transcript_index_state?.rows.length) out.session_transcript_index_state = state;
-  const search = searchRows(image, path, nextSearchRowId);
+  const search = withSearch ? searchRows(image, path, nextSearchRowId) : undefined;
   if (search) {
     out.session_transcript_fts_rows = search.rows;
     out.session_transcript_fts = search.texts;
@@ -318,15 +333,6 @@ function entryNaming(bytes: Buffer | null, id: string): string | undefined {
   }
 }
 
-function parses(text: Buffer): boolean {
-  try {
-    JSON.parse(text.toString("utf8"));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A one-row table with some columns set. */
 function withValues(table: TableRows, values: Values): TableRows {
   return { columns: table.columns, rows: [table.columns.map((c, i) => values[c] ?? table.rows[0]![i]!)] };
@@ -370,7 +376,7 @@ export function bookkeepingDefects(image: SessionImage): BookkeepingDefect[] {
       defects.push({ seq: row.seq, detail: `event_utf8_bytes says ${row.utf8Bytes}, but the event is ${row.event.text.length} bytes` });
     }
   }
-  const expected = derived(image, 0);
+  const expected = derived(image, 0, undefined, false);
   const ids = image.tables.transcript_event_identities;
   if (ids && expected.transcript_event_identities && !sameRows(sortedLike("transcript_event_identities", ids.rows), expected.transcript_event_identities)) {
     const storedBySeq = new Map(ids.rows.map((row) => [cellNumber(cellOf(ids, row, "seq")), JSON.stringify(row)] as const));
@@ -396,7 +402,7 @@ export function bookkeepingDefects(image: SessionImage): BookkeepingDefect[] {
   }
   const active = image.tables.session_transcript_active_events;
   // An event that cannot be read has no place recover can derive: unreadable-record reports it, its repair derives the path.
-  const unreadable = eventRows(image).some((row) => !("text" in row.event) || !parses(row.event.text));
+  const unreadable = parsedEvents(image).some((event) => event.value === undefined);
   if (active && !unreadable && expected.session_transcript_active_events && !sameRows(active.rows, expected.session_transcript_active_events)) {
     defects.push({ seq: 0, detail: "the active path the client keeps (session_transcript_active_events) is not the chain of its events" });
   }

@@ -3,13 +3,15 @@
  * one zstd frame in `event_zstd` (the client's own zlib, content checksum on: a flipped byte makes it crash with
  * "Restored data doesn't match checksum"). Node 20 has no zstd in zlib, so the frame is decoded with fzstd (pure
  * JavaScript, decoding only, which is all recover needs: it writes plain `event_json`), and its checksum, which fzstd
- * does not check, with @node-rs/xxhash: recover must refuse exactly the rows the client refuses.
+ * does not check, with @node-rs/xxhash: recover must refuse exactly the rows the client refuses. Both stay outside
+ * the bundle and load on first use.
  */
 import { createRequire } from "node:module";
-import { decompress } from "fzstd";
 
+// Both are loaded on the first zstd row: most runs read none, and start-up pays for what it loads.
 const requireHere = createRequire(import.meta.url);
 let xxh64: ((input: Uint8Array, seed?: bigint) => bigint) | undefined;
+let decompress: ((data: Uint8Array) => Uint8Array) | undefined;
 
 /** The content checksum of a zstd frame: the low 32 bits of XXH64 (seed 0), little-endian (RFC 8878 §3.1.1). */
 function checksumOf(content: Uint8Array): number {
@@ -29,6 +31,7 @@ export function decodeEvent(json: Buffer | null, zstd: Buffer | null, utf8Bytes:
   if (zstd === null) return { problem: "the row holds neither event_json nor event_zstd" };
   let content: Uint8Array;
   try {
+    decompress ??= (requireHere("fzstd") as { decompress: (data: Uint8Array) => Uint8Array }).decompress;
     content = decompress(zstd);
   } catch (error) {
     return { problem: `event_zstd does not decode (${(error as Error).message})` };

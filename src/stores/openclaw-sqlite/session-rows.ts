@@ -11,22 +11,25 @@ import { decodeEvent, type DecodedEvent } from "./event-codec.js";
 /**
  * The session keys a session's image holds: those pointing at it, and one pointing at a session with no rows at all
  * when this is the newest session its window gives that key (a pointer repair moves it here). A key pointing at
- * another session is that session's: every node row is in one image only.
+ * another session is that session's: every node row is in one image only. (A UNION of two indexed lookups: an OR
+ * across them would read every node for every session.)
  */
-const NODE_ROWS = `current_session_id = :id OR (
-  session_key IN (SELECT session_key FROM session_windows WHERE session_id = :id)
-  AND NOT EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_id = session_nodes.current_session_id)
-  AND NOT EXISTS (SELECT 1 FROM session_windows w WHERE w.session_id = session_nodes.current_session_id)
-  AND :id = (SELECT w.session_id FROM session_windows w WHERE w.session_key = session_nodes.session_key ORDER BY w.updated_at DESC, w.session_id DESC LIMIT 1))`;
+const NODE_KEYS = `SELECT session_key FROM session_nodes WHERE current_session_id = :id
+  UNION
+  SELECT n.session_key FROM session_windows w JOIN session_nodes n ON n.session_key = w.session_key
+  WHERE w.session_id = :id
+    AND NOT EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_id = n.current_session_id)
+    AND NOT EXISTS (SELECT 1 FROM session_windows o WHERE o.session_id = n.current_session_id)
+    AND :id = (SELECT o.session_id FROM session_windows o WHERE o.session_key = n.session_key ORDER BY o.updated_at DESC, o.session_id DESC LIMIT 1)`;
 
 /** The tables a session lives in, how its rows are found, and the order they are kept in. */
 export const SESSION_TABLES = [
   { name: "session_windows", where: "session_id = :id", order: "session_id" },
-  { name: "session_nodes", where: NODE_ROWS, order: "session_key" },
+  { name: "session_nodes", where: `session_key IN (${NODE_KEYS})`, order: "session_key" },
   {
     name: "session_canonical_validation_pending",
     // Written by session_nodes' triggers: part of what a write to those rows leaves behind.
-    where: `session_key IN (SELECT session_key FROM session_nodes WHERE ${NODE_ROWS})`,
+    where: `session_key IN (${NODE_KEYS})`,
     order: "session_key",
   },
   { name: "transcript_events", where: "session_id = :id", order: "seq" },
@@ -42,6 +45,14 @@ export const SESSION_TABLES = [
 
 /** Tables whose rows are named by SQLite's rowid, not by a declared key (an FTS5 table): its image holds it first. */
 export const BY_ROWID: ReadonlySet<string> = new Set(["session_transcript_fts"]);
+
+/** The columns of a STRICT table that hold only numbers (SQLite enforces it there): no bytes to read for them. */
+function numericColumns(db: Database.Database, table: string): Set<string> {
+  const sql = db.prepare("SELECT sql FROM sqlite_schema WHERE name = ?").pluck().get(table) as string | undefined;
+  if (!sql || !/\)\s*STRICT\s*(,|$)/i.test(sql.trim())) return new Set();
+  const columns = db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as { name: string; type: string }[];
+  return new Set(columns.filter((c) => /^(INTEGER|INT|REAL)$/i.test(c.type)).map((c) => c.name));
+}
 
 /** A table's columns as its image holds them. */
 export function imageColumns(db: Database.Database, table: string): string[] {
@@ -67,21 +78,37 @@ export interface SessionImage {
   danglingKeys?: string[];
 }
 
+/** What reading sessions of one connection prepares once: each table's columns and its SELECT (thousands of sessions). */
+const prepared = new WeakMap<Database.Database, Map<string, { columns: string[]; select: Database.Statement }>>();
+
+function readerOf(db: Database.Database, table: (typeof SESSION_TABLES)[number], limit: string) {
+  let cache = prepared.get(db);
+  if (!cache) {
+    cache = new Map();
+    prepared.set(db, cache);
+  }
+  const key = `${table.name}${limit}`;
+  let reader = cache.get(key);
+  if (!reader) {
+    const columns = imageColumns(db, table.name);
+    const sql = `SELECT ${cellSelect(columns, numericColumns(db, table.name))} FROM ${quoteName(table.name)} WHERE ${table.where} ORDER BY ${table.order}${limit}`;
+    reader = { columns, select: db.prepare(sql).raw(true).safeIntegers(true) };
+    cache.set(key, reader);
+  }
+  return reader;
+}
+
 /**
- * Every row of session `id`, in the tables this database has (an older schema may lack a derived one); `headEvents`:
- * only its first events (a listing's title), which is no image to write back.
+ * Every row of session `id`, in the tables this database has (an older schema may lack a derived one). `head`: only its
+ * window and first `head` events (a listing's title and directory), which is no image to write back.
  */
-export function readSessionImage(db: Database.Database, id: string, present: ReadonlySet<string>, headEvents?: number): SessionImage {
+export function readSessionImage(db: Database.Database, id: string, present: ReadonlySet<string>, head?: number): SessionImage {
   const image: SessionImage = { openclawSession: id, tables: {} };
-  const limit = (table: string) => (headEvents !== undefined && table === "transcript_events" ? ` LIMIT ${Math.trunc(headEvents)}` : "");
   for (const table of SESSION_TABLES) {
     if (!present.has(table.name)) continue;
-    const columns = imageColumns(db, table.name);
-    const rows = db
-      .prepare(`SELECT ${cellSelect(columns)} FROM ${quoteName(table.name)} WHERE ${table.where} ORDER BY ${table.order}${limit(table.name)}`)
-      .raw(true)
-      .safeIntegers(true)
-      .all({ id }) as unknown[][];
+    if (head !== undefined && table.name !== "transcript_events" && table.name !== "session_windows") continue;
+    const { columns, select } = readerOf(db, table, head !== undefined && table.name === "transcript_events" ? ` LIMIT ${Math.trunc(head)}` : "");
+    const rows = select.all({ id }) as unknown[][];
     image.tables[table.name] = { columns, rows: rows.map((row) => columns.map((_, i) => cellAt(row, i))) };
   }
   const dangling = danglingKeys(image);
@@ -89,7 +116,7 @@ export function readSessionImage(db: Database.Database, id: string, present: Rea
   return image;
 }
 
-/** Node rows of the image that point elsewhere: by NODE_ROWS, at a session with no rows. */
+/** Node rows of the image that point elsewhere: by NODE_KEYS, at a session with no rows. */
 function danglingKeys(image: SessionImage): string[] {
   const nodes = image.tables.session_nodes;
   if (!nodes) return [];
@@ -137,10 +164,15 @@ export interface EventRow {
   createdAt: number | undefined;
 }
 
+/** Decoded once per events table (an image's tables are never changed in place; a changed one is a new object). */
+const decoded = new WeakMap<TableRows, EventRow[]>();
+
 export function eventRows(image: SessionImage): EventRow[] {
   const table = image.tables.transcript_events;
   if (!table) return [];
-  return table.rows.map((row) => {
+  const known = decoded.get(table);
+  if (known) return known;
+  const rows = table.rows.map((row) => {
     const zstd = cellBytes(cellOf(table, row, "event_zstd"));
     const utf8Bytes = cellNumber(cellOf(table, row, "event_utf8_bytes"));
     return {
@@ -151,6 +183,8 @@ export function eventRows(image: SessionImage): EventRow[] {
       createdAt: cellNumber(cellOf(table, row, "created_at")),
     };
   });
+  decoded.set(table, rows);
+  return rows;
 }
 
 /**

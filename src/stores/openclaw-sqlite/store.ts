@@ -9,7 +9,7 @@ import { RecoverError } from "../../errors.js";
 import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
 import type { TranscriptRecords } from "../../model/transcript.js";
 import { assertSafeId } from "../session-id.js";
-import { sqliteError } from "../sqlite/errors.js";
+import { guarded } from "../sqlite/errors.js";
 import { openForReading, type ReadConnection } from "../sqlite/open.js";
 import type { HiddenSessions, RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
 import { transcriptFixing } from "../transcript/working.js";
@@ -49,11 +49,7 @@ export class OpenclawSqliteStore implements SessionStore {
   }
 
   private guard<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      throw sqliteError(error, this.info.path);
-    }
+    return guarded(this.info.path, work);
   }
 
   /** The tables an openclaw agent database has and this one lacks (opencode.db, any SQLite file named so). */
@@ -112,13 +108,14 @@ export class OpenclawSqliteStore implements SessionStore {
 
   private headSummary(id: string): SessionSummary {
     const image = this.guard(() => readSessionImage(this.db, id, this.presentTables(), HEAD_EVENTS));
-    return sessionTranscript(image, this.info.path, false, this.mtime()).summary;
+    return sessionTranscript(image, this.info.path, false, this.mtime(), true).summary;
   }
 
   private mtime(): number {
     try {
       return statSync(this.info.path).mtimeMs;
     } catch {
+      // gone since it was opened: the rows' own times say when they were written
       return 0;
     }
   }

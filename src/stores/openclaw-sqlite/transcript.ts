@@ -14,11 +14,13 @@ import { cellBytes, cellNumber, cellOf, eventRows, lineOfRow, type EventRow, typ
 /** The `customType` of a placeholder recover writes for an event it could not read (the client does not send custom entries). */
 export const PLACEHOLDER_TYPE = "recover:unreadable-event";
 
-export function sessionTranscript(image: SessionImage, dbPath: string, keepBytes: boolean, mtime: number): TranscriptRecords {
+/** `partial`: the image holds only some rows (a listing's head): its bookkeeping is not judged. */
+export function sessionTranscript(image: SessionImage, dbPath: string, keepBytes: boolean, mtime: number, partial = false): TranscriptRecords {
   const file: TranscriptFile = { path: dbPath, sessionId: image.openclawSession, dialect: OPENCLAW_SQLITE, mtime };
-  const identities = identitiesBySeq(image);
+  // Read only when a row needs a placeholder (most sessions have none).
+  let identities: Map<number, Identity> | undefined;
   const rows = eventRows(image);
-  const stale = staleBySeq(image);
+  const stale = partial ? new Map<number, BookkeepingDefect[]>() : staleBySeq(image);
   const raws: Buffer[] = [];
   const lines = rows.map((row, i) => {
     const raw = lineOfRow(row);
@@ -26,7 +28,10 @@ export function sessionTranscript(image: SessionImage, dbPath: string, keepBytes
     const line = lineRecord(raw, i + 1, file);
     // A row that holds no text says why in its own words, not as JSON that does not parse.
     if (!("text" in row.event)) line.problem = { kind: "unreadable", reason: "invalid-json", detail: row.event.problem };
-    if (line.problem?.kind === "unreadable") return withPlaceholder(line, row, identities.get(row.seq));
+    if (line.problem?.kind === "unreadable") {
+      identities ??= identitiesBySeq(image);
+      return withPlaceholder(line, row, identities.get(row.seq));
+    }
     // What concerns the session as a whole is said at its first line (the header).
     const defects = stale.get(i === 0 ? -1 : row.seq) ?? [];
     if (i === 0) defects.push(...(stale.get(row.seq) ?? []));

@@ -11,8 +11,8 @@
 import type Database from "better-sqlite3";
 import { RecoverError, storeChanged } from "../../errors.js";
 import { sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
-import { processesHolding } from "../openers.js";
-import { SALVAGE, sqliteError } from "../sqlite/errors.js";
+import { guarded } from "../sqlite/errors.js";
+import { assertWhole, databaseOpeners } from "../sqlite/write-guards.js";
 import { openDatabase } from "../sqlite/open.js";
 import { bindValue, type Cell, placeholder, quoteName } from "../sqlite/row.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
@@ -62,24 +62,16 @@ export class OpenclawSqliteWriter implements StoreWriter {
   }
 
   private guard<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      throw sqliteError(error, this.info.path);
-    }
+    return guarded(this.info.path, work);
   }
 
   checkIntegrity(): void {
-    const result = this.guard(() => this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[]);
-    if (result.length === 1 && result[0] === "ok") return;
-    const damage = result.map((line) => line.replace(/\s*\n\s*/g, " ")).join("; ");
-    throw new RecoverError("store-corrupt", `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed`, SALVAGE);
+    assertWhole(this.db, this.info.path);
   }
 
   /** A running openclaw holds its database open (node:sqlite), and its -wal and -shm beside it. */
   openers(): { pid: number; name: string }[] {
-    const path = this.info.path;
-    return processesHolding([path, `${path}-wal`, `${path}-shm`]);
+    return databaseOpeners(this.info.path);
   }
 
   read(key: RecordKey): StoredImage {

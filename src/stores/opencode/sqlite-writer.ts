@@ -7,11 +7,11 @@
 import type Database from "better-sqlite3";
 import { RecoverError } from "../../errors.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
-import { processesHolding } from "../openers.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { FileWriter } from "../file-writer.js";
 import { openDatabase } from "../sqlite/open.js";
-import { SALVAGE, sqliteError } from "../sqlite/errors.js";
+import { guarded } from "../sqlite/errors.js";
+import { assertWhole, databaseOpeners } from "../sqlite/write-guards.js";
 
 import {
   bindValue,
@@ -54,36 +54,24 @@ export class OpencodeSqliteWriter implements StoreWriter {
   /** Opened on first use: a transaction of whole files (undoing a salvage) must not hold the database open. */
   private get db(): Database.Database {
     if (this.connection) return this.connection;
-    try {
-      const db = openDatabase(this.info.path, { fileMustExist: true, timeout: 5000 });
-      // We keep parents and children consistent ourselves (a plan lists every row a delete takes with it), and a
-      // restore must be able to put back a part whose message was already gone.
-      db.pragma("foreign_keys = OFF");
-      this.connection = db;
-      return db;
-    } catch (error) {
-      throw sqliteError(error, this.info.path);
-    }
+    const db = this.guard(() => openDatabase(this.info.path, { fileMustExist: true, timeout: 5000 }));
+    // We keep parents and children consistent ourselves (a plan lists every row a delete takes with it), and a
+    // restore must be able to put back a part whose message was already gone.
+    db.pragma("foreign_keys = OFF");
+    this.connection = db;
+    return db;
   }
 
   private guard<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      throw sqliteError(error, this.info.path);
-    }
+    return guarded(this.info.path, work);
   }
 
   checkIntegrity(): void {
-    const result = this.guard(() => this.db.prepare("PRAGMA quick_check(3)").pluck().all() as string[]);
-    if (result.length === 1 && result[0] === "ok") return;
-    const damage = result.map((line) => line.replace(/\s*\n\s*/g, " ")).join("; ");
-    throw new RecoverError("store-corrupt", `${this.info.path} is damaged (PRAGMA quick_check: ${damage}); nothing was changed`, SALVAGE);
+    assertWhole(this.db, this.info.path);
   }
 
   openers(): { pid: number; name: string }[] {
-    const path = this.info.path;
-    return processesHolding([path, `${path}-wal`, `${path}-shm`]);
+    return databaseOpeners(this.info.path);
   }
 
   private tableColumns(table: string): ColumnInfo[] {

@@ -29,3 +29,12 @@ export function sqliteError(error: unknown, path: string): Error {
   if (code.startsWith("SQLITE_IOERR")) return new RecoverError("store-unreadable", `cannot read ${path}: ${message}`);
   return error instanceof Error ? error : new Error(message);
 }
+
+/** `work` on a database, its errors said as the one-line errors above. */
+export function guarded<T>(path: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw sqliteError(error, path);
+  }
+}

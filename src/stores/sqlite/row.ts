@@ -27,9 +27,12 @@ export function columnsOf(db: Database.Database, table: string): ColumnInfo[] {
   return db.prepare(`PRAGMA table_info(${quoteName(table)})`).all() as ColumnInfo[];
 }
 
-/** The select list that reads every named column as its storage class, value and bytes (see `cellOf`). */
-export function cellSelect(names: readonly string[]): string {
-  return names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, CAST(${quoteName(n)} AS BLOB)`).join(", ");
+/**
+ * The select list that reads every named column as its storage class, value and bytes (see `cellOf`). `numeric`:
+ * columns that can hold no text or blob (a STRICT table's INTEGER or REAL column): their bytes are not read.
+ */
+export function cellSelect(names: readonly string[], numeric: ReadonlySet<string> = new Set()): string {
+  return names.map((n) => `typeof(${quoteName(n)}), ${quoteName(n)}, ${numeric.has(n) ? "NULL" : `CAST(${quoteName(n)} AS BLOB)`}`).join(", ");
 }
 
 /** Column `i` of a raw row read with `cellSelect` (and `safeIntegers`). */
