@@ -47,6 +47,8 @@ export interface ClientCopes {
    * them as they are, a warning with no fix. Without it, what the client copes with is still fixed on disk.
    */
   mendsEveryTime?: true;
+  /** The client scales every history image to fit this many pixels a side before it sends it (openclaw 2026.9: 1,200). */
+  imagesFitTo?: number;
 }
 
 export interface SessionView {

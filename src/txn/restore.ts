@@ -27,7 +27,7 @@ export function readRestorable(root: string, id: string, onlySession: string | u
 /** A backup goes back only into a store of the format it was taken from (the same store, or a copy of it). */
 export function refuseOtherFormat(manifest: Manifest, info: StoreInfo): void {
   if (info.format !== manifest.store.format) {
-    throw new RecoverError("usage", `backup ${manifest.id} was taken from an ${manifest.store.format} store; ${info.path} is ${info.format}`);
+    throw new RecoverError("usage", `backup ${manifest.id} was taken from a store of format ${manifest.store.format}; ${info.path} is ${info.format}`);
   }
 }
 

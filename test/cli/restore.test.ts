@@ -225,7 +225,10 @@ describe.each(FORMATS)("session restore (%s)", (format: Format) => {
     const sb = sandbox();
     const { id } = await repair(sb, fixture, [fixture.brokenId]);
     const bytes = storeBytes(other);
-    expectOneLineError(await sb.run(["session", "restore", id, "--yes", "--store", other.store]), new RegExp(`backup ${id} was taken from an ${format} store`));
+    expectOneLineError(
+      await sb.run(["session", "restore", id, "--yes", "--store", other.store]),
+      new RegExp(`backup ${id} was taken from a store of format ${format}`),
+    );
     expectStoreBytes(other, bytes);
   });
 

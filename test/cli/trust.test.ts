@@ -157,7 +157,7 @@ describe("a forced --format that does not match what is on disk is refused, and 
     const before = snapshot(stores.claude.root);
     const r = await run(["session", "restore", backup, "--yes", "--force", "--store", stores.claude.root], { env });
     expect(r.status).toBe(2);
-    expectOneLineError(r, /backup \S+ was taken from an opencode-sqlite store; .* is claude/);
+    expectOneLineError(r, /backup \S+ was taken from a store of format opencode-sqlite; .* is claude/);
     expectSameBytes(before, snapshot(stores.claude.root));
   });
 });

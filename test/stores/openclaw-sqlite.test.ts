@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { bookkeepingDefects, deriveBookkeeping } from "../../src/stores/openclaw-sqlite/bookkeeping.js";
 import { decodeEvent } from "../../src/stores/openclaw-sqlite/event-codec.js";
 import { readSessionImage } from "../../src/stores/openclaw-sqlite/session-rows.js";
+import { holdOpen } from "../cli/repair-support.js";
 import { expectNoStack, parseJsonDocument, run, tempDir } from "../cli/run.js";
 import { OPENCLAW_SQLITE_FIXTURES, onlySession, openclawState, plant, sessionRows, tearEvent } from "../support/openclaw-db.js";
 
@@ -318,5 +319,53 @@ describe("a legacy transcript openclaw doctor refused (fixtures/openclaw-2026.9-
     const restored = await run(["session", "restore", "--last", "--yes", "--store", state]);
     expect(restored.status, restored.stderr).toBe(0);
     expect(sessionRows(db)).toBe(before);
+  });
+});
+
+describe("openclaw SQLite: what is not recover's to change", () => {
+  it("a running client holding the database open: the repair is refused (exit 3), the database untouched", async () => {
+    const { state, db } = openclawState("torn-event");
+    const before = sessionRows(db);
+    const holder = await holdOpen(db);
+    try {
+      const r = await run(["session", "repair", onlySession(db), "--yes", "--include-live", "--store", state]);
+      expect(r.status, r.stderr).toBe(3);
+      expectNoStack(r.stderr);
+      expect(r.stderr).toContain(String(holder.pid));
+    } finally {
+      await holder.stop();
+    }
+    expect(sessionRows(db)).toBe(before);
+  });
+
+  it("a restore after the client wrote on: refused (exit 3), what the client wrote kept", async () => {
+    const { state, db } = openclawState("torn-event");
+    const id = onlySession(db);
+    const repaired = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    // The client appends the next turn's first event, as it does: the next seq, plain event_json.
+    plant(db, (c) => {
+      const seq = (c.prepare("SELECT max(seq) FROM transcript_events").pluck().get() as number) + 1;
+      const json = JSON.stringify({
+        type: "custom",
+        customType: "openclaw.cache-ttl",
+        data: {},
+        id: "e-after",
+        parentId: null,
+        timestamp: new Date().toISOString(),
+      });
+      c.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)").run(
+        id,
+        seq,
+        json,
+        Date.now(),
+        json.length,
+      );
+    });
+    const after = sessionRows(db);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", state]);
+    expect(restored.status, restored.stderr).toBe(3);
+    expectNoStack(restored.stderr);
+    expect(sessionRows(db)).toBe(after);
   });
 });

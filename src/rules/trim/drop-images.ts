@@ -2,7 +2,7 @@ import type { Block, MediaItem } from "../../model/conversation.js";
 import { IMAGE_TOKENS, CHARS_PER_TOKEN } from "../../model/tokens.js";
 import { atBlock } from "../helpers.js";
 import type { Candidate, TrimStrategy } from "./budget.js";
-import { dimensionsOf, imageFault, type Dimensions } from "./image-limits.js";
+import { imageFault, sizeAsSent, type Dimensions } from "./image-limits.js";
 import { recordKey, regionOf, type Layout } from "./layout.js";
 import { plural } from "../../model/format-count.js";
 
@@ -16,15 +16,18 @@ interface Medium {
   chars: number;
   step: number;
   size?: Dimensions;
+  reencoded?: true;
 }
 
-function media(layout: Layout): Medium[] {
+/** `fitTo`: the client scales each image to fit this many pixels a side (then re-encodes it) before sending it. */
+function media(layout: Layout, fitTo?: number): Medium[] {
   const found: Medium[] = [];
+  const sizedAsSent = (mime: string, data: string | undefined) => sizeAsSent(mime, data, fitTo);
   const add = (blocks: readonly Block[], step: number) => {
     for (const block of blocks) {
-      if (block.type === "media") found.push({ block, mime: block.mime, chars: block.chars, step, ...sized(block.mime, block.data) });
+      if (block.type === "media") found.push({ block, mime: block.mime, chars: block.chars, step, ...sizedAsSent(block.mime, block.data) });
       if (block.type === "tool_result")
-        for (const item of block.media ?? []) found.push({ block, item, mime: item.mime, chars: item.chars, step, ...sized(item.mime, item.data) });
+        for (const item of block.media ?? []) found.push({ block, item, mime: item.mime, chars: item.chars, step, ...sizedAsSent(item.mime, item.data) });
     }
   };
   for (const turn of layout.turns) {
@@ -32,11 +35,6 @@ function media(layout: Layout): Medium[] {
     for (const step of turn.steps) add(step.blocks, step.index);
   }
   return found;
-}
-
-function sized(mime: string, data: string | undefined): { size?: Dimensions } {
-  const size = mime.startsWith("image/") ? dimensionsOf(data) : undefined;
-  return size ? { size } : {};
 }
 
 /**
@@ -49,8 +47,8 @@ export const dropImages: TrimStrategy = {
   name: "drop-images",
   description: "context trim: images and documents give way to a short note (kept in the backup); first those the API refuses",
   independent: true,
-  candidates({ layout }) {
-    const all = media(layout);
+  candidates({ layout, view }) {
+    const all = media(layout, view.copes?.imagesFitTo);
     const images = all.filter((m) => m.mime.startsWith("image/"));
     const required = new Set<Medium>();
     let count = images.length;

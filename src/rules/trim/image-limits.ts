@@ -34,12 +34,27 @@ export function dimensionsOf(data: string | undefined): Dimensions | undefined {
 export interface SentImage {
   chars: number;
   size?: Dimensions;
+  /** The client re-encodes it before sending (after scaling it down): its stored bytes are not what the API gets. */
+  reencoded?: true;
+}
+
+/**
+ * An image or document as the API gets it: an image's size from its header; `fitTo`, when the client scales every
+ * image to fit that many pixels a side and re-encodes it before sending (openclaw 2026.9), the size it sends.
+ */
+export function sizeAsSent(mime: string, data: string | undefined, fitTo?: number): { size?: Dimensions; reencoded?: true } {
+  const image = mime.startsWith("image/");
+  const size = image ? dimensionsOf(data) : undefined;
+  const reencoded = image && fitTo !== undefined ? { reencoded: true as const } : {};
+  if (!size) return reencoded;
+  const scale = fitTo !== undefined ? Math.min(1, fitTo / Math.max(size.width, size.height)) : 1;
+  return { size: { width: Math.round(size.width * scale), height: Math.round(size.height * scale) }, ...reencoded };
 }
 
 /** Why the API refuses this image in a request of `count` images; none when it accepts it. */
 export function imageFault(image: SentImage, count: number): string | undefined {
   const side = image.size ? Math.max(image.size.width, image.size.height) : 0;
-  if (image.chars > MAX_IMAGE_BYTES) return `over the API's 5 MB per image`;
+  if (image.chars > MAX_IMAGE_BYTES && !image.reencoded) return `over the API's 5 MB per image`;
   if (side > MAX_IMAGE_SIDE) return `over the API's ${formatCount(MAX_IMAGE_SIDE)} px per side`;
   if (count > MANY_IMAGES && side > MANY_IMAGES_MAX_SIDE) return `over ${formatCount(MANY_IMAGES_MAX_SIDE)} px in a request of more than ${MANY_IMAGES} images`;
   return undefined;

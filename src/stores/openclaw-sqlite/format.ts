@@ -21,7 +21,12 @@ const dialect: Dialect = {
   name: OPENCLAW_SQLITE,
   // Its lines come from rows, never from a file whose head would be sniffed.
   sniff: () => false,
-  copes: { missingResult: `openclaw 2026.9 sends "${OPENCLAW_NO_RESULT}" for it in every request, so recover leaves it alone`, mendsEveryTime: true },
+  copes: {
+    missingResult: `openclaw 2026.9 sends "${OPENCLAW_NO_RESULT}" for it in every request, so recover leaves it alone`,
+    mendsEveryTime: true,
+    // Measured (issue 39): every history image goes out scaled to fit 1,200 px.
+    imagesFitTo: 1200,
+  },
   // The client sends its active branch (active-path.ts: leaf controls, side appends), then pi's compaction cut.
   sentLines(chain, all) {
     const values = all.map((line) => line.value);
