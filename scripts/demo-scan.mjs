@@ -20,7 +20,7 @@ for (const [agent, place] of Object.entries(PLACES)) {
 }
 // The agents' own variables would point elsewhere: only the copies under this HOME are found.
 const env = { ...process.env, HOME: home, XDG_STATE_HOME: join(work, "state") };
-for (const name of ["XDG_DATA_HOME", "OPENCODE_DB", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[name];
+for (const name of ["XDG_DATA_HOME", "OPENCODE_DB", "CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[name];
 const args = ["bin/recover", "session", "scan", "--all", "--exit-zero", "--backup-dir", join(work, "backups"), ...process.argv.slice(2)];
 const result = spawnSync(process.execPath, args, { stdio: "inherit", env, cwd: root });
 if (!process.argv.includes("--json")) console.error(`\n(the demo stores were copied to ${home}: every command above acts on those copies)`);

@@ -30,6 +30,7 @@ function homeWith(only?: string[]): { home: string; env: Record<string, string> 
       XDG_DATA_HOME: "",
       XDG_STATE_HOME: path.join(home, ".state"),
       CLAUDE_CONFIG_DIR: "",
+      OPENCLAW_STATE_DIR: "",
       CODEX_HOME: "",
       GEMINI_CLI_HOME: "",
       OPENCODE_DB: "",
@@ -236,7 +237,7 @@ describe("with only Claude Code", () => {
   it("with no agent's store at all: one line that says where it looked (exit 2)", async () => {
     const home = tempDir();
     const r = await run(["session", "list"], {
-      env: { HOME: home, XDG_DATA_HOME: "", CLAUDE_CONFIG_DIR: "", CODEX_HOME: "", GEMINI_CLI_HOME: "", OPENCODE_DB: "" },
+      env: { HOME: home, XDG_DATA_HOME: "", CLAUDE_CONFIG_DIR: "", OPENCLAW_STATE_DIR: "", CODEX_HOME: "", GEMINI_CLI_HOME: "", OPENCODE_DB: "" },
     });
     expect(r.status).toBe(2);
     expectOneLineError(r, /no agent's store found \(opencode: no opencode store found \(looked in .*\); claude: .*\); pass --store <path>/);

@@ -173,6 +173,20 @@ describe("openclaw 2026.9's SQLite store (a database the real client wrote)", ()
     expect((JSON.parse(node!.entry_json) as { sessionId: string }).sessionId).toBe(id);
   });
 
+  it("is found without --store where openclaw keeps it: $OPENCLAW_STATE_DIR, else ~/.openclaw", async () => {
+    const { state, db } = openclawState("tool-two-turns");
+    const home = tempDir();
+    const none = { XDG_DATA_HOME: "", CLAUDE_CONFIG_DIR: "", CODEX_HOME: "", GEMINI_CLI_HOME: "", OPENCODE_DB: "" };
+    const byEnv = await run(["store", "list", "--json"], { env: { ...none, HOME: home, OPENCLAW_STATE_DIR: state } });
+    expect(byEnv.status, byEnv.stderr).toBe(0);
+    const stores = (parseJsonDocument(byEnv.stdout) as { stores: { agent: string; format: string; path: string }[] }).stores;
+    expect(stores.map((s) => [s.agent, s.format, s.path])).toEqual([["openclaw", "openclaw-sqlite", db]]);
+    fs.cpSync(state, path.join(home, ".openclaw"), { recursive: true });
+    const byHome = await run(["session", "list", "--json", "--agent", "openclaw"], { env: { ...none, HOME: home, OPENCLAW_STATE_DIR: "" } });
+    expect(byHome.status, byHome.stderr).toBe(0);
+    expect((parseJsonDocument(byHome.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual([onlySession(db)]);
+  });
+
   it("refuses a forced format that is not what is on disk, either way round", async () => {
     const { state, db } = openclawState("tool-two-turns");
     const opencode = await run(["session", "scan", "--format", "opencode-sqlite", "--store", db]);

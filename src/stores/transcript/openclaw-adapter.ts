@@ -33,10 +33,10 @@ export const openclawStore = transcriptAdapter({
   noun: "an openclaw store",
   expects: "a state dir with agents/, a sessions/ dir or a .jsonl",
   folderSigns: ["agents/"],
-  /** `~/.openclaw`, and the state dirs of its older names, `~/.clawdbot` and `~/.moltbot`, when present. */
+  /** `$OPENCLAW_STATE_DIR` (as openclaw itself), else `~/.openclaw` and the state dirs of its older names, `~/.clawdbot` and `~/.moltbot`. */
   defaultRoot(env) {
     const home = env.HOME || homedir();
-    const candidates = [".openclaw", ".clawdbot", ".moltbot"].map((d) => join(home, d));
+    const candidates = env.OPENCLAW_STATE_DIR ? [env.OPENCLAW_STATE_DIR] : [".openclaw", ".clawdbot", ".moltbot"].map((d) => join(home, d));
     const root = rootAmong(openclaw, candidates);
     if (root) return root;
     throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
