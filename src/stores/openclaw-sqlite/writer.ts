@@ -4,16 +4,12 @@
  * session or the new one; each table is brought to the image by primary key, touching only rows that differ, so a
  * restore gives back every row as it was, cell for cell.
  *
- * Foreign keys are off on this connection: the images say every row a session has, and the client's cascades must
- * not delete what the image keeps. `session_nodes`' triggers reset `entry_valid` and queue the key for validation
+ * `session_nodes`' triggers reset `entry_valid` and queue the key for validation
  * whenever a node row is written; the image says what those columns hold afterwards, so a second pass sets them.
  */
-import type Database from "better-sqlite3";
 import { RecoverError, storeChanged } from "../../errors.js";
 import { sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
-import { guarded } from "../sqlite/errors.js";
-import { assertWhole, databaseOpeners } from "../sqlite/write-guards.js";
-import { openDatabase } from "../sqlite/open.js";
+import { SqliteDatabaseWriter } from "../sqlite/database-writer.js";
 import { bindValue, type Cell, placeholder, quoteName } from "../sqlite/row.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { rewriteSession } from "./rewrite.js";
@@ -41,37 +37,14 @@ const REPLACED = new Set([
   "session_transcript_fts",
 ]);
 
-export class OpenclawSqliteWriter implements StoreWriter {
-  private connection?: Database.Database;
+export class OpenclawSqliteWriter extends SqliteDatabaseWriter implements StoreWriter {
   private readonly keys = new Map<string, string[]>();
 
   constructor(
-    readonly info: StoreInfo,
+    info: StoreInfo,
     private readonly present: ReadonlySet<string>,
-  ) {}
-
-  private get db(): Database.Database {
-    if (!this.connection) {
-      this.connection = this.guard(() => {
-        const db = openDatabase(this.info.path, { fileMustExist: true, timeout: 5000 });
-        db.pragma("foreign_keys = OFF");
-        return db;
-      });
-    }
-    return this.connection;
-  }
-
-  private guard<T>(work: () => T): T {
-    return guarded(this.info.path, work);
-  }
-
-  checkIntegrity(): void {
-    assertWhole(this.db, this.info.path);
-  }
-
-  /** A running openclaw holds its database open (node:sqlite), and its -wal and -shm beside it. */
-  openers(): { pid: number; name: string }[] {
-    return databaseOpeners(this.info.path);
+  ) {
+    super(info);
   }
 
   read(key: RecordKey): StoredImage {
@@ -188,10 +161,5 @@ export class OpenclawSqliteWriter implements StoreWriter {
       this.keys.set(table, keys);
     }
     return keys;
-  }
-
-  close(): void {
-    this.connection?.close();
-    this.connection = undefined;
   }
 }

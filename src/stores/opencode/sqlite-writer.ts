@@ -9,9 +9,7 @@ import { RecoverError } from "../../errors.js";
 import { applyOrder, sameImage, type RecordKey, type StoredImage } from "../../model/change.js";
 import type { ImageTarget, StoreInfo, StoreWriter } from "../store.js";
 import { FileWriter } from "../file-writer.js";
-import { openDatabase } from "../sqlite/open.js";
-import { guarded } from "../sqlite/errors.js";
-import { assertWhole, databaseOpeners } from "../sqlite/write-guards.js";
+import { SqliteDatabaseWriter } from "../sqlite/database-writer.js";
 
 import {
   bindValue,
@@ -39,39 +37,16 @@ function tableOf(key: RecordKey): string {
   return TABLE[key.record];
 }
 
-export class OpencodeSqliteWriter implements StoreWriter {
-  private connection?: Database.Database;
+export class OpencodeSqliteWriter extends SqliteDatabaseWriter implements StoreWriter {
   /** The database's own files, whole (a salvage's swap and its undo): never through SQLite. */
   private readonly files: FileWriter;
   private readonly columns = new Map<string, ColumnInfo[]>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly readers = new Map<string, Database.Statement>();
 
-  constructor(readonly info: StoreInfo) {
+  constructor(info: StoreInfo) {
+    super(info);
     this.files = new FileWriter(info);
-  }
-
-  /** Opened on first use: a transaction of whole files (undoing a salvage) must not hold the database open. */
-  private get db(): Database.Database {
-    if (this.connection) return this.connection;
-    const db = this.guard(() => openDatabase(this.info.path, { fileMustExist: true, timeout: 5000 }));
-    // We keep parents and children consistent ourselves (a plan lists every row a delete takes with it), and a
-    // restore must be able to put back a part whose message was already gone.
-    db.pragma("foreign_keys = OFF");
-    this.connection = db;
-    return db;
-  }
-
-  private guard<T>(work: () => T): T {
-    return guarded(this.info.path, work);
-  }
-
-  checkIntegrity(): void {
-    assertWhole(this.db, this.info.path);
-  }
-
-  openers(): { pid: number; name: string }[] {
-    return databaseOpeners(this.info.path);
   }
 
   private tableColumns(table: string): ColumnInfo[] {
@@ -254,11 +229,6 @@ export class OpencodeSqliteWriter implements StoreWriter {
     } else {
       this.statement(insertSql(row)).run(...values);
     }
-  }
-
-  close(): void {
-    this.connection?.close();
-    this.connection = undefined;
   }
 }
 
