@@ -336,6 +336,27 @@ describe("a legacy transcript openclaw doctor refused (fixtures/openclaw-2026.9-
   });
 });
 
+describe("session restore --last --store", () => {
+  it("restores that store's newest backup, not the one another store's repair took since", async () => {
+    const env = { XDG_STATE_HOME: tempDir() };
+    const a = openclawState("torn-event");
+    const b = openclawState("missing-window");
+    const beforeA = sessionRows(a.db);
+    for (const { state, db } of [a, b]) {
+      const r = await run(["session", "repair", onlySession(db), "--yes", "--force", "--include-live", "--store", state], { env });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const afterB = sessionRows(b.db);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", a.state], { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(sessionRows(a.db)).toBe(beforeA);
+    expect(sessionRows(b.db)).toBe(afterB);
+    const none = await run(["session", "restore", "--last", "--yes", "--store", openclawState("healthy-sqlite").state], { env });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/no backups of .*openclaw-agent\.sqlite in /);
+  });
+});
+
 describe("openclaw SQLite: what is not recover's to change", () => {
   it("a running client holding the database open: the repair is refused (exit 3), the database untouched", async () => {
     const { state, db } = openclawState("torn-event");

@@ -29,7 +29,7 @@ export function addSessionRestore(session: Command): void {
     .command("restore")
     .description("put back every record a repair (or restore) changed, byte for byte; itself undoable")
     .argument("[backup-id]", "the id a repair printed (see `recover session backups`)")
-    .option("--last", "the newest backup")
+    .option("--last", "the newest backup (with --store: the newest taken from that store)")
     .option("--session <id>", "restore only this session's records")
     .option("--dry-run", "show what would be put back, write nothing; exit 1 when there is something to restore")
     .option("--force", "restore even records changed after the repair (those later changes are backed up first), or while the store is open")
@@ -47,9 +47,13 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
 3 refused for safety (records changed after the repair, store in use).`,
     )
     .action(
-      action<RestoreFlags>(({ args, options, io }) => {
+      action<RestoreFlags>(async ({ args, options, io }) => {
         const root = runBackupRoot(options, io);
-        const id = backupIdOf(args[0], options.last, root, io);
+        // --last of a store named: its newest backup, not one another store's repair took since (a cron job, CI).
+        const id =
+          options.last && args[0] === undefined && options.store !== undefined
+            ? await withStore(options, io, (store) => newestBackupOf(root, store.info.path))
+            : backupIdOf(args[0], options.last, root, io);
         const manifest = readRestorable(root, id, options.session);
         const storeOptions =
           options.store !== undefined ? options : { ...options, store: manifest.store.path, format: options.format ?? manifest.store.format };
@@ -104,6 +108,15 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
         });
       }),
     );
+}
+
+/** The newest backup taken from the store at `path`. */
+function newestBackupOf(root: string, path: string): string {
+  const newest = listBackups(root)
+    .filter((b) => b.manifest.store.path === path)
+    .at(-1);
+  if (!newest) throw new RecoverError("backup-not-found", `no backups of ${path} in ${root}`);
+  return newest.manifest.id;
 }
 
 /** The backup named, or with --last the newest one; neither is a usage error that says where the ids are. */
