@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { reply, text, thinking, redacted, toolUse } from "../api/messages.mjs";
+import * as messagesRules from "../api/messages-rules.mjs";
 import { damageSqlite, editEvents, sqliteEvents, storePaths } from "../openclaw.mjs";
 
 const SIG = (n) => `EsMockOpenclaw${n}SignatureAAAABBBBCCCCDDDDeeeeffff0000111122223333==`;
@@ -163,6 +164,21 @@ function archivedSessionId(ctx) {
   return ids[0];
 }
 
+/** The latest assistant turn's thinking text edited in place (its signature kept), as a hand edit or a buggy tool does. */
+function editLatestThinking(ctx) {
+  const done = [];
+  editEvents(ctx, (ev) => {
+    if (!assistantSaying("two")(ev)) return false;
+    for (const b of ev.message.content) if (b.type === "thinking") b.thinking = "Thought two, edited.";
+    done.push("turn two (the latest): thinking text 'Thought two.' -> 'Thought two, edited.' (signature kept)");
+    return true;
+  });
+  return done.join("; ");
+}
+
+/** The API's refusal of a modified latest thinking block at messages.N.content.M (the mock's wording is the API's). */
+const thinkingModified = (n, m) => messagesRules.RULES.find((r) => r.id === "thinking_modified").error(n, m);
+
 const sqliteScenarios = {
   "healthy-sqlite": {
     ...SQLITE_DAMAGE,
@@ -248,15 +264,33 @@ const sqliteScenarios = {
           if (!sqliteEvents(ctx).some((e) => e.event?.type === "leaf")) problems.push("the client wrote no leaf event (no side branch)");
           return problems;
         },
-        edit: (ctx) => {
-          const done = [];
-          editEvents(ctx, (ev) => {
-            if (!assistantSaying("two")(ev)) return false;
-            for (const b of ev.message.content) if (b.type === "thinking") b.thinking = "Thought two, edited.";
-            done.push("turn two (the latest): thinking text 'Thought two.' -> 'Thought two, edited.' (signature kept)");
-            return true;
-          });
-          return done.join("; ");
+        edit: editLatestThinking,
+      },
+    ],
+  },
+  "edited-thinking-latest-repaired": {
+    versions: ["2026.9.6"],
+    model: "claude-sonnet-4-6",
+    enforce: true,
+    fixture: false,
+    about:
+      "claude-sonnet-4-6, two thinking turns; the latest turn's thinking edited, then recover repairs it with the API's text before the client runs again: only that turn goes, turn one keeps its thinking (the client's own retry would strip every turn's)",
+    steps: [
+      ...twoThinkingTurns,
+      // The refusal as the API words it for this history: the latest assistant message is messages.3 (u, a, u, a).
+      { recover: "repair", withError: false, edit: editLatestThinking, args: ["--error", thinkingModified(3, 0)] },
+      {
+        prompt: "Say three.",
+        thinking: "low",
+        replies: [reply([text("three")])],
+        expect: 200,
+        check(ctx) {
+          const [sent] = mainRequests(ctx, this);
+          const thinkingTexts = (sent?.body?.messages ?? [])
+            .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+            .filter((b) => b.type === "thinking")
+            .map((b) => b.thinking);
+          return thinkingTexts.join("|") === "Thought one." ? [] : [`expected turn one's thinking alone to be sent, got ${JSON.stringify(thinkingTexts)}`];
         },
       },
     ],
