@@ -7,7 +7,7 @@
  * (controls left out). With no leaf at all, every event is on it, in order (none, once a leaf control was seen).
  */
 
-type Json = Record<string, unknown>;
+import { isObject, type Json } from "../../model/edit.js";
 
 const CANONICAL = new Set([
   "message",
@@ -22,7 +22,6 @@ const CANONICAL = new Set([
   "session_info",
 ]);
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 const nonBlank = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
 const isCanonical = (e: Json | undefined): e is Json => e !== undefined && typeof e.type === "string" && CANONICAL.has(e.type);
 

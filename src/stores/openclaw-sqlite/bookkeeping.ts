@@ -6,18 +6,27 @@
  * (`deriveBookkeeping`), so a repair leaves the rows agreeing with the events, as the client's own appends do.
  */
 import { randomUUID } from "node:crypto";
+import { obj, str, timeOf } from "../transcript/dialect.js";
 import { activeBranch, projected } from "./active-path.js";
 import { type Cell, integerCell, textCell } from "../sqlite/row.js";
-import { cellBytes, cellNumber, cellOf, eventRows, type EventRow, type SessionImage, type SessionTable, type TableRows } from "./session-rows.js";
+import {
+  cellBytes,
+  cellNumber,
+  columnCell,
+  eventRows,
+  type EventRow,
+  sameCells,
+  sameRows,
+  type SessionImage,
+  type SessionTable,
+  type TableRows,
+} from "./session-rows.js";
 
 interface ParsedEvent {
   seq: number;
   createdAt: number;
   value?: Record<string, unknown>;
 }
-
-const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-const obj = (v: unknown) => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
 /** Parsed once per events table, as eventRows decodes it once. */
 const parsed = new WeakMap<TableRows, ParsedEvent[]>();
@@ -59,12 +68,12 @@ const text = (s: string | undefined): Cell => (s === undefined ? { t: "null" } :
 function identities(image: SessionImage, events: readonly ParsedEvent[]): Cell[][] | undefined {
   const table = image.tables.transcript_event_identities;
   if (!table) return undefined;
-  const storedBySeq = new Map(table.rows.map((row) => [cellNumber(cellOf(table, row, "seq")), row] as const));
+  const storedBySeq = new Map(table.rows.map((row) => [cellNumber(columnCell(table, row, "seq")), row] as const));
   const present = new Set(events.flatMap((e) => str(e.value?.id)?.trim() || []));
   const owner = new Map<string, string>();
   for (const row of table.rows) {
-    const key = cellBytes(cellOf(table, row, "message_idempotency_key"))?.toString("utf8");
-    const id = cellBytes(cellOf(table, row, "event_id"))?.toString("utf8");
+    const key = cellBytes(columnCell(table, row, "message_idempotency_key"))?.toString("utf8");
+    const id = cellBytes(columnCell(table, row, "event_id"))?.toString("utf8");
     if (key !== undefined && id !== undefined && present.has(id)) owner.set(key, id);
   }
   const seen = new Set<string>();
@@ -144,9 +153,9 @@ function indexStateRows(
     active_event_count: integerCell(active.length),
     active_message_count: integerCell(active.filter((e) => e.value?.message !== undefined).length),
   };
-  const row = rowOf(table, { ...values, updated_at: stored ? cellOf(table, stored, "updated_at") : integerCell(now) }, stored);
+  const row = rowOf(table, { ...values, updated_at: stored ? columnCell(table, stored, "updated_at") : integerCell(now) }, stored);
   // Its time moves only when what it says does.
-  if (stored && !sameRow(row, stored)) return [rowOf(table, { ...values, updated_at: integerCell(now) }, stored)];
+  if (stored && !sameCells(row, stored)) return [rowOf(table, { ...values, updated_at: integerCell(now) }, stored)];
   return [row];
 }
 
@@ -180,7 +189,7 @@ function searchRows(image: SessionImage, path: readonly ParsedEvent[], nextId: n
   if (!rowsTable || !textTable) return undefined;
   const storedText = new Map(textTable.rows.map((row) => [JSON.stringify(row.slice(1)), cellNumber(row[0]!)] as const));
   const used = new Set<number>();
-  let next = nextId ?? 1 + Math.max(0, ...rowsTable.rows.map((row) => cellNumber(cellOf(rowsTable, row, "id")) ?? 0));
+  let next = nextId ?? 1 + Math.max(0, ...rowsTable.rows.map((row) => cellNumber(columnCell(rowsTable, row, "id")) ?? 0));
   const rows: Cell[][] = [];
   const texts: Cell[][] = [];
   for (const event of path) {
@@ -206,27 +215,10 @@ function searchRows(image: SessionImage, path: readonly ParsedEvent[], nextId: n
   return { rows: rows.sort(byId), texts: texts.sort(byId) };
 }
 
-function timeOf(stamp: unknown): number | undefined {
-  const ms = typeof stamp === "number" ? stamp : typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
-function sameRow(a: readonly Cell[], b: readonly Cell[]): boolean {
-  return sameCells(a, b);
-}
-
-function sameRows(a: readonly (readonly Cell[])[] | undefined, b: readonly (readonly Cell[])[] | undefined): boolean {
-  const left = a ?? [];
-  const right = b ?? [];
-  return left.length === right.length && left.every((row, i) => sameCells(row, right[i]!));
-}
-
-function sameCells(a: readonly Cell[], b: readonly Cell[]): boolean {
-  return a.length === b.length && a.every((cell, i) => cell.t === b[i]!.t && (cell.t === "null" || cell.v === (b[i] as { v: unknown }).v));
-}
-
-/** What the derived tables hold for `image`'s events, as rows; undefined for a table the database does not have. */
-/** `withSearch`: the search index too (a write derives it; a check does not judge it: it only serves the client's search). */
+/**
+ * What the derived tables hold for `image`'s events, as rows; none for a table the database does not have.
+ * `withSearch`: the search index too (a write derives it; a check does not judge it: it only serves the client's search).
+ */
 function derived(image: SessionImage, now: number, nextSearchRowId?: number, withSearch = true): Partial<Record<SessionTable, Cell[][]>> {
   const events = parsedEvents(image);
   const { path, appendParentId } = activePath(events);
@@ -255,7 +247,8 @@ export function deriveBookkeeping(before: SessionImage, after: SessionImage, now
   tables.transcript_events = withTrueLengths(after.tables.transcript_events);
   const image = { ...after, tables };
   for (const [name, rows] of Object.entries(derived(image, now, nextSearchRowId)) as [SessionTable, Cell[][]][]) {
-    tables[name] = { columns: after.tables[name]!.columns, rows: sortedLike(name, rows) };
+    const table = after.tables[name]!;
+    tables[name] = { columns: table.columns, rows: sortedLike(name, table, rows) };
   }
   const window = missingWindow(image);
   if (window) tables.session_windows = window;
@@ -268,7 +261,10 @@ export function deriveBookkeeping(before: SessionImage, after: SessionImage, now
     const window = tables.session_windows;
     if (window?.rows[0]) {
       const [row] = window.rows;
-      const last = Math.max(cellNumber(cellOf(window, row!, "transcript_updated_at")) ?? 0, cellNumber(cellOf(window, row!, "transcript_observed_at")) ?? 0);
+      const last = Math.max(
+        cellNumber(columnCell(window, row!, "transcript_updated_at")) ?? 0,
+        cellNumber(columnCell(window, row!, "transcript_observed_at")) ?? 0,
+      );
       tables.session_windows = withValues(window, { transcript_updated_at: integerCell(Math.max(now, last + 1)) });
     }
   }
@@ -278,8 +274,8 @@ export function deriveBookkeeping(before: SessionImage, after: SessionImage, now
 /** The key a node points at this session by: what a window of it must name. */
 function keyPointingHere(image: SessionImage): string | undefined {
   const nodes = image.tables.session_nodes;
-  const row = nodes?.rows.find((r) => cellBytes(cellOf(nodes, r, "current_session_id"))?.toString("utf8") === image.openclawSession);
-  return row ? cellBytes(cellOf(nodes!, row, "session_key"))?.toString("utf8") : undefined;
+  const row = nodes?.rows.find((r) => cellBytes(columnCell(nodes, r, "current_session_id"))?.toString("utf8") === image.openclawSession);
+  return row ? cellBytes(columnCell(nodes!, row, "session_key"))?.toString("utf8") : undefined;
 }
 
 /**
@@ -311,10 +307,10 @@ function missingWindow(image: SessionImage): TableRows | undefined {
 function repointed(image: SessionImage, keys: readonly string[]): TableRows {
   const nodes = image.tables.session_nodes!;
   const rows = nodes.rows.map((row) => {
-    const key = cellBytes(cellOf(nodes, row, "session_key"))?.toString("utf8");
+    const key = cellBytes(columnCell(nodes, row, "session_key"))?.toString("utf8");
     if (key === undefined || !keys.includes(key)) return row;
     const values: Values = { current_session_id: textCell(image.openclawSession), entry_valid: integerCell(1) };
-    const entry = entryNaming(cellBytes(cellOf(nodes, row, "entry_json")), image.openclawSession);
+    const entry = entryNaming(cellBytes(columnCell(nodes, row, "entry_json")), image.openclawSession);
     if (entry !== undefined) values.entry_json = textCell(entry);
     return rowOf(nodes, values, row);
   });
@@ -353,10 +349,11 @@ function withTrueLengths(table: TableRows | undefined): TableRows | undefined {
 }
 
 /** Rows in the order a read of the table gives them (session-rows.ts SESSION_TABLES). */
-function sortedLike(name: SessionTable, rows: Cell[][]): Cell[][] {
+function sortedLike(name: SessionTable, table: TableRows, rows: Cell[][]): Cell[][] {
   if (name !== "transcript_event_identities") return rows;
   // Read ORDER BY seq, event_id.
-  return [...rows].sort((a, b) => Number(a[2]!.t === "integer" ? a[2]!.v : 0) - Number(b[2]!.t === "integer" ? b[2]!.v : 0));
+  const seq = (row: readonly Cell[]) => cellNumber(columnCell(table, row, "seq")) ?? 0;
+  return [...rows].sort((a, b) => seq(a) - seq(b));
 }
 
 /** One way a stored session's bookkeeping disagrees with its events. */
@@ -378,12 +375,16 @@ export function bookkeepingDefects(image: SessionImage): BookkeepingDefect[] {
   }
   const expected = derived(image, 0, undefined, false);
   const ids = image.tables.transcript_event_identities;
-  if (ids && expected.transcript_event_identities && !sameRows(sortedLike("transcript_event_identities", ids.rows), expected.transcript_event_identities)) {
-    const storedBySeq = new Map(ids.rows.map((row) => [cellNumber(cellOf(ids, row, "seq")), JSON.stringify(row)] as const));
+  if (
+    ids &&
+    expected.transcript_event_identities &&
+    !sameRows(sortedLike("transcript_event_identities", ids, ids.rows), expected.transcript_event_identities)
+  ) {
+    const storedBySeq = new Map(ids.rows.map((row) => [cellNumber(columnCell(ids, row, "seq")), row] as const));
     for (const row of expected.transcript_event_identities) {
-      const seq = cellNumber(cellOf(ids, row, "seq")) ?? 0;
+      const seq = cellNumber(columnCell(ids, row, "seq")) ?? 0;
       const stored = storedBySeq.get(seq);
-      if (stored !== JSON.stringify(row)) {
+      if (!stored || !sameCells(stored, row)) {
         defects.push({ seq, detail: stored ? "its identity row (id, type, parent) disagrees with the event" : "it has no identity row" });
       }
     }

@@ -110,7 +110,7 @@ function eventsOf(bytes: Buffer, id: string, notes: string[]): Buffer[] {
   }
   if (header?.type !== "session") {
     notes.push("it had no session header: one is made for it, as the client writes one (version 3)");
-    return [Buffer.from(JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(timeOf(lines[0]) ?? Date.now()).toISOString() })), ...lines];
+    return [Buffer.from(JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(eventTime(lines[0]) ?? Date.now()).toISOString() })), ...lines];
   }
   if (header.id === id) return lines;
   notes.push(`its header named ${JSON.stringify(header.id)}, not the id of its file: it now names ${id} (what openclaw doctor refuses it for)`);
@@ -118,7 +118,7 @@ function eventsOf(bytes: Buffer, id: string, notes: string[]): Buffer[] {
 }
 
 /** An event's own time, in ms (what the client stores as `created_at`). */
-function timeOf(line: Buffer | undefined): number | undefined {
+function eventTime(line: Buffer | undefined): number | undefined {
   try {
     const stamp = (JSON.parse(line?.toString("utf8") ?? "") as { timestamp?: unknown }).timestamp;
     const ms = typeof stamp === "number" ? stamp : typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
@@ -168,7 +168,7 @@ function importedImage(
   const tables: SessionImage["tables"] = {};
   for (const { name } of SESSION_TABLES) if (writer.holds(name)) tables[name] = empty(name);
   const row = (table: TableRows, values: Record<string, Cell>): Cell[] => table.columns.map((c) => values[c] ?? { t: "null" });
-  const times = events.map((line) => timeOf(line) ?? now);
+  const times = events.map((line) => eventTime(line) ?? now);
   const eventsTable = tables.transcript_events!;
   eventsTable.rows = events.map((line, seq) =>
     row(eventsTable, {

@@ -15,7 +15,7 @@ import type { Cell } from "../sqlite/row.js";
 import { integerCell, textCell } from "../sqlite/row.js";
 import { splitLines } from "../transcript/read-lines.js";
 import { deriveBookkeeping } from "./bookkeeping.js";
-import { cellNumber, cellOf, eventRows, lineOfRow, type SessionImage, type TableRows } from "./session-rows.js";
+import { cellNumber, columnCell, eventRows, lineOfRow, type SessionImage, type TableRows } from "./session-rows.js";
 
 /** An event of the session after the plan: its row before (if it had one), and its new text when it changed. */
 interface PlannedEvent {
@@ -31,9 +31,9 @@ export function rewriteSession(before: SessionImage, transcript: Buffer, now: nu
   // The client rewrites a session as a suffix: rows up to the first change keep their seq, the rest are numbered on
   // from there, densely (replaceSqliteTranscriptSuffixInTransaction).
   const firstChange = planned.findIndex((event, i) => event.text !== undefined || event.before !== events.rows[i]);
+  const start = firstChange > 0 ? (cellNumber(columnCell(events, events.rows[firstChange - 1]!, "seq")) ?? firstChange - 1) + 1 : 0;
   const rows = planned.map((event, i) => {
-    const kept = firstChange < 0 || i < firstChange ? cellNumber(cellOf(events, event.before!, "seq")) : undefined;
-    const start = firstChange > 0 ? (cellNumber(cellOf(events, events.rows[firstChange - 1]!, "seq")) ?? firstChange - 1) + 1 : 0;
+    const kept = firstChange < 0 || i < firstChange ? cellNumber(columnCell(events, event.before!, "seq")) : undefined;
     return eventRow(events, before.openclawSession, kept ?? start + (i - Math.max(firstChange, 0)), event, now);
   });
   const after: SessionImage = { ...before, tables: { ...before.tables, transcript_events: { columns: events.columns, rows } } };

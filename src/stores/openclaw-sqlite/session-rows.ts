@@ -121,9 +121,9 @@ function danglingKeys(image: SessionImage): string[] {
   const nodes = image.tables.session_nodes;
   if (!nodes) return [];
   return nodes.rows.flatMap((row) =>
-    cellBytes(cellOf(nodes, row, "current_session_id"))?.toString("utf8") === image.openclawSession
+    cellBytes(columnCell(nodes, row, "current_session_id"))?.toString("utf8") === image.openclawSession
       ? []
-      : [cellBytes(cellOf(nodes, row, "session_key"))!.toString("utf8")],
+      : [cellBytes(columnCell(nodes, row, "session_key"))!.toString("utf8")],
   );
 }
 
@@ -135,14 +135,21 @@ export function decodeImage(bytes: Buffer): SessionImage {
   return JSON.parse(bytes.toString("utf8")) as SessionImage;
 }
 
-export function isSessionImage(bytes: Buffer): boolean {
-  return bytes.subarray(0, 19).toString("latin1") === '{"openclawSession":';
-}
-
-/** A cell by column name. */
-export function cellOf(table: TableRows, row: readonly Cell[], column: string): Cell {
+/** A row's cell by column name (NULL for a column the table lacks). */
+export function columnCell(table: TableRows, row: readonly Cell[], column: string): Cell {
   const at = table.columns.indexOf(column);
   return at < 0 ? { t: "null" } : row[at]!;
+}
+
+/** Two rows hold the same cells: the same storage classes and values. */
+export function sameCells(a: readonly Cell[], b: readonly Cell[]): boolean {
+  return a.length === b.length && a.every((cell, i) => cell.t === b[i]!.t && (cell.t === "null" || cell.v === (b[i] as { v: unknown }).v));
+}
+
+export function sameRows(a: readonly (readonly Cell[])[] | undefined, b: readonly (readonly Cell[])[] | undefined): boolean {
+  const left = a ?? [];
+  const right = b ?? [];
+  return left.length === right.length && left.every((row, i) => sameCells(row, right[i]!));
 }
 
 export function cellBytes(cell: Cell): Buffer | null {
@@ -159,7 +166,6 @@ export interface EventRow {
   event: DecodedEvent;
   /** What `event_utf8_bytes` says the event's JSON is long. */
   utf8Bytes: number | undefined;
-  zstd: boolean;
   /** When the client wrote the row, epoch ms. */
   createdAt: number | undefined;
 }
@@ -173,14 +179,13 @@ export function eventRows(image: SessionImage): EventRow[] {
   const known = decoded.get(table);
   if (known) return known;
   const rows = table.rows.map((row) => {
-    const zstd = cellBytes(cellOf(table, row, "event_zstd"));
-    const utf8Bytes = cellNumber(cellOf(table, row, "event_utf8_bytes"));
+    const zstd = cellBytes(columnCell(table, row, "event_zstd"));
+    const utf8Bytes = cellNumber(columnCell(table, row, "event_utf8_bytes"));
     return {
-      seq: cellNumber(cellOf(table, row, "seq")) ?? 0,
-      event: decodeEvent(cellBytes(cellOf(table, row, "event_json")), zstd, utf8Bytes),
+      seq: cellNumber(columnCell(table, row, "seq")) ?? 0,
+      event: decodeEvent(cellBytes(columnCell(table, row, "event_json")), zstd, utf8Bytes),
       utf8Bytes,
-      zstd: zstd !== null,
-      createdAt: cellNumber(cellOf(table, row, "created_at")),
+      createdAt: cellNumber(columnCell(table, row, "created_at")),
     };
   });
   decoded.set(table, rows);

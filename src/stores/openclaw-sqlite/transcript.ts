@@ -9,7 +9,7 @@ import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.j
 import { lineRecord, recordsOf, type TranscriptFile } from "../transcript/assemble.js";
 import { bookkeepingDefects, type BookkeepingDefect } from "./bookkeeping.js";
 import { OPENCLAW_SQLITE } from "./format.js";
-import { cellBytes, cellNumber, cellOf, eventRows, lineOfRow, type EventRow, type SessionImage } from "./session-rows.js";
+import { cellBytes, cellNumber, columnCell, eventRows, lineOfRow, type EventRow, type SessionImage } from "./session-rows.js";
 
 /** The `customType` of a placeholder recover writes for an event it could not read (the client does not send custom entries). */
 export const PLACEHOLDER_TYPE = "recover:unreadable-event";
@@ -64,9 +64,9 @@ function identitiesBySeq(image: SessionImage): Map<number, Identity> {
   const table = image.tables.transcript_event_identities;
   const found = new Map<number, Identity>();
   for (const row of table?.rows ?? []) {
-    const text = (column: string) => cellBytes(cellOf(table!, row, column))?.toString("utf8");
-    const parent = cellOf(table!, row, "parent_id");
-    found.set(cellNumber(cellOf(table!, row, "seq")) ?? -1, {
+    const text = (column: string) => cellBytes(columnCell(table!, row, column))?.toString("utf8");
+    const parent = columnCell(table!, row, "parent_id");
+    found.set(cellNumber(columnCell(table!, row, "seq")) ?? -1, {
       ...(text("event_id") !== undefined ? { id: text("event_id") } : {}),
       parent: parent.t === "null" ? null : text("parent_id"),
       ...(text("event_type") !== undefined ? { type: text("event_type") } : {}),
@@ -110,5 +110,5 @@ function withPlaceholder(line: TranscriptLine, row: EventRow, identity: Identity
 function firstCreated(image: SessionImage): number | undefined {
   const table = image.tables.session_windows;
   const row = table?.rows[0];
-  return table && row ? cellNumber(cellOf(table, row, "created_at")) : undefined;
+  return table && row ? cellNumber(columnCell(table, row, "created_at")) : undefined;
 }

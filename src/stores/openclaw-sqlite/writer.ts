@@ -19,6 +19,7 @@ import {
   encodeImage,
   imageColumns,
   readSessionImage,
+  sameCells,
   SESSION_TABLES,
   type SessionImage,
   type TableRows,
@@ -109,18 +110,18 @@ export class OpenclawSqliteWriter extends SqliteDatabaseWriter implements StoreW
     const replaced = REPLACED.has(table);
     const gone = current.rows.filter((row) => {
       const next = wanted.get(keyOf(row));
-      return !next || (replaced && JSON.stringify(next) !== JSON.stringify(row));
+      return !next || (replaced && !sameCells(next, row));
     });
     for (const row of gone) this.db.prepare(`DELETE FROM ${quoteName(table)} WHERE ${where(row)}`).run(...at.map((i) => bindValue(row[i]!)));
     for (const row of target.rows) {
       const old = have.get(keyOf(row));
-      if (!old || (replaced && JSON.stringify(old) !== JSON.stringify(row))) {
+      if (!old || (replaced && !sameCells(old, row))) {
         const holes = row.map(placeholder).join(", ");
         this.db.prepare(`INSERT INTO ${quoteName(table)} (${target.columns.map(quoteName).join(", ")}) VALUES (${holes})`).run(...row.map(bindValue));
         continue;
       }
       // Only the columns that differ: a trigger watching a column recover does not change must not fire.
-      const changed = target.columns.map((_, i) => i).filter((i) => JSON.stringify(old[i]) !== JSON.stringify(row[i]));
+      const changed = target.columns.map((_, i) => i).filter((i) => !sameCells([old[i]!], [row[i]!]));
       if (changed.length === 0) continue;
       const sets = changed.map((i) => `${quoteName(target.columns[i]!)} = ${placeholder(row[i]!)}`).join(", ");
       this.db
