@@ -125,14 +125,14 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["tool_response_mismatch", /number of function response parts is equal to the number of function call parts/i],
   [
     "orphan_tool_result",
-    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for (?:function|custom tool) call output|function response turn comes immediately after a function call turn/i,
+    /unexpected `?tool_use_id`? found in `?\w*tool_result`? blocks|role 'tool' must be a response to a prece+ding message|No tool call found for (?:function|custom tool) call output|function response turn comes immediately after a function call turn|orphaned tool_result in conversation history/i,
   ],
   [
     "orphan_tool_use",
-    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for (?:function|custom tool|local shell) call/i,
+    /ids were found without `?tool_result`? blocks|Expected toolResult blocks|must be followed by tool messages|No tool output found for (?:function|custom tool|local shell) call|due to tool use concurrency issues/i,
   ],
   ["tool_result_not_first", /Did not find \d+ tool_result block\(s\) at the beginning/i],
-  ["duplicate_tool_id", /ids must be unique|contain duplicate Ids|Duplicate item found with id/i],
+  ["duplicate_tool_id", /ids must be unique|contain duplicate Ids|Duplicate item found with id|duplicate tool_use ID in conversation history/i],
   ["empty_tool_id", /call_id'?:? (?:is )?(?:an )?empty string|Invalid '[^']*(?:call_)?id'[^\n]*empty string/i],
   ["thinking_when_disabled", /When thinking is disabled/i],
   ["thinking_modified", /thinking.*cannot be modified/i],
@@ -144,12 +144,18 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["thinking_order", /Expected `?thinking`? or `?redacted_thinking`?, but found|first block must be thinking/i],
   ["trailing_thinking", /final block in an assistant message cannot be `?thinking`?/i],
   ["trailing_assistant", /does not support assistant message prefill|conversation must end with a user message/i],
-  ["request_too_large", /request_too_large|Request exceeds the maximum (?:allowed number of bytes|size)|Request too large \(max \d+ ?MB\)/i],
+  [
+    "request_too_large",
+    /request_too_large|Request exceeds the maximum (?:allowed number of bytes|size)|Request too large(?: \(max [\d.]+ ?MB| for the API's|\.)|the (?:request|message) size \(\d+ bytes\) exceeds [\d.]+ ?MB limit|^input is too long\.?(?! for)/i,
+  ],
   [
     "context_overflow",
-    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
+    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window|input is too long for requested model/i,
   ],
-  ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
+  [
+    "image_invalid",
+    /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image|image does not match the provided media type|image cannot be empty|Image was too large|exceeds the dimension limit for many-image requests/i,
+  ],
   ["invalid_json_body", /request body is not valid JSON/i],
   [
     "empty_content",
@@ -230,7 +236,8 @@ function providerOf(u: Unwrapped, message: string): Provider {
   )
     return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
-  if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message)) return "anthropic";
+  if (u.type !== undefined || /^API Error: \d{3}\b|messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message))
+    return "anthropic";
   return "unknown";
 }
 

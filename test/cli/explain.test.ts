@@ -7,6 +7,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { classifyProviderError, type ProviderErrorKind } from "../../src/provider/classify-error.js";
 import { ERROR_CAUSES } from "../../src/provider/error-kinds.js";
+import { inlineText } from "../../src/cli/commands/explain.js";
+import { shellQuote } from "../../src/model/shell-quote.js";
 import { buildStore } from "../support/opencode-fixtures.js";
 import { hasText, partWhere, sessionOf } from "../rules/harness.js";
 import { runAsync, type CliResult } from "../provider/request-support.js";
@@ -55,7 +57,10 @@ const JSON_KINDS = ["orphan_tool_use", "thinking_signature", "context_overflow",
 const UNKNOWN = "Something went wrong on our side, sorry.";
 const RATE_LIMIT = '429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}';
 
-/** The human lines explain prints for a text read from stdin (`--error -` in the fix) without a session. */
+/** How the fix reads the error again: the text itself when it was the argument and fits on a line, else stdin. */
+const errorWords = (text: string) => (inlineText(text, text) ? shellQuote(text) : "-");
+
+/** The human lines explain prints for a text given as the argument, without a session. */
 function expectedLines(text: string): string[] {
   const c = classifyProviderError(text);
   const { cause, fixedBy } = ERROR_CAUSES[c.kind];
@@ -65,9 +70,9 @@ function expectedLines(text: string): string[] {
   if (c.tokens) lines.push(`size:  ${c.tokens.current.toLocaleString("en-US")} tokens > ${c.tokens.max.toLocaleString("en-US")}`);
   lines.push(
     fixedBy === "repair"
-      ? "fix:   recover session repair <session-id> --error -"
+      ? `fix:   recover session repair <session-id> --error ${errorWords(text)}`
       : fixedBy === "trim"
-        ? "fix:   recover context trim <session-id> --error -"
+        ? `fix:   recover context trim <session-id> --error ${errorWords(text)}`
         : "fix:   none offline",
   );
   return lines;
@@ -108,7 +113,7 @@ describe("recover explain <text>", () => {
         "cause: a tool call was sent without its result right after it (the agent was killed or aborted mid-call)",
         "at:    messages.22 of the request",
         "ids:   toolu_01HqfLWiAKQLsniF2fBGF2KD, toolu_01SJzDkeAZER935cpGFptTNk",
-        "fix:   recover session repair <session-id> --error -",
+        `fix:   recover session repair <session-id> --error ${shellQuote(TEXTS.orphan_tool_use)}`,
         "",
       ].join("\n"),
     );
@@ -120,7 +125,7 @@ describe("recover explain <text>", () => {
         "context_overflow (anthropic)",
         "cause: the conversation is longer than the model's context window",
         "size:  219,898 tokens > 200,000",
-        "fix:   recover session repair <session-id> --error -",
+        "fix:   recover session repair <session-id> --error 'prompt is too long: 219898 tokens > 200000 maximum'",
         "",
       ].join("\n"),
     );
@@ -163,7 +168,7 @@ describe("recover explain <text>", () => {
       ids: c.ids,
       tokens: c.tokens,
       provider: c.provider,
-      fix: fixedBy === null ? null : `recover ${fixedBy === "repair" ? "session repair" : "context trim"} <session-id> --error -`,
+      fix: fixedBy === null ? null : `recover ${fixedBy === "repair" ? "session repair" : "context trim"} <session-id> --error ${errorWords(text)}`,
       message: c.message,
       cause: c.note ?? ERROR_CAUSES[c.kind].cause,
     });
@@ -179,7 +184,7 @@ describe("recover explain <text>", () => {
       ids: [],
       tokens: { current: 219898, max: 200000 },
       provider: "anthropic",
-      fix: "recover session repair <session-id> --error -",
+      fix: "recover session repair <session-id> --error 'prompt is too long: 219898 tokens > 200000 maximum'",
       message: "prompt is too long: 219898 tokens > 200000 maximum",
       cause: "the conversation is longer than the model's context window",
     });
@@ -204,13 +209,23 @@ describe("recover explain <text>", () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("recover explain: where the text comes from, and usage errors", () => {
-  it("- reads the text from stdin (backticks and all), the same as the argument", async () => {
+  it("- reads the text from stdin (backticks and all), the same as the argument; its fix reads stdin again", async () => {
     const [fromStdin, fromArg] = await Promise.all([
       await runAsync(["explain", "-"], { input: `${TEXTS.orphan_tool_use}\n` }),
       await runAsync(["explain", TEXTS.orphan_tool_use]),
     ]);
     expect(fromStdin.status).toBe(0);
-    expect(fromStdin.stdout).toBe(fromArg.stdout);
+    expect(outLines(fromStdin).slice(0, -1)).toEqual(outLines(fromArg).slice(0, -1));
+    expect(outLines(fromStdin).at(-1)).toBe("fix:   recover session repair <session-id> --error -");
+    expect(outLines(fromArg).at(-1)).toBe(`fix:   recover session repair <session-id> --error ${shellQuote(TEXTS.orphan_tool_use)}`);
+  });
+
+  it("a text on several lines, or too long to print whole, is read again from stdin by the fix", async () => {
+    const [lines, long] = await Promise.all([
+      runAsync(["explain", `${TEXTS.orphan_tool_use}\nrequest id req_011`]),
+      runAsync(["explain", `${TEXTS.orphan_tool_use} ${"x".repeat(600)}`]),
+    ]);
+    for (const r of [lines, long]) expect(outLines(r).at(-1)).toBe("fix:   recover session repair <session-id> --error -");
   });
 
   it("--error-file reads a file, and the fix names that file", async () => {

@@ -325,9 +325,9 @@ describe("every command recover prints for the user works when pasted, on the st
     const empty = (scan.sessions as { id: string; findings: { rule: string }[] }[]).find((s) => s.findings.some((f) => f.rule === "empty-text-part"))!;
     const explained = await run(["explain", error, "--session", empty.id, "--store", store], { env });
     const fix = /^fix: +(.*)$/m.exec(explained.stdout)?.[1];
-    expect(fix).toBe(`recover session repair ${empty.id} --error - --store '${store.replace(/'/g, `'\\''`)}'`);
+    expect(fix).toBe(`recover session repair ${empty.id} --error '${error}' --store '${store.replace(/'/g, `'\\''`)}'`);
     const before = sqliteRows(path.join(store, "opencode.db"));
-    const r = paste(`${fix} --yes --force`, { env, input: error });
+    const r = paste(`${fix} --yes --force`, { env });
     expect([0, 1], r.stderr).toContain(r.status);
     expect(sqliteRows(path.join(store, "opencode.db"))).not.toEqual(before);
     expectSameBytes(liveBefore, snapshot(live));

@@ -185,6 +185,34 @@ const TRIAGE: Case[] = [
   ],
 ];
 
+/**
+ * What Claude Code shows and stores (its synthetic API-error entry) in place of the API's text, read from the client's
+ * own code (2.1.197 and 2.1.332; docs/provider.md): the users copy these, not the API's words.
+ */
+const CLAUDE_CODE_DISPLAY: Case[] = [
+  ["API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation.", { kind: "orphan_tool_use", provider: "anthropic" }],
+  ["API Error: 400 orphaned tool_result in conversation history. Run /rewind to recover the conversation.", { kind: "orphan_tool_result" }],
+  ["API Error: 400 duplicate tool_use ID in conversation history.", { kind: "duplicate_tool_id" }],
+  ["Request too large (max 32 MB). Double press esc to go back and try with a smaller file.", { kind: "request_too_large" }],
+  ["Request too large (max 32 MB; 30.1 MB of about 33.4 MB is images or documents). Run /compact.", { kind: "request_too_large" }],
+  ["Request too large for the API's 32 MB request limit: this conversation is about 40 MB", { kind: "request_too_large" }],
+  ["Request too large (max 20MB)", { kind: "request_too_large" }],
+  ["the request size (34359738 bytes) exceeds 32 MB limit.", { kind: "request_too_large" }],
+  ["Input is too long.", { kind: "request_too_large" }],
+  ["Input is too long for requested model.", { kind: "context_overflow" }],
+  ["Prompt is too long · automatic compaction failed: the summary request was refused", { kind: "context_overflow" }],
+  ["Image was too large. Try resizing the image or using a different approach.", { kind: "image_invalid" }],
+  [
+    "An image in the conversation exceeds the dimension limit for many-image requests (2000px). Run /compact to remove old images from context, or start a new session.",
+    { kind: "image_invalid" },
+  ],
+  [
+    "messages.3.content.1.image.source.base64.data: image does not match the provided media type image/png",
+    { kind: "image_invalid", index: 3, contentIndex: 1 },
+  ],
+  ["messages.5.content.0.image.source.base64: image cannot be empty", { kind: "image_invalid", index: 5 }],
+];
+
 const GEMINI_BEDROCK: Case[] = [
   ["* GenerateContentRequest.contents[3].parts: contents.parts must not be empty.", { kind: "empty_content", index: 3, provider: "gemini" }],
   ["Please ensure that function response turn comes immediately after a function call turn.", { kind: "orphan_tool_result", provider: "gemini" }],
@@ -242,7 +270,7 @@ function expectClassified(input: string | object, expected: Partial<ClassifiedEr
 }
 
 describe("classifyProviderError: every exact text in the reference", () => {
-  for (const [text, expected] of [...ANTHROPIC, ...OPENAI, ...GEMINI_BEDROCK, ...TRIAGE]) {
+  for (const [text, expected] of [...ANTHROPIC, ...OPENAI, ...GEMINI_BEDROCK, ...TRIAGE, ...CLAUDE_CODE_DISPLAY]) {
     it(`${expected.kind}: ${text.slice(0, 90)}`, () => expectClassified(text, expected));
   }
 });

@@ -42,6 +42,15 @@ function fixCommand(error: ClassifiedError, session: string | undefined, from: s
   return io.command([...verb, "SESSION-ID", ...from]).replace(" SESSION-ID ", " <session-id> ");
 }
 
+/**
+ * Whether the fix command can carry the error text itself (quoted), so that it works when pasted: a text given as the
+ * argument, on one line and short enough to be printed whole. Otherwise it reads it again as this explain did.
+ */
+export function inlineText(arg: string | undefined, text: string): boolean {
+  return arg !== undefined && arg !== "-" && text.length <= MAX_INLINE_ERROR_CHARS && !/[\u0000-\u001f\u007f]/.test(text);
+}
+const MAX_INLINE_ERROR_CHARS = 600;
+
 export function addExplain(program: Command): void {
   program
     .command("explain")
@@ -65,7 +74,7 @@ Exit codes: 0 recognised, 1 unknown error, 2 usage or input error.`,
         const text = readErrorText(args[0], options.errorFile, io.readInput, "the error text");
         if (text === undefined) throw new RecoverError("usage", "give the error text, - for stdin, or --error-file <path>");
         const error = classifyProviderError(text);
-        const from = options.errorFile !== undefined ? ["--error-file", options.errorFile] : ["--error", "-"];
+        const from = options.errorFile !== undefined ? ["--error-file", options.errorFile] : inlineText(args[0], text) ? ["--error", text] : ["--error", "-"];
         let located: Located | undefined;
         if (options.session !== undefined && options.last) throw new RecoverError("usage", "give --session or --last, not both");
         if (options.session !== undefined || options.last) {
