@@ -40,5 +40,15 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
   invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
+  rollout_ordinal: {
+    cause:
+      "Codex CLI's rollout numbers its lines (`ordinal`) and the last record has none (resume refused), or a number repeats (Codex before 0.154 stops the thread history there)",
+    fixedBy: "repair",
+  },
+  rollout_missing: {
+    cause:
+      "Codex CLI's index (the threads table of state_<n>.sqlite) says the session's rollout is at a path where there is none: the rollout was moved, deleted, or the Codex home was copied from elsewhere",
+    fixedBy: null,
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

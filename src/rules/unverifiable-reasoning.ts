@@ -24,10 +24,11 @@ export const unverifiableReasoning: Rule = {
     });
     if (named.length === 0) return options.requested?.has(this.id) ? everyReasoning(view) : [];
     const reports: Report[] = [];
-    for (const message of view.conversation.messages) {
-      for (const block of message.blocks) {
+    for (const { line, blocks } of view.transcript?.sent ?? []) {
+      for (const block of blocks) {
         if (block.type !== "thinking" || block.signature === undefined) continue;
-        const by = named.find((n) => n.matches(block.signature!));
+        const item = { content: block.signature, id: sealedItemId(line) };
+        const by = named.find((n) => n.matches(item));
         if (by)
           reports.push(
             atBlock(
@@ -61,18 +62,44 @@ function everyReasoning(view: SessionView): Report[] {
   );
 }
 
+/** A sent reasoning or compaction item as an answer may name it: by its encrypted content, or by its item id. */
+export interface SealedItem {
+  content: string;
+  id?: string;
+}
+
 /**
- * What an `invalid_encrypted_content` answer names: `gAAA...Vo==` (first and last four characters) or the whole
- * content. Undefined when the text is no such answer.
+ * What an `invalid_encrypted_content` answer names: `gAAA...Vo==` (first and last characters of the content) or the
+ * whole content (`The encrypted content gAAA...Vo== could not be verified.`), or the item by its id
+ * (`The encrypted content for item cmp_34....b7bd could not be verified. Reason: …`, openai/codex#35334: a compaction
+ * item). Undefined when the text is no such answer; a matcher of every item when it names none.
  */
-export function unverifiedContent(text: string): ((content: string) => boolean) | undefined {
+export function unverifiedContent(text: string): ((item: SealedItem) => boolean) | undefined {
   if (classifyProviderError(text).kind !== "reasoning_invalid") return undefined;
-  const m = /encrypted content (\S+?) could not be verified/i.exec(text.replace(/\\"/g, '"'));
+  const plain = text.replace(/\\"/g, '"');
+  const byId = /encrypted content for item (\S+?) could not be verified/i.exec(plain);
+  if (byId) {
+    const named = abbreviated(byId[1]!);
+    return (item) => item.id !== undefined && named(item.id);
+  }
+  const m = /encrypted content (\S+?) could not be verified/i.exec(plain);
   if (!m) return () => true;
-  const named = m[1]!;
-  const dots = named.indexOf("...");
-  if (dots < 0) return (content) => content === named;
-  const head = named.slice(0, dots);
-  const tail = named.slice(dots + 3);
-  return (content) => content.length >= head.length + tail.length && content.startsWith(head) && content.endsWith(tail);
+  const named = abbreviated(m[1]!);
+  return (item) => named(item.content);
+}
+
+/** `head...tail` (three dots or more: the API shortens ids with four) matches what starts and ends so; else exactly. */
+function abbreviated(named: string): (value: string) => boolean {
+  const dots = /\.{3,}/.exec(named);
+  if (!dots) return (value) => value === named;
+  const head = named.slice(0, dots.index);
+  const tail = named.slice(dots.index + dots[0].length);
+  return (value) => value.length >= head.length + tail.length && value.startsWith(head) && value.endsWith(tail);
+}
+
+/** The item id of the line a block was sent from (`payload.id`: `rs_…`, `cmp_…`). */
+export function sealedItemId(line: { value?: Record<string, unknown> } | undefined): string | undefined {
+  const payload = line?.value?.payload;
+  const id = payload !== null && typeof payload === "object" ? (payload as Record<string, unknown>).id : undefined;
+  return typeof id === "string" ? id : undefined;
 }

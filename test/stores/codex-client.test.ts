@@ -57,7 +57,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
       expect(resumeInput(file).map(shape), scenario).toEqual(sent.slice(0, -1).map(shape));
       compared++;
     }
-    expect(compared).toBe(13);
+    expect(compared).toBe(14);
   });
 
   it("an output stored over 48,000 characters goes out as its first and last 24,000 around Codex's marker (measured: 200,004 → 48,024)", () => {
@@ -103,6 +103,10 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     expect(found).toEqual(
       [
         "duplicate-output orphan-tool-result error",
+        // The copied line repeats its ordinal as well (Codex 0.154+ leaves it out of the thread history).
+        "duplicate-output rollout-ordinal warning",
+        "duplicate-ordinal rollout-ordinal warning",
+        "tail-no-ordinal rollout-ordinal error",
         "empty-call-id duplicate-tool-call-id error",
         "killed-mid-call tool-result-missing warning",
         "nul-line tool-result-missing warning",
@@ -141,7 +145,17 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     fs.copyFileSync(after.captures.get("bad-reasoning")!.file, reasoning);
     age(reasoning, WRITTEN);
     const before = snapshot(home);
-    const damaged = ["killed-mid-call", "torn-tail", "nul-line", "duplicate-output", "empty-call-id", "orphan-output", "torn-output", "bad-reasoning"];
+    const damaged = [
+      "killed-mid-call",
+      "torn-tail",
+      "nul-line",
+      "duplicate-output",
+      "empty-call-id",
+      "orphan-output",
+      "torn-output",
+      "bad-reasoning",
+      "tail-no-ordinal",
+    ];
     const backups: string[] = [];
     for (const scenario of damaged) {
       const { id, file } = captures.get(scenario)!;

@@ -252,4 +252,57 @@ export const scenarios = {
       },
     ],
   },
+  "tail-no-ordinal": {
+    loop: true,
+    about:
+      "`tool`, then the `ordinal` taken off the rollout's last line (re-serialized), as a writer that does not number its lines leaves it; resume: Codex refuses the session (final paginated rollout record … is missing an ordinal)",
+    steps: [
+      toolTurn(),
+      resumeAfter((lines) => {
+        const i = lines.length - 1;
+        const o = parseLine(lines[i]);
+        const was = o.ordinal;
+        delete o.ordinal;
+        lines[i] = JSON.stringify(o);
+        return {
+          lines,
+          note: `line ${i + 1} (${o.type}/${o.payload?.type}): "ordinal":${was} taken off (line re-serialized with JSON.stringify; other lines untouched)`,
+        };
+      }),
+    ],
+  },
+  "duplicate-ordinal": {
+    loop: true,
+    about:
+      "`tool`, then the last line given the ordinal of the line before it (the shape of openai/codex#41657: a thread_settings_applied reusing a token_count's number); resume: Codex 0.154+ skips it in its projection and resumes",
+    steps: [
+      toolTurn(),
+      resumeAfter((lines) => {
+        const i = lines.length - 1;
+        const o = parseLine(lines[i]);
+        const was = o.ordinal;
+        o.ordinal = parseLine(lines[i - 1]).ordinal;
+        lines[i] = JSON.stringify(o);
+        return { lines, note: `line ${i + 1} (${o.type}/${o.payload?.type}): ordinal ${was} -> ${o.ordinal}, the ordinal of line ${i} (line re-serialized)` };
+      }),
+    ],
+  },
+  "moved-rollout": {
+    about:
+      "`tool`, then the rollout moved to another day folder of sessions/ (Codex's index state_5.sqlite still names the old path); resume: no rollout found for thread id …",
+    steps: [
+      toolTurn(),
+      {
+        ...resumeStep(),
+        edit: (ctx) => {
+          const dir = path.join(ctx.sandbox.codexHome, "sessions", "2020", "01", "01");
+          fs.mkdirSync(dir, { recursive: true });
+          const to = path.join(dir, path.basename(ctx.session.file));
+          fs.renameSync(ctx.session.file, to);
+          ctx.session.file = to;
+          return `rollout moved to sessions/2020/01/01/${path.basename(to)} (bytes untouched; state_5.sqlite untouched)`;
+        },
+      },
+    ],
+  },
 };

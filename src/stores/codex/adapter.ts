@@ -51,6 +51,7 @@ const codexLayout: TranscriptLayout = {
     const name = fileNameId(path);
     return UUID_AT_END.exec(name)?.[1] ?? name;
   },
+  staleIndex: staleRolloutPath,
 };
 
 const codex = { dialect: codexDialect, fixes: codexFixes, layout: codexLayout };
@@ -77,8 +78,7 @@ export const codexStore = transcriptAdapter({
  * is read, never written: Codex rebuilds it from the rollouts.
  */
 function missingRollouts(root: TranscriptRoot): string | undefined {
-  const states = fg.sync("state_*.sqlite", { cwd: root.path, absolute: true, onlyFiles: true, suppressErrors: true });
-  const newest = states.sort((a, b) => version(b) - version(a))[0];
+  const newest = newestState(root.path);
   if (newest === undefined) return undefined;
   let rows: { id: string; rollout_path: string }[];
   try {
@@ -92,9 +92,44 @@ function missingRollouts(root: TranscriptRoot): string | undefined {
     // Not the schema this was written against, locked, or unreadable: the index only adds a note.
     return undefined;
   }
-  const missing = rows.filter((r) => typeof r.rollout_path === "string" && !existsSync(r.rollout_path)).map((r) => r.id);
+  // A rollout that is only elsewhere in sessions/ is the session's finding (staleRolloutPath), not a lost one.
+  const here = (id: string) =>
+    fg.sync(`sessions/*/*/*/rollout-*-${fg.escapePath(id)}.jsonl`, { cwd: root.path, onlyFiles: true, suppressErrors: true }).length > 0;
+  const missing = rows.filter((r) => typeof r.rollout_path === "string" && !existsSync(r.rollout_path) && !here(r.id)).map((r) => r.id);
   if (missing.length === 0) return undefined;
   return `Codex's index ${basename(newest)} lists ${missing.length === 1 ? "a session whose rollout is" : `${missing.length} sessions whose rollouts are`} gone (${someOf(missing)}): Codex cannot resume ${missing.length === 1 ? "it" : "them"} and there is nothing to repair; recover leaves the index to Codex, which rebuilds it`;
+}
+
+/**
+ * Codex resumes a session by the path its index holds (`threads.rollout_path` of the newest `state_<n>.sqlite`), not
+ * by looking in sessions/: when that path holds no file (the rollout was moved to another folder, or the Codex home
+ * was copied from another place), it answers `no rollout found for thread id <id>` (measured with 0.171.0;
+ * openai/codex#22452, #11634) although the rollout is right here. Said of the session, never written: recover does
+ * not write Codex's index (docs/codex.md).
+ */
+function staleRolloutPath(store: string, sessionId: string, path: string): string | undefined {
+  const newest = newestState(store);
+  if (newest === undefined) return undefined;
+  let row: { rollout_path?: unknown } | undefined;
+  try {
+    const db = openDatabase(newest, { readonly: true, fileMustExist: true });
+    try {
+      row = db.prepare("SELECT rollout_path FROM threads WHERE id = ?").get(sessionId) as typeof row;
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Not the schema this was written against, locked, or unreadable: the index only adds a finding.
+    return undefined;
+  }
+  const indexed = row?.rollout_path;
+  if (typeof indexed !== "string" || indexed === path || existsSync(indexed)) return undefined;
+  return `Codex's index ${basename(newest)} says this session's rollout is at ${indexed}, where there is none: Codex resumes by that path and answers "no rollout found for thread id ${sessionId}"; recover does not write Codex's index: set threads.rollout_path to ${path} (or move the rollout back)`;
+}
+
+function newestState(store: string): string | undefined {
+  const states = fg.sync("state_*.sqlite", { cwd: store, absolute: true, onlyFiles: true, suppressErrors: true });
+  return states.sort((a, b) => version(b) - version(a))[0];
 }
 
 function version(path: string): number {

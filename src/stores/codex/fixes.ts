@@ -6,6 +6,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { randomBase62 } from "../opencode/ids.js";
 import { isObject, type Json } from "../../model/edit.js";
+import type { TranscriptLine } from "../../model/transcript.js";
 import type { LineShape } from "../transcript/content-shape.js";
 import type { AgentFixes } from "../transcript/fixing.js";
 import { CODEX_ABORTED_OUTPUT } from "./dialect.js";
@@ -48,6 +49,7 @@ export const codexFixes: AgentFixes = {
     const id = context.freshId();
     const output: Json = {
       timestamp: line.value?.timestamp ?? new Date(context.now).toISOString(),
+      ...lastOrdinal(context.history.records.lines, line),
       type: "response_item",
       payload: { type: outputTypeOf(call), id, call_id: callId, output: CODEX_ABORTED_OUTPUT },
     };
@@ -57,6 +59,19 @@ export const codexFixes: AgentFixes = {
   /** The Responses API's call ids: `call_` and 24 letters and digits. */
   freshCallId: (old) => (old?.startsWith("call_") || !old ? `call_${randomBase62(24)}` : `${old}_${randomBase62(8)}`),
 };
+
+/**
+ * The ordinal of a line inserted after `anchor`: none in the middle of the rollout (Codex resumes such a line and its
+ * thread-history projection skips it), but the next number when it becomes the last record of a numbered rollout,
+ * where Codex refuses a record without one (`final paginated rollout record … is missing an ordinal`, rule
+ * rollout-ordinal).
+ */
+function lastOrdinal(lines: readonly TranscriptLine[], anchor: TranscriptLine): { ordinal?: number } {
+  if (typeof anchor.value?.ordinal !== "number") return {};
+  if (lines.some((l) => l.ref.line > anchor.ref.line && l.value !== undefined)) return {};
+  const highest = lines.reduce((max, l) => (typeof l.value?.ordinal === "number" ? Math.max(max, l.value.ordinal) : max), -1);
+  return { ordinal: highest + 1 };
+}
 
 function outputTypeOf(call: Json): string {
   return call.type === "custom_tool_call" ? "custom_tool_call_output" : "function_call_output";
