@@ -496,15 +496,22 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
   switch (error.kind) {
     case "reasoning_invalid": {
       const matches = unverifiedContent(error.message) ?? (() => true);
-      const ids = sent.flatMap((s) =>
-        s.blocks
-          .filter((b) => b.type === "thinking" && b.signature !== undefined && matches({ content: b.signature, id: sealedItemId(s.line) }))
-          .map((b) => b.source.id),
-      );
+      // Matched on each look, not by block id: dropping an item of a compaction's replacement history renumbers the
+      // blocks after it in that line.
+      const named = (view: SessionView) =>
+        (view.transcript?.sent ?? []).flatMap((s) =>
+          s.blocks.filter(
+            (b) => b.type === "thinking" && b.signature !== undefined && matches({ content: b.signature, id: sealedItemId(s.line, b.source.field) }),
+          ),
+        );
+      const ids = named(view).map((b) => b.source.id);
       return {
-        rule: transcriptBlocksRule("reasoning the API could not verify", new Set(ids), why, (context, line, index) =>
-          context.dropBlock(line, index, DROPPED_REASONING),
-        ),
+        rule: {
+          ...transcriptBlocksRule("reasoning the API could not verify", new Set(), why, (context, line, index) =>
+            context.dropBlock(line, index, DROPPED_REASONING),
+          ),
+          check: (current) => named(current).map((b) => atBlock(b, why)),
+        },
         explanation: `the API could not verify ${ids.length === 1 ? "a reasoning item's" : `${ids.length} reasoning items'`} encrypted content: ${ids.length === 1 ? "it is" : "they are"} dropped (kept in the backup), never re-signed; calls and outputs stay${/for item cmp_/i.test(error.message) ? "; a compaction item goes with the summary of the history before it, which the model then no longer sees" : ""}`,
       };
     }

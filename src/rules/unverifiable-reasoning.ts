@@ -27,13 +27,13 @@ export const unverifiableReasoning: Rule = {
     for (const { line, blocks } of view.transcript?.sent ?? []) {
       for (const block of blocks) {
         if (block.type !== "thinking" || block.signature === undefined) continue;
-        const item = { content: block.signature, id: sealedItemId(line) };
+        const item = { content: block.signature, id: sealedItemId(line, block.source.field) };
         const by = named.find((n) => n.matches(item));
         if (by)
           reports.push(
             atBlock(
               block,
-              `the API could not verify this reasoning's encrypted content (${by.stored.where} holds the API's answer): every resume is rejected until it goes`,
+              `the API could not verify this ${block.redacted ? "compaction item" : "reasoning"}'s encrypted content (${by.stored.where} holds the API's answer): every resume is rejected until it goes`,
             ),
           );
       }
@@ -48,7 +48,8 @@ export const unverifiableReasoning: Rule = {
 };
 
 /** Why the item went, wherever the drop is asked for (this rule, `--error`). */
-export const DROPPED_REASONING = "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay";
+export const DROPPED_REASONING =
+  "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay; a compaction item goes with the summary it held of the history before it, which the model then no longer sees";
 
 /** Asked for by name with no answer stored: offline no reasoning can be verified, so every item is offered. */
 function everyReasoning(view: SessionView): Report[] {
@@ -97,9 +98,15 @@ function abbreviated(named: string): (value: string) => boolean {
   return (value) => value.length >= head.length + tail.length && value.startsWith(head) && value.endsWith(tail);
 }
 
-/** The item id of the line a block was sent from (`payload.id`: `rs_…`, `cmp_…`). */
-export function sealedItemId(line: { value?: Record<string, unknown> } | undefined): string | undefined {
-  const payload = line?.value?.payload;
-  const id = payload !== null && typeof payload === "object" ? (payload as Record<string, unknown>).id : undefined;
-  return typeof id === "string" ? id : undefined;
+/**
+ * The item id of the line a block was sent from (`payload.id`: `rs_…`, `cmp_…`), or of the item of a compaction's
+ * replacement history the block's `field` names (`payload.replacement_history.N`).
+ */
+export function sealedItemId(line: { value?: Record<string, unknown> } | undefined, field?: string): string | undefined {
+  const record = (value: unknown) => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+  const payload = record(line?.value?.payload);
+  const nested = /^payload\.replacement_history\.(\d+)/.exec(field ?? "");
+  const history = payload?.replacement_history;
+  const item = nested ? (Array.isArray(history) ? record(history[Number(nested[1])]) : undefined) : payload;
+  return typeof item?.id === "string" ? item.id : undefined;
 }

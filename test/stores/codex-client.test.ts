@@ -44,7 +44,7 @@ function shape(item: ResponsesItem): string {
 type ScanDoc = { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] };
 
 describe("rollouts written by the real Codex CLI 0.169", () => {
-  it("the resume input recover models is the one the client sent, item for item (aborted outputs added, orphans dropped, torn lines skipped, huge outputs cut)", () => {
+  it("the resume input recover models is the one the client sent, item for item (aborted outputs added, orphans dropped, torn lines skipped, huge outputs cut, a compaction's replacement history for what came before it)", () => {
     const { captures } = homeOfCaptures();
     let compared = 0;
     for (const { scenario, file } of captures.values()) {
@@ -57,7 +57,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
       expect(resumeInput(file).map(shape), scenario).toEqual(sent.slice(0, -1).map(shape));
       compared++;
     }
-    expect(compared).toBe(14);
+    expect(compared).toBe(16);
   });
 
   it("an output stored over 48,000 characters goes out as its first and last 24,000 around Codex's marker (measured: 200,004 → 48,024)", () => {
@@ -132,6 +132,8 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
         // The mock's fake contents share their first and last four characters, so the API's abbreviation names both.
         "bad-reasoning unverifiable-reasoning",
         "bad-reasoning unverifiable-reasoning",
+        // The compaction item the stored answer names by id, in the compacted line's replacement history.
+        "bad-compaction unverifiable-reasoning",
         "duplicate-output orphan-tool-result",
         "empty-call-id duplicate-tool-call-id",
       ].sort(),
@@ -211,7 +213,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
 
   it("a resume the API refused two minutes ago is repaired with its answer right away, as on every store (issue 38)", async () => {
     const { home, captures } = homeOfCaptures("after");
-    for (const scenario of ["bad-reasoning", "duplicate-output", "empty-call-id"]) {
+    for (const scenario of ["bad-reasoning", "duplicate-output", "empty-call-id", "bad-compaction"]) {
       const { id, file } = captures.get(scenario)!;
       writtenAgo(file, 2 * 60_000);
       const error = fs

@@ -155,10 +155,85 @@ describe("Codex's index of rollouts (state_5.sqlite threads.rollout_path)", () =
   });
 });
 
-describe("compaction items the API names by id (openai/codex#35334; built from the report)", () => {
+describe("a compaction (compacted line with its replacement_history), as the real client 0.169 wrote it", () => {
+  it("what came before the compaction is not sent, so not judged: an output without its call there is no finding; the same after it is", async () => {
+    // An output whose call is gone (orphan-tool-result), put after the line with ordinal `n`.
+    const orphanAfter = (n: number) => (text: string) =>
+      text
+        .split("\n")
+        .flatMap((line) => {
+          if (!line.includes(`"ordinal":${n},`)) return [line];
+          const orphan = {
+            timestamp: "2026-11-24T19:07:12.000Z",
+            type: "response_item",
+            payload: { type: "function_call_output", call_id: "call_gone", output: "hi" },
+          };
+          return [line, JSON.stringify(orphan)];
+        })
+        .join("\n");
+    const rulesOf = async (home: string, id: string) => {
+      const scan = await run(["session", "scan", id, "--include-live", "--json", "--store", home]);
+      return (parseJsonDocument(scan.stdout) as ScanDoc).sessions[0]!.findings.map((f) => f.rule);
+    };
+    const before = homeWith("compacted", "2026/11/24", orphanAfter(10));
+    expect(await rulesOf(before.home, before.id)).toEqual([]);
+    const after = homeWith("compacted", "2026/11/24", orphanAfter(29));
+    expect(await rulesOf(after.home, after.id)).toEqual(["orphan-tool-result"]);
+  });
+});
+
+describe("compaction items the API names by id (openai/codex#35334)", () => {
   const report = "The encrypted content for item cmp_34....b7bd could not be verified. Reason: Encrypted content could not be decrypted or parsed.";
 
-  it("repair --error drops the compaction item it names, and only that one; reasoning stays", async () => {
+  it("a compaction item in the replacement history the client sent and the API refused (bad-compaction, real client): it goes from the list with its metadata entry; the compaction still applies", async () => {
+    const { home, id, file } = homeWith("bad-compaction", "2026/11/24");
+    const records = () => assembleTranscript(fs.readFileSync(file), { path: file, sessionId: id, dialect: "codex", mtime: 0 }, false);
+    const sentBefore = codexResumeInput(records().lines).map((s) => s.item);
+    // What recover models is what the client sent: the item second, after the base instructions.
+    const request = JSON.parse(fs.readFileSync(path.join(FIXTURES, "bad-compaction.resume-request.json"), "utf8")) as {
+      input: { type: string; id?: string }[];
+    };
+    expect(request.input[1]).toMatchObject({ type: "compaction", id: "cmp_3400aa11ffee22b7bd" });
+    expect(sentBefore[1]).toMatchObject({ type: "compaction", id: "cmp_3400aa11ffee22b7bd" });
+    const refused = stderrOf("bad-compaction");
+    expect(refused).toContain(report);
+    const before = snapshot(home);
+    const repaired = await run(["session", "repair", id, "--error", report, "--yes", "--json", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const sentAfter = codexResumeInput(records().lines).map((s) => s.item);
+    expect(sentAfter).toEqual([sentBefore[0], ...sentBefore.slice(2)]);
+    const payload = records().lines.find((l) => l.value?.type === "compacted")!.value!.payload as {
+      message: string;
+      replacement_history: unknown[];
+      replacement_history_metadata: unknown[];
+    };
+    expect(payload.replacement_history_metadata).toHaveLength(payload.replacement_history.length);
+    expect(payload.message).toContain("The user asked for a greeting; I said hello.");
+    const restored = await run(["session", "restore", (parseJsonDocument(repaired.stdout) as { backup: { id: string } }).backup.id, "--yes", "--store", home]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expectSameBytes(snapshot(home), before);
+  });
+
+  it("a compaction whose metadata list counts other entries than its history is passed over by Codex: recover sends the raw history too", () => {
+    // bad-compaction's compaction item without its metadata entry: the client sent every item as if there were no
+    // compaction (measured while building the scenario; the request is not kept).
+    const { id, file } = homeWith("bad-compaction", "2026/11/24", (text) =>
+      text
+        .split("\n")
+        .map((line) => {
+          if (!line.includes('"type":"compacted"')) return line;
+          const value = JSON.parse(line) as { payload: { replacement_history_metadata: unknown[] } };
+          value.payload.replacement_history_metadata.shift();
+          return JSON.stringify(value);
+        })
+        .join("\n"),
+    );
+    const sent = codexResumeInput(assembleTranscript(fs.readFileSync(file), { path: file, sessionId: id, dialect: "codex", mtime: 0 }, false).lines);
+    expect(sent.map((s) => s.item.type)).not.toContain("compaction");
+    expect(sent.map((s) => (s.item.content as { text?: string }[] | undefined)?.[0]?.text)).toContain("Hello! How can I help?");
+  });
+
+  it("a compaction item stored as its own line (built from the report): --error drops the one it names, and only that one; reasoning stays", async () => {
     // tool, with a compaction item (as Codex stores a remote compaction's output) after the first turn.
     const compaction = (id: string, n: number) =>
       JSON.stringify({

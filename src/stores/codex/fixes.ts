@@ -56,6 +56,32 @@ export const codexFixes: AgentFixes = {
     return context.insertAfter(line, output, `gave the interrupted call the "${CODEX_ABORTED_OUTPUT}" output Codex itself sends for it on resume`, id);
   },
   shape: codexShape,
+  /**
+   * A block of an item in a compaction's `replacement_history` goes from that list (the item whole, or one part of a
+   * message of several); the compacted line stays. Elsewhere as every transcript: a message's part, or the line.
+   */
+  dropBlock(context, line, index, field, reason) {
+    const nested = /^payload\.replacement_history\.(\d+)(?:\.content\.(\d+))?/.exec(field ?? "");
+    if (nested) {
+      const k = Number(nested[1]);
+      return context.update(line, reason, (value) => {
+        const payload = payloadOf(value);
+        const history = payload?.replacement_history;
+        if (!Array.isArray(history)) return;
+        const content = (history[k] as Json | undefined)?.content;
+        if (nested[2] !== undefined && Array.isArray(content) && content.length > 1) return void content.splice(Number(nested[2]), 1);
+        // Its entry in the metadata goes with it: Codex passes over a compaction whose two lists differ in length.
+        const metadata = payload?.replacement_history_metadata;
+        if (Array.isArray(metadata) && metadata.length === history.length) metadata.splice(k, 1);
+        history.splice(k, 1);
+      });
+    }
+    const content = line.value ? codexShape.content(line.value) : undefined;
+    if (!Array.isArray(content) || content.length <= 1) return context.deleteLine(line, reason);
+    return context.update(line, reason, (value) => {
+      (codexShape.content(value) as unknown[]).splice(index, 1);
+    });
+  },
   /** The Responses API's call ids: `call_` and 24 letters and digits. */
   freshCallId: (old) => (old?.startsWith("call_") || !old ? `call_${randomBase62(24)}` : `${old}_${randomBase62(8)}`),
 };
