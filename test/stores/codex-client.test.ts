@@ -329,7 +329,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     const scan = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", home]);
     const notices = (parseJsonDocument(scan.stdout) as { store: { notices: string[] } }).store.notices;
     expect(notices).toEqual([
-      "Codex's index state_5.sqlite lists a session whose rollout is gone (01a20f00-dead-7000-8000-000000000000): Codex cannot resume it and there is nothing to repair; recover leaves the index to Codex, which rebuilds it",
+      "Codex's index state_5.sqlite lists a session whose rollout is gone (01a20f00-dead-7000-8000-000000000000): Codex answers \"no rollout found for thread id …\" for it and there is nothing to repair; recover does not write Codex's indexes",
     ]);
     const repaired = await run(["session", "repair", captures.get("killed-mid-call")!.id, "--yes", "--store", home]);
     expect(repaired.status, repaired.stderr).toBe(0);

@@ -146,7 +146,25 @@ describe("Codex's index of rollouts (state_5.sqlite threads.rollout_path)", () =
     expect(fs.readFileSync(index).equals(before)).toBe(true);
   });
 
-  it("the same rollout where the index says it is has nothing to say", async () => {
+  it("session_index.jsonl naming a session with no rollout is said in a note (newest name wins); it is never written", async () => {
+    // Built: the pinned clients' exec runs write no session_index.jsonl; its lines are {id, thread_name, updated_at}.
+    const { home } = homeWith("tool", "2026/11/24");
+    const index = path.join(home, "session_index.jsonl");
+    const gone = "01a20f00-dead-7000-8000-000000000000";
+    const lines = [
+      { id: gone, thread_name: "old name", updated_at: "2026-11-24T19:00:00Z" },
+      { id: gone, thread_name: "fix the build", updated_at: "2026-11-24T19:05:00Z" },
+    ];
+    fs.writeFileSync(index, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n{"id":"torn`);
+    const before = fs.readFileSync(index);
+    const scan = await run(["session", "scan", "--all", "--json", "--store", home]);
+    expect((parseJsonDocument(scan.stdout) as ScanDoc).store.notices).toEqual([
+      `session_index.jsonl names a session whose rollout is gone (fix the build = ${gone}): Codex answers "no rollout found for thread id …" for it and there is nothing to repair; recover does not write Codex's indexes`,
+    ]);
+    expect(fs.readFileSync(index).equals(before)).toBe(true);
+  });
+
+  it("a Codex home copied from elsewhere (the index names the old home's paths) is the same finding", async () => {
     const { home, id } = homeWith("moved-rollout");
     fs.copyFileSync(path.join(FIXTURES, "moved-rollout.codex-home", "state_5.sqlite"), path.join(home, "state_5.sqlite"));
     // The index names /tmp/codex-fx-moved-rollout/…, this home is elsewhere: the finding is there, with the path.
