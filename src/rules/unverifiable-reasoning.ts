@@ -14,7 +14,8 @@ import type { Report, Rule } from "./rule.js";
 export const unverifiableReasoning: Rule = {
   id: "unverifiable-reasoning",
   severity: "error",
-  description: "reasoning whose encrypted_content the API could not verify, as the error the client stored says (`invalid_encrypted_content`)",
+  description:
+    "reasoning or a compaction item whose encrypted_content the API could not verify, as the error the client stored says (`invalid_encrypted_content`)",
   fixedBy: "repair",
   apis: ["responses"],
   check(view, options) {
