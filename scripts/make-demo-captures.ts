@@ -39,7 +39,8 @@ export const DEMO_CODEX: Pick[] = [
   {
     capture: "duplicate-output",
     summary: "The output line twice: the API answers `Duplicate item found with id fco_…`.",
-    expect: ["orphan-tool-result error"],
+    // The copy repeats the line's ordinal too: Codex 0.154+ skips it in its thread history.
+    expect: ["orphan-tool-result error", "rollout-ordinal warning"],
   },
   {
     capture: "empty-call-id",

@@ -20,7 +20,8 @@ import { trailingThinking } from "../rules/trailing-thinking.js";
 import { orphanToolResult } from "../rules/orphan-tool-result.js";
 import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock } from "../rules/helpers.js";
-import { DROPPED_REASONING, unverifiedContent } from "../rules/unverifiable-reasoning.js";
+import { DROPPED_REASONING, sealedItemId, unverifiedContent } from "../rules/unverifiable-reasoning.js";
+import { rolloutOrdinal } from "../rules/rollout-ordinal.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
@@ -495,14 +496,23 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
   switch (error.kind) {
     case "reasoning_invalid": {
       const matches = unverifiedContent(error.message) ?? (() => true);
-      const ids = sent.flatMap((s) =>
-        s.blocks.filter((b) => b.type === "thinking" && b.signature !== undefined && matches(b.signature)).map((b) => b.source.id),
-      );
+      // Matched on each look, not by block id: dropping an item of a compaction's replacement history renumbers the
+      // blocks after it in that line.
+      const named = (view: SessionView) =>
+        (view.transcript?.sent ?? []).flatMap((s) =>
+          s.blocks.filter(
+            (b) => b.type === "thinking" && b.signature !== undefined && matches({ content: b.signature, id: sealedItemId(s.line, b.source.field) }),
+          ),
+        );
+      const ids = named(view).map((b) => b.source.id);
       return {
-        rule: transcriptBlocksRule("reasoning the API could not verify", new Set(ids), why, (context, line, index) =>
-          context.dropBlock(line, index, DROPPED_REASONING),
-        ),
-        explanation: `the API could not verify ${ids.length === 1 ? "a reasoning item's" : `${ids.length} reasoning items'`} encrypted content: ${ids.length === 1 ? "it is" : "they are"} dropped (kept in the backup), never re-signed; calls and outputs stay`,
+        rule: {
+          ...transcriptBlocksRule("reasoning the API could not verify", new Set(), why, (context, line, index) =>
+            context.dropBlock(line, index, DROPPED_REASONING),
+          ),
+          check: (current) => named(current).map((b) => atBlock(b, why)),
+        },
+        explanation: `the API could not verify ${ids.length === 1 ? "a reasoning item's" : `${ids.length} reasoning items'`} encrypted content: ${ids.length === 1 ? "it is" : "they are"} dropped (kept in the backup), never re-signed; calls and outputs stay${/for item cmp_/i.test(error.message) ? "; a compaction item goes with the summary of the history before it, which the model then no longer sees" : ""}`,
       };
     }
     case "duplicate_tool_id": {
@@ -514,6 +524,24 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
         `item ${itemId ?? ""}${at} is in the input twice: the later copy goes (kept in the backup)`,
       );
     }
+    case "rollout_ordinal":
+      // Codex refused to open the session, so nothing is writing its last turn: it is judged with the rest.
+      return {
+        rule: {
+          ...rolloutOrdinal,
+          id: ERROR_RULE_ID,
+          check: (view, options, earlier) => rolloutOrdinal.check(view, options, earlier).filter((report) => report.fixable !== false),
+        },
+        explanation: /expected ordinal/i.test(error.message)
+          ? "Codex's thread history stopped at a line whose ordinal repeats or goes back (Codex 0.147–0.153): 0.154 and later skip that line and rebuild the history themselves; recover leaves the numbers as they are (numbering the later lines anew would move every ordinal the history holds)"
+          : "Codex refused the rollout's line numbers: the last record, which has no ordinal, gets the next one",
+        judgesLiveTail: true,
+      };
+    case "rollout_missing":
+      return {
+        explanation:
+          "Codex's index points at a rollout that is not where it says: `recover session scan` names the session whose index row is stale (rule stale-bookkeeping) and the path the index must hold; recover does not write Codex's index",
+      };
     default:
       return transcriptErrorPlan(error, view, anthropicRequest(view.conversation), lineIds, [], at, why);
   }

@@ -31,6 +31,8 @@ export type ProviderErrorKind =
   | "image_invalid"
   | "invalid_json_body"
   | "reasoning_invalid"
+  | "rollout_ordinal"
+  | "rollout_missing"
   | "unknown";
 
 export type Provider = "anthropic" | "openai" | "bedrock" | "gemini" | "unknown";
@@ -141,6 +143,9 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["thinking_bound", /bound to a different conversation/i],
   ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature/i],
   ["reasoning_invalid", /invalid_encrypted_content|encrypted content .* could not be verified/i],
+  // Codex CLI's own refusals of a rollout (not the API's): its line numbers, and its index of where rollouts are.
+  ["rollout_ordinal", /paginated rollout record .* is missing an ordinal|thread history projection .*expected ordinal \d+, got \d+/i],
+  ["rollout_missing", /no rollout found for (?:thread|conversation) id/i],
   ["thinking_order", /Expected `?thinking`? or `?redacted_thinking`?, but found|first block must be thinking/i],
   ["trailing_thinking", /final block in an assistant message cannot be `?thinking`?/i],
   ["trailing_assistant", /does not support assistant message prefill|conversation must end with a user message/i],

@@ -27,7 +27,8 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   },
   thinking_empty: { cause: "a thinking block holds no text, or only whitespace (a client stored it emptied)", fixedBy: "repair" },
   reasoning_invalid: {
-    cause: "encrypted reasoning the provider can no longer verify (another account, organization or model)",
+    cause:
+      "encrypted reasoning (or a compaction item, named by its cmp_ id) the provider can no longer verify (another account, organization or model); on a Codex session `session repair --error` drops the item named, never re-signed",
     fixedBy: null,
   },
   thinking_when_disabled: { cause: "the session holds thinking but the model is now called with thinking off", fixedBy: "repair" },
@@ -40,5 +41,15 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
   invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
+  rollout_ordinal: {
+    cause:
+      "Codex CLI's rollout numbers its lines (`ordinal`) and the last record has none (resume refused), or a number repeats (Codex before 0.154 stops the thread history there)",
+    fixedBy: "repair",
+  },
+  rollout_missing: {
+    cause:
+      "Codex CLI's index (the threads table of state_<n>.sqlite) says the session's rollout is at a path where there is none: the rollout was moved, deleted, or the Codex home was copied from elsewhere; `session scan` names the session and the path its row must hold",
+    fixedBy: null,
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

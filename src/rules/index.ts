@@ -30,10 +30,12 @@ import { orphanToolResult } from "./orphan-tool-result.js";
 import { toolResultMissing } from "./tool-result-missing.js";
 import { trailingAssistant } from "./trailing-assistant.js";
 import { staleBookkeeping } from "./stale-bookkeeping.js";
+import { rolloutOrdinal } from "./rollout-ordinal.js";
 
 export const RULES: readonly Rule[] = [
   unreadableRecord,
   staleBookkeeping,
+  rolloutOrdinal,
   schemaViolation,
   orphanPart,
   sharedMessage,

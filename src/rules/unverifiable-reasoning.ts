@@ -14,7 +14,8 @@ import type { Report, Rule } from "./rule.js";
 export const unverifiableReasoning: Rule = {
   id: "unverifiable-reasoning",
   severity: "error",
-  description: "reasoning whose encrypted_content the API could not verify, as the error the client stored says (`invalid_encrypted_content`)",
+  description:
+    "reasoning or a compaction item whose encrypted_content the API could not verify, as the error the client stored says (`invalid_encrypted_content`)",
   fixedBy: "repair",
   apis: ["responses"],
   check(view, options) {
@@ -24,15 +25,16 @@ export const unverifiableReasoning: Rule = {
     });
     if (named.length === 0) return options.requested?.has(this.id) ? everyReasoning(view) : [];
     const reports: Report[] = [];
-    for (const message of view.conversation.messages) {
-      for (const block of message.blocks) {
+    for (const { line, blocks } of view.transcript?.sent ?? []) {
+      for (const block of blocks) {
         if (block.type !== "thinking" || block.signature === undefined) continue;
-        const by = named.find((n) => n.matches(block.signature!));
+        const item = { content: block.signature, id: sealedItemId(line, block.source.field) };
+        const by = named.find((n) => n.matches(item));
         if (by)
           reports.push(
             atBlock(
               block,
-              `the API could not verify this reasoning's encrypted content (${by.stored.where} holds the API's answer): every resume is rejected until it goes`,
+              `the API could not verify this ${block.redacted ? "compaction item" : "reasoning"}'s encrypted content (${by.stored.where} holds the API's answer): every resume is rejected until it goes`,
             ),
           );
       }
@@ -47,7 +49,8 @@ export const unverifiableReasoning: Rule = {
 };
 
 /** Why the item went, wherever the drop is asked for (this rule, `--error`). */
-export const DROPPED_REASONING = "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay";
+export const DROPPED_REASONING =
+  "dropped the reasoning the API could not verify (never re-signed; kept in the backup); its call and output stay; a compaction item goes with the summary it held of the history before it, which the model then no longer sees";
 
 /** Asked for by name with no answer stored: offline no reasoning can be verified, so every item is offered. */
 function everyReasoning(view: SessionView): Report[] {
@@ -61,18 +64,50 @@ function everyReasoning(view: SessionView): Report[] {
   );
 }
 
+/** A sent reasoning or compaction item as an answer may name it: by its encrypted content, or by its item id. */
+export interface SealedItem {
+  content: string;
+  id?: string;
+}
+
 /**
- * What an `invalid_encrypted_content` answer names: `gAAA...Vo==` (first and last four characters) or the whole
- * content. Undefined when the text is no such answer.
+ * What an `invalid_encrypted_content` answer names: `gAAA...Vo==` (first and last characters of the content) or the
+ * whole content (`The encrypted content gAAA...Vo== could not be verified.`), or the item by its id
+ * (`The encrypted content for item cmp_34....b7bd could not be verified. Reason: …`, openai/codex#35334: a compaction
+ * item). Undefined when the text is no such answer; a matcher of every item when it names none.
  */
-export function unverifiedContent(text: string): ((content: string) => boolean) | undefined {
+export function unverifiedContent(text: string): ((item: SealedItem) => boolean) | undefined {
   if (classifyProviderError(text).kind !== "reasoning_invalid") return undefined;
-  const m = /encrypted content (\S+?) could not be verified/i.exec(text.replace(/\\"/g, '"'));
+  const plain = text.replace(/\\"/g, '"');
+  const byId = /encrypted content for item (\S+?) could not be verified/i.exec(plain);
+  if (byId) {
+    const named = abbreviated(byId[1]!);
+    return (item) => item.id !== undefined && named(item.id);
+  }
+  const m = /encrypted content (\S+?) could not be verified/i.exec(plain);
   if (!m) return () => true;
-  const named = m[1]!;
-  const dots = named.indexOf("...");
-  if (dots < 0) return (content) => content === named;
-  const head = named.slice(0, dots);
-  const tail = named.slice(dots + 3);
-  return (content) => content.length >= head.length + tail.length && content.startsWith(head) && content.endsWith(tail);
+  const named = abbreviated(m[1]!);
+  return (item) => named(item.content);
+}
+
+/** `head...tail` (three dots or more: the API shortens ids with four) matches what starts and ends so; else exactly. */
+function abbreviated(named: string): (value: string) => boolean {
+  const dots = /\.{3,}/.exec(named);
+  if (!dots) return (value) => value === named;
+  const head = named.slice(0, dots.index);
+  const tail = named.slice(dots.index + dots[0].length);
+  return (value) => value.length >= head.length + tail.length && value.startsWith(head) && value.endsWith(tail);
+}
+
+/**
+ * The item id of the line a block was sent from (`payload.id`: `rs_…`, `cmp_…`), or of the item of a compaction's
+ * replacement history the block's `field` names (`payload.replacement_history.N`).
+ */
+export function sealedItemId(line: { value?: Record<string, unknown> } | undefined, field?: string): string | undefined {
+  const record = (value: unknown) => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+  const payload = record(line?.value?.payload);
+  const nested = /^payload\.replacement_history\.(\d+)/.exec(field ?? "");
+  const history = payload?.replacement_history;
+  const item = nested ? (Array.isArray(history) ? record(history[Number(nested[1])]) : undefined) : payload;
+  return typeof item?.id === "string" ? item.id : undefined;
 }

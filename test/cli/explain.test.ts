@@ -48,6 +48,10 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   tool_response_mismatch: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
   reasoning_invalid:
     "The encrypted content gAAAAABoT8w could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
+  // Codex CLI's own refusals (fixtures/codex-0.169: tail-no-ordinal, moved-rollout; openai/codex#41657).
+  rollout_ordinal:
+    "thread/resume failed: error resuming thread: Fatal error: Failed to initialize session: thread-store internal error: failed to resume local thread recorder: final paginated rollout record at /home/u/.codex/sessions/2026/11/27/rollout-2026-11-27T17-02-56-01a21df5-c8e9-7242-a5ef-222e8807fb21.jsonl is missing an ordinal (code -32603)",
+  rollout_missing: "Error: thread/resume: thread/resume failed: no rollout found for thread id 01a21df6-923d-7283-bef9-7cdbdbe55312 (code -32600)",
 };
 const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
 

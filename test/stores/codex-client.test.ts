@@ -44,7 +44,7 @@ function shape(item: ResponsesItem): string {
 type ScanDoc = { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] };
 
 describe("rollouts written by the real Codex CLI 0.169", () => {
-  it("the resume input recover models is the one the client sent, item for item (aborted outputs added, orphans dropped, torn lines skipped, huge outputs cut)", () => {
+  it("the resume input recover models is the one the client sent, item for item (aborted outputs added, orphans dropped, torn lines skipped, huge outputs cut, a compaction's replacement history for what came before it)", () => {
     const { captures } = homeOfCaptures();
     let compared = 0;
     for (const { scenario, file } of captures.values()) {
@@ -57,7 +57,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
       expect(resumeInput(file).map(shape), scenario).toEqual(sent.slice(0, -1).map(shape));
       compared++;
     }
-    expect(compared).toBe(13);
+    expect(compared).toBe(16);
   });
 
   it("an output stored over 48,000 characters goes out as its first and last 24,000 around Codex's marker (measured: 200,004 → 48,024)", () => {
@@ -103,6 +103,10 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     expect(found).toEqual(
       [
         "duplicate-output orphan-tool-result error",
+        // The copied line repeats its ordinal as well (Codex 0.154+ leaves it out of the thread history).
+        "duplicate-output rollout-ordinal warning",
+        "duplicate-ordinal rollout-ordinal warning",
+        "tail-no-ordinal rollout-ordinal error",
         "empty-call-id duplicate-tool-call-id error",
         "killed-mid-call tool-result-missing warning",
         "nul-line tool-result-missing warning",
@@ -128,6 +132,8 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
         // The mock's fake contents share their first and last four characters, so the API's abbreviation names both.
         "bad-reasoning unverifiable-reasoning",
         "bad-reasoning unverifiable-reasoning",
+        // The compaction item the stored answer names by id, in the compacted line's replacement history.
+        "bad-compaction unverifiable-reasoning",
         "duplicate-output orphan-tool-result",
         "empty-call-id duplicate-tool-call-id",
       ].sort(),
@@ -141,7 +147,17 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     fs.copyFileSync(after.captures.get("bad-reasoning")!.file, reasoning);
     age(reasoning, WRITTEN);
     const before = snapshot(home);
-    const damaged = ["killed-mid-call", "torn-tail", "nul-line", "duplicate-output", "empty-call-id", "orphan-output", "torn-output", "bad-reasoning"];
+    const damaged = [
+      "killed-mid-call",
+      "torn-tail",
+      "nul-line",
+      "duplicate-output",
+      "empty-call-id",
+      "orphan-output",
+      "torn-output",
+      "bad-reasoning",
+      "tail-no-ordinal",
+    ];
     const backups: string[] = [];
     for (const scenario of damaged) {
       const { id, file } = captures.get(scenario)!;
@@ -197,7 +213,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
 
   it("a resume the API refused two minutes ago is repaired with its answer right away, as on every store (issue 38)", async () => {
     const { home, captures } = homeOfCaptures("after");
-    for (const scenario of ["bad-reasoning", "duplicate-output", "empty-call-id"]) {
+    for (const scenario of ["bad-reasoning", "duplicate-output", "empty-call-id", "bad-compaction"]) {
       const { id, file } = captures.get(scenario)!;
       writtenAgo(file, 2 * 60_000);
       const error = fs
@@ -313,7 +329,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     const scan = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", home]);
     const notices = (parseJsonDocument(scan.stdout) as { store: { notices: string[] } }).store.notices;
     expect(notices).toEqual([
-      "Codex's index state_5.sqlite lists a session whose rollout is gone (01a20f00-dead-7000-8000-000000000000): Codex cannot resume it and there is nothing to repair; recover leaves the index to Codex, which rebuilds it",
+      "Codex's index state_5.sqlite lists a session whose rollout is gone (01a20f00-dead-7000-8000-000000000000): Codex answers \"no rollout found for thread id …\" for it and there is nothing to repair; recover does not write Codex's indexes",
     ]);
     const repaired = await run(["session", "repair", captures.get("killed-mid-call")!.id, "--yes", "--store", home]);
     expect(repaired.status, repaired.stderr).toBe(0);

@@ -46,6 +46,33 @@ const seqTurn = {
   ],
 };
 
+// A compaction limit under what the first turn used: Codex compacts before the next turn.
+const AUTO_COMPACT = "model_auto_compact_token_limit = 1000\n";
+
+// A compaction item the API cannot verify (openai/codex#35334 names it `cmp_34....b7bd`).
+const BAD_COMPACTION = { type: "compaction", id: "cmp_3400aa11ffee22b7bd", encrypted_content: "gAAAAABmockCompaction1QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo==" };
+const holdsBadCompaction = (body) => (body.input ?? []).some((it) => it.type === "compaction" && it.id === BAD_COMPACTION.id);
+const refuseCompaction = () =>
+  httpError(400, "The encrypted content for item cmp_34....b7bd could not be verified. Reason: Encrypted content could not be decrypted or parsed.", {
+    code: "invalid_encrypted_content",
+  });
+
+// `plain`'s first turn, reported as 90,000 input tokens; then a resume with a compaction limit under that: Codex
+// compacts before the turn (a /responses call with its compaction prompt, answered with a summary).
+const compactingTurns = [
+  { prompt: "Say hello.", replies: [reply([message("Hello! How can I help?")], { input_tokens: 90000, output_tokens: 10 })] },
+  {
+    prompt: "Say it again.",
+    resume: true,
+    edit: (ctx) => {
+      const file = path.join(ctx.sandbox.codexHome, "config.toml");
+      fs.writeFileSync(file, `${AUTO_COMPACT}${fs.readFileSync(file, "utf8")}`);
+      return `config.toml: ${AUTO_COMPACT.trim()} added (rollout untouched)`;
+    },
+    replies: [reply([message("The user asked for a greeting; I said hello.")]), reply([message("Hello again.")])],
+  },
+];
+
 export const scenarios = {
   plain: {
     about: "two plain text turns (the second a resume)",
@@ -249,6 +276,104 @@ export const scenarios = {
             code: "context_length_exceeded",
           }),
         ],
+      },
+    ],
+  },
+  "tail-no-ordinal": {
+    loop: true,
+    about:
+      "`tool`, then the `ordinal` taken off the rollout's last line (re-serialized), as a writer that does not number its lines leaves it; resume: Codex refuses the session (final paginated rollout record … is missing an ordinal)",
+    steps: [
+      toolTurn(),
+      resumeAfter((lines) => {
+        const i = lines.length - 1;
+        const o = parseLine(lines[i]);
+        const was = o.ordinal;
+        delete o.ordinal;
+        lines[i] = JSON.stringify(o);
+        return {
+          lines,
+          note: `line ${i + 1} (${o.type}/${o.payload?.type}): "ordinal":${was} taken off (line re-serialized with JSON.stringify; other lines untouched)`,
+        };
+      }),
+    ],
+  },
+  "duplicate-ordinal": {
+    loop: true,
+    about:
+      "`tool`, then the last line given the ordinal of the line before it (the shape of openai/codex#41657: a thread_settings_applied reusing a token_count's number); resume: Codex 0.154+ skips it in its projection and resumes",
+    steps: [
+      toolTurn(),
+      resumeAfter((lines) => {
+        const i = lines.length - 1;
+        const o = parseLine(lines[i]);
+        const was = o.ordinal;
+        o.ordinal = parseLine(lines[i - 1]).ordinal;
+        lines[i] = JSON.stringify(o);
+        return { lines, note: `line ${i + 1} (${o.type}/${o.payload?.type}): ordinal ${was} -> ${o.ordinal}, the ordinal of line ${i} (line re-serialized)` };
+      }),
+    ],
+  },
+  "moved-rollout": {
+    about:
+      "`tool`, then the rollout moved to another day folder of sessions/ (Codex's index state_5.sqlite still names the old path); resume: no rollout found for thread id …",
+    steps: [
+      toolTurn(),
+      {
+        ...resumeStep(),
+        edit: (ctx) => {
+          const dir = path.join(ctx.sandbox.codexHome, "sessions", "2020", "01", "01");
+          fs.mkdirSync(dir, { recursive: true });
+          const to = path.join(dir, path.basename(ctx.session.file));
+          fs.renameSync(ctx.session.file, to);
+          ctx.session.file = to;
+          return `rollout moved to sessions/2020/01/01/${path.basename(to)} (bytes untouched; state_5.sqlite untouched)`;
+        },
+      },
+    ],
+  },
+  compacted: {
+    about:
+      "`plain` first turn (the mock reports 90,000 input tokens); then resume with model_auto_compact_token_limit = 1000 in config.toml: Codex compacts before the turn (a /responses call with its compaction prompt; the mock answers a summary) and stores a `compacted` line with its replacement_history; then the limit taken out and resume again: what is sent after a compaction",
+    steps: [
+      ...compactingTurns,
+      {
+        ...resumeStep(reply([message("Third reply.")]), "Once more."),
+        edit: (ctx) => {
+          const file = path.join(ctx.sandbox.codexHome, "config.toml");
+          fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(AUTO_COMPACT, ""));
+          return `config.toml: ${AUTO_COMPACT.trim()} taken out again (rollout untouched)`;
+        },
+      },
+    ],
+  },
+  "bad-compaction": {
+    // The API refuses any input still holding the compaction item it cannot verify.
+    loop: { reply: (body) => (holdsBadCompaction(body) ? refuseCompaction() : reply([message("Continuing.")])) },
+    about:
+      "`compacted`, then a compaction item (as a remote compaction returns it: type compaction, id cmp_…, encrypted_content) put first in the compacted line's replacement_history, with its entry in replacement_history_metadata (line re-serialized); resume: the mock answers 400 `The encrypted content for item cmp_34....b7bd could not be verified.` while the input holds it (openai/codex#35334)",
+    steps: [
+      ...compactingTurns,
+      {
+        prompt: "Once more.",
+        resume: true,
+        replies: [(body) => (holdsBadCompaction(body) ? refuseCompaction() : reply([message("Third reply.")]))],
+        edit: (ctx) => {
+          const file = path.join(ctx.sandbox.codexHome, "config.toml");
+          fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(AUTO_COMPACT, ""));
+          return editLines(ctx.session.file, (lines) => {
+            const i = lines.findIndex((l) => parseLine(l)?.type === "compacted");
+            const o = parseLine(lines[i]);
+            // With its entry in the parallel metadata list: Codex passes over a compaction whose lists differ in length.
+            o.payload.replacement_history.unshift(BAD_COMPACTION);
+            o.payload.replacement_history_metadata.unshift({ history_sequence: 0, sampled_through_sequence: 0, client_authored: false });
+            lines[i] = JSON.stringify(o);
+            return {
+              lines,
+              note: `config.toml: ${AUTO_COMPACT.trim()} taken out; line ${i + 1} (compacted): ${JSON.stringify(BAD_COMPACTION)} put first in payload.replacement_history, an entry for it first in replacement_history_metadata (line re-serialized)`,
+            };
+          });
+        },
       },
     ],
   },

@@ -5,7 +5,7 @@
  */
 import { shellQuote } from "../../model/shell-quote.js";
 import fg from "fast-glob";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { RecoverError } from "../../errors.js";
@@ -51,6 +51,7 @@ const codexLayout: TranscriptLayout = {
     const name = fileNameId(path);
     return UUID_AT_END.exec(name)?.[1] ?? name;
   },
+  staleIndex: staleRolloutPath,
 };
 
 const codex = { dialect: codexDialect, fixes: codexFixes, layout: codexLayout };
@@ -72,29 +73,103 @@ export const codexStore = transcriptAdapter({
 });
 
 /**
- * Codex's own index (`state_<n>.sqlite`, table `threads`: id, rollout_path) may list sessions whose rollout is gone
- * (deleted, moved, another machine's home): Codex cannot resume those and recover has nothing to repair. The index
- * is read, never written: Codex rebuilds it from the rollouts.
+ * Codex's own indexes may name sessions whose rollout is gone (deleted, or another machine's home): the threads
+ * table of the newest `state_<n>.sqlite` (id, rollout_path) and `session_index.jsonl` (append-only `{id,
+ * thread_name, updated_at}`, the names `codex resume <name>` finds). Codex answers `no rollout found for thread id
+ * <id>` for those, and recover has nothing to repair: said in a note. Read, never written (docs/codex.md says why).
+ * A rollout that is only elsewhere in sessions/ is that session's finding (staleRolloutPath), not a lost one.
  */
 function missingRollouts(root: TranscriptRoot): string | undefined {
-  const states = fg.sync("state_*.sqlite", { cwd: root.path, absolute: true, onlyFiles: true, suppressErrors: true });
-  const newest = states.sort((a, b) => version(b) - version(a))[0];
-  if (newest === undefined) return undefined;
-  let rows: { id: string; rollout_path: string }[];
+  let present: Set<string> | undefined;
+  const here = (id: string) => {
+    present ??= new Set(
+      fg
+        .sync(`sessions/*/*/*/${ROLLOUT}`, { cwd: root.path, onlyFiles: true, suppressErrors: true })
+        .map((file) => UUID_AT_END.exec(fileNameId(file))?.[1] ?? ""),
+    );
+    return present.has(id);
+  };
+  const notes: string[] = [];
+  const newest = newestState(root.path);
+  const rows = newest === undefined ? [] : threadRows(newest);
+  const missing = rows.filter((r) => typeof r.rollout_path === "string" && !existsSync(r.rollout_path) && !here(r.id)).map((r) => r.id);
+  if (newest !== undefined && missing.length > 0)
+    notes.push(
+      `Codex's index ${basename(newest)} lists ${missing.length === 1 ? "a session whose rollout is" : `${missing.length} sessions whose rollouts are`} gone (${someOf(missing)})`,
+    );
+  const named = namedSessions(join(root.path, "session_index.jsonl")).filter((entry) => !here(entry.id));
+  if (named.length > 0)
+    notes.push(
+      `session_index.jsonl names ${named.length === 1 ? "a session whose rollout is" : `${named.length} sessions whose rollouts are`} gone (${someOf(named.map((e) => (e.name ? `${e.name} = ${e.id}` : e.id)))})`,
+    );
+  if (notes.length === 0) return undefined;
+  return `${notes.join("; ")}: Codex answers "no rollout found for thread id …" for ${missing.length + named.length === 1 ? "it" : "them"} and there is nothing to repair; recover does not write Codex's indexes`;
+}
+
+function threadRows(state: string): { id: string; rollout_path: string }[] {
   try {
-    const db = openDatabase(newest, { readonly: true, fileMustExist: true });
+    const db = openDatabase(state, { readonly: true, fileMustExist: true });
     try {
-      rows = db.prepare("SELECT id, rollout_path FROM threads").all() as typeof rows;
+      return db.prepare("SELECT id, rollout_path FROM threads").all() as { id: string; rollout_path: string }[];
     } finally {
       db.close();
     }
   } catch {
     // Not the schema this was written against, locked, or unreadable: the index only adds a note.
+    return [];
+  }
+}
+
+/** `session_index.jsonl`: the newest name of each session id (later lines win); unreadable lines are passed over. */
+function namedSessions(file: string): { id: string; name?: string }[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const names = new Map<string, string | undefined>();
+  for (const line of text.split("\n")) {
+    try {
+      const entry = JSON.parse(line) as { id?: unknown; thread_name?: unknown };
+      if (typeof entry.id === "string" && entry.id !== "") names.set(entry.id, typeof entry.thread_name === "string" ? entry.thread_name : undefined);
+    } catch {
+      // a torn or blank line
+    }
+  }
+  return [...names].map(([id, name]) => (name ? { id, name } : { id }));
+}
+
+/**
+ * Codex resumes a session by the path its index holds (`threads.rollout_path` of the newest `state_<n>.sqlite`), not
+ * by looking in sessions/: when that path holds no file (the rollout was moved to another folder, or the Codex home
+ * was copied from another place), it answers `no rollout found for thread id <id>` (measured with 0.171.0;
+ * openai/codex#22452, #11634) although the rollout is right here. Said of the session, never written: recover does
+ * not write Codex's index (docs/codex.md).
+ */
+function staleRolloutPath(store: string, sessionId: string, path: string): string | undefined {
+  const newest = newestState(store);
+  if (newest === undefined) return undefined;
+  let row: { rollout_path?: unknown } | undefined;
+  try {
+    const db = openDatabase(newest, { readonly: true, fileMustExist: true });
+    try {
+      row = db.prepare("SELECT rollout_path FROM threads WHERE id = ?").get(sessionId) as typeof row;
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Not the schema this was written against, locked, or unreadable: the index only adds a finding.
     return undefined;
   }
-  const missing = rows.filter((r) => typeof r.rollout_path === "string" && !existsSync(r.rollout_path)).map((r) => r.id);
-  if (missing.length === 0) return undefined;
-  return `Codex's index ${basename(newest)} lists ${missing.length === 1 ? "a session whose rollout is" : `${missing.length} sessions whose rollouts are`} gone (${someOf(missing)}): Codex cannot resume ${missing.length === 1 ? "it" : "them"} and there is nothing to repair; recover leaves the index to Codex, which rebuilds it`;
+  const indexed = row?.rollout_path;
+  if (typeof indexed !== "string" || indexed === path || existsSync(indexed)) return undefined;
+  return `Codex's index ${basename(newest)} says this session's rollout is at ${indexed}, where there is none: Codex resumes by that path and answers "no rollout found for thread id ${sessionId}"; recover does not write Codex's index: set threads.rollout_path to ${path} (or move the rollout back)`;
+}
+
+function newestState(store: string): string | undefined {
+  const states = fg.sync("state_*.sqlite", { cwd: store, absolute: true, onlyFiles: true, suppressErrors: true });
+  return states.sort((a, b) => version(b) - version(a))[0];
 }
 
 function version(path: string): number {

@@ -9,7 +9,8 @@
 import type { Block, MediaBlock } from "../../model/conversation.js";
 import type { LineRole, TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
-import { type Dialect, handle, type Json, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock } from "../transcript/dialect.js";
+import { type Dialect, handle, type Json, obj, type SendSession, str, textBlock, timeOf, toolResultBlock, toolUseBlock } from "../transcript/dialect.js";
+import type { SentEntry } from "../../model/session-view.js";
 import { collect } from "../../model/collect.js";
 
 /** Line types a 0.169 rollout holds besides `response_item` (kept verbatim, never sent). */
@@ -49,29 +50,34 @@ export const codexDialect: Dialect = {
     }
     const item = obj(line.value?.payload);
     if (line.value?.type !== "response_item" || !item) return undefined;
-    const type = str(item.type);
-    if (type === "message") {
-      const role = item.role === "assistant" ? "assistant" : "user";
-      return { role, blocks: messageBlocks(line, item.content) };
+    return itemEntry(line, item, "payload", (i) => i);
+  },
+  /**
+   * After a compaction Codex resumes from its `compacted` line: the items of its `replacement_history` stand for
+   * everything before it, and the `response_item` lines after it follow (measured with 0.169.0:
+   * fixtures/codex-0.169/compacted). Without such a line, the lines are sent one by one (`send`).
+   */
+  entries(lines) {
+    const at = lastCompaction(lines);
+    if (at < 0) return undefined;
+    const sent: SentEntry[] = [];
+    const meta = lines.find((l) => l.value?.type === "session_meta");
+    const instructions = meta ? codexDialect.send(meta, NO_SESSION) : undefined;
+    if (meta && instructions && !("skip" in instructions)) sent.push({ line: meta, role: instructions.role, blocks: instructions.blocks });
+    const compacted = lines[at]!;
+    const history = replacementHistory(compacted)!;
+    history.forEach((entry, k) => {
+      const item = obj(entry);
+      // Block indexes are unique in a line: each item of the history gets its own thousand.
+      const built = item ? itemEntry(compacted, item, `payload.replacement_history.${k}`, (i) => k * 1000 + i) : undefined;
+      if (built) sent.push({ line: compacted, ...built });
+    });
+    for (const line of lines.slice(at + 1)) {
+      if (line.role !== "message" || line.problem) continue;
+      const built = codexDialect.send(line, NO_SESSION);
+      if (built && !("skip" in built)) sent.push({ line, role: built.role, blocks: built.blocks });
     }
-    if (type === "reasoning") return { role: "assistant", blocks: [reasoningBlock(line, item)] };
-    if (type === "compaction") {
-      const sealed = str(item.encrypted_content) ?? "";
-      return {
-        role: "assistant",
-        blocks: [{ type: "thinking", source: handle(line, 0, "payload"), chars: sealed.length, signed: true, redacted: true, signature: sealed }],
-      };
-    }
-    if (type !== undefined && CALL_TYPES.has(type)) {
-      const args = str(item.arguments) ?? str(item.input);
-      const call = { ...item, id: str(item.call_id) ?? "", name: str(item.name) ?? type };
-      return { role: "assistant", blocks: [toolUseBlock(handle(line, 0, "payload"), call, parseArguments(args) ?? args ?? item.action)] };
-    }
-    if (type !== undefined && OUTPUT_TYPES.has(type)) {
-      return { role: "user", blocks: [toolResultBlock(handle(line, 0, "payload.output"), item.call_id, false, outputContent(item.output))] };
-    }
-    // Another item the API takes as is (web_search_call, image_generation_call, …): its size is its JSON.
-    return { role: "assistant", blocks: [{ type: "text", source: handle(line, 0, "payload"), chars: jsonLength(item), blank: false }] };
+    return { sent, skipped: [] };
   },
   sentLines(chain) {
     return [...chain];
@@ -119,12 +125,68 @@ export const codexDialect: Dialect = {
   },
 };
 
-function messageBlocks(line: TranscriptLine, content: unknown): Block[] {
-  if (typeof content === "string") return [textBlock(line, 0, "payload.content", content)];
+/** What `send` reads of the session: nothing (a rollout's lines are sent as they are). */
+const NO_SESSION = {} as SendSession;
+
+/**
+ * The items a `compacted` line puts in place of the history before it, when Codex takes them: a line whose
+ * `replacement_history_metadata` (one entry per item) does not count as many entries is passed over, and the history
+ * is sent as if there had been no compaction (measured with 0.169.0 and 0.171.0: scenario bad-compaction).
+ */
+export function replacementHistory(line: TranscriptLine): unknown[] | undefined {
+  const payload = obj(line.value?.payload);
+  const history = payload?.replacement_history;
+  const metadata = payload?.replacement_history_metadata;
+  if (line.value?.type !== "compacted" || line.problem || !Array.isArray(history)) return undefined;
+  return metadata === undefined || (Array.isArray(metadata) && metadata.length === history.length) ? history : undefined;
+}
+
+/** The last `compacted` line holding a replacement history Codex takes (-1: none). */
+function lastCompaction(lines: readonly TranscriptLine[]): number {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (replacementHistory(line)) return i;
+  }
+  return -1;
+}
+
+/**
+ * One `input` item as the conversation reads it; `base` is where it sits in the line (`payload`, or an entry of a
+ * compaction's `payload.replacement_history`), `index` numbers its blocks in the line.
+ */
+function itemEntry(line: TranscriptLine, item: Json, base: string, index: (i: number) => number): { role: "user" | "assistant"; blocks: Block[] } {
+  const type = str(item.type);
+  if (type === "message") {
+    const role = item.role === "assistant" ? "assistant" : "user";
+    return { role, blocks: messageBlocks(line, item.content, base, index) };
+  }
+  if (type === "reasoning") return { role: "assistant", blocks: [reasoningBlock(line, item, base, index(0))] };
+  if (type === "compaction") {
+    const sealed = str(item.encrypted_content) ?? "";
+    return {
+      role: "assistant",
+      blocks: [{ type: "thinking", source: handle(line, index(0), base), chars: sealed.length, signed: true, redacted: true, signature: sealed }],
+    };
+  }
+  if (type !== undefined && CALL_TYPES.has(type)) {
+    const args = str(item.arguments) ?? str(item.input);
+    const call = { ...item, id: str(item.call_id) ?? "", name: str(item.name) ?? type };
+    return { role: "assistant", blocks: [toolUseBlock(handle(line, index(0), base), call, parseArguments(args) ?? args ?? item.action)] };
+  }
+  if (type !== undefined && OUTPUT_TYPES.has(type)) {
+    return { role: "user", blocks: [toolResultBlock(handle(line, index(0), `${base}.output`), item.call_id, false, outputContent(item.output))] };
+  }
+  // Another item the API takes as is (web_search_call, image_generation_call, …): its size is its JSON.
+  return { role: "assistant", blocks: [{ type: "text", source: handle(line, index(0), base), chars: jsonLength(item), blank: false }] };
+}
+
+function messageBlocks(line: TranscriptLine, content: unknown, base: string, at: (i: number) => number): Block[] {
+  if (typeof content === "string") return [textBlock(line, at(0), `${base}.content`, content)];
   if (!Array.isArray(content)) return [];
-  return collect(content, (entry, index): Block[] => {
+  return collect(content, (entry, i): Block[] => {
     const part = obj(entry);
-    const field = `payload.content.${index}`;
+    const field = `${base}.content.${i}`;
+    const index = at(i);
     if (!part) return [];
     if (typeof part.text === "string") return [textBlock(line, index, field, part.text)];
     if (part.type === "input_image") return [imageBlock(line, index, field, part)];
@@ -139,13 +201,13 @@ function imageBlock(line: TranscriptLine, index: number, field: string, part: Js
 }
 
 /** Reasoning is the provider's own: its summary is the text, its `encrypted_content` the signature it is checked by. */
-function reasoningBlock(line: TranscriptLine, item: Json): Block {
+function reasoningBlock(line: TranscriptLine, item: Json, base: string, index: number): Block {
   const summary = Array.isArray(item.summary) ? item.summary.map((s) => str(obj(s)?.text) ?? "").join("\n") : "";
   const sealed = str(item.encrypted_content);
   const signed = sealed !== undefined && sealed !== "";
   return {
     type: "thinking",
-    source: handle(line, 0, "payload"),
+    source: handle(line, index, base),
     chars: summary.length + (sealed?.length ?? 0),
     text: summary,
     signed,

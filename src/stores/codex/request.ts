@@ -3,11 +3,12 @@
  * docs/research/codex-request.md): its base instructions as a developer message, then every `response_item` line
  * that parses, in file order, without the client's own passthrough field; a call with no output gets the `aborted`
  * output right after it, an output with no call is dropped, and an output over 12,000 tokens is cut to its first and
- * last 24,000 characters. The new prompt is not part of it.
+ * last 24,000 characters. After a compaction, the items of the last `compacted` line's `replacement_history` take the
+ * place of every item before it. The new prompt is not part of it.
  */
 import type { TranscriptLine } from "../../model/transcript.js";
 import { obj, str } from "../transcript/dialect.js";
-import { CALL_TYPES, CODEX_ABORTED_OUTPUT, OUTPUT_TYPES } from "./dialect.js";
+import { CALL_TYPES, CODEX_ABORTED_OUTPUT, OUTPUT_TYPES, replacementHistory } from "./dialect.js";
 
 /** A Responses API `input` item, as the client sends it. */
 export type ResponsesItem = Record<string, unknown>;
@@ -28,11 +29,23 @@ export function codexResumeInput(lines: readonly TranscriptLine[]): SentItem[] {
   const items: SentItem[] = [];
   if (instructions !== undefined) items.push({ item: { type: "message", role: "developer", content: [{ type: "input_text", text: instructions }] } });
   const stored: SentItem[] = [];
-  for (const line of lines) {
+  // After a compaction, its replacement history stands for every item before it (fixtures/codex-0.169/compacted).
+  let from = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    const history = replacementHistory(line);
+    if (!history) continue;
+    for (const entry of history) {
+      const payload = obj(entry);
+      if (payload) stored.push({ item: withoutPassthrough(payload), line: line.ref.line });
+    }
+    from = i + 1;
+    break;
+  }
+  for (const line of lines.slice(from)) {
     const payload = obj(line.value?.payload);
     if (line.value?.type !== "response_item" || !payload || line.problem) continue;
-    const { internal_chat_message_metadata_passthrough: _passthrough, ...item } = payload;
-    stored.push({ item, line: line.ref.line });
+    stored.push({ item: withoutPassthrough(payload), line: line.ref.line });
   }
   const outputs = new Set(stored.filter((s) => OUTPUT_TYPES.has(String(s.item.type))).map((s) => String(s.item.call_id)));
   const calls = new Set(stored.filter((s) => CALL_TYPES.has(String(s.item.type))).map((s) => String(s.item.call_id)));
@@ -46,6 +59,11 @@ export function codexResumeInput(lines: readonly TranscriptLine[]): SentItem[] {
     }
   }
   return items;
+}
+
+function withoutPassthrough(payload: Record<string, unknown>): ResponsesItem {
+  const { internal_chat_message_metadata_passthrough: _passthrough, ...item } = payload;
+  return item;
 }
 
 function cutOutput(item: ResponsesItem): ResponsesItem {

@@ -63,8 +63,9 @@ export interface Dialect {
    * Formats whose records are not one per line (Gemini CLI: a record appended again replaces its earlier copy, a
    * `$set.messages` line holds the whole list): the sent entries, built from every line at once, instead of
    * `sentLines` and `send`. Several entries may come from one line; each block's handle names its path in the line.
+   * Undefined: this history is sent line by line after all (Codex without a compaction).
    */
-  entries?(lines: readonly TranscriptLine[]): { sent: SentEntry[]; skipped: SkippedMessage[] };
+  entries?(lines: readonly TranscriptLine[]): { sent: SentEntry[]; skipped: SkippedMessage[] } | undefined;
   /**
    * What a message line contributes to the request; undefined for lines that are not messages. `session` is what the
    * line's contribution may depend on besides the line (Claude Code: which client reads the session back, and the

@@ -37,6 +37,12 @@ export interface TranscriptLayout {
   oneOf?(a: string, b: string): string;
   /** Other names of sessions, from the indexes beside the session files (openclaw's session keys). */
   aliases?(files: readonly string[]): Map<string, string>;
+  /**
+   * What the agent's own index beside the transcripts says of a session, when it disagrees with the file (Codex's
+   * `threads.rollout_path`): said as the session's first line's stale bookkeeping (TranscriptLine.stale), not
+   * fixable, since recover does not write that index.
+   */
+  staleIndex?(store: string, sessionId: string, path: string): string | undefined;
   /** The agent takes a write lock `<session file>.lock` (JSON `{pid, createdAt}`) while it writes a session. */
   writeLocks?: true;
 }

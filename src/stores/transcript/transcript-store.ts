@@ -143,7 +143,11 @@ export class TranscriptStore implements SessionStore {
     const file = this.sessionFiles().get(id);
     if (!file) throw new RecoverError("session-not-found", `no session ${id} in this store`, { words: ["session", "list"], why: "to see them" });
     const { bytes, mtime } = readSessionFile(file.path);
-    return assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
+    const records = assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
+    const stale = formatNamed(this.root.dialect).layout.staleIndex?.(this.root.path, id, file.path);
+    const first = records.lines.find((line) => line.value !== undefined);
+    if (stale !== undefined && first) first.stale = { detail: stale, fixable: false };
+    return records;
   }
 
   openWriter(): StoreWriter {
