@@ -139,7 +139,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["thinking_empty", /each thinking block must contain non-whitespace thinking|thinking blocks? must (?:contain|be) non-?(?:empty|whitespace)/i],
   // Before thinking_signature, whose words it starts with: the prefix check of current Claude models, not a bad signature.
   ["thinking_bound", /bound to a different conversation/i],
-  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature/i],
+  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature|Corrupted thought signature/i],
   ["reasoning_invalid", /invalid_encrypted_content|encrypted content .* could not be verified/i],
   ["thinking_order", /Expected `?thinking`? or `?redacted_thinking`?, but found|first block must be thinking/i],
   ["trailing_thinking", /final block in an assistant message cannot be `?thinking`?/i],
@@ -224,7 +224,7 @@ function providerOf(u: Unwrapped, message: string): Provider {
   )
     return "openai";
   if (
-    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(
+    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|Corrupted thought signature|input token count|RESOURCE_EXHAUSTED/i.test(
       message,
     )
   )
