@@ -26,7 +26,10 @@ export const corruptedThoughtSignature: Rule = {
   check(view, options) {
     if (!options.requested?.has(this.id)) return [];
     return signedBlocks(view).map((block) => ({
-      ...atBlock(block, "asked for by --rule: this part carries a stored thoughtSignature, which offline nothing can verify; the signature goes, the part stays"),
+      ...atBlock(
+        block,
+        "asked for by --rule: this part carries a stored thoughtSignature, which offline nothing can verify; the signature goes, the part stays",
+      ),
       severity: "warning" as const,
     }));
   },
@@ -72,4 +75,3 @@ function valueAt(root: Json | undefined, field: string): Json | undefined {
   }
   return isObject(at) ? (at as Json) : undefined;
 }
-

@@ -107,7 +107,8 @@ export const RULES = [
       "google-gemini/gemini-cli#13467 (the 400 INVALID_ARGUMENT body); RooCodeInc/Roo-Code#10554; which signatures the API refuses is modelled: what the mock did not issue, or issued for another model",
     check(contents, { model } = {}) {
       for (const c of contents)
-        for (const p of c?.parts ?? []) if (typeof p?.thoughtSignature === "string" && signatureFault(p.thoughtSignature, model)) return { message: ERR_SIGNATURE_CORRUPTED };
+        for (const p of c?.parts ?? [])
+          if (typeof p?.thoughtSignature === "string" && signatureFault(p.thoughtSignature, model)) return { message: ERR_SIGNATURE_CORRUPTED };
       return null;
     },
   },
