@@ -9,18 +9,7 @@
 // version? }. `edit` runs before its step, on ctx.session.file (the chat file the client resumes); the mock applies the
 // API's rules (api/gemini-rules.mjs: checkContents) to every request.
 import fs from "node:fs";
-import {
-  ERR_OVERFLOW,
-  fakeSignature,
-  functionCall,
-  httpError,
-  modelOfPath,
-  modelSignature,
-  promptTokens,
-  reply,
-  text,
-  thought,
-} from "../api/gemini.mjs";
+import { ERR_OVERFLOW, fakeSignature, functionCall, httpError, modelOfPath, modelSignature, promptTokens, reply, text, thought } from "../api/gemini.mjs";
 import { clientLine } from "../index.mjs";
 import { editLines, parseLine } from "../lib/files.mjs";
 
@@ -127,6 +116,15 @@ const tearCallRecord = (ctx) =>
     }
     return { lines, note: `gemini record ${id} (holds the call): ${idx.length} line(s) (${sizes.join(", ")} bytes) each cut to its first half, newline kept` };
   });
+/** A legacy .json session cut short, as a write that never finished leaves it: its last third of bytes gone. */
+function cutDocument(ctx) {
+  const file = ctx.session.file;
+  if (!file.endsWith(".json")) throw new Error(`not a legacy .json session: ${file}`);
+  const bytes = fs.readFileSync(file);
+  const keep = Math.floor((bytes.length * 2) / 3);
+  fs.writeFileSync(file, bytes.subarray(0, keep));
+  return `the .json document cut to its first ${keep} of ${bytes.length} bytes`;
+}
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const rewindToUnknown = (ctx) =>
   editLines(ctx.session.file, (lines) => {
@@ -157,7 +155,7 @@ const toolTurn = (prompt = "Run `echo hi` and tell me the output.") => ({
 const signedToolTurn = () => ({
   prompt: "Run `echo hi` and tell me the output.",
   replies: [
-    (body, entry) =>
+    (_body, entry) =>
       reply([
         thought("**Running the command**\n\nRun `echo hi` with the shell tool.", modelSignature(modelOfPath(entry.path), "sig-1")),
         text("Running it."),
@@ -293,6 +291,12 @@ export const scenarios = {
       { ...signedToolTurn(), resume: true },
       { ...resumeStep(), args: ["--model", SWITCHED_MODEL], edit: defaultCompression, ...REFUSED },
     ],
+  },
+  "truncated-json": {
+    loop: true,
+    versions: [LEGACY],
+    about: "`plain` (two turns) written by 0.30 as one .json document, then the document cut short (the last third of its bytes gone); then resume",
+    steps: [...plainTurns(), { ...resumeStep(), edit: cutDocument }],
   },
   overflow: {
     about: "`plain` (two turns), then resume answered 400 `The input token count (N) exceeds the maximum number of tokens allowed (M).`",
