@@ -22,6 +22,8 @@ import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock } from "../rules/helpers.js";
 import { DROPPED_REASONING, unverifiedContent } from "../rules/unverifiable-reasoning.js";
 import { dropSignature, signedBlocks } from "../rules/corrupted-thought-signature.js";
+import { unknownRewind } from "../rules/unknown-rewind.js";
+import { unreadableRecord } from "../rules/unreadable-record.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
@@ -480,6 +482,24 @@ function transcriptErrorPlan(
       return scoped([trailingThinking], lineIds, `a message${at} ends on thinking: that thinking is removed`);
     case "empty_content":
       return scoped([emptyTextPart], lineIds, `empty content${at}: the empty text is removed`);
+    case "session_not_found": {
+      // The client's own words: the file names no session it can read. Its header or a rewind, not a request.
+      const lines = view.transcript?.records.lines ?? [];
+      const ids = [
+        ...lines.filter((l) => l.losesSession).map((l) => l.ref.id),
+        ...unknownRewind.check(view, SCAN_OPTIONS, []).flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])),
+      ];
+      if (ids.length === 0)
+        return {
+          explanation:
+            "Gemini CLI read no session it can resume, but this session's chat file holds no header cut short and no rewind to a message it does not hold: the session may be another one (`gemini --list-sessions`), or its file is empty or gone",
+        };
+      return scoped(
+        [unreadableRecord, unknownRewind],
+        ids,
+        "Gemini CLI read no session from the chat file: a header cut short is salvaged as far as it parses (its whole fields and messages), a rewind to a message the file does not hold goes",
+      );
+    }
     default:
       return errorPlanWithoutRecords(error);
   }

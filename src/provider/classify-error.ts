@@ -31,6 +31,7 @@ export type ProviderErrorKind =
   | "image_invalid"
   | "invalid_json_body"
   | "reasoning_invalid"
+  | "session_not_found"
   | "unknown";
 
 export type Provider = "anthropic" | "openai" | "bedrock" | "gemini" | "unknown";
@@ -82,10 +83,13 @@ function unwrap(input: unknown, found: Omit<Unwrapped, "message"> = {}, depth = 
     }
     const whole = parseJson(text);
     if (isObject(whole)) return unwrap(whole, found, depth + 1);
-    // "400 {…}" and similar: a JSON body after a short prefix.
-    const brace = text.indexOf("{");
-    if (brace > 0 && brace < 40) {
-      const tail = parseJson(text.slice(brace));
+    // "400 {…}" and similar: a JSON body after a short prefix; Gemini CLI 0.61 prints the API's body after
+    // "Error when talking to Gemini API Full report available at: <path> _ApiError: ".
+    const apiError = text.indexOf("_ApiError: {");
+    const brace = apiError >= 0 ? apiError + "_ApiError: ".length : text.indexOf("{");
+    if (brace > 0 && (brace < 40 || apiError >= 0)) {
+      // Gemini CLI's body is one line, its stack trace follows.
+      const tail = parseJson(apiError >= 0 ? text.slice(brace).split("\n")[0]! : text.slice(brace));
       if (isObject(tail)) return unwrap(tail, found, depth + 1);
     }
     return { ...found, message: text };
@@ -157,6 +161,8 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ],
   ["first_not_user", /first message must use the "user" role|must start with a user message/i],
   ["roles_not_alternating", /roles must alternate|must alternate between user and assistant|function call turn comes immediately after a user turn/i],
+  // Gemini CLI's own answer to --resume, not the API's: it read no session from the chat file.
+  ["session_not_found", /No previous sessions found for this project|Invalid session identifier/i],
 ];
 
 /** Texts that mention tokens or look like failures but are about the account or the service, not the session. */
@@ -224,7 +230,7 @@ function providerOf(u: Unwrapped, message: string): Provider {
   )
     return "openai";
   if (
-    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|Corrupted thought signature|input token count|RESOURCE_EXHAUSTED/i.test(
+    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|Corrupted thought signature|input token count|RESOURCE_EXHAUSTED|No previous sessions found for this project|Invalid session identifier/i.test(
       message,
     )
   )

@@ -40,5 +40,9 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
   invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
+  session_not_found: {
+    cause: "Gemini CLI read no session it can resume from the chat file (its header cut short, or a rewind to a message it does not hold cleared it)",
+    fixedBy: "repair",
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

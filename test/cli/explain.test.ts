@@ -46,6 +46,7 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   tool_response_mismatch: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
   reasoning_invalid:
     "The encrypted content gAAAAABoT8w could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
+  session_not_found: "Error resuming session: No previous sessions found for this project.",
 };
 const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
 

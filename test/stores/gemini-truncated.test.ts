@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { classifyProviderError } from "../../src/provider/classify-error.js";
 import { salvageHeader } from "../../src/stores/gemini/salvage.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
 import { writtenAgo } from "../support/captured-home.js";
@@ -75,5 +76,21 @@ describe("a chat file cut short in its header (Gemini CLI 0.30, truncated-json)"
     const restored = await run(["session", "restore", backup, "--yes", "--store", store]);
     expect(restored.status, restored.stderr).toBe(0);
     expectSameBytes(snapshot(store), before);
+  });
+
+  it("`--error` with what the client printed (`No previous sessions found…`, `Invalid session identifier…`) aims at the torn header", async () => {
+    const printed = fs.readFileSync(path.join(FIXTURES, "truncated-json.resume.stderr.txt"), "utf8").trim().split("\n").at(-1)!;
+    for (const text of [printed, `Error resuming session: Invalid session identifier "${ID}".`]) {
+      expect(classifyProviderError(text).kind, text).toBe("session_not_found");
+      const { home: store, file } = home();
+      const stored = fs.readFileSync(file, "utf8");
+      const r = await run(["session", "repair", ID, "--error", text, "--yes", "--json", "--store", store]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual(salvageHeader(stored));
+      // Once the header is whole, the same words name nothing left in this session: nothing changes.
+      const again = await run(["session", "repair", ID, "--error", text, "--yes", "--store", store]);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toMatch(/holds no header cut short/);
+    }
   });
 });
