@@ -7,7 +7,6 @@
 // and at least one per rule), and per API a fast-check generator over the shapes both sides judge.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fakeSignature, modelSignature } from "../../scripts/clients/api/gemini.mjs";
 import * as gemini from "../../scripts/clients/api/gemini-rules.mjs";
 import * as messages from "../../scripts/clients/api/messages-rules.mjs";
 import * as responses from "../../scripts/clients/api/responses-rules.mjs";
@@ -924,7 +923,7 @@ const GEMINI: Api<GeminiTurn[]> = {
         "whether the API accepts a thought signature depends on who issued it and for which model (a secret of the API; the mock refuses what it did not issue, or issued for another model): offline nothing can verify one, so recover acts on the API's answer (`--error`, rule corrupted-thought-signature), never on a guess",
       case: toModel("gemini-3-flash-preview", [
         ask("Run it."),
-        { role: "model", parts: [{ functionCall: { name: "run", args: {} }, thoughtSignature: modelSignature("gemini-3.1-pro-preview", "s") }] },
+        { role: "model", parts: [{ functionCall: { name: "run", args: {} }, thoughtSignature: gemini.modelSignature("gemini-3.1-pro-preview", "s") }] },
         responds("run"),
         answer("Done."),
         ask("Thanks."),
@@ -972,7 +971,13 @@ const GEMINI_CASES: [string, GeminiTurn[], string | null][] = [
     "a thought with a signature before a call",
     [
       ask("Run it."),
-      { role: "model", parts: [{ text: "Plan.", thought: true, thoughtSignature: fakeSignature("plan") }, { functionCall: { name: "run", args: {} } }] },
+      {
+        role: "model",
+        parts: [
+          { text: "Plan.", thought: true, thoughtSignature: gemini.modelSignature("gemini-2.5-pro", "plan") },
+          { functionCall: { name: "run", args: {} } },
+        ],
+      },
       responds("run"),
     ],
     null,

@@ -21,4 +21,5 @@ export const ERR_COUNT_MISMATCH: string;
 export const ERR_SIGNATURE_CORRUPTED: string;
 export const ERR_SIGNATURE_MISSING: (name: string, position: number) => string;
 export const DUMMY_SIGNATURES: string[];
+export const modelSignature: (model: string, seed: string) => string;
 export const ERR_OVERFLOW: (n: number, m: number) => string;

@@ -25,6 +25,8 @@ export const ERR_SIGNATURE_MISSING = (name, position) =>
 export const DUMMY_SIGNATURES = ["skip_thought_signature_validator", "context_engineering_is_the_way_to_go"];
 /** The signatures the mock issues (api/gemini.mjs fakeSignature, modelSignature): base64 of this prefix and more. */
 const ISSUED = "mock-thought-signature:";
+/** A made-up signature bound to the model that issued it: the mock refuses it in a request to another model. */
+export const modelSignature = (model, seed) => Buffer.from(`${ISSUED}model=${model}:${seed}`).toString("base64");
 /** The model a signature was issued for, when it names one (modelSignature). */
 const SIGNED_FOR = /^mock-thought-signature:model=([^:]+):/;
 /** Not a rule of checkContents: the text a scenario answers with when it plays the window (scenarios/gemini.mjs). */

@@ -39,6 +39,7 @@ export {
   ERR_RESPONSE_AFTER_CALL,
   ERR_SIGNATURE_CORRUPTED,
   ERR_SIGNATURE_MISSING,
+  modelSignature,
 } from "./gemini-rules.mjs";
 
 export const text = (t) => ({ text: t });
@@ -58,8 +59,6 @@ export function fakeSignature(seed) {
   return Buffer.from(`mock-thought-signature:${h.toString(16)}:${seed}`.slice(0, 60).padEnd(60, "#")).toString("base64");
 }
 
-/** A made-up signature bound to the model that issued it: the mock refuses it in a request to another model. */
-export const modelSignature = (model, seed) => Buffer.from(`mock-thought-signature:model=${model}:${seed}`).toString("base64");
 /** The model a request went to, from its path. */
 export const modelOfPath = (p) => modelOf(String(p).split("?")[0]);
 
