@@ -25,6 +25,7 @@ import { emptyTurn } from "./empty-turn.js";
 import { unknownRewind } from "./unknown-rewind.js";
 import { unverifiableReasoning } from "./unverifiable-reasoning.js";
 import { corruptedThoughtSignature } from "./corrupted-thought-signature.js";
+import { emptyChatFile } from "./empty-chat-file.js";
 import { brokenParentChain } from "./broken-parent-chain.js";
 import { foreignSummary } from "./foreign-summary.js";
 import { orphanToolResult } from "./orphan-tool-result.js";
@@ -59,6 +60,7 @@ export const RULES: readonly Rule[] = [
   unsignedThinking,
   unverifiableReasoning,
   corruptedThoughtSignature,
+  emptyChatFile,
   duplicateToolCallId,
   oversizedToolOutput,
   contextOverflow,

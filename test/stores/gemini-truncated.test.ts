@@ -93,4 +93,21 @@ describe("a chat file cut short in its header (Gemini CLI 0.30, truncated-json)"
       expect(again.stderr).toMatch(/holds no header cut short/);
     }
   });
+
+  it("an empty chat file is a warning that says what the client will do, and what to do first; nothing is written", async () => {
+    const { home: store, file } = home();
+    // What a resume of this session leaves when it is killed right after creating its fresh recording.
+    const empty = path.join(path.dirname(file), "session-2026-11-27T17-40-7628a857.jsonl");
+    fs.writeFileSync(empty, "");
+    const before = snapshot(store);
+    const scan = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", store]);
+    const doc = parseJsonDocument(scan.stdout) as { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] };
+    const found = doc.sessions.flatMap((s) => s.findings.filter((f) => f.rule === "empty-chat-file"));
+    expect(found.map((f) => f.severity)).toEqual(["warning"]);
+    expect(found[0]!.message).toMatch(/0\.61 deletes it at its next start and every other chat file ending in -7628a857\.jsonl or -7628a857\.json/);
+    expect(found[0]!.message).toMatch(/move it out of chats\//);
+    const repaired = await run(["session", "repair", "session-2026-11-27T17-40-7628a857", "--yes", "--store", store]);
+    expect(repaired.stdout + repaired.stderr).toMatch(/no automatic fix|nothing to repair|left alone/);
+    expectSameBytes(snapshot(store), before);
+  });
 });
