@@ -56,7 +56,13 @@ export const driver = {
     const { home, config: gemini, cwd } = sandboxDirs(ctx.work, ".gemini");
     const tmp = path.join(ctx.work, "tmp");
     fs.mkdirSync(tmp, { recursive: true });
-    const settings = { security: { auth: { selectedType: "gemini-api-key" } }, model: { name: ctx.model }, privacy: { usageStatisticsEnabled: false } };
+    // A scenario's own settings (e.g. the context management thresholds) go on top of the driver's.
+    const settings = {
+      security: { auth: { selectedType: "gemini-api-key" } },
+      privacy: { usageStatisticsEnabled: false },
+      ...ctx.scenario.settings,
+      model: { name: ctx.model, ...ctx.scenario.settings?.model },
+    };
     fs.writeFileSync(path.join(gemini, "settings.json"), JSON.stringify(settings, null, 2));
     const env = {
       PATH: ctx.installed.PATH,

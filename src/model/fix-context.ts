@@ -88,6 +88,8 @@ export interface LineFixContext extends CommonFixContext {
   line(id: string | undefined): TranscriptLine | undefined;
   /** The line and content block a finding names (`partId` is `<line id>#<block index>`). */
   block(finding: { messageId?: string; partId?: string }): { line: TranscriptLine; index: number } | undefined;
+  /** Where block `index` of a line sits in the line's value, as its handle names it (`$set.messages.3.content.2`). */
+  fieldOf(line: TranscriptLine, index: number): string | undefined;
   childrenOf(line: TranscriptLine): TranscriptLine[];
   /** An update built on a copy of the parsed line: the loaded record is never mutated. */
   update(target: TranscriptLine, reason: string, mutate: (value: Json) => void): Edit[];

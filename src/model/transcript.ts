@@ -35,6 +35,8 @@ export interface TranscriptLine {
   /** Records recovered from a damaged line (a concatenation split apart; NULs or invalid bytes dropped). */
   salvage?: Record<string, unknown>[];
   corruption?: Corruption;
+  /** The damage costs the whole session (a torn header the client cannot read the file without): never a mere warning. */
+  losesSession?: true;
   role: LineRole;
   /** The record's own id (`uuid` / `id`), when it has one. */
   uuid?: string;

@@ -22,6 +22,9 @@ import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock } from "../rules/helpers.js";
 import { DROPPED_REASONING, sealedItemId, unverifiedContent } from "../rules/unverifiable-reasoning.js";
 import { rolloutOrdinal } from "../rules/rollout-ordinal.js";
+import { dropSignature, signedBlocks } from "../rules/corrupted-thought-signature.js";
+import { unknownRewind } from "../rules/unknown-rewind.js";
+import { unreadableRecord } from "../rules/unreadable-record.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
@@ -450,6 +453,7 @@ function transcriptErrorPlan(
     case "thinking_modified":
       return latestTurnPlan(request, error, why);
     case "thinking_signature":
+      if (view.api === "gemini") return geminiSignaturePlan(error, view, why);
       return signaturesPlan(request, error, named, at, why);
     case "thinking_bound":
       return boundPlan(request, error, why);
@@ -479,6 +483,24 @@ function transcriptErrorPlan(
       return scoped([trailingThinking], lineIds, `a message${at} ends on thinking: that thinking is removed`);
     case "empty_content":
       return scoped([emptyTextPart], lineIds, `empty content${at}: the empty text is removed`);
+    case "session_not_found": {
+      // The client's own words: the file names no session it can read. Its header or a rewind, not a request.
+      const lines = view.transcript?.records.lines ?? [];
+      const ids = [
+        ...lines.filter((l) => l.losesSession).map((l) => l.ref.id),
+        ...unknownRewind.check(view, SCAN_OPTIONS, []).flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])),
+      ];
+      if (ids.length === 0)
+        return {
+          explanation:
+            "Gemini CLI read no session it can resume, but this session's chat file holds no header cut short and no rewind to a message it does not hold: the session may be another one (`gemini --list-sessions`), or its file is empty or gone",
+        };
+      return scoped(
+        [unreadableRecord, unknownRewind],
+        ids,
+        "Gemini CLI read no session from the chat file: a header cut short is salvaged as far as it parses (its whole fields and messages), a rewind to a message the file does not hold goes",
+      );
+    }
     default:
       return errorPlanWithoutRecords(error);
   }
@@ -545,6 +567,44 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
     default:
       return transcriptErrorPlan(error, view, anthropicRequest(view.conversation), lineIds, [], at, why);
   }
+}
+
+/**
+ * Gemini's two signature errors (docs/research/gemini-signatures.md). `Corrupted thought signature.` names no part:
+ * every stored signature the client sends is a suspect, and each is dropped (never re-signed; the part stays).
+ * `Function call is missing a thought_signature …` is about a call of the current turn, which Gemini CLI signs itself
+ * when it sends it: a stored session cannot cause it, and recover never makes a signature up.
+ */
+function geminiSignaturePlan(error: ClassifiedError, view: SessionView, why: string): ErrorPlan {
+  if (!/Corrupted thought signature/i.test(error.message)) {
+    return {
+      explanation:
+        "Gemini 3 wants a thought signature on the first function call of each step of the current turn (the calls after the last prompt); Gemini CLI puts one on every such call itself when it sends them (`skip_thought_signature_validator`), whatever the chat file holds, so the stored session is not what lacks it: a client or proxy that drops the signatures sent this request. recover never makes a signature up",
+    };
+  }
+  const ids = signedBlocks(view).map((b) => b.source.id);
+  if (ids.length === 0) {
+    return {
+      explanation:
+        "the API refused a thought signature, but the chat file holds none that Gemini CLI sends on resume (a signature from the live run, not stored): resuming sends no stored signature",
+    };
+  }
+  return {
+    rule: {
+      id: ERROR_RULE_ID,
+      severity: "error",
+      description: "a stored thoughtSignature the API refused",
+      fixedBy: "repair",
+      // While the part still carries its signature: the part itself stays sent.
+      check: (current) => signedBlocks(current).map((b) => atBlock(b, why)),
+      fix(finding, context) {
+        if (context.kind !== "lines") return [];
+        const at = context.block(finding);
+        return at ? dropSignature(context, at.line, at.index) : [];
+      },
+    },
+    explanation: `the API refused a stored thought signature (issued for another model or account, or damaged; it does not say which): ${ids.length === 1 ? "the one signed part the client replays loses its signature" : `the ${ids.length} signed parts the client replays lose their signatures`} (kept in the backup, never re-signed); the parts stay, and Gemini CLI signs the calls of the current turn itself`,
+  };
 }
 
 /** Reports the named blocks while they are still sent, and fixes each with `fix`. */

@@ -33,6 +33,7 @@ export type ProviderErrorKind =
   | "reasoning_invalid"
   | "rollout_ordinal"
   | "rollout_missing"
+  | "session_not_found"
   | "unknown";
 
 export type Provider = "anthropic" | "openai" | "bedrock" | "gemini" | "unknown";
@@ -84,10 +85,13 @@ function unwrap(input: unknown, found: Omit<Unwrapped, "message"> = {}, depth = 
     }
     const whole = parseJson(text);
     if (isObject(whole)) return unwrap(whole, found, depth + 1);
-    // "400 {…}" and similar: a JSON body after a short prefix.
-    const brace = text.indexOf("{");
-    if (brace > 0 && brace < 40) {
-      const tail = parseJson(text.slice(brace));
+    // "400 {…}" and similar: a JSON body after a short prefix; Gemini CLI 0.61 prints the API's body after
+    // "Error when talking to Gemini API Full report available at: <path> _ApiError: ".
+    const apiError = text.indexOf("_ApiError: {");
+    const brace = apiError >= 0 ? apiError + "_ApiError: ".length : text.indexOf("{");
+    if (brace > 0 && (brace < 40 || apiError >= 0)) {
+      // Gemini CLI's body is one line, its stack trace follows.
+      const tail = parseJson(apiError >= 0 ? text.slice(brace).split("\n")[0]! : text.slice(brace));
       if (isObject(tail)) return unwrap(tail, found, depth + 1);
     }
     return { ...found, message: text };
@@ -141,7 +145,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["thinking_empty", /each thinking block must contain non-whitespace thinking|thinking blocks? must (?:contain|be) non-?(?:empty|whitespace)/i],
   // Before thinking_signature, whose words it starts with: the prefix check of current Claude models, not a bad signature.
   ["thinking_bound", /bound to a different conversation/i],
-  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature/i],
+  ["thinking_signature", /Invalid `?signature`?|signature: Field required|thought_signature|Corrupted thought signature/i],
   ["reasoning_invalid", /invalid_encrypted_content|encrypted content .* could not be verified/i],
   // Codex CLI's own refusals of a rollout (not the API's): its line numbers, and its index of where rollouts are.
   ["rollout_ordinal", /paginated rollout record .* is missing an ordinal|thread history projection .*expected ordinal \d+, got \d+/i],
@@ -168,6 +172,8 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ],
   ["first_not_user", /first message must use the "user" role|must start with a user message/i],
   ["roles_not_alternating", /roles must alternate|must alternate between user and assistant|function call turn comes immediately after a user turn/i],
+  // Gemini CLI's own answer to --resume, not the API's: it read no session from the chat file.
+  ["session_not_found", /No previous sessions found for this project|Invalid session identifier/i],
 ];
 
 /** Texts that mention tokens or look like failures but are about the account or the service, not the session. */
@@ -235,7 +241,7 @@ function providerOf(u: Unwrapped, message: string): Provider {
   )
     return "openai";
   if (
-    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|input token count|RESOURCE_EXHAUSTED/i.test(
+    /function response parts|function (?:response|call) turn comes immediately|GenerateContentRequest|thought_signature|Corrupted thought signature|input token count|RESOURCE_EXHAUSTED|No previous sessions found for this project|Invalid session identifier/i.test(
       message,
     )
   )

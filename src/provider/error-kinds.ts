@@ -51,5 +51,9 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
       "Codex CLI's index (the threads table of state_<n>.sqlite) says the session's rollout is at a path where there is none: the rollout was moved, deleted, or the Codex home was copied from elsewhere; `session scan` names the session and the path its row must hold",
     fixedBy: null,
   },
+  session_not_found: {
+    cause: "Gemini CLI read no session it can resume from the chat file (its header cut short, or a rewind to a message it does not hold cleared it)",
+    fixedBy: "repair",
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

@@ -24,6 +24,8 @@ import { stuckCompaction } from "./stuck-compaction.js";
 import { emptyTurn } from "./empty-turn.js";
 import { unknownRewind } from "./unknown-rewind.js";
 import { unverifiableReasoning } from "./unverifiable-reasoning.js";
+import { corruptedThoughtSignature } from "./corrupted-thought-signature.js";
+import { emptyChatFile } from "./empty-chat-file.js";
 import { brokenParentChain } from "./broken-parent-chain.js";
 import { foreignSummary } from "./foreign-summary.js";
 import { orphanToolResult } from "./orphan-tool-result.js";
@@ -59,6 +61,8 @@ export const RULES: readonly Rule[] = [
   trailingThinking,
   unsignedThinking,
   unverifiableReasoning,
+  corruptedThoughtSignature,
+  emptyChatFile,
   duplicateToolCallId,
   oversizedToolOutput,
   contextOverflow,

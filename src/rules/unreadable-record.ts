@@ -43,8 +43,8 @@ function transcriptLines(lines: readonly TranscriptLine[], skips: string | undef
   const reports: Report[] = [];
   for (const line of lines) {
     if (line.problem?.kind === "unreadable") {
-      const report = atLine(line, skips ? `${line.problem.detail}; ${skips}` : line.problem.detail);
-      if (line.problem.reason === "empty" || skips) report.severity = "warning";
+      const report = atLine(line, skips && !line.losesSession ? `${line.problem.detail}; ${skips}` : line.problem.detail);
+      if (line.problem.reason === "empty" || (skips && !line.losesSession)) report.severity = "warning";
       reports.push(report);
     } else if (line.role === "unknown" && line.value) {
       const type = typeof line.value.type === "string" ? `type "${line.value.type}"` : "no type";

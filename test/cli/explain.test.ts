@@ -52,6 +52,7 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   rollout_ordinal:
     "thread/resume failed: error resuming thread: Fatal error: Failed to initialize session: thread-store internal error: failed to resume local thread recorder: final paginated rollout record at /home/u/.codex/sessions/2026/11/27/rollout-2026-11-27T17-02-56-01a21df5-c8e9-7242-a5ef-222e8807fb21.jsonl is missing an ordinal (code -32603)",
   rollout_missing: "Error: thread/resume: thread/resume failed: no rollout found for thread id 01a21df6-923d-7283-bef9-7cdbdbe55312 (code -32600)",
+  session_not_found: "Error resuming session: No previous sessions found for this project.",
 };
 const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
 

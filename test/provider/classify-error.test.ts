@@ -1,5 +1,6 @@
 // Every exact provider error text in the reference (shared/reference/formats-and-errors.md §1), raw and wrapped the
 // ways they reach users: the classifier must name the kind, the request position, the ids and the token counts.
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { classifyProviderError, type ClassifiedError } from "../../src/provider/classify-error.js";
 
@@ -156,6 +157,32 @@ const TRIAGE: Case[] = [
     { kind: "reasoning_invalid", provider: "openai" },
   ],
   ['{"error":{"message":"x","type":"invalid_request_error","code":"invalid_encrypted_content"}}', { kind: "reasoning_invalid" }],
+  // Gemini's thought signatures (issue 40 row 9): raw, as Gemini CLI 0.61 prints the API's body, and as 0.16 did
+  // (google-gemini/gemini-cli#13467).
+  ["Corrupted thought signature.", { kind: "thinking_signature", provider: "gemini" }],
+  [
+    'Error when talking to Gemini API Full report available at: /tmp/gemini-client-error-Turn.run-sendMessageStream-2026-11-27T17-09-46-240Z.json _ApiError: {"error":{"code":400,"message":"Corrupted thought signature.","status":"INVALID_ARGUMENT"}}',
+    { kind: "thinking_signature", provider: "gemini", message: "Corrupted thought signature." },
+  ],
+  [
+    // The whole stderr, stack trace and all.
+    `${fs.readFileSync("fixtures/gemini-0.61/signature-corrupted.resume.stderr.txt", "utf8")}`,
+    { kind: "thinking_signature", provider: "gemini", message: "Corrupted thought signature." },
+  ],
+  [
+    '[API Error: {"error":{"message":"{\\n  \\"error\\": {\\n    \\"code\\": 400,\\n    \\"message\\": \\"Corrupted thought signature.\\",\\n    \\"status\\": \\"INVALID_ARGUMENT\\"\\n  }\\n}\\n","code":400,"status":"Bad Request"}}]',
+    { kind: "thinking_signature", provider: "gemini" },
+  ],
+  [
+    "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:run_shell_command` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+    { kind: "thinking_signature", provider: "gemini" },
+  ],
+  // Gemini CLI's own answer when it reads no session from a chat file (issue 40 row 10), as it prints it.
+  ["Error resuming session: No previous sessions found for this project.", { kind: "session_not_found", provider: "gemini" }],
+  [
+    'Error resuming session: Invalid session identifier "7628a857-b554-4001-ba93-41f9d8d96001".\n  Searched for sessions in /home/u/.gemini/tmp/project/chats.',
+    { kind: "session_not_found", provider: "gemini" },
+  ],
   [
     "messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Abc123456. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
     { kind: "orphan_tool_result", index: 4, ids: ["toolu_01Abc123456"] },

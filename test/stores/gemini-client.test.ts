@@ -71,7 +71,7 @@ describe("chat files written by the real Gemini CLI 0.61", () => {
       expect(shape(resumeContents(file)), scenario).toEqual(shape(history));
       compared++;
     }
-    expect(compared).toBe(14);
+    expect(compared).toBe(15);
   });
 
   it("the Gemini rules reject exactly the captured requests the API rejected, with its texts", () => {

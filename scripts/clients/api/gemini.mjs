@@ -30,7 +30,17 @@ import fs from "node:fs";
 import http from "node:http";
 import { listenLoopback, readJsonBody, redactHeaders } from "./http.mjs";
 // The API's rules and texts live in gemini-rules.mjs; they are re-exported for the scripts that import them from here.
-export { checkContents, ERR_CALL_AFTER_USER, ERR_COUNT_MISMATCH, ERR_EMPTY_PARTS, ERR_OVERFLOW, ERR_RESPONSE_AFTER_CALL } from "./gemini-rules.mjs";
+export {
+  checkContents,
+  ERR_CALL_AFTER_USER,
+  ERR_COUNT_MISMATCH,
+  ERR_EMPTY_PARTS,
+  ERR_OVERFLOW,
+  ERR_RESPONSE_AFTER_CALL,
+  ERR_SIGNATURE_CORRUPTED,
+  ERR_SIGNATURE_MISSING,
+  modelSignature,
+} from "./gemini-rules.mjs";
 
 export const text = (t) => ({ text: t });
 export const thought = (t, signature) => ({ text: t, thought: true, thoughtSignature: signature ?? fakeSignature(t) });
@@ -48,6 +58,9 @@ export function fakeSignature(seed) {
   for (const c of String(seed)) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
   return Buffer.from(`mock-thought-signature:${h.toString(16)}:${seed}`.slice(0, 60).padEnd(60, "#")).toString("base64");
 }
+
+/** The model a request went to, from its path. */
+export const modelOfPath = (p) => modelOf(String(p).split("?")[0]);
 
 const SECRET_HEADERS = ["authorization", "cookie", "x-goog-api-key"];
 const redact = (headers) => redactHeaders(headers, SECRET_HEADERS);

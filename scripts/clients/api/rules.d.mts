@@ -14,6 +14,11 @@ export interface Rule<Args extends unknown[], Broken> {
 
 /** The rules as one run applies them (scripts/clients/lib/engine.mjs). */
 export interface Enforcer<Reply> {
-  check(body: unknown, headers?: Record<string, string>): { refused?: Reply; rule?: string; why?: string; passed?: Record<string, unknown> } | null;
+  /** `entry`: the request's log entry (its path names the Gemini model). */
+  check(
+    body: unknown,
+    headers?: Record<string, string>,
+    entry?: { path?: string },
+  ): { refused?: Reply; rule?: string; why?: string; passed?: Record<string, unknown> } | null;
   served(body: unknown, reply: unknown, passed?: Record<string, unknown>): void;
 }

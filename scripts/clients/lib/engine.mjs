@@ -120,7 +120,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
     usage: scenario.usage ?? driver.usage,
     next(body, entry) {
       step.served++;
-      const judged = enforce ? rules.check(body, entry.headers) : null;
+      const judged = enforce ? rules.check(body, entry.headers, entry) : null;
       let r = judged?.refused;
       if (!r) {
         r = step.replies.shift();

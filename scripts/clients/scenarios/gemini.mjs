@@ -9,7 +9,7 @@
 // version? }. `edit` runs before its step, on ctx.session.file (the chat file the client resumes); the mock applies the
 // API's rules (api/gemini-rules.mjs: checkContents) to every request.
 import fs from "node:fs";
-import { ERR_OVERFLOW, fakeSignature, functionCall, httpError, promptTokens, reply, text, thought } from "../api/gemini.mjs";
+import { ERR_OVERFLOW, fakeSignature, functionCall, httpError, modelOfPath, modelSignature, promptTokens, reply, text, thought } from "../api/gemini.mjs";
 import { clientLine } from "../index.mjs";
 import { editLines, parseLine } from "../lib/files.mjs";
 
@@ -116,6 +116,15 @@ const tearCallRecord = (ctx) =>
     }
     return { lines, note: `gemini record ${id} (holds the call): ${idx.length} line(s) (${sizes.join(", ")} bytes) each cut to its first half, newline kept` };
   });
+/** A legacy .json session cut short, as a write that never finished leaves it: its last third of bytes gone. */
+function cutDocument(ctx) {
+  const file = ctx.session.file;
+  if (!file.endsWith(".json")) throw new Error(`not a legacy .json session: ${file}`);
+  const bytes = fs.readFileSync(file);
+  const keep = Math.floor((bytes.length * 2) / 3);
+  fs.writeFileSync(file, bytes.subarray(0, keep));
+  return `the .json document cut to its first ${keep} of ${bytes.length} bytes`;
+}
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const rewindToUnknown = (ctx) =>
   editLines(ctx.session.file, (lines) => {
@@ -142,6 +151,28 @@ const toolTurn = (prompt = "Run `echo hi` and tell me the output.") => ({
     reply([thought("**Reporting**\n\nThe command printed hi.", SIG(3)), text("The command printed: hi")]),
   ],
 });
+// A tool turn whose signatures the mock issues for the model each request went to (the mock refuses them elsewhere).
+const signedToolTurn = () => ({
+  prompt: "Run `echo hi` and tell me the output.",
+  replies: [
+    (_body, entry) =>
+      reply([
+        thought("**Running the command**\n\nRun `echo hi` with the shell tool.", modelSignature(modelOfPath(entry.path), "sig-1")),
+        text("Running it."),
+        functionCall("run_shell_command", { command: "echo hi", description: "Print hi." }, modelSignature(modelOfPath(entry.path), "sig-2")),
+      ]),
+    reply([text("The command printed: hi")]),
+  ],
+});
+const SWITCHED_MODEL = "gemini-3-flash-preview";
+/** The compression threshold the scenario set goes (the client's default again): the next run does not compress. */
+function defaultCompression(ctx) {
+  const file = `${ctx.sandbox.store}/settings.json`;
+  const settings = JSON.parse(fs.readFileSync(file, "utf8"));
+  delete settings.model.compressionThreshold;
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+  return `settings.json: model.compressionThreshold removed (the default again); the resume switches the model with --model ${SWITCHED_MODEL}`;
+}
 const plainTurns = () => [
   { prompt: "Say hello.", replies: [reply([thought("**Greeting**\n\nA plain hello.", SIG(1)), text("Hello! How can I help?")])] },
   { prompt: "What is 2+2?", resume: true, replies: [reply([text("2 + 2 = 4.")])] },
@@ -244,6 +275,28 @@ export const scenarios = {
     versions: JSONL,
     about: "a tool turn written by Gemini CLI 0.30.0 (one .json session file), then resumed with 0.61.0",
     steps: [{ ...toolTurn(), version: LEGACY }, resumeStep()],
+  },
+  "signature-corrupted": {
+    loop: { resumeArgs: ["--model", SWITCHED_MODEL] },
+    versions: JSONL,
+    model: "gemini-3-pro-preview",
+    // A low compression threshold makes the second run compress the history before its tool call is answered, as a
+    // long session does: the rewritten `$set.messages` keeps the call's live thoughtSignature (docs/research/gemini-signatures.md).
+    settings: { model: { compressionThreshold: 0.001 } },
+    about:
+      "`Say hello.`, then a resumed tool turn whose history the client compresses (it stores the call's thoughtSignature); then resume with --model " +
+      "gemini-3-flash-preview: the stored signature, issued for another model, is refused",
+    steps: [
+      plainTurns()[0],
+      { ...signedToolTurn(), resume: true },
+      { ...resumeStep(), args: ["--model", SWITCHED_MODEL], edit: defaultCompression, ...REFUSED },
+    ],
+  },
+  "truncated-json": {
+    loop: true,
+    versions: [LEGACY],
+    about: "`plain` (two turns) written by 0.30 as one .json document, then the document cut short (the last third of its bytes gone); then resume",
+    steps: [...plainTurns(), { ...resumeStep(), edit: cutDocument }],
   },
   overflow: {
     about: "`plain` (two turns), then resume answered 400 `The input token count (N) exceeds the maximum number of tokens allowed (M).`",

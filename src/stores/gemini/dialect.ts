@@ -14,6 +14,7 @@ import { jsonLength } from "../opencode/part-content.js";
 import { type Dialect, handle, type Json, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock } from "../transcript/dialect.js";
 import { effectiveRecords, fieldPath, isMessageRecord, type PlacedRecord } from "./records.js";
 import { collect } from "../../model/collect.js";
+import { HEADER_LOST, salvageHeader } from "./salvage.js";
 
 /** User text the client never sends (it makes a fresh session context instead; slash and help commands). */
 const UNSENT_USER_TEXT = /^(?:<session_context>|<hook_context>|\/|\?)/;
@@ -29,6 +30,10 @@ export const geminiDialect: Dialect = {
   /** The file opens with the metadata: a sessionId and a projectHash (one line, or the top of a legacy document). */
   sniff: (head) => /^[\s\0]*\{/.test(head) && /"sessionId"\s*:/.test(head.slice(0, 2048)) && /"projectHash"\s*:/.test(head.slice(0, 2048)),
   oneDocument: (path) => path.endsWith(".json"),
+  salvageHeader(text) {
+    const value = salvageHeader(text);
+    return value ? { value, lost: HEADER_LOST } : undefined;
+  },
   idField: "id",
   parentField: "parentId",
   linear: true,

@@ -35,6 +35,12 @@ function wholeDocument(bytes: Buffer): { lines: Buffer[]; endsWithNewline: boole
 export function lineRecord(raw: Buffer, number: number, file: Pick<TranscriptFile, "path" | "sessionId" | "dialect">): TranscriptLine {
   const dialect = dialectNamed(file.dialect);
   const read = readLine(raw, number, (v) => dialect.interpret(v).role !== "unknown");
+  // A torn header (the dialect knows what one is): its whole fields are the file's own, and kept.
+  const header = !read.value && !read.salvage?.length && read.problem?.kind === "unreadable" ? dialect.salvageHeader?.(raw.toString("utf8")) : undefined;
+  if (header && read.problem) {
+    read.salvage = [header.value];
+    read.problem = { ...read.problem, detail: `${read.problem.detail}; ${header.lost}` };
+  }
   const value = read.value ?? read.salvage?.at(-1);
   const meaning = value ? dialect.interpret(value) : { role: "unknown" as const };
   // Records run together on one line were appended one after the other: the chain enters at the first.
@@ -46,6 +52,7 @@ export function lineRecord(raw: Buffer, number: number, file: Pick<TranscriptFil
   if (read.problem) line.problem = read.problem;
   if (read.salvage) line.salvage = read.salvage;
   if (read.corruption) line.corruption = read.corruption;
+  if (header) line.losesSession = true;
   if (meaning.uuid !== undefined) line.uuid = meaning.uuid;
   if (meaning.parent !== undefined) line.parent = meaning.parent;
   if (meaning.sidechain) line.sidechain = true;

@@ -50,6 +50,11 @@ export interface Dialect {
    * `session-*.json`): it is read as one line, and written back whole in the same layout (2-space indent).
    */
   oneDocument?(path: string): boolean;
+  /**
+   * A line cut short that holds the session's header (its metadata, or a whole-file document): what of it survives
+   * as the file's own values, and what its loss costs the session, or undefined when nothing of it can be kept.
+   */
+  salvageHeader?(text: string): { value: Json; lost: string } | undefined;
   /** Field names of the links, as findings and fixes name them. */
   idField: string;
   parentField: string;
