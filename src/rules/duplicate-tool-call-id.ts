@@ -14,7 +14,9 @@ export const duplicateToolCallId: Rule = {
       for (const block of blocks) {
         if (block.type !== "tool_use") continue;
         if (block.id === "") {
-          reports.push(atBlock(block, `call id is empty (rejected: ${rejections(view.api).emptyCallId(item)})`));
+          const copes = view.copes?.emptyCallId;
+          const report = atBlock(block, `call id is empty (${copes ?? `rejected: ${rejections(view.api).emptyCallId(item)}`})`);
+          reports.push(copes ? { ...report, severity: "warning" } : report);
           continue;
         }
         const earlier = first.get(block.id);

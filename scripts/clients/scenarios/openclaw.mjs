@@ -354,6 +354,67 @@ const sqliteScenarios = {
   },
 };
 
+// openclaw/openclaw#21985 (#8264, #9769): a turn a fallback provider ended with stopReason "toolUse" but no usable
+// tool call, and the synthetic result the client of early 2026 made for it, with an empty toolCallId. Neither checked
+// client writes it any more (both give a blank streamed call id one of their own: 2026.7.35 `call_auto_1`, 2026.9.6
+// `call_<24 hex>`), so the shape is planted as the reports show it, in a store the client wrote.
+const PHANTOM_RESULT = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.";
+/** The synthetic result of early 2026 (no `details`: it had none), for a call id `id`. */
+const phantomOf = (m, id) => Object.assign(m, { toolCallId: id, toolName: "", content: [{ type: "text", text: PHANTOM_RESULT }], isError: true });
+const phantomToolResult = {
+  versions: ["2026.7.35", "2026.9.6"],
+  enforce: true,
+  fixture: "sqlite",
+  // The client copes (it drops both before sending), so the user saw no refusal: the plain repair.
+  loop: { withError: false },
+  about:
+    "two exec turns; turn one's call taken out (its text and stopReason toolUse kept) and its result made the synthetic one with toolCallId ''; turn two's call and result given the id '' (the result synthetic too); the next turn is accepted",
+  steps: [
+    {
+      prompt: "Run echo two.",
+      replies: [reply([text("Running it."), toolUse("toolu_mock_exec_03", "exec", { command: "echo two" })]), reply([text("Done.")])],
+    },
+    { prompt: "Run echo three.", replies: [reply([toolUse("toolu_mock_exec_04", "exec", { command: "echo three" })]), reply([text("Done three.")])] },
+    {
+      prompt: "Continue.",
+      replies: [reply([text("Continuing.")])],
+      expect: 200,
+      edit: (ctx) => {
+        const done = [];
+        editEvents(ctx, (ev) => {
+          const m = ev.type === "message" ? ev.message : null;
+          const call = m?.role === "assistant" ? m.content.find((b) => b.type === "toolCall") : undefined;
+          if (call?.arguments?.command === "echo two") {
+            m.content = m.content.filter((b) => b !== call);
+            done.push(`turn one: its toolCall taken out (text kept, stopReason ${m.stopReason})`);
+            return true;
+          }
+          if (call?.arguments?.command === "echo three") {
+            call.id = "";
+            done.push("turn two: its toolCall's id set to ''");
+            return true;
+          }
+          const said = m?.role === "toolResult" ? m.content?.[0]?.text : undefined;
+          if (said === "two" || said === "three") {
+            phantomOf(m, "");
+            delete m.details;
+            done.push(`the result '${said}': the synthetic one, toolCallId '' and toolName ''`);
+            return true;
+          }
+          return false;
+        });
+        return done.join("; ");
+      },
+      // Sent: neither phantom result, no call with an empty id (the turns' texts stay).
+      check(ctx) {
+        const sent = (mainRequests(ctx, this)[0]?.body?.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+        const bad = sent.filter((b) => (b.type === "tool_use" && !b.id) || b.type === "tool_result");
+        return bad.length ? [`sent ${bad.length} tool block(s) of the phantom turns: ${JSON.stringify(bad).slice(0, 300)}`] : [];
+      },
+    },
+  ],
+};
+
 export const scenarios = {
   plain,
   thinking: thinkingTurns,
@@ -454,4 +515,5 @@ export const scenarios = {
     ],
   },
   ...sqliteScenarios,
+  "phantom-tool-result": phantomToolResult,
 };

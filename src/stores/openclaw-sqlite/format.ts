@@ -23,6 +23,12 @@ const dialect: Dialect = {
   sniff: () => false,
   copes: {
     missingResult: `openclaw 2026.9 sends "${OPENCLAW_NO_RESULT}" for it in every request, so recover leaves it alone`,
+    // Measured (issue 40, phantom-tool-result): repairToolCallInputs drops a call with no id, and
+    // repairToolUseResultPairing every result that answers no call, before each request. Not stopping the resume,
+    // they are warnings; recover still mends them in the database (a dropped result, a call and its result given one
+    // id), as its fixes of a torn row leave results whose calls went with it.
+    orphanResult: "openclaw 2026.9 drops it before sending",
+    emptyCallId: "openclaw 2026.9 drops the call before sending",
     mendsEveryTime: true,
     // Measured (issue 39): every history image goes out scaled to fit 1,200 px.
     imagesFitTo: 1200,

@@ -106,6 +106,14 @@ export const openclawDialect: Dialect = {
     return tokens === undefined ? undefined : { tokens, source: "openclaw stored" };
   },
   replay: openclawReplay,
+  // Measured with 2026.7.35 (issue 40, phantom-tool-result): it drops a call with no id and every result that answers
+  // no call before it sends the history, so neither stops the resume; recover still mends them in the file. (It also
+  // answers a call left without a result, §E of docs/research/openclaw-request.md; that stays an error here, as the
+  // demo and the killed-mid-call loop have it: not re-judged in issue 40.)
+  copes: {
+    orphanResult: "openclaw drops it before sending",
+    emptyCallId: "openclaw drops the call before sending",
+  },
 };
 
 function asArray(v: unknown): unknown[] {
