@@ -154,6 +154,9 @@ const RULES: [ProviderErrorKind, RegExp][] = [
     "context_overflow",
     /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
   ],
+  // openclaw 2026.9's own words when its overflow recovery (auto-compaction, then tool-result truncation) gave up:
+  // what its user sees instead of the API's text (docs/research/openclaw-compaction.md).
+  ["context_overflow", /Context overflow: prompt too large for the model|Auto-compaction (?:failed|timed out) before the next model request/i],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
   ["invalid_json_body", /request body is not valid JSON/i],
   [

@@ -21,7 +21,11 @@ export const duplicateToolCallId: Rule = {
         }
         const earlier = first.get(block.id);
         if (earlier === undefined) first.set(block.id, block.source.id);
-        else reports.push(atBlock(block, `call id ${block.id} is already used at ${earlier} (rejected: ${rejections(view.api).duplicateCallId})`));
+        else {
+          const copes = view.copes?.duplicateCallId;
+          const report = atBlock(block, `call id ${block.id} is already used at ${earlier} (${copes ?? `rejected: ${rejections(view.api).duplicateCallId}`})`);
+          reports.push(copes ? { ...report, severity: "warning" } : report);
+        }
       }
     }
     for (const message of messages(view)) {

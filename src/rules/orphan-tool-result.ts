@@ -41,7 +41,9 @@ export const orphanToolResult: Rule = {
           const report = atBlock(block, `${what} (${copes ?? `rejected: ${says.orphanResult(block.toolUseId)}`})`);
           reports.push(copes ? { ...report, severity: "warning" } : report);
         } else {
-          reports.push(atBlock(block, `a second tool result for ${block.toolUseId} (rejected: ${says.secondResult(block.toolUseId)})`));
+          const copes = view.copes?.secondResult;
+          const report = atBlock(block, `a second tool result for ${block.toolUseId} (${copes ?? `rejected: ${says.secondResult(block.toolUseId)}`})`);
+          reports.push(copes ? { ...report, severity: "warning" } : report);
         }
       }
     }

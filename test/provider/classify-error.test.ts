@@ -170,6 +170,12 @@ const TRIAGE: Case[] = [
     `400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.92.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"},"request_id":"req_011CXzyBavZTx2LemQWEXiSt"}`,
     { kind: "empty_tool_id", index: 92, contentIndex: 0 },
   ],
+  // openclaw 2026.9.6 when its auto-compaction could not bring an overflowing session under the window (measured).
+  [
+    "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.",
+    { kind: "context_overflow", tokens: null },
+  ],
+  ["Auto-compaction failed before the next model request. Try again or run /compact.", { kind: "context_overflow", tokens: null }],
   // openclaw/openclaw#21985: the synthetic result with an empty toolCallId, named by no id.
   [
     "LLM request rejected: messages.12.content.1: unexpected `tool_use_id` found in `tool_result` blocks: . Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",

@@ -81,3 +81,23 @@ describe("a synthetic tool result with an empty toolCallId (openclaw/openclaw#21
     expectSameBytes(before, snapshot(dir));
   });
 });
+
+describe("ids openclaw 2026.9.6 mends before sending (duplicate-ids)", () => {
+  it("a reused call id and a second result are warnings; the repair still mends them, and restore gives every row back", async () => {
+    const { state, db } = openclawState("duplicate-ids");
+    const found = await scan(state);
+    expect(found.map(brief)).toEqual(["tool-result-missing warning", "orphan-tool-result warning", "duplicate-tool-call-id warning"]);
+    expect(found[1]!.message).toBe("a second tool result for toolu_mock_a_01 (openclaw 2026.9 drops it before sending)");
+    expect(found[2]!.message).toMatch(
+      /^call id toolu_mock_a_01 is already used at \S+ \(openclaw 2026\.9 gives the later call and its result an id of their own before sending\)$/,
+    );
+    const before = sessionRows(db);
+    const repaired = await run(["session", "repair", onlySession(db), "--yes", "--force", "--include-live", "--store", state]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    // Left: the call whose result was taken, which the client answers itself in every request.
+    expect((await scan(state)).map(brief)).toEqual(["tool-result-missing warning"]);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", state]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(sessionRows(db)).toBe(before);
+  });
+});
