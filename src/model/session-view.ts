@@ -42,6 +42,12 @@ export interface ClientCopes {
   unreadableLine?: string;
   /** A model turn with nothing to send. */
   emptyTurn?: string;
+  /** A tool call whose id is empty (openclaw drops the call, and the result that carries the same empty id). */
+  emptyCallId?: string;
+  /** A tool call reusing an earlier call's id (openclaw 2026.9 gives it and its result an id of their own). */
+  duplicateCallId?: string;
+  /** A second result for a call already answered (openclaw drops it). */
+  secondResult?: string;
   /**
    * The client mends these every time it sends the history, and writes nothing back (openclaw 2026.9): recover leaves
    * them as they are, a warning with no fix. Without it, what the client copes with is still fixed on disk.

@@ -7,7 +7,7 @@
 import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
 import type { SessionView } from "../model/session-view.js";
 import { anthropicRequest, locate, type AnthropicRequest, type RequestBlock } from "../provider/anthropic-request.js";
-import type { ClassifiedError, ProviderErrorKind } from "../provider/classify-error.js";
+import { classifyProviderError, type ClassifiedError, type ProviderErrorKind } from "../provider/classify-error.js";
 import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
 import { dropThinkingBlock, emptyThinking } from "../rules/empty-thinking.js";
 import { emptyMessage } from "../rules/empty-message.js";
@@ -678,6 +678,18 @@ export function storedError(view: Pick<SessionView, "summary" | "opencode">, opt
   const at = Math.max(last.time.created, last.time.completed ?? 0);
   if (!options.evenIfAnswered && view.summary.updated > at + STORED_ERROR_SLACK_MS) return undefined;
   return last.error as Json;
+}
+
+/**
+ * The newest overflow a transcript's client stored with its token count (openclaw: the refused turn's `errorMessage`),
+ * for a trim given no count: its window is the limit, its count the size of what was refused.
+ */
+export function storedOverflow(view: Pick<SessionView, "storedErrors">): ClassifiedError | undefined {
+  for (const stored of [...(view.storedErrors ?? [])].reverse()) {
+    const error = classifyProviderError(stored.text);
+    if (error.kind === "context_overflow" && error.tokens) return error;
+  }
+  return undefined;
 }
 
 /**

@@ -139,7 +139,12 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ],
   ["tool_result_not_first", /Did not find \d+ tool_result block\(s\) at the beginning/i],
   ["duplicate_tool_id", /ids must be unique|contain duplicate Ids|Duplicate item found with id|duplicate tool_use ID in conversation history/i],
-  ["empty_tool_id", /call_id'?:? (?:is )?(?:an )?empty string|Invalid '[^']*(?:call_)?id'[^\n]*empty string/i],
+  // Anthropic: an id that does not match its pattern, an empty one first (`messages.1.content.1.tool_use.id: String
+  // should match pattern '^[a-zA-Z0-9_-]+$'`, CommandCodeAI/command-code#323, BlockRunAI/ClawRouter#17).
+  [
+    "empty_tool_id",
+    /call_id'?:? (?:is )?(?:an )?empty string|Invalid '[^']*(?:call_)?id'[^\n]*empty string|tool_use(?:\.id|_id): String should match pattern/i,
+  ],
   ["thinking_when_disabled", /When thinking is disabled/i],
   ["thinking_modified", /thinking.*cannot be modified/i],
   ["thinking_empty", /each thinking block must contain non-whitespace thinking|thinking blocks? must (?:contain|be) non-?(?:empty|whitespace)/i],
@@ -165,6 +170,9 @@ const RULES: [ProviderErrorKind, RegExp][] = [
     "image_invalid",
     /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image|image does not match the provided media type|image cannot be empty|Image was too large|exceeds the dimension limit for many-image requests/i,
   ],
+  // openclaw 2026.9's own words when its overflow recovery (auto-compaction, then tool-result truncation) gave up:
+  // what its user sees instead of the API's text (docs/research/openclaw-compaction.md).
+  ["context_overflow", /Context overflow: prompt too large for the model|Auto-compaction (?:failed|timed out) before the next model request/i],
   ["invalid_json_body", /request body is not valid JSON/i],
   [
     "empty_content",

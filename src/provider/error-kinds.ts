@@ -5,7 +5,10 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   orphan_tool_use: { cause: "a tool call was sent without its result right after it (the agent was killed or aborted mid-call)", fixedBy: "repair" },
   orphan_tool_result: { cause: "a tool result was sent without the call it answers in the message before it", fixedBy: "repair" },
   tool_result_not_first: { cause: "tool results do not open the message that follows their calls", fixedBy: null },
-  empty_tool_id: { cause: "a tool call or its output carries an empty id (a client that lost the id mid-stream)", fixedBy: "repair" },
+  empty_tool_id: {
+    cause: "a tool call or its output carries an empty id (a client that lost the id mid-stream), or an id with characters the API does not take",
+    fixedBy: "repair",
+  },
   tool_response_mismatch: {
     cause: "a function call turn is answered by another number of function responses (a call without its response, or one too many)",
     fixedBy: "repair",

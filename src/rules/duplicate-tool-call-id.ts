@@ -14,12 +14,18 @@ export const duplicateToolCallId: Rule = {
       for (const block of blocks) {
         if (block.type !== "tool_use") continue;
         if (block.id === "") {
-          reports.push(atBlock(block, `call id is empty (rejected: ${rejections(view.api).emptyCallId(item)})`));
+          const copes = view.copes?.emptyCallId;
+          const report = atBlock(block, `call id is empty (${copes ?? `rejected: ${rejections(view.api).emptyCallId(item)}`})`);
+          reports.push(copes ? { ...report, severity: "warning" } : report);
           continue;
         }
         const earlier = first.get(block.id);
         if (earlier === undefined) first.set(block.id, block.source.id);
-        else reports.push(atBlock(block, `call id ${block.id} is already used at ${earlier} (rejected: ${rejections(view.api).duplicateCallId})`));
+        else {
+          const copes = view.copes?.duplicateCallId;
+          const report = atBlock(block, `call id ${block.id} is already used at ${earlier} (${copes ?? `rejected: ${rejections(view.api).duplicateCallId}`})`);
+          reports.push(copes ? { ...report, severity: "warning" } : report);
+        }
       }
     }
     for (const message of messages(view)) {

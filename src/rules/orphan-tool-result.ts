@@ -33,13 +33,17 @@ export const orphanToolResult: Rule = {
         const says = rejections(view.api);
         if (waiting === undefined) {
           const copes = view.copes?.orphanResult;
-          const report = atBlock(
-            block,
-            `tool result for ${block.toolUseId}, but no call with that id comes before it (${copes ?? `rejected: ${says.orphanResult(block.toolUseId)}`})`,
-          );
+          // An empty id (openclaw/openclaw#21985: a synthetic result made for a call that had none) answers nothing.
+          const what =
+            block.toolUseId === ""
+              ? "tool result with an empty tool call id, which answers no call"
+              : `tool result for ${block.toolUseId}, but no call with that id comes before it`;
+          const report = atBlock(block, `${what} (${copes ?? `rejected: ${says.orphanResult(block.toolUseId)}`})`);
           reports.push(copes ? { ...report, severity: "warning" } : report);
         } else {
-          reports.push(atBlock(block, `a second tool result for ${block.toolUseId} (rejected: ${says.secondResult(block.toolUseId)})`));
+          const copes = view.copes?.secondResult;
+          const report = atBlock(block, `a second tool result for ${block.toolUseId} (${copes ?? `rejected: ${says.secondResult(block.toolUseId)}`})`);
+          reports.push(copes ? { ...report, severity: "warning" } : report);
         }
       }
     }

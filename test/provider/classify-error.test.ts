@@ -188,6 +188,26 @@ const TRIAGE: Case[] = [
     { kind: "orphan_tool_result", index: 4, ids: ["toolu_01Abc123456"] },
   ],
   ["messages.7.content.2: `tool_use` ids must be unique", { kind: "duplicate_tool_id", index: 7, contentIndex: 2 }],
+  // An empty call id sent to the Messages API (CommandCodeAI/command-code#323; BlockRunAI/ClawRouter#17 wraps it).
+  [
+    "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+    { kind: "empty_tool_id", index: 1, contentIndex: 1, provider: "anthropic" },
+  ],
+  [
+    `400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.92.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"},"request_id":"req_011CXzyBavZTx2LemQWEXiSt"}`,
+    { kind: "empty_tool_id", index: 92, contentIndex: 0 },
+  ],
+  // openclaw 2026.9.6 when its auto-compaction could not bring an overflowing session under the window (measured).
+  [
+    "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.",
+    { kind: "context_overflow", tokens: null },
+  ],
+  ["Auto-compaction failed before the next model request. Try again or run /compact.", { kind: "context_overflow", tokens: null }],
+  // openclaw/openclaw#21985: the synthetic result with an empty toolCallId, named by no id.
+  [
+    "LLM request rejected: messages.12.content.1: unexpected `tool_use_id` found in `tool_result` blocks: . Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+    { kind: "orphan_tool_result", index: 12, contentIndex: 1, ids: [] },
+  ],
   ["Your input exceeds the context window of this model. Please adjust your input and try again.", { kind: "context_overflow", provider: "openai" }],
   ["At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels", { kind: "image_invalid" }],
   [

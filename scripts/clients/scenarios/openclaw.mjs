@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { reply, text, thinking, redacted, toolUse } from "../api/messages.mjs";
+import { httpError, reply, text, thinking, redacted, toolUse } from "../api/messages.mjs";
 import * as messagesRules from "../api/messages-rules.mjs";
 import { damageSqlite, editEvents, sqliteEvents, storePaths } from "../openclaw.mjs";
 
@@ -354,6 +354,190 @@ const sqliteScenarios = {
   },
 };
 
+// openclaw/openclaw#21985 (#8264, #9769): a turn a fallback provider ended with stopReason "toolUse" but no usable
+// tool call, and the synthetic result the client of early 2026 made for it, with an empty toolCallId. Neither checked
+// client writes it any more (both give a blank streamed call id one of their own: 2026.7.35 `call_auto_1`, 2026.9.6
+// `call_<24 hex>`), so the shape is planted as the reports show it, in a store the client wrote.
+const PHANTOM_RESULT = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.";
+/** The synthetic result of early 2026 (no `details`: it had none), for a call id `id`. */
+const phantomOf = (m, id) => Object.assign(m, { toolCallId: id, toolName: "", content: [{ type: "text", text: PHANTOM_RESULT }], isError: true });
+const phantomToolResult = {
+  versions: ["2026.7.35", "2026.9.6"],
+  enforce: true,
+  fixture: "sqlite",
+  // The client copes (it drops both before sending), so the user saw no refusal: the plain repair.
+  loop: { withError: false },
+  about:
+    "two exec turns; turn one's call taken out (its text and stopReason toolUse kept) and its result made the synthetic one with toolCallId ''; turn two's call and result given the id '' (the result synthetic too); the next turn is accepted",
+  steps: [
+    {
+      prompt: "Run echo two.",
+      replies: [reply([text("Running it."), toolUse("toolu_mock_exec_03", "exec", { command: "echo two" })]), reply([text("Done.")])],
+    },
+    { prompt: "Run echo three.", replies: [reply([toolUse("toolu_mock_exec_04", "exec", { command: "echo three" })]), reply([text("Done three.")])] },
+    {
+      prompt: "Continue.",
+      replies: [reply([text("Continuing.")])],
+      expect: 200,
+      edit: (ctx) => {
+        const done = [];
+        editEvents(ctx, (ev) => {
+          const m = ev.type === "message" ? ev.message : null;
+          const call = m?.role === "assistant" ? m.content.find((b) => b.type === "toolCall") : undefined;
+          if (call?.arguments?.command === "echo two") {
+            m.content = m.content.filter((b) => b !== call);
+            done.push(`turn one: its toolCall taken out (text kept, stopReason ${m.stopReason})`);
+            return true;
+          }
+          if (call?.arguments?.command === "echo three") {
+            call.id = "";
+            done.push("turn two: its toolCall's id set to ''");
+            return true;
+          }
+          const said = m?.role === "toolResult" ? m.content?.[0]?.text : undefined;
+          if (said === "two" || said === "three") {
+            phantomOf(m, "");
+            delete m.details;
+            done.push(`the result '${said}': the synthetic one, toolCallId '' and toolName ''`);
+            return true;
+          }
+          return false;
+        });
+        return done.join("; ");
+      },
+      // Sent: neither phantom result, no call with an empty id (the turns' texts stay).
+      check(ctx) {
+        const sent = (mainRequests(ctx, this)[0]?.body?.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+        const bad = sent.filter((b) => (b.type === "tool_use" && !b.id) || b.type === "tool_result");
+        return bad.length ? [`sent ${bad.length} tool block(s) of the phantom turns: ${JSON.stringify(bad).slice(0, 300)}`] : [];
+      },
+    },
+  ],
+};
+
+// Issue 40 row 13 (openclaw/openclaw#13611, #92043, #118923): a session over the model's window whose compaction fails
+// too, frozen across restarts. 2026.9.6 answers `prompt is too long` with its auto-compaction (up to 3 attempts); when
+// the summary request is refused as well, it cancels the compaction ("to preserve history", no compaction event is
+// written), stores the refused turn as an assistant error and prints its own text (OPENCLAW_OVERFLOW); the next run
+// does the same (docs/research/openclaw-compaction.md).
+const OPENCLAW_OVERFLOW = "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.";
+/** Just above every request the mock has seen so far: the session's next turn does not fit (as opencode's prefix-overflow). */
+const windowJustAbove = (ctx) =>
+  Math.max(
+    ...fs
+      .readFileSync(path.join(ctx.out, "requests.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((q) => q.method === "POST" && q.body?.messages)
+      .map((q) => messagesRules.requestTokens(q.body)),
+  ) + 20;
+/**
+ * The compaction's summary request refused with the API's overflow text. Scripted: the summary request (the history
+ * as one text, no system prompt or tools) is smaller than the main loop's window here, so it is refused as by a
+ * compaction model whose window it is over by a fifth; in the reports the history itself is over the window.
+ */
+const refuseSummary = (body) => {
+  const tokens = messagesRules.requestTokens(body);
+  return httpError(400, "invalid_request_error", `prompt is too long: ${tokens} tokens > ${Math.floor(tokens * 0.8)} maximum`);
+};
+/** The client's overflow text printed, its compaction failed (no summary accepted), and no compaction event stored. */
+function compactionFailed(ctx, r) {
+  const n = ctx.scenario.steps.indexOf(this) + 1;
+  const side = fs
+    .readFileSync(path.join(ctx.out, "requests.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.tag === n && !e.main && e.method === "POST");
+  const problems = [];
+  if (r.code === 0) problems.push("the client exited 0");
+  if (!`${r.stdout}\n${r.stderr}`.includes(OPENCLAW_OVERFLOW)) problems.push("the client did not print its overflow text");
+  // Its compaction was tried and failed. The summary requests that reach the mock are refused; one run's never did
+  // (`Turn prefix summarization failed: fetch failed`, the mock saw no request: not understood), which is a failed
+  // compaction all the same.
+  if (!/auto-compaction failed/.test(r.stderr)) problems.push("the client did not try (and fail) to compact");
+  if (side.some((e) => e.answer?.status !== 400)) problems.push("a summary request was accepted");
+  if (sqliteEvents(ctx).some((e) => e.event?.type === "compaction")) problems.push("the client stored a compaction event");
+  return problems;
+}
+/** 1,600 numbered lines (~64 KB): the `cat` that makes the history long enough for the client to compact. */
+const bigFile = () =>
+  `${Array.from({ length: 1600 }, (_, i) => `${String(i + 1).padStart(5, "0")} lorem ipsum dolor sit amet consectetur ${(i * 7919) % 10007}`).join("\n")}\n`;
+const overflowTurn = (prompt, word) => ({
+  prompt,
+  replies: Array.from({ length: 4 }, () => reply([text(word)])),
+  expect: 400,
+  expectRule: "prompt_too_long",
+  side: refuseSummary,
+  check: compactionFailed,
+});
+const compactionOverflow = {
+  versions: ["2026.9.6"],
+  enforce: true,
+  fixture: "sqlite",
+  // The repair as the user has it: openclaw's own text, pasted (its count is the one the client stored).
+  loop: { withError: false, recoverArgs: ["--error", OPENCLAW_OVERFLOW] },
+  workspace: { "big.txt": bigFile() },
+  about:
+    "exec `cat big.txt` (~64 KB), then a plain turn; the window set just above every request so far; the next turn is refused (prompt is too long), the client's auto-compaction fails (its summary requests refused the same way) and it gives up; a new run does the same",
+  steps: [
+    {
+      prompt: "Run cat big.txt.",
+      replies: [reply([toolUse("toolu_mock_cat_01", "exec", { command: "cat big.txt" })]), reply([text("It is a long numbered list.")])],
+    },
+    { prompt: "Say two.", replies: [reply([text("two")])] },
+    { ...overflowTurn("Say three.", "three"), contextLimit: windowJustAbove },
+    // A new process, the same session: frozen across restarts.
+    overflowTurn("Say four.", "four"),
+  ],
+};
+
+// Ids the client re-numbers or drops before sending, measured (the copes of openclaw's dialects): a call id reused by
+// a later turn, and a second result for one call (with the call whose result it took left without one).
+const duplicateIds = {
+  versions: ["2026.9.6"],
+  enforce: true,
+  fixture: "sqlite",
+  loop: { withError: false },
+  about:
+    "two exec calls in one answer (a, b), then a third turn (c); edits: turn three's call and result take a's id; b's result takes a's id too (a second result for a, b left without one); the next turn",
+  steps: [
+    {
+      prompt: "Run echo a and echo b.",
+      replies: [
+        reply([toolUse("toolu_mock_a_01", "exec", { command: "echo a" }), toolUse("toolu_mock_b_02", "exec", { command: "echo b" })]),
+        reply([text("Both done.")]),
+      ],
+    },
+    { prompt: "Run echo c.", replies: [reply([toolUse("toolu_mock_c_03", "exec", { command: "echo c" })]), reply([text("Done c.")])] },
+    {
+      prompt: "Continue.",
+      replies: [reply([text("Continuing.")])],
+      expect: 200,
+      edit: (ctx) => {
+        const done = [];
+        editEvents(ctx, (ev) => {
+          const m = ev.type === "message" ? ev.message : null;
+          const call = m?.role === "assistant" ? m.content.find((b) => b.type === "toolCall" && b.id === "toolu_mock_c_03") : undefined;
+          if (call) {
+            call.id = "toolu_mock_a_01";
+            done.push("turn three's call: id toolu_mock_a_01 (reused)");
+            return true;
+          }
+          if (m?.role === "toolResult" && (m.toolCallId === "toolu_mock_c_03" || m.toolCallId === "toolu_mock_b_02")) {
+            done.push(`the result of ${m.toolCallId}: toolCallId toolu_mock_a_01`);
+            m.toolCallId = "toolu_mock_a_01";
+            return true;
+          }
+          return false;
+        });
+        return done.join("; ");
+      },
+    },
+  ],
+};
+
 export const scenarios = {
   plain,
   thinking: thinkingTurns,
@@ -454,4 +638,7 @@ export const scenarios = {
     ],
   },
   ...sqliteScenarios,
+  "phantom-tool-result": phantomToolResult,
+  "compaction-overflow": compactionOverflow,
+  "duplicate-ids": duplicateIds,
 };

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { RecoverError } from "../../errors.js";
-import { storedError } from "../../plan/error-fixes.js";
+import { storedError, storedOverflow } from "../../plan/error-fixes.js";
 import { planSession } from "../../plan/planner.js";
 import { markPhase } from "../phases.js";
 import { classifyProviderError, type ClassifiedError } from "../../provider/classify-error.js";
@@ -155,8 +155,9 @@ Exit codes: 0 trimmed (or nothing to do), 1 dry run with changes / still over th
             const view = sessionView(records, { now, liveWindowMs: DEFAULT_RULE_OPTIONS.liveWindowMs });
             // The limit an error states holds whatever happened since; only its positions go stale.
             const stored = storedError(view, { evenIfAnswered: true });
+            // Else the newest overflow a transcript's client stored with its count (openclaw's refused turn).
             const error: ClassifiedError | undefined =
-              errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : undefined;
+              errorText !== undefined ? classifyProviderError(errorText) : stored ? classifyProviderError(stored) : storedOverflow(view);
             if (errorText !== undefined && error && error.kind !== "context_overflow" && error.kind !== "request_too_large") {
               throw new RecoverError(
                 "usage",

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from "commander";
 import { RecoverError } from "../../errors.js";
-import { planForError, storedError } from "../../plan/error-fixes.js";
+import { planForError, storedError, storedOverflow } from "../../plan/error-fixes.js";
 import { planSession, type SessionPlan } from "../../plan/planner.js";
 import { classifyProviderError } from "../../provider/classify-error.js";
 import { RULES } from "../../rules/index.js";
@@ -248,9 +248,12 @@ function aimAtError(records: LoadedSession, errorText: string | undefined, rules
 
 /** The budget a size error states: its token limit, the byte budget of a 413, or (an image error) only the image rules. */
 function trimRequest(error: ClassifiedError, text: string, wants: NonNullable<ReturnType<typeof planForError>["trim"]>, view: SessionView): TrimRequest {
-  const counted = error.tokens?.current;
+  // An error with no count (openclaw's own "Context overflow: prompt too large for the model…"): the count of the
+  // overflow the client stored on the session, when it has one.
+  const tokens = error.tokens ?? storedOverflow(view)?.tokens ?? null;
+  const counted = tokens?.current;
   const base = { calibration: counted !== undefined ? calibrateToCount(view, counted, "the error counted") : calibrate(view) };
   if (wants.images) return { ...base, limit: Number.MAX_SAFE_INTEGER, target: 1, strategies: new Set(["drop-images"]) };
   if (wants.bytes) return { ...base, limit: DEFAULT_LIMIT, maxBytes: byteBudgetOf(text), strategies: new Set(STRATEGIES) };
-  return { ...base, limit: error.tokens?.max ?? DEFAULT_LIMIT };
+  return { ...base, limit: tokens?.max ?? DEFAULT_LIMIT };
 }

@@ -23,6 +23,16 @@ const dialect: Dialect = {
   sniff: () => false,
   copes: {
     missingResult: `openclaw 2026.9 sends "${OPENCLAW_NO_RESULT}" for it in every request, so recover leaves it alone`,
+    // Measured (issue 40, phantom-tool-result): repairToolCallInputs drops a call with no id, and
+    // repairToolUseResultPairing every result that answers no call, before each request. Not stopping the resume,
+    // they are warnings; recover still mends them in the database (a dropped result, a call and its result given one
+    // id), as its fixes of a torn row leave results whose calls went with it.
+    orphanResult: "openclaw 2026.9 drops it before sending",
+    emptyCallId: "openclaw 2026.9 drops the call before sending",
+    // Measured (issue 40, duplicate-ids): the occurrence-aware id rewrite (tool-call-id-*.mjs) gives a reused call id
+    // and its result one of their own, and the pairing drops a second result for an answered call.
+    duplicateCallId: "openclaw 2026.9 gives the later call and its result an id of their own before sending",
+    secondResult: "openclaw 2026.9 drops it before sending",
     mendsEveryTime: true,
     // Measured (issue 39): every history image goes out scaled to fit 1,200 px.
     imagesFitTo: 1200,

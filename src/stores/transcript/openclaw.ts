@@ -106,6 +106,29 @@ export const openclawDialect: Dialect = {
     return tokens === undefined ? undefined : { tokens, source: "openclaw stored" };
   },
   replay: openclawReplay,
+  /**
+   * A turn the provider refused is stored as an assistant message with `stopReason: "error"` and the API's answer as
+   * `errorMessage` (`400: {"error":{"message":"prompt is too long: 33270 tokens > 33258 maximum",…}}`, 2026.9.6): what
+   * a session its overflow recovery gave up on says about its window (docs/research/openclaw-compaction.md).
+   */
+  storedErrors(lines) {
+    const found: { messageId: string; where: string; text: string }[] = [];
+    for (const line of lines) {
+      const message = obj(line.value?.message);
+      if (line.value?.type !== "message" || message?.role !== "assistant" || message.stopReason !== "error") continue;
+      const text = str(message.errorMessage);
+      if (text) found.push({ messageId: line.ref.id, where: `line ${line.ref.line}`, text });
+    }
+    return found;
+  },
+  // Measured with 2026.7.35 (issue 40, phantom-tool-result): it drops a call with no id and every result that answers
+  // no call before it sends the history, so neither stops the resume; recover still mends them in the file. (It also
+  // answers a call left without a result, §E of docs/research/openclaw-request.md; that stays an error here, as the
+  // demo and the killed-mid-call loop have it: not re-judged in issue 40.)
+  copes: {
+    orphanResult: "openclaw drops it before sending",
+    emptyCallId: "openclaw drops the call before sending",
+  },
 };
 
 function asArray(v: unknown): unknown[] {
