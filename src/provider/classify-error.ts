@@ -29,6 +29,7 @@ export type ProviderErrorKind =
   | "context_overflow"
   | "request_too_large"
   | "image_invalid"
+  | "document_invalid"
   | "invalid_json_body"
   | "reasoning_invalid"
   | "unknown";
@@ -149,6 +150,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
     "context_overflow",
     /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
   ],
+  ["document_invalid", /maximum of \d+ PDF pages may be provided|The PDF specified (?:was not valid|is password protected)|Could not process PDF/i],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
   ["invalid_json_body", /request body is not valid JSON/i],
   [

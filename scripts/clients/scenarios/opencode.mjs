@@ -362,6 +362,53 @@ const capture = {
       },
     ],
   },
+  "request-too-large": {
+    loop: ENFORCED,
+    versions: ["1.18.33"],
+    fixture: "repair",
+    about:
+      "a text turn; then a prompt with -f big.pdf (3 pages, 25 MB: 33 MB as base64, the request over the API's 32 MB) → 413 request_too_large (automatic compaction off); recover --error; continue → 200",
+    // opencode takes a 413 for an overflow and compacts by itself, media stripped (request-too-large-autocompact);
+    // with that off the session stops at the 413, as a user who keeps the history whole has it.
+    config: { compaction: { auto: false } },
+    project: {
+      get "big.pdf"() {
+        return pdfFile(3, 25 * 1024 * 1024);
+      },
+    },
+    steps: [
+      textTurn("Say hello.", "Hello! How can I help?", false),
+      {
+        prompt: "Summarise the attached PDF.",
+        resume: true,
+        args: ["-f", "big.pdf"],
+        expect: 413,
+        expectRule: "request_too_large",
+        replies: [reply([text("(unused)")])],
+      },
+    ],
+  },
+  "request-too-large-autocompact": {
+    enforce: true,
+    versions: ["1.18.33"],
+    about: "as request-too-large with opencode's default automatic compaction (control only: the client compacts, media stripped, on the 413)",
+    project: {
+      get "big.pdf"() {
+        return pdfFile(3, 25 * 1024 * 1024);
+      },
+    },
+    steps: [
+      textTurn("Say hello.", "Hello! How can I help?", false),
+      {
+        prompt: "Summarise the attached PDF.",
+        resume: true,
+        args: ["-f", "big.pdf"],
+        expect: 413,
+        replies: [reply([text("Summary: the user said hello and attached a PDF.")]), reply([text("The PDF was too large to read.")])],
+      },
+      { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
+    ],
+  },
   "file-part": {
     about: "first prompt with -f notes.txt (text file) and -f dot.png (image); then continue",
     project: {
@@ -630,6 +677,19 @@ function prefixScenarios() {
       model: "anthropic/claude-sonnet-4-5",
     }),
   };
+}
+
+/**
+ * A PDF of `pages` pages (page objects only: what the API's page count and opencode's reader see), padded with a
+ * comment to `bytes` bytes: the size of a scanned document without its weight in the repository.
+ */
+export function pdfFile(pages, bytes = 0) {
+  const objects = [`1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj`, `2 0 obj << /Type /Pages /Count ${pages} >> endobj`];
+  for (let i = 0; i < pages; i++) objects.push(`${i + 3} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj`);
+  const head = `%PDF-1.4\n${objects.join("\n")}\n`;
+  const tail = "trailer << /Root 1 0 R >>\n%%EOF\n";
+  const pad = Math.max(0, bytes - head.length - tail.length - 2);
+  return Buffer.from(`${head}%${"0".repeat(pad)}\n${tail}`, "latin1");
 }
 
 /** 400 numbered lines, 24 KB: a file whose `cat` is the oversized tool output of prefix-overflow. */
