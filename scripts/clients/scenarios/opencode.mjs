@@ -388,10 +388,11 @@ const capture = {
       },
     ],
   },
-  "request-too-large-autocompact": {
-    enforce: true,
+  "huge-attachment": {
+    loop: { enforce: true, withError: false },
     versions: ["1.18.33"],
-    about: "as request-too-large with opencode's default automatic compaction (control only: the client compacts, media stripped, on the 413)",
+    about:
+      "as request-too-large with opencode's default automatic compaction: the client compacts on the 413 (media stripped from the request) and goes on, the 33 MB PDF still in the store (read on every open); plain repair; continue → 200",
     project: {
       get "big.pdf"() {
         return pdfFile(3, 25 * 1024 * 1024);

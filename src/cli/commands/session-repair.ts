@@ -135,7 +135,10 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 if (aimed.trim) {
                   const { view, request, options: budget } = aimed.trim;
                   trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
-                  const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule));
+                  // A scan rule may have answered the size first (oversized-attachment moves out an attachment over
+                  // the byte limit by itself): the error is answered when the request shrank under the budget.
+                  const shrank = trimmed.bytes ? trimmed.bytes.after < trimmed.bytes.before : trimmed.tokens.after < trimmed.tokens.before;
+                  const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule)) || (shrank && !trimmed.stillOver);
                   if (errorText !== undefined && !took) {
                     const why =
                       trimmed.advice ??
