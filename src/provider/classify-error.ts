@@ -148,7 +148,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ["request_too_large", /request_too_large|Request exceeds the maximum (?:allowed number of bytes|size)|Request too large \(max \d+ ?MB\)/i],
   [
     "context_overflow",
-    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
+    /prompt is too long|too large to compact|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
   ],
   ["document_invalid", /maximum of \d+ PDF pages may be provided|The PDF specified (?:was not valid|is password protected)|Could not process PDF/i],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],

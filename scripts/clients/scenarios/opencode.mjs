@@ -63,6 +63,42 @@ const stuckCompaction = inStore((s) => {
 });
 
 /**
+ * A compaction whose own request was over the model's window, as opencode 1.18.33 leaves it (its compaction.ts, in
+ * the 1.18.33 binary: `processor.message.error = new ContextOverflowError({ message: replay ? "Conversation history too
+ * large to compact - exceeds model context limit" : "Session too large to compact - …" })`, `finish = "error"`): the
+ * request, and a summary with that error, finish "error", completed. Built by an edit: offline, 1.18.33's compaction
+ * request is a condensed transcript (long texts and tool outputs cut) that fits wherever the turn overflowed
+ * (docs/research/opencode-compaction.md, "Failed compactions").
+ */
+const failedCompaction = inStore((s) => {
+  const msgs = s.messages();
+  const last = msgs.at(-1);
+  const lastUser = msgs.filter((m) => m.role === "user").at(-1);
+  const assistant = msgs.filter((m) => m.role === "assistant").at(-1);
+  const t = last.time_created + 1000;
+  const request = `${last.id}1`;
+  const summary = `${last.id}2`;
+  s.insertMessage(request, t, { role: "user", time: { created: t }, agent: lastUser.agent, model: lastUser.model });
+  s.insertPart(`prt_${request.slice(4)}`, request, t, { type: "compaction", auto: true, overflow: true });
+  s.insertMessage(summary, t + 500, {
+    role: "assistant",
+    time: { created: t + 500, completed: t + 900 },
+    parentID: request,
+    modelID: assistant.modelID,
+    providerID: assistant.providerID,
+    mode: "compaction",
+    agent: "compaction",
+    summary: true,
+    path: assistant.path,
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+    error: { name: "ContextOverflowError", data: { message: "Conversation history too large to compact - exceeds model context limit" } },
+    finish: "error",
+  });
+  return `compaction request ${request} and its summary ${summary}: ContextOverflowError "Conversation history too large to compact", finish error`;
+});
+
+/**
  * A hard kill while the bash call `callID` ran, as opencode leaves it (the `interrupted-tool` scenario): the tool part
  * `running`, the step's step-finish gone, its message without time.completed and finish, and the replies after it in
  * the same turn (the follow-up step) never written.
@@ -119,6 +155,14 @@ const thinkingTurns = [
 const ENFORCED = { enforce: true };
 
 const capture = {
+  "failed-compaction": {
+    loop: { ...ENFORCED, withError: false, edit: failedCompaction },
+    versions: ["1.18.33"],
+    fixture: "repair",
+    about:
+      "a text turn; then a compaction whose own request was over the window is added, as opencode 1.18.33 stores it (summary: ContextOverflowError `Conversation history too large to compact - exceeds model context limit`, finish error); plain repair; continue → 200 without the stray compaction",
+    steps: [textTurn("Say hello.", "Hello! How can I help?", false), textTurn("Say two.", "two")],
+  },
   "stuck-compaction": {
     loop: ENFORCED,
     about: "a text turn; then a compaction request with a summary cut off mid-stream is added (as a kill leaves it); then continue",
