@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import * as gemini from "../../scripts/clients/api/gemini-rules.mjs";
 import * as messages from "../../scripts/clients/api/messages-rules.mjs";
 import * as responses from "../../scripts/clients/api/responses-rules.mjs";
-import { pdfFile } from "../../scripts/clients/scenarios/opencode.mjs";
+import { pdfFile } from "../../scripts/clients/lib/pdf.mjs";
 import type { AnthropicRequest, RequestBlock } from "../../src/provider/anthropic-request.js";
 import { validateAnthropic, type ThinkingMode, type Violation } from "../../src/provider/validate-anthropic.js";
 import { validateGemini, type GeminiTurn } from "../../src/provider/validate-gemini.js";
@@ -173,7 +173,7 @@ function anthropicFinding(v: Violation): Verdict {
 }
 
 const PREFIX_BOUND = "claude-opus-5-5";
-/** A PDF of `pages` page objects, as a document block (scripts/clients/scenarios/opencode.mjs pdfFile). */
+/** A PDF of `pages` page objects, as a document block (scripts/clients/lib/pdf.mjs). */
 const pdfBlock = (pages: number, padding = 0): Block => ({
   type: "document",
   source: { type: "base64", media_type: "application/pdf", data: pdfFile(pages, padding).toString("base64") },

@@ -132,6 +132,7 @@ describe("opencode 1.18: a PDF over the API's 32 MB request limit, refused with 
       // Reading the row as text and parsing it holds twice its 33 MB; measured in SQLite, the session's records
       // are a few kilobytes (the bound is loose for a garbage collector that runs when it likes).
       expect(grown).toBeLessThan(16 * 1024 * 1024);
+      if (!("messages" in records)) throw new Error("not an opencode session");
       const part = records.messages.flatMap((m) => m.parts).find((p) => p.ref.id === id)!;
       expect(part.content.urlChars).toBe(partOf(db, id).urlChars);
       const options = { ...DEFAULT_RULE_OPTIONS, now: Date.UTC(2030, 0, 1), liveWindowMs: 0 };
