@@ -421,6 +421,12 @@ function errorPlanWithoutRecords(error: ClassifiedError): ErrorPlan {
         explanation:
           "an image breaks the API's image rules (over 8,000 px or 5 MB, or over 2,000 px in a request of more than 20 images): drop-images replaces exactly those with a note",
       };
+    case "document_invalid":
+      return {
+        trim: { images: true },
+        explanation:
+          "a document breaks the API's rules (a PDF over 100 pages, or one alone over the 32 MB request limit): drop-images replaces exactly those with a note",
+      };
     default:
       return { explanation: error.note ?? `recover has no offline repair for this error (${error.kind})` };
   }

@@ -29,6 +29,7 @@ export type ProviderErrorKind =
   | "context_overflow"
   | "request_too_large"
   | "image_invalid"
+  | "document_invalid"
   | "invalid_json_body"
   | "reasoning_invalid"
   | "rollout_ordinal"
@@ -164,7 +165,11 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ],
   [
     "context_overflow",
-    /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window|input is too long for requested model/i,
+    /prompt is too long|too large to compact|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window|input is too long for requested model/i,
+  ],
+  [
+    "document_invalid",
+    /maximum of \d+ PDF pages may be provided|The PDF specified (?:was not valid|is password protected)|Could not process PDF|PDF too large \(max|PDF is password protected|The PDF file was not valid|does not support PDF/i,
   ],
   [
     "image_invalid",

@@ -43,6 +43,7 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   context_overflow: { cause: "the conversation is longer than the model's context window", fixedBy: "repair" },
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
+  document_invalid: { cause: "a PDF in the history is over the API's page limit (100 pages a request) or cannot be read", fixedBy: "repair" },
   invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
   rollout_ordinal: {
     cause:

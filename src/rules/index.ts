@@ -10,6 +10,7 @@ import { incompleteMessage } from "./incomplete-message.js";
 import { leadingAssistant } from "./leading-assistant.js";
 import { orphanPart } from "./orphan-part.js";
 import { providerRejects } from "./provider-rejects.js";
+import { oversizedAttachment } from "./oversized-attachment.js";
 import { oversizedToolOutput } from "./oversized-tool-output.js";
 import type { Rule } from "./rule.js";
 import { schemaViolation } from "./schema-violation.js";
@@ -65,6 +66,7 @@ export const RULES: readonly Rule[] = [
   emptyChatFile,
   duplicateToolCallId,
   oversizedToolOutput,
+  oversizedAttachment,
   contextOverflow,
   trailingAssistant,
   // After the rules that mend or drop records: what is left to begin the history with is then known.

@@ -8,7 +8,8 @@ import type { Report, Rule } from "./rule.js";
  * the process died). opencode's prompt loop then keeps the compaction pending, and on the next prompt runs it with
  * that prompt as its parent: the prompt is answered with a summary and the history never shrinks
  * (docs/research/opencode-compaction.md). Once a later turn finished, the compaction is no longer pending but stays
- * in the history as a stray "What did we do so far?".
+ * in the history as a stray "What did we do so far?". A summary that failed (its error set, finish "error": issue 40,
+ * sst/opencode#27924, #43399, #47939) leaves the same stray request, and the finding quotes its error.
  */
 export const stuckCompaction: Rule = {
   id: "stuck-compaction",
@@ -23,7 +24,9 @@ export const stuckCompaction: Rule = {
       const summaries = all.slice(i + 1).filter((m) => isSummaryOf(m, message.ref.id));
       if (summaries.some(finishedCleanly)) continue;
       if (summaries.some((m) => isLiveTail(view, m.ref.id)) || isLiveTail(view, message.ref.id)) continue;
-      const state = summaries.length === 0 ? "it has no summary" : "its summary never finished";
+      const failed = summaries.map(errorMessage).find((m) => m !== undefined);
+      const state =
+        summaries.length === 0 ? "it has no summary" : failed !== undefined ? `its summary failed: ${JSON.stringify(failed)}` : "its summary never finished";
       reports.push(
         at(
           message,
@@ -55,6 +58,18 @@ export const stuckCompaction: Rule = {
 function isSummaryOf(message: MessageRecord, parentId: string): boolean {
   const info = message.info;
   return info?.role === "assistant" && info.summary === true && info.parentID === parentId;
+}
+
+/**
+ * The error a failed summary carries (opencode 1.18: `ContextOverflowError` "Conversation history too large to compact
+ * - exceeds model context limit" when the compaction's own request was over the window, with finish "error"; an
+ * abort or a provider error without finish). Such a compaction is never pending again, but its request stays in the
+ * history as a stray "What did we do so far?" (docs/research/opencode-compaction.md, "Failed compactions").
+ */
+function errorMessage(message: MessageRecord): string | undefined {
+  const error = message.info?.role === "assistant" ? (message.info.error as { name?: unknown; data?: { message?: unknown } } | undefined) : undefined;
+  if (!error) return undefined;
+  return typeof error.data?.message === "string" ? error.data.message : typeof error.name === "string" ? error.name : "error";
 }
 
 /** What opencode's `filterCompacted` takes as a finished compaction: a summary with `finish` and no error. */

@@ -42,6 +42,7 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   context_overflow: "prompt is too long: 219898 tokens > 200000 maximum",
   request_too_large: '{"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
   image_invalid: "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
+  document_invalid: "messages.1.content.22.pdf.source.base64.data: A maximum of 100 PDF pages may be provided.",
   invalid_json_body: "The request body is not valid JSON: unexpected end of data: line 1 column 3 (char 2)",
   thinking_empty: "messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking",
   empty_tool_id: "Invalid 'input[12].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.",

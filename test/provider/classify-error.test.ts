@@ -92,6 +92,25 @@ const ANTHROPIC: Case[] = [
     { kind: "image_invalid", index: 108, contentIndex: 3 },
   ],
   ["Could not process image", { kind: "image_invalid" }],
+  // Issue 40: the PDF limits (public code quoting the API's 400; Claude Code 2.1.332's list of PDF errors), raw and as
+  // opencode 1.18 stores a 400 (APIError with the response body).
+  ["messages.1.content.22.pdf.source.base64.data: A maximum of 100 PDF pages may be provided.", { kind: "document_invalid", index: 1, contentIndex: 22 }],
+  [
+    '{"name":"APIError","data":{"message":"messages.1.content.0.pdf.source.base64.data: A maximum of 600 PDF pages may be provided.","statusCode":400,"isRetryable":false}}',
+    { kind: "document_invalid", index: 1, contentIndex: 0 },
+  ],
+  ["The PDF specified is password protected.", { kind: "document_invalid" }],
+  // The 413 as opencode 1.18.33 stores it (it takes request_too_large for an overflow: ContextOverflowError).
+  [
+    '{"name":"ContextOverflowError","data":{"message":"Request exceeds the maximum size","responseBody":"{\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"request_too_large\\",\\"message\\":\\"Request exceeds the maximum size\\"}}"}}',
+    { kind: "request_too_large" },
+  ],
+  // opencode 1.18.33's own text for a compaction whose request was over the window (compaction.ts).
+  [
+    '{"name":"ContextOverflowError","data":{"message":"Conversation history too large to compact - exceeds model context limit"}}',
+    { kind: "context_overflow" },
+  ],
+  ["Session too large to compact - context exceeds model limit even after stripping media", { kind: "context_overflow" }],
 ];
 
 const OPENAI: Case[] = [

@@ -86,7 +86,7 @@ describe.each(CLIENT_NAMES)("client %s", async (name) => {
       if (step.recover !== undefined) expect(["repair", "trim", "import"]).toContain(step.recover);
       // A client step is a prompt, or another command of the client (its argv: e.g. listing its sessions).
       else expect(typeof step.prompt === "string" || Array.isArray(step.argv), JSON.stringify(step).slice(0, 120)).toBe(true);
-      if (step.expect !== undefined) expect([200, 400]).toContain(step.expect);
+      if (step.expect !== undefined) expect([200, 400, 413]).toContain(step.expect);
     }
     if (!s.loop) return;
     const looped = withRepairLoop(s, driver.api).steps;

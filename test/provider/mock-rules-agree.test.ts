@@ -10,11 +10,13 @@ import { describe, expect, it } from "vitest";
 import * as gemini from "../../scripts/clients/api/gemini-rules.mjs";
 import * as messages from "../../scripts/clients/api/messages-rules.mjs";
 import * as responses from "../../scripts/clients/api/responses-rules.mjs";
+import { pdfFile } from "../../scripts/clients/lib/pdf.mjs";
 import type { AnthropicRequest, RequestBlock } from "../../src/provider/anthropic-request.js";
 import { validateAnthropic, type ThinkingMode, type Violation } from "../../src/provider/validate-anthropic.js";
 import { validateGemini, type GeminiTurn } from "../../src/provider/validate-gemini.js";
 import { validateResponses, type ResponsesItem, type ResponsesViolation } from "../../src/provider/validate-responses.js";
 import { isBlank } from "../../src/stores/opencode/part-content.js";
+import { pdfPages } from "../../src/rules/trim/image-limits.js";
 
 /** What one side says of a body: the mock's first broken rule, or each finding of the validator; id and text. */
 interface Verdict {
@@ -116,7 +118,8 @@ type Block =
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; id: string; name: string; input: object }
-  | { type: "tool_result"; tool_use_id: string; content: string };
+  | { type: "tool_result"; tool_use_id: string; content: string }
+  | { type: "document"; source: { type: "base64"; media_type: "application/pdf"; data: string } };
 interface MessagesBody {
   model: string;
   system?: string;
@@ -147,6 +150,8 @@ function anthropicRequestOf(body: MessagesBody): AnthropicRequest {
               return { type: "redacted_thinking", source, chars: b.data.length, model: body.model };
             case "tool_use":
               return { type: "tool_use", source, chars: 10, id: b.id };
+            case "document":
+              return { type: "document", source, chars: b.source.data.length };
             default:
               return { type: "tool_result", source, chars: b.content.length, id: b.tool_use_id, isError: false };
           }
@@ -168,6 +173,11 @@ function anthropicFinding(v: Violation): Verdict {
 }
 
 const PREFIX_BOUND = "claude-opus-5-5";
+/** A PDF of `pages` page objects, as a document block (scripts/clients/lib/pdf.mjs). */
+const pdfBlock = (pages: number, padding = 0): Block => ({
+  type: "document",
+  source: { type: "base64", media_type: "application/pdf", data: pdfFile(pages, padding).toString("base64") },
+});
 const signed = (thinking: string, signature: string): Block => ({ type: "thinking", thinking, signature });
 const text = (t: string): Block => ({ type: "text", text: t });
 const use = (id: string): Block => ({ type: "tool_use", id, name: "bash", input: { command: "ls" } });
@@ -237,6 +247,8 @@ const MESSAGES: Api<MessagesCase> = {
     },
   },
   mockOnly: {
+    request_too_large: "request-bytes",
+    pdf_too_many_pages: "pdf-pages",
     prompt_too_long: "window",
     thinking_modified: "modified-thinking",
     block_binding_without_beta: "block-binding-without-beta",
@@ -252,6 +264,22 @@ const MESSAGES: Api<MessagesCase> = {
     tool_result_not_first: "tool-result-not-first",
   },
   exceptions: [
+    {
+      name: "request-bytes",
+      reason:
+        "the API's byte limit (a 413 before the body is read) is a size, not a shape of the history: recover answers it with context trim's byte budget and drop-images' rule for a medium over the limit by itself (src/rules/trim/image-limits.ts unsendableFault), not in the validator",
+      case: { body: body({ role: "user", content: "x".repeat(400) }), ctx: { maxBytes: 100 } },
+      mock: "request_too_large",
+      validator: [],
+    },
+    {
+      name: "pdf-pages",
+      reason:
+        "the page count is in the PDF's bytes, which the validator's request model does not carry: recover counts pages in drop-images (image-limits.ts pdfPages, the mock's count: a test below holds them equal), run by `repair --error` for the API's `A maximum of 100 PDF pages may be provided`",
+      case: { body: body({ role: "user", content: [pdfBlock(101), text("Summarise it.")] }) },
+      mock: "pdf_too_many_pages",
+      validator: [],
+    },
     {
       name: "window",
       reason:
@@ -604,6 +632,32 @@ describeApi(
   MESSAGES_CASES,
   fc.oneof(messagesBodies(["", " ", "\n\t", "a", "ok then"]), messagesBodies(["a", "ok then"])),
 );
+
+describe("Anthropic Messages: PDF pages, as the mock and recover count them", () => {
+  it.each([
+    [0, 0],
+    [3, 0],
+    [100, 0],
+    [101, 0],
+    // Over several decode slices, pages before and after the padding: a marker cut by a slice boundary counts once.
+    [250, 3 * 1024 * 1024],
+  ])("%i pages (%i bytes of padding)", (pages, padding) => {
+    const data = pdfFile(pages, padding).toString("base64");
+    expect(messages.pdfPages(data)).toBe(pages);
+    expect(pdfPages(data)).toBe(pages);
+    expect(pdfPages(`data:application/pdf;base64,${data}`)).toBe(pages);
+  });
+
+  it("a page marker cut by every possible slice boundary is counted once", () => {
+    // `/Type /Page` placed so that it straddles the first 1 MB slice of decoded bytes, at each offset.
+    for (let shift = 0; shift < 12; shift++) {
+      const head = "%".repeat(786_432 - 6 + shift);
+      const pdf = Buffer.from(`${head}/Type /Page /Parent 2 0 R\n/Type /Pages\n`, "latin1").toString("base64");
+      expect(messages.pdfPages(pdf), `shift ${shift}`).toBe(1);
+      expect(pdfPages(pdf), `shift ${shift}`).toBe(1);
+    }
+  });
+});
 
 describe("Anthropic Messages: the mock's tool-pairing texts", () => {
   const mockText = (b: MessagesBody) => messages.checkRequest(b, new Map())?.message;

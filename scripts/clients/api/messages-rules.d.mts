@@ -13,6 +13,9 @@ export interface RuleContext {
   headers?: Record<string, string>;
   scope?: "messages";
   contextLimit?: number;
+  /** The byte limit (default MAX_REQUEST_BYTES) and the PDF page limit (default MAX_PDF_PAGES) of this run. */
+  maxBytes?: number;
+  maxPdfPages?: number;
 }
 export interface Unbound {
   at: string;
@@ -25,6 +28,9 @@ export interface Broken {
   at?: number;
   why?: Unbound["why"];
   dropped?: Unbound;
+  /** A rule answered with another status than 400 (request_too_large: 413, its own type). */
+  status?: number;
+  type?: string;
 }
 export interface ErrorReply {
   status: number;
@@ -32,9 +38,19 @@ export interface ErrorReply {
   headers?: Record<string, string>;
 }
 
-export const RULES: (Rule<[body: unknown, ctx: RuleContext], Broken> & { byMessage?: boolean })[];
+export const RULES: (Rule<[body: unknown, ctx: RuleContext], Broken> & { byMessage?: boolean; status?: number; type?: string })[];
 export function checkRequest(body: unknown, issued: Map<string, string>, options?: Omit<RuleContext, "issued">): Broken | null;
-export function enforcer(options?: { contextLimit?: number; bindScope?: "messages"; mismatchHeader?: boolean }): Enforcer<ErrorReply>;
+export function enforcer(options?: {
+  contextLimit?: number;
+  bindScope?: "messages";
+  mismatchHeader?: boolean;
+  maxBytes?: number;
+  maxPdfPages?: number;
+}): Enforcer<ErrorReply>;
+export const MAX_REQUEST_BYTES: number;
+export const MAX_PDF_PAGES: number;
+export function requestBytes(body: unknown): number;
+export function pdfPages(base64: unknown): number;
 export function bindReply(body: unknown, blocks: unknown[], bound: Map<string, Binding>, scope?: "messages"): void;
 export function firstUnbound(body: unknown, bound: Map<string, Binding>, scope?: "messages"): Unbound | null;
 export function withoutThinkingFrom<T>(body: T, at: string): T;

@@ -108,6 +108,14 @@ const MODIFIED_THINKING = (n, m) =>
 const BINDING_WITHOUT_BETA = (type) => `thinking.${type}.block_binding: Extra inputs are not permitted`;
 const BOUND = (at, beta) => `${at}: ${BOUND_THINKING}${beta ? "" : BOUND_THINKING_NO_BETA}`;
 const TOO_LONG = (tokens, limit) => `prompt is too long: ${tokens} tokens > ${limit} maximum`;
+// The 413 Cloudflare answers before the API reads the body: the body Claude Code users report
+// (../shared/reference/formats-and-errors.md §1.3, https://github.com/anthropics/claude-code/issues/8092), no position.
+const TOO_LARGE = "Request exceeds the maximum size";
+const PDF_PAGES = (n, m, max) => `messages.${n}.content.${m}.pdf.source.base64.data: A maximum of ${max} PDF pages may be provided.`;
+/** The Messages API's byte limit (https://docs.claude.com/en/api/overview, "Request size limits": 32 MB). */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** Pages per request in PDF documents (https://docs.claude.com/en/docs/build-with-claude/pdf-support: 100). */
+export const MAX_PDF_PAGES = 100;
 const RESULT_MISSING = (n, ids) =>
   `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
 const RESULT_ORPHAN = (n, m, id) =>
@@ -133,6 +141,36 @@ const hasBeta = (headers) =>
  * message, the rule listed first). test/provider/mock-rules-agree.test.ts holds them against recover's validator.
  */
 export const RULES = [
+  {
+    // Before any other: the body is refused by its size before it is read. The size is the body as the mock re-encodes
+    // it (JSON.stringify: what every client here sends, compact JSON); `maxBytes` lowers the limit for a run.
+    id: "request_too_large",
+    status: 413,
+    type: "request_too_large",
+    error: TOO_LARGE,
+    source:
+      "https://docs.claude.com/en/api/overview (Request size limits: 32 MB, a 413 request_too_large from Cloudflare); the text: ../shared/reference/formats-and-errors.md §1.3 (https://github.com/anthropics/claude-code/issues/8092)",
+    check: (body, ctx) => (requestBytes(body) > (ctx.maxBytes ?? MAX_REQUEST_BYTES) ? { message: TOO_LARGE } : null),
+  },
+  {
+    // Every PDF `document` block's pages count (the docs: both limits are on the whole request); the block that takes
+    // the count over the limit is named. Pages are counted in the PDF's own bytes (pdfPages).
+    id: "pdf_too_many_pages",
+    error: PDF_PAGES,
+    source:
+      "https://docs.claude.com/en/docs/build-with-claude/pdf-support (100 pages per request); the text: public code quoting the API's 400 (`messages.1.content.22.pdf.source.base64.data: A maximum of 600 PDF pages may be provided`, 600 on 1M-context models; Claude Code 2.1.332 matches /maximum of \\d+ PDF pages/)",
+    check(body, ctx) {
+      const max = ctx.maxPdfPages ?? MAX_PDF_PAGES;
+      let pages = 0;
+      for (const [n, msg] of messagesOf(body).entries())
+        for (const [m, b] of blocksOf(msg).entries()) {
+          if (b?.type !== "document" || b.source?.type !== "base64" || b.source.media_type !== "application/pdf") continue;
+          pages += pdfPages(b.source.data);
+          if (pages > max) return { message: PDF_PAGES(n, m, max) };
+        }
+      return null;
+    },
+  },
   {
     id: "prompt_too_long",
     error: TOO_LONG,
@@ -260,11 +298,11 @@ export const RULES = [
  * failure), or { dropped }
  * (the thinking block a `drop_block` request had dropped from, when it passes).
  */
-export function checkRequest(body, issued, { bound, headers, scope, contextLimit } = {}) {
-  const ctx = { issued, bound, headers, scope, contextLimit };
+export function checkRequest(body, issued, { bound, headers, scope, contextLimit, maxBytes, maxPdfPages } = {}) {
+  const ctx = { issued, bound, headers, scope, contextLimit, maxBytes, maxPdfPages };
   const judge = (rule) => {
     const broken = rule.check(body, ctx);
-    return broken && (broken.dropped ? broken : { rule: rule.id, ...broken });
+    return broken && (broken.dropped ? broken : { rule: rule.id, ...(rule.status ? { status: rule.status, type: rule.type } : {}), ...broken });
   };
   const byMessage = RULES.filter((r) => r.byMessage);
   for (const rule of RULES) {
@@ -301,6 +339,30 @@ export function requestTokens(body) {
   const json = JSON.stringify({ system: body?.system ?? null, tools: body?.tools ?? [], messages: body?.messages ?? [] });
   return Math.ceil(Buffer.byteLength(json, "utf8") / 4);
 }
+/** The bytes of the body as compact JSON (what the clients send). */
+export function requestBytes(body) {
+  return Buffer.byteLength(JSON.stringify(body ?? null), "utf8");
+}
+/**
+ * The pages of a PDF given as base64: its page objects (`/Type /Page`, not `/Pages`), counted in 1 MB slices of the
+ * decoded bytes (a marker cut by a slice boundary is found by the overlap), so a large PDF is never decoded whole.
+ */
+export function pdfPages(base64) {
+  if (typeof base64 !== "string") return 0;
+  const SLICE = 4 * 256 * 1024;
+  const OVERLAP = 32;
+  const marker = /\/Type\s*\/Page(?![a-zA-Z])/g;
+  let pages = 0;
+  let carry = "";
+  for (let at = 0; at < base64.length; at += SLICE) {
+    const chunk = carry + Buffer.from(base64.slice(at, at + SLICE), "base64").toString("latin1");
+    const head = chunk.length - OVERLAP;
+    for (const found of chunk.matchAll(marker)) if (found.index < head || at + SLICE >= base64.length) pages++;
+    // A marker that starts in the last OVERLAP characters is counted with the next slice, which begins with them.
+    carry = chunk.slice(Math.max(0, head));
+  }
+  return pages;
+}
 /** `prompt is too long` when `contextLimit` is set and the request is over it; null otherwise. */
 export function checkWindow(body, contextLimit) {
   if (!contextLimit) return null;
@@ -315,7 +377,7 @@ export function checkWindow(body, contextLimit) {
  * contextLimit (the window), bindScope ("messages": bind only the messages), mismatchHeader (also send
  * `anthropic-thinking-prefix-mismatch`, a header Claude Code 2.1.331 reads; not in Anthropic's documentation).
  */
-export function enforcer({ contextLimit, bindScope, mismatchHeader } = {}) {
+export function enforcer({ contextLimit, bindScope, mismatchHeader, maxBytes, maxPdfPages } = {}) {
   const issued = new Map();
   const bound = new Map();
   let limit = contextLimit;
@@ -325,7 +387,7 @@ export function enforcer({ contextLimit, bindScope, mismatchHeader } = {}) {
       limit = n;
     },
     check(body, headers) {
-      const broken = checkRequest(body, issued, { bound, headers, scope: bindScope, contextLimit: limit });
+      const broken = checkRequest(body, issued, { bound, headers, scope: bindScope, contextLimit: limit, maxBytes, maxPdfPages });
       if (!broken) return null;
       if (broken.dropped) return { passed: { droppedThinkingFrom: broken.dropped.at, why: broken.dropped.why } };
       const headersOut =
@@ -333,7 +395,7 @@ export function enforcer({ contextLimit, bindScope, mismatchHeader } = {}) {
           ? { "anthropic-thinking-prefix-mismatch": `block=${broken.message.split(":")[0]}; kind=${broken.why}` }
           : undefined;
       return {
-        refused: { status: 400, error: { type: "invalid_request_error", message: broken.message }, headers: headersOut },
+        refused: { status: broken.status ?? 400, error: { type: broken.type ?? "invalid_request_error", message: broken.message }, headers: headersOut },
         rule: broken.rule,
         ...(broken.why ? { why: broken.why } : {}),
       };

@@ -9,7 +9,7 @@
 //
 // A scenario: { about, model?, enforce?, contextLimit?, captureStep?, loop?, smoke?, work?, steps: [step…] } with
 //   client step:  { prompt, resume?, replies: [reply | (body, entry) => reply], edit?(ctx) -> note, kill?: { afterRequest,
-//                   afterMs }, expect?: 200 | 400, expectRule?, clientEnv?, args?, version? (this step runs that version of
+//                   afterMs }, expect?: 200 | 400 | 413, expectRule?, clientEnv?, args?, version? (this step runs that version of
 //                   the client: a session an older client wrote, continued by this one), contextLimit? (a number, or
 //                   (ctx) => number: the enforced window from this step on), side? (reply | (body, entry, ctx) =>
 //                   reply: the answer to this step's side requests), check?(ctx, result) -> [problem…] }
@@ -18,7 +18,7 @@
 //                   check?(ctx, verdictStep) -> [problem…] }
 // `expect: 200`: every main request of the step accepted (none with thinking the API had to drop for a `drop_block`
 // request), the client exits 0 and prints the last reply's text.
-// `expect: 400`: a main request of the step refused (by `expectRule` when given). Until a step damages the session
+// `expect: 400` (or 413, the byte limit): a main request of the step refused (by `expectRule` when given). Until a step damages the session
 // (an edit or a kill), every request must be accepted when the run enforces the API's rules. `captureStep` (default: the last) is the
 // step whose request and store the fixtures keep. `loop` makes the scenario a repair loop of the client suite
 // (withRepairLoop); `smoke` picks the one CI runs.
@@ -264,7 +264,7 @@ function clientStepProblems(s, r, answers, api, { building }) {
     // silently lost, which is what a repair must not cause.
     const dropped = answers.find((a) => a.droppedThinkingFrom);
     if (dropped) problems.push(`accepted only with thinking dropped from ${dropped.droppedThinkingFrom} (drop_block, ${dropped.why})`);
-  } else if (s.expect === 400) {
+  } else if (s.expect >= 400) {
     if (!bad.some((a) => !s.expectRule || a.rule === s.expectRule))
       problems.push(
         `expected a refusal${s.expectRule ? ` (${s.expectRule})` : ""}, got ${bad.length ? bad.map((a) => a.rule ?? a.status).join(", ") : "none"}`,

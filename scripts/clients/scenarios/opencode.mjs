@@ -15,6 +15,7 @@ import { httpError, plainReply, reply, text, thinking, toolUse } from "../api/me
 import { requestTokens } from "../api/messages-rules.mjs";
 import { RECOVER_BIN } from "../lib/engine.mjs";
 import { listFiles } from "../lib/files.mjs";
+import { pdfFile } from "../lib/pdf.mjs";
 import { runProcess } from "../lib/proc.mjs";
 import { editSession, tableRows, treeSessions, withDb } from "../opencode.mjs";
 
@@ -60,6 +61,42 @@ const stuckCompaction = inStore((s) => {
   });
   s.insertPart(`prt_${summary.slice(4)}`, summary, t + 600, { type: "text", text: "## Goal\nSay hel", time: { start: t + 600 } });
   return `compaction request ${request} and its summary ${summary}, cut off (no finish, no time.completed)`;
+});
+
+/**
+ * A compaction whose own request was over the model's window, as opencode 1.18.33 leaves it (its compaction.ts, in
+ * the 1.18.33 binary: `processor.message.error = new ContextOverflowError({ message: replay ? "Conversation history too
+ * large to compact - exceeds model context limit" : "Session too large to compact - …" })`, `finish = "error"`): the
+ * request, and a summary with that error, finish "error", completed. Built by an edit: offline, 1.18.33's compaction
+ * request is a condensed transcript (long texts and tool outputs cut) that fits wherever the turn overflowed
+ * (docs/research/opencode-compaction.md, "Failed compactions").
+ */
+const failedCompaction = inStore((s) => {
+  const msgs = s.messages();
+  const last = msgs.at(-1);
+  const lastUser = msgs.filter((m) => m.role === "user").at(-1);
+  const assistant = msgs.filter((m) => m.role === "assistant").at(-1);
+  const t = last.time_created + 1000;
+  const request = `${last.id}1`;
+  const summary = `${last.id}2`;
+  s.insertMessage(request, t, { role: "user", time: { created: t }, agent: lastUser.agent, model: lastUser.model });
+  s.insertPart(`prt_${request.slice(4)}`, request, t, { type: "compaction", auto: true, overflow: true });
+  s.insertMessage(summary, t + 500, {
+    role: "assistant",
+    time: { created: t + 500, completed: t + 900 },
+    parentID: request,
+    modelID: assistant.modelID,
+    providerID: assistant.providerID,
+    mode: "compaction",
+    agent: "compaction",
+    summary: true,
+    path: assistant.path,
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+    error: { name: "ContextOverflowError", data: { message: "Conversation history too large to compact - exceeds model context limit" } },
+    finish: "error",
+  });
+  return `compaction request ${request} and its summary ${summary}: ContextOverflowError "Conversation history too large to compact", finish error`;
 });
 
 /**
@@ -119,6 +156,14 @@ const thinkingTurns = [
 const ENFORCED = { enforce: true };
 
 const capture = {
+  "failed-compaction": {
+    loop: { ...ENFORCED, withError: false, edit: failedCompaction },
+    versions: ["1.18.33"],
+    fixture: "repair",
+    about:
+      "a text turn; then a compaction whose own request was over the window is added, as opencode 1.18.33 stores it (summary: ContextOverflowError `Conversation history too large to compact - exceeds model context limit`, finish error); plain repair; continue → 200 without the stray compaction",
+    steps: [textTurn("Say hello.", "Hello! How can I help?", false), textTurn("Say two.", "two")],
+  },
   "stuck-compaction": {
     loop: ENFORCED,
     about: "a text turn; then a compaction request with a summary cut off mid-stream is added (as a kill leaves it); then continue",
@@ -360,6 +405,54 @@ const capture = {
           return 'assistant "two": error APIError (parts kept); "three": error MessageAbortedError (parts kept); "four": MessageAbortedError, text and step-finish parts deleted (step-start + reasoning left)';
         }),
       },
+    ],
+  },
+  "request-too-large": {
+    loop: ENFORCED,
+    versions: ["1.18.33"],
+    fixture: "repair",
+    about:
+      "a text turn; then a prompt with -f big.pdf (3 pages, 25 MB: 33 MB as base64, the request over the API's 32 MB) → 413 request_too_large (automatic compaction off); recover --error; continue → 200",
+    // opencode takes a 413 for an overflow and compacts by itself, media stripped (request-too-large-autocompact);
+    // with that off the session stops at the 413, as a user who keeps the history whole has it.
+    config: { compaction: { auto: false } },
+    project: {
+      get "big.pdf"() {
+        return pdfFile(3, 25 * 1024 * 1024);
+      },
+    },
+    steps: [
+      textTurn("Say hello.", "Hello! How can I help?", false),
+      {
+        prompt: "Summarise the attached PDF.",
+        resume: true,
+        args: ["-f", "big.pdf"],
+        expect: 413,
+        expectRule: "request_too_large",
+        replies: [reply([text("(unused)")])],
+      },
+    ],
+  },
+  "huge-attachment": {
+    loop: { enforce: true, withError: false },
+    versions: ["1.18.33"],
+    about:
+      "as request-too-large with opencode's default automatic compaction: the client compacts on the 413 (media stripped from the request) and goes on, the 33 MB PDF still in the store (read on every open); plain repair; continue → 200",
+    project: {
+      get "big.pdf"() {
+        return pdfFile(3, 25 * 1024 * 1024);
+      },
+    },
+    steps: [
+      textTurn("Say hello.", "Hello! How can I help?", false),
+      {
+        prompt: "Summarise the attached PDF.",
+        resume: true,
+        args: ["-f", "big.pdf"],
+        expect: 413,
+        replies: [reply([text("Summary: the user said hello and attached a PDF.")]), reply([text("The PDF was too large to read.")])],
+      },
+      { prompt: "Say five.", resume: true, expect: 200, replies: [reply([text("five")])] },
     ],
   },
   "file-part": {

@@ -135,7 +135,10 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                 if (aimed.trim) {
                   const { view, request, options: budget } = aimed.trim;
                   trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
-                  const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule));
+                  // A scan rule may have answered the error first (oversized-attachment moves out an attachment over
+                  // the byte limit by itself; stuck-compaction takes out the compaction that failed with opencode's
+                  // `too large to compact`): the repair stands when it changed the session and left it under the budget.
+                  const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule)) || (plan.changes.length > 0 && !trimmed.stillOver);
                   if (errorText !== undefined && !took) {
                     const why =
                       trimmed.advice ??

@@ -47,6 +47,11 @@ export interface Candidate {
   saves: { tokens: number; bytes: number };
   /** Taken whatever the budget: the request breaks a hard limit of the API while it is there (an image rule). */
   required?: true;
+  /**
+   * Taken from the intact part too: the API refuses it by itself (a document over the request limit), so keeping the
+   * latest prompt byte-identical would keep every request of the session refused.
+   */
+  unsendable?: true;
 }
 
 /** Take the required candidates, then the others in the order given until the deficit is covered. */
@@ -112,7 +117,7 @@ function within(strategy: TrimStrategy, input: StrategyInput): Candidate[] {
   const found: { candidate: Candidate; older: boolean }[] = [];
   for (const candidate of strategy.candidates(input)) {
     const region = regionOf(input.layout, candidate.key);
-    if (region === "intact") continue;
+    if (region === "intact" && !candidate.unsendable) continue;
     if (input.region !== "running" && region !== "older" && !candidate.required) continue;
     if (input.region === "running" && region === "running") candidate.report.runningTurn = true;
     found.push({ candidate, older: region === "older" });

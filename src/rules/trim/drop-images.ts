@@ -2,7 +2,7 @@ import type { Block, MediaItem } from "../../model/conversation.js";
 import { IMAGE_TOKENS, CHARS_PER_TOKEN } from "../../model/tokens.js";
 import { atBlock } from "../helpers.js";
 import type { Candidate, TrimStrategy } from "./budget.js";
-import { imageFault, sizeAsSent, type Dimensions } from "./image-limits.js";
+import { imageFault, sizeAsSent, unsendableFault, type Dimensions } from "./image-limits.js";
 import { recordKey, regionOf, type Layout } from "./layout.js";
 import { plural } from "../../model/format-count.js";
 
@@ -11,6 +11,7 @@ const NOTE = "[image removed to fit the provider's limits; it is kept in recover
 /** An image or document of the request: a block of a prompt, or an item of a tool result's content. */
 interface Medium {
   block: Block;
+  data?: string;
   item?: MediaItem;
   mime: string;
   chars: number;
@@ -25,9 +26,10 @@ function media(layout: Layout, fitTo?: number): Medium[] {
   const sizedAsSent = (mime: string, data: string | undefined) => sizeAsSent(mime, data, fitTo);
   const add = (blocks: readonly Block[], step: number) => {
     for (const block of blocks) {
-      if (block.type === "media") found.push({ block, mime: block.mime, chars: block.chars, step, ...sizedAsSent(block.mime, block.data) });
+      if (block.type === "media") found.push({ block, data: block.data, mime: block.mime, chars: block.chars, step, ...sizedAsSent(block.mime, block.data) });
       if (block.type === "tool_result")
-        for (const item of block.media ?? []) found.push({ block, item, mime: item.mime, chars: item.chars, step, ...sizedAsSent(item.mime, item.data) });
+        for (const item of block.media ?? [])
+          found.push({ block, item, data: item.data, mime: item.mime, chars: item.chars, step, ...sizedAsSent(item.mime, item.data) });
     }
   };
   for (const turn of layout.turns) {
@@ -40,7 +42,10 @@ function media(layout: Layout, fitTo?: number): Medium[] {
 /**
  * Strategy, first: images and base64 documents give way to a short note, the largest first. The images that break
  * one of the API's hard image rules go whatever the budget (oldest first, and in a request of more than 20 images
- * only until 20 are left or none is too large), outside the intact part.
+ * only until 20 are left or none is too large), outside the intact part. A medium the API refuses by itself (its data
+ * over the 32 MB request limit, a PDF over 100 pages) goes whatever the budget and wherever it is, the intact part
+ * included: while it is in the request no request of the session is accepted (issue 40: a 35 MB PDF attached to
+ * the prompt opencode 1.18.33 then sends on every resume, docs/research/opencode-attachments.md).
  */
 export const dropImages: TrimStrategy = {
   id: "drop-images",
@@ -58,16 +63,29 @@ export const dropImages: TrimStrategy = {
       required.add(image);
       count--;
     }
+    const unsendable = new Map<Medium, string>();
+    for (const m of all) {
+      const fault = unsendableFault(m);
+      if (fault) unsendable.set(m, fault);
+    }
     const candidates = all.map((m): Candidate => {
       const saves = {
         tokens: m.mime.startsWith("image/") ? IMAGE_TOKENS : Math.ceil((m.chars * 0.75) / CHARS_PER_TOKEN),
         bytes: Math.max(0, m.chars - NOTE.length),
       };
       const what = `${m.mime} ${m.size ? `${m.size.width}×${m.size.height} px, ` : ""}${plural(m.chars, "byte")}`;
-      const fault = required.has(m) ? imageFault(m, images.length) : undefined;
+      const alone = unsendable.get(m);
+      const fault = alone ?? (required.has(m) ? imageFault(m, images.length) : undefined);
       const report = atBlock(m.block, fault ? `${what}: ${fault}, replace it with a note` : `${what}: replace it with a note`);
       if (m.item) report.item = m.item.index;
-      return { key: recordKey(m.block.source), step: m.step, report, saves, ...(fault ? { required: true as const } : {}) };
+      return {
+        key: recordKey(m.block.source),
+        step: m.step,
+        report,
+        saves,
+        ...(fault ? { required: true as const } : {}),
+        ...(alone ? { unsendable: true as const } : {}),
+      };
     });
     return candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
   },

@@ -59,3 +59,63 @@ export function imageFault(image: SentImage, count: number): string | undefined 
   if (count > MANY_IMAGES && side > MANY_IMAGES_MAX_SIDE) return `over ${formatCount(MANY_IMAGES_MAX_SIDE)} px in a request of more than ${MANY_IMAGES} images`;
   return undefined;
 }
+
+/**
+ * The Messages API's byte limit (https://docs.claude.com/en/api/overview, "Request size limits": 32 MB, a 413
+ * `request_too_large` before the API reads the body). A medium whose data alone is over it can never be sent.
+ */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** PDF pages in one request (https://docs.claude.com/en/docs/build-with-claude/pdf-support: 100; 600 on 1M-window models). */
+export const MAX_PDF_PAGES = 100;
+
+/** Base64 characters decoded at a time: a PDF of hundreds of megabytes is never decoded whole. */
+const PDF_SLICE = 1024 * 1024;
+/** A page marker cut by a slice boundary is found in the overlap. */
+const PDF_OVERLAP = 32;
+const PAGE_MARKER = /\/Type\s*\/Page(?![a-zA-Z])/g;
+const pageCounts = new Map<string, number>();
+
+/**
+ * The pages of a PDF given as base64 or a data: URL: its page objects (`/Type /Page`, not `/Pages`), counted slice by
+ * slice of the decoded bytes, as the loopback mock counts them (scripts/clients/api/messages-rules.mjs pdfPages).
+ */
+export function pdfPages(data: string | undefined): number {
+  if (data === undefined) return 0;
+  const comma = data.startsWith("data:") ? data.indexOf(",") : -1;
+  // One count per PDF: trim asks each pass, and a PDF's pages do not change between passes. The key is the data's
+  // length and ends, not the data (a map holding the data would keep every PDF alive).
+  const key = `${data.length}:${data.slice(comma + 1, comma + 65)}:${data.slice(-64)}`;
+  const known = pageCounts.get(key);
+  if (known !== undefined) return known;
+  let pages = 0;
+  let carry = "";
+  for (let at = comma + 1; at < data.length; at += PDF_SLICE) {
+    const last = at + PDF_SLICE >= data.length;
+    const chunk = carry + Buffer.from(data.slice(at, at + PDF_SLICE), "base64").toString("latin1");
+    const head = chunk.length - PDF_OVERLAP;
+    for (const found of chunk.matchAll(PAGE_MARKER)) if (last || found.index < head) pages++;
+    carry = chunk.slice(Math.max(0, head));
+  }
+  if (pageCounts.size > 256) pageCounts.clear();
+  pageCounts.set(key, pages);
+  return pages;
+}
+
+export interface SentDocument {
+  mime: string;
+  chars: number;
+  data?: string;
+}
+
+/**
+ * Why the API refuses this document (or any medium) whatever else the request holds: its data alone over the request
+ * limit, or a PDF over the page limit by itself. None when it could be sent.
+ */
+export function unsendableFault(medium: SentDocument): string | undefined {
+  if (medium.chars > MAX_REQUEST_BYTES) return `over the API's 32 MB request limit by itself`;
+  if (medium.mime === "application/pdf") {
+    const pages = pdfPages(medium.data);
+    if (pages > MAX_PDF_PAGES) return `${formatCount(pages)} pages, over the API's ${MAX_PDF_PAGES} PDF pages per request`;
+  }
+  return undefined;
+}

@@ -38,6 +38,9 @@ interface StoredRow {
   data: string | Buffer | null | number;
 }
 
+/** Part rows larger than this are measured in SQLite, not read whole into a scan (the `parts` statement). */
+export const HUGE_ROW_BYTES = 8 * 1024 * 1024;
+
 const SESSION_SELECT = `SELECT s.id, s.title, s.directory, s.parent_id AS parentId, s.time_created AS created, s.time_updated AS updated,
          (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages
   FROM session s`;
@@ -88,7 +91,17 @@ export class OpencodeSqliteStore implements OpencodeStore {
       // manifest, a finding): it is left out of the session, as it is, for messages and parts alike.
       messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ? AND typeof(id) = 'text'"),
       // Only what a record needs, as arrays: every extra column is a measurable share of a scan.
-      parts: this.db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ? AND typeof(id) = 'text'").raw(),
+      // A row over HUGE_ROW_BYTES (an attachment of tens of megabytes as a data URL) never reaches JavaScript whole:
+      // SQLite measures it (octet_length reads no content) and hands over the record with its `url` emptied and the
+      // URL's length beside it, so a scan's memory does not grow with the attachment (issue 40).
+      parts: this.db
+        .prepare(
+          `SELECT id, message_id,
+             CASE WHEN octet_length(data) > ${HUGE_ROW_BYTES} AND json_valid(data) THEN json_replace(data, '$.url', '') ELSE data END,
+             CASE WHEN octet_length(data) > ${HUGE_ROW_BYTES} AND json_valid(data) THEN length(json_extract(data, '$.url')) END
+           FROM part WHERE session_id = ? AND typeof(id) = 'text'`,
+        )
+        .raw(),
       partsAsBytes: this.db.prepare("SELECT id, message_id, CAST(data AS BLOB) FROM part WHERE session_id = ? AND typeof(id) = 'text'").raw(),
       lastPartUpdate: this.db.prepare("SELECT max(time_updated) FROM part WHERE message_id = ?").pluck(),
       messageBytes: this.db.prepare("SELECT CAST(data AS BLOB) FROM message WHERE id = ?").pluck(),
@@ -252,12 +265,20 @@ export class OpencodeSqliteStore implements OpencodeStore {
     const damaged: number[] = [];
     // Iterate rather than .all(): each row's JSON text dies as soon as its record is built, instead of living as
     // long as the session (which made the garbage collector copy megabytes of tool output again and again).
-    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<[string, unknown, StoredRow["data"]]>;
-    for (const [partId, messageId, data] of rows) {
+    const rows = (keep ? this.statements.partsAsBytes : this.statements.parts).iterate(id) as IterableIterator<
+      [string, unknown, StoredRow["data"], number | null | undefined]
+    >;
+    for (const [partId, messageId, data, urlChars] of rows) {
       // A message_id that is not text names no message: the part is read as one of no message, named by its label.
       const ref: RecordRef = { kind: "part", id: partId, sessionId: id, messageId: typeof messageId === "string" ? messageId : idText(messageId) };
       if (typeof data === "string" && data.includes("\ufffd")) damaged.push(parts.length);
-      parts.push(partFromBytes(ref, data, keep));
+      const record = partFromBytes(ref, data, keep);
+      if (typeof urlChars === "number") {
+        // The URL SQLite left out: its length is the figure the rules read, and the record is lean (never written).
+        record.content.urlChars = urlChars;
+        record.stripped = true;
+      }
+      parts.push(record);
     }
     // The connection is free again: re-read as bytes the rows that showed U+FFFD (see messageBytes).
     for (const index of damaged) {
