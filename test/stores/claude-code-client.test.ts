@@ -42,6 +42,8 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       // non-whitespace thinking` (the scenario empties the thinking of two turns).
       "thinking-empty empty-thinking",
       "thinking-empty empty-thinking",
+      // Not here: thinking-text-emptied(-197), a reply whose text damage emptied. The client leaves the message out
+      // whole and the API accepts the resume: no `trailing-thinking` or `thinking-only-message` error (issue 40).
     ]);
   });
 });

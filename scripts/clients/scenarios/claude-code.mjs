@@ -216,6 +216,34 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 16: a reply whose text damage emptied is left with thinking only. Both checked clients leave such a
+  // message out whole (docs/research/claude-code-request.md §E, claude-code-prefix-thinking.md finding 1), so the API
+  // accepts the resume and recover must find no error there (it used to call it `trailing-thinking`).
+  "thinking-text-emptied": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s) on a session the client sends as it is`] : []),
+    },
+    about: 'two turns of signed thinking + text; turn one\'s stored text emptied (""), leaving its reply thinking only; resume → 200; recover plans nothing',
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Thought one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      resumeSays("Say three.", "three", {
+        expect: 200,
+        edit(ctx) {
+          const n = editBlocks(
+            ctx.session.file,
+            (b, r) => r.type === "assistant" && b.type === "text" && b.text === "one",
+            (b) => {
+              b.text = "";
+            },
+          );
+          return `turn one's assistant text "one" (${n} block) set to "" (its thinking kept)`;
+        },
+      }),
+    ],
+  },
   "thinking-tool": {
     fixture: "view",
     about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",

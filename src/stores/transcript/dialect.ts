@@ -149,6 +149,8 @@ export function clientVersionIn(lines: readonly TranscriptLine[], dialect: Diale
 export interface ReplaySession {
   chain: readonly TranscriptLine[];
   lineOf(id: string): TranscriptLine | undefined;
+  /** The client that will read the session back, as `SendSession.clientVersion`. */
+  clientVersion?: string | undefined;
 }
 
 export type { Json };

@@ -56,7 +56,7 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   }
   let messages = conversationOf(flow, dialect);
   if (dialect.replay) {
-    const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id) });
+    const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id), clientVersion: session.clientVersion });
     messages = replayed.messages;
     skipped.push(...replayed.skipped);
   }
