@@ -40,6 +40,8 @@ export interface ClientCopes {
   orphanResult?: string;
   /** A line that does not parse. */
   unreadableLine?: string;
+  /** A lone UTF-16 surrogate in a string it sends (the body would not parse at the API). */
+  loneSurrogate?: string;
   /** A model turn with nothing to send. */
   emptyTurn?: string;
   /**

@@ -39,6 +39,9 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   context_overflow: { cause: "the conversation is longer than the model's context window", fixedBy: "repair" },
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
-  invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
+  invalid_json_body: {
+    cause: "the request body does not encode as JSON (NUL bytes or broken text, e.g. a lone UTF-16 surrogate, in a stored tool output, tool input or text)",
+    fixedBy: "repair",
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

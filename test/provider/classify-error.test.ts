@@ -78,6 +78,8 @@ const ANTHROPIC: Case[] = [
   ],
   ["Request too large (max 32MB). Double press esc to go back and try with a smaller file.", { kind: "request_too_large" }],
   ["The request body is not valid JSON: unexpected end of data: line 1 column 48213 (char 48212)", { kind: "invalid_json_body" }],
+  // A lone surrogate in a stored string (anthropics/claude-code#68325; as Claude Code prints it: below).
+  ["The request body is not valid JSON: no low surrogate in string: line 1 column 195621 (char 195620)", { kind: "invalid_json_body", index: null }],
   [
     "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
     { kind: "image_invalid", index: 120, contentIndex: 0 },
@@ -163,6 +165,15 @@ const TRIAGE: Case[] = [
   ["messages.7.content.2: `tool_use` ids must be unique", { kind: "duplicate_tool_id", index: 7, contentIndex: 2 }],
   ["Your input exceeds the context window of this model. Please adjust your input and try again.", { kind: "context_overflow", provider: "openai" }],
   ["At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels", { kind: "image_invalid" }],
+  // Claude Code's print of a lone surrogate's 400 (link-assistant/hive-mind#1324, anthropics/claude-code#60394).
+  [
+    'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"The request body is not valid JSON: no low surrogate in string: line 1 column 28642 (char 28641)"},"request_id":"req_011CYEFwLV3CotFyg7Xr7zVy"}',
+    {
+      kind: "invalid_json_body",
+      provider: "anthropic",
+      message: "The request body is not valid JSON: no low surrogate in string: line 1 column 28642 (char 28641)",
+    },
+  ],
   [
     'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking"}}',
     { kind: "thinking_empty", index: 9, contentIndex: 0 },

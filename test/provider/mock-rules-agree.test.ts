@@ -237,6 +237,7 @@ const MESSAGES: Api<MessagesCase> = {
     },
   },
   mockOnly: {
+    body_not_json: "lone-surrogate",
     prompt_too_long: "window",
     thinking_modified: "modified-thinking",
     block_binding_without_beta: "block-binding-without-beta",
@@ -252,6 +253,19 @@ const MESSAGES: Api<MessagesCase> = {
     tool_result_not_first: "tool-result-not-first",
   },
   exceptions: [
+    {
+      name: "lone-surrogate",
+      reason:
+        "the body's encoding, not the history's shape: recover judges it on the stored records (corrupted-tool-output: every string of a transcript line, an opencode part's text, output and tool input), where the client's own clean-up (Claude Code's) is known",
+      case: {
+        body: body(
+          { role: "user", content: "Run it." },
+          { role: "assistant", content: [text("Running."), { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "echo \ud83d" } }] },
+        ),
+      },
+      mock: "body_not_json",
+      validator: [],
+    },
     {
       name: "window",
       reason:

@@ -113,6 +113,26 @@ const RESULT_MISSING = (n, ids) =>
 const RESULT_ORPHAN = (n, m, id) =>
   `messages.${n}.content.${m}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
 
+// The API parses the body before any rule: a string holding a UTF-16 surrogate with no partner (JSON.stringify writes
+// it as a lone `\udXXX` escape) fails the parse (https://github.com/anthropics/claude-code/issues/68325, /60394, /3277:
+// `line 1 column N (char N-1)`, N where the bad escape is).
+const NOT_JSON = (column) => `The request body is not valid JSON: no low surrogate in string: line 1 column ${column} (char ${column - 1})`;
+/** The first string in `value` (keys included) that is not well-formed UTF-16, or undefined. */
+function loneSurrogateIn(value) {
+  if (typeof value === "string") return value.isWellFormed() ? undefined : value;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = loneSurrogateIn(v);
+      if (found !== undefined) return found;
+    }
+  } else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) {
+      const found = loneSurrogateIn(k) ?? loneSurrogateIn(v);
+      if (found !== undefined) return found;
+    }
+  return undefined;
+}
+
 const messagesOf = (body) => (Array.isArray(body?.messages) ? body.messages : []);
 const blocksOf = (msg) => (Array.isArray(msg?.content) ? msg.content : []);
 /** The tool_use blocks of an assistant message (a user message calls no tool). */
@@ -133,6 +153,19 @@ const hasBeta = (headers) =>
  * message, the rule listed first). test/provider/mock-rules-agree.test.ts holds them against recover's validator.
  */
 export const RULES = [
+  {
+    // First: the API reads nothing of a body it cannot parse. The column is where the first lone surrogate's escape
+    // starts in the body as JSON.stringify writes it (Node, every client here), counted from 1.
+    id: "body_not_json",
+    error: NOT_JSON,
+    source: "https://github.com/anthropics/claude-code/issues/68325 (and /60394, /3277, /6273: the same text, one column each)",
+    check(body) {
+      if (loneSurrogateIn(body) === undefined) return null;
+      const json = JSON.stringify(body);
+      const at = json.search(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/);
+      return { message: NOT_JSON(at + 1) };
+    },
+  },
   {
     id: "prompt_too_long",
     error: TOO_LONG,

@@ -244,6 +244,34 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 3: a lone UTF-16 surrogate inside a stored tool call's input (anthropics/claude-code#68325: `The
+  // request body is not valid JSON: no low surrogate in string`). The enforcing mock refuses a body holding one
+  // (messages-rules.mjs body_not_json); what the client makes of it before it sends is what this measures.
+  // Measured: 2.1.197 and 2.1.332 send it as U+FFFD and are accepted; recover reports a warning and changes nothing.
+  "tool-input-surrogate": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client mends the surrogate itself`] : []),
+    },
+    about: "text + tool_use (Bash echo hi) → result → text; the stored call's command gets a lone high surrogate; resume → 200 (sent as U+FFFD)",
+    steps: [
+      echoTurn(),
+      resumeSays("Say two.", "two", {
+        expect: 200,
+        edit(ctx) {
+          const n = editBlocks(
+            ctx.session.file,
+            (b, r) => r.type === "assistant" && b.type === "tool_use",
+            (b) => {
+              b.input.command = `${b.input.command} \ud83d`;
+            },
+          );
+          return `the stored tool_use input's command of ${n} call(s) ends in a lone high surrogate (\\ud83d)`;
+        },
+      }),
+    ],
+  },
   "thinking-tool": {
     fixture: "view",
     about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",

@@ -73,6 +73,12 @@ export const claudeDialect: Dialect = {
   parentField: "parentUuid",
   // Every record Claude Code writes carries the client's version (`"version":"2.1.332"`).
   clientVersion: { at: "last", of: (value) => str(value.version) },
+  copes: {
+    // Measured (issue 40, scenario tool-input-surrogate): 2.1.197 and 2.1.332 send a stored lone surrogate as U+FFFD
+    // (their request clean-up, `tengu_lone_surrogate_sanitized`), and write nothing back.
+    loneSurrogate: "Claude Code sends it as U+FFFD in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone",
+    mendsEveryTime: true,
+  },
   interpret(value) {
     const type = str(value.type);
     if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return { role: "unknown" };
