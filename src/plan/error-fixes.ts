@@ -10,6 +10,7 @@ import { anthropicRequest, locate, type AnthropicRequest, type RequestBlock } fr
 import type { ClassifiedError, ProviderErrorKind } from "../provider/classify-error.js";
 import { corruptedToolOutput } from "../rules/corrupted-tool-output.js";
 import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
+import { foreignMessageId } from "../rules/foreign-message-id.js";
 import { dropThinkingBlock, emptyThinking } from "../rules/empty-thinking.js";
 import { emptyMessage } from "../rules/empty-message.js";
 import { emptyTextPart } from "../rules/empty-text-part.js";
@@ -501,6 +502,12 @@ function transcriptErrorPlan(
       return scoped([trailingThinking], lineIds, `a message${at} ends on thinking: that thinking is removed`);
     case "empty_content":
       return scoped([emptyTextPart], lineIds, `empty content${at}: the empty text is removed`);
+    case "previous_message_id":
+      return scoped(
+        [foreignMessageId],
+        (view.transcript?.namedReplies ?? []).map((reply) => reply.messageId),
+        "the client named a stored reply as the previous response by an id that is not the API's: the reply stays, and the mark that makes the client name it (its requestId) goes",
+      );
     default:
       return errorPlanWithoutRecords(error);
   }

@@ -30,6 +30,7 @@ export type ProviderErrorKind =
   | "request_too_large"
   | "image_invalid"
   | "invalid_json_body"
+  | "previous_message_id"
   | "reasoning_invalid"
   | "unknown";
 
@@ -151,6 +152,8 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
   ["invalid_json_body", /request body is not valid JSON/i],
+  // Claude Code's cache diagnosis named a stored reply by an id the API never gave (anthropics/claude-code#96033).
+  ["previous_message_id", /diagnostics\.previous_message_id/i],
   [
     "empty_content",
     /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error|contents\.parts must not be empty/i,
@@ -230,7 +233,8 @@ function providerOf(u: Unwrapped, message: string): Provider {
   )
     return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
-  if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message)) return "anthropic";
+  if (u.type !== undefined || /messages\.\d+|tool_use|thinking|prompt is too long|previous_message_id|request_too_large|content blocks|32 ?MB/i.test(message))
+    return "anthropic";
   return "unknown";
 }
 

@@ -43,5 +43,10 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
     cause: "the request body does not encode as JSON (NUL bytes or broken text, e.g. a lone UTF-16 surrogate, in a stored tool output, tool input or text)",
     fixedBy: "repair",
   },
+  previous_message_id: {
+    cause:
+      "the client named a stored reply as the previous response by an id the API never gave (a reply through a gateway, or the client's own entry): Claude Code sends it as diagnostics.previous_message_id on Anthropic's own API",
+    fixedBy: "repair",
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

@@ -26,6 +26,7 @@ import { unknownRewind } from "./unknown-rewind.js";
 import { unverifiableReasoning } from "./unverifiable-reasoning.js";
 import { brokenParentChain } from "./broken-parent-chain.js";
 import { foreignSummary } from "./foreign-summary.js";
+import { foreignMessageId } from "./foreign-message-id.js";
 import { orphanToolResult } from "./orphan-tool-result.js";
 import { toolResultMissing } from "./tool-result-missing.js";
 import { trailingAssistant } from "./trailing-assistant.js";
@@ -61,6 +62,7 @@ export const RULES: readonly Rule[] = [
   oversizedToolOutput,
   contextOverflow,
   trailingAssistant,
+  foreignMessageId,
   // After the rules that mend or drop records: what is left to begin the history with is then known.
   leadingAssistant,
   // Last: it reports only what the rules above did not.

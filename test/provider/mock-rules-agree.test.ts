@@ -238,6 +238,7 @@ const MESSAGES: Api<MessagesCase> = {
   },
   mockOnly: {
     body_not_json: "lone-surrogate",
+    previous_message_id: "previous-message-id",
     prompt_too_long: "window",
     thinking_modified: "modified-thinking",
     block_binding_without_beta: "block-binding-without-beta",
@@ -264,6 +265,16 @@ const MESSAGES: Api<MessagesCase> = {
         ),
       },
       mock: "body_not_json",
+      validator: [],
+    },
+    {
+      name: "previous-message-id",
+      reason:
+        "a request parameter (the cache diagnosis Claude Code asks for), not the history: recover judges the stored line the client takes the id from (its foreign-message-id rule)",
+      case: {
+        body: { ...body({ role: "user", content: "Hi" }), diagnostics: { previous_message_id: "39fc571e-f3d6-4b5d-a487-cde05d34cff5" } } as MessagesBody,
+      },
+      mock: "previous_message_id",
       validator: [],
     },
     {

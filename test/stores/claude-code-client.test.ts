@@ -38,6 +38,10 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       // The repair loop's damage (turn two's tool_result line removed, later turns kept), on both clients.
       "opus55-interrupted tool-result-missing",
       "opus55-interrupted-197 tool-result-missing",
+      // A reply whose stored message.id is a gateway's (requestId kept): 2.1.332 names it as
+      // diagnostics.previous_message_id on Anthropic's API, which refuses it (a warning: through the gateway nothing is
+      // sent). Not here: previous-id-api-error-tail, the client's own API error entry at the tail, which it passes over.
+      "previous-id-foreign foreign-message-id",
       // The client sends stored empty thinking as it is; the API answers `each thinking block must contain
       // non-whitespace thinking` (the scenario empties the thinking of two turns).
       "thinking-empty empty-thinking",
@@ -147,6 +151,48 @@ describe("a lone surrogate in a stored tool call's input", () => {
     expect(r.stderr).toMatch(/invalid_json_body/);
     expect(commands(file)).toEqual(["echo hi "]);
     expect(text.split("\n").length).toBe(fs.readFileSync(file, "utf8").split("\n").length);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+// Issue 40, row 2: scenario `previous-id-foreign` as 2.1.332 left it: turn two's stored message.id made a gateway's
+// (`gen-…`), its requestId kept; every resume on Anthropic's API is refused (diagnostics.previous_message_id, six
+// tries, exit 1). The repair with that 400 removes the line's requestId, and the client then names turn one's reply.
+describe("a reply the client names as the previous response by an id the API never gave", () => {
+  const text = fs.readFileSync(path.join(FIXTURES, "previous-id-foreign.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+  const REFUSED = "API Error: 400 diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)";
+  const GATEWAY = "gen-1764230000-AbCdEfGhIjKlMnOp";
+  const lineOf = (file: string) =>
+    fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes(`"id":"${GATEWAY}"`))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  function store(): { dir: string; file: string } {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-cr-wfx-previous-id-foreign-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    fs.writeFileSync(file, text);
+    return { dir, file };
+  }
+
+  it("`session repair --error` with the API's 400 takes the line's requestId and nothing else; restore gives it back", async () => {
+    const { dir, file } = store();
+    const [before] = lineOf(file);
+    expect(before!.requestId).toMatch(/^req_/);
+    const env = { XDG_STATE_HOME: path.join(dir, "state") };
+    const r = await run(["session", "repair", id, "--error", REFUSED, "--yes", "--force", "--store", dir], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/previous_message_id/);
+    const { requestId: _, ...rest } = before!;
+    expect(lineOf(file)).toEqual([rest]);
+    const again = await run(["session", "scan", id, "--json", "--exit-zero", "--include-live", "--store", dir]);
+    expect((parseJsonDocument(again.stdout) as { sessions: { findings: unknown[] }[] }).sessions[0]!.findings).toEqual([]);
     const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
     expect(restored.status, restored.stderr).toBe(0);
     expect(fs.readFileSync(file, "utf8")).toBe(text);

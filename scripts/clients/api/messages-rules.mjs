@@ -133,6 +133,8 @@ function loneSurrogateIn(value) {
   return undefined;
 }
 
+const PREVIOUS_MESSAGE_ID = "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)";
+
 const messagesOf = (body) => (Array.isArray(body?.messages) ? body.messages : []);
 const blocksOf = (msg) => (Array.isArray(msg?.content) ? msg.content : []);
 /** The tool_use blocks of an assistant message (a user message calls no tool). */
@@ -164,6 +166,18 @@ export const RULES = [
       const json = JSON.stringify(body);
       const at = json.search(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/);
       return { message: NOT_JSON(at + 1) };
+    },
+  },
+  {
+    // A request parameter, checked before the history: the id Claude Code sends for the API's cache diagnosis (beta
+    // cache-diagnosis-2026-04-07; 2.1.332 on Anthropic's own API: the mock stands for it with
+    // _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL=1) must be an API message id. null (the first turn) passes.
+    id: "previous_message_id",
+    error: PREVIOUS_MESSAGE_ID,
+    source: "https://github.com/anthropics/claude-code/issues/96033, /58427, /68553, /73776 (Claude Code prints `API Error: 400 ` before it)",
+    check(body) {
+      const id = body?.diagnostics?.previous_message_id;
+      return typeof id === "string" && !id.startsWith("msg_") ? { message: PREVIOUS_MESSAGE_ID } : null;
     },
   },
   {

@@ -10,7 +10,7 @@
 // committed: "view", fixtures/claude-code-2.1/<name>.jsonl + .request.json; "loop", <fixtureDir>/<case>.jsonl +
 // .expected.json). An `edit` also runs before a recover step (damage made with no client run before recover).
 import fs from "node:fs";
-import { reply, text, thinking, toolUse } from "../api/messages.mjs";
+import { httpError, reply, text, thinking, toolUse } from "../api/messages.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Transcript edits, applied before a step (to the session's .jsonl, record by record).
@@ -79,6 +79,15 @@ const isResultOf = (id) => (r) =>
 
 // ---------------------------------------------------------------------------------------------------------------
 // Replies and steps.
+
+// Claude Code takes the mock for Anthropic's own API (diagnostics.previous_message_id is sent only there).
+const FIRST_PARTY = { _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL: "1" };
+/** A step check: the step's last main request named a previous_message_id matching `pattern`. */
+const previousIdIs = (pattern) => (ctx) => {
+  const requests = readRecords(`${ctx.out}/requests.jsonl`);
+  const sent = requests.filter((r) => r.body?.messages).at(-1)?.body?.diagnostics?.previous_message_id;
+  return typeof sent === "string" && pattern.test(sent) ? [] : [`diagnostics.previous_message_id was ${JSON.stringify(sent)}, expected ${pattern}`];
+};
 
 // The trim scenarios' window and oversized output: 120,000 characters of `seq`-like lines ("line 000001\n" …).
 const TRIM_LIMIT = 36_000;
@@ -268,6 +277,55 @@ export const scenarios = {
             },
           );
           return `the stored tool_use input's command of ${n} call(s) ends in a lone high surrogate (\\ud83d)`;
+        },
+      }),
+    ],
+  },
+  // Issue 40, row 2: `diagnostics.previous_message_id` (anthropics/claude-code#96033, #58427). 2.1.332 sends it on
+  // Anthropic's own API (its cache diagnosis); the mock stands for that API with _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL.
+  // The id is the last assistant entry's `message.id` that is no API error and came with a `requestId` (or, without one,
+  // is a non-synthetic `msg_…`): docs/research/claude-code-previous-message-id.md. 2.1.197 gates it behind a remote
+  // feature flag, off offline: these run on 2.1.332 only.
+  "previous-id-api-error-tail": {
+    ...VIEW_LOOP,
+    versions: ["2.1.332"],
+    clientEnv: FIRST_PARTY,
+    loop: { withError: false, check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s) on a session the API accepts`] : []) },
+    about:
+      "the issue's shape, written by the client itself: a turn, then a resume the API refuses (the client stores its own isApiErrorMessage entry at the tail); resume → 200 (the client names the last real reply, not the error entry)",
+    steps: [
+      says("Say one.", "one"),
+      // Every try of this step refused (the client retries a 400 once by itself): it then stores its own API error entry.
+      {
+        prompt: "Say two.",
+        resume: true,
+        expect: 400,
+        replies: Array.from({ length: 6 }, () => httpError(400, "invalid_request_error", "mock: this step's requests are refused")),
+      },
+      resumeSays("Say three.", "three", { expect: 200, check: previousIdIs(/^msg_/) }),
+    ],
+  },
+  "previous-id-foreign": {
+    ...VIEW_LOOP,
+    versions: ["2.1.332"],
+    clientEnv: FIRST_PARTY,
+    about:
+      "two turns; the last reply's stored message.id made a gateway's (`gen-…`, requestId kept), as a session answered through a non-Anthropic proxy holds it; resume on Anthropic's API → 400 diagnostics.previous_message_id",
+    steps: [
+      says("Say one.", "one"),
+      resumeSays("Say two.", "two"),
+      refused("Say three.", "previous_message_id", {
+        edit({ session: { file } }) {
+          const n = withRecords(file, (recs) => {
+            let k = 0;
+            for (const r of recs)
+              if (r.type === "assistant" && r.message?.id !== undefined && r.message.content?.some((b) => b.type === "text" && b.text === "two")) {
+                r.message.id = "gen-1764230000-AbCdEfGhIjKlMnOp";
+                k++;
+              }
+            return k;
+          });
+          return `the stored message.id of turn two's reply (${n} line) := "gen-1764230000-AbCdEfGhIjKlMnOp" (requestId kept)`;
         },
       }),
     ],

@@ -62,6 +62,8 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   }
   const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages, skipped } };
   if (brokenAt) history.brokenAt = brokenAt;
+  const named = dialect.namedReplies?.(chain);
+  if (named && named.length > 0) history.namedReplies = named;
   return history;
 }
 
