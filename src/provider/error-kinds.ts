@@ -48,5 +48,10 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
       "the client named a stored reply as the previous response by an id the API never gave (a reply through a gateway, or the client's own entry): Claude Code sends it as diagnostics.previous_message_id on Anthropic's own API",
     fixedBy: "repair",
   },
+  tool_reference_unknown: {
+    cause:
+      "a tool search result refers to a tool the client no longer offers (a start-up tool like WaitForMcpServers, a disconnected MCP server): the client's tool list of the moment, not the stored session; Claude Code 2.1.197 and later drop such references on resume, so restarting the client (or reconnecting the MCP server) answers it",
+    fixedBy: null,
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

@@ -83,6 +83,8 @@ const ANTHROPIC: Case[] = [
     "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)",
     { kind: "previous_message_id", index: null, provider: "anthropic" },
   ],
+  // A tool search result naming a tool the request does not list (anthropics/claude-code#79970, #82004).
+  ["Tool reference 'WaitForMcpServers' not found in available tools", { kind: "tool_reference_unknown", index: null, provider: "anthropic" }],
   // A lone surrogate in a stored string (anthropics/claude-code#68325; as Claude Code prints it: below).
   ["The request body is not valid JSON: no low surrogate in string: line 1 column 195621 (char 195620)", { kind: "invalid_json_body", index: null }],
   [
@@ -175,6 +177,7 @@ const TRIAGE: Case[] = [
     "API Error: 400 diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)",
     { kind: "previous_message_id", index: null, provider: "anthropic" },
   ],
+  ["API Error: 400 Tool reference 'DesignSync' not found in available tools", { kind: "tool_reference_unknown", provider: "anthropic" }],
   // Claude Code's print of a lone surrogate's 400 (link-assistant/hive-mind#1324, anthropics/claude-code#60394).
   [
     'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"The request body is not valid JSON: no low surrogate in string: line 1 column 28642 (char 28641)"},"request_id":"req_011CYEFwLV3CotFyg7Xr7zVy"}',

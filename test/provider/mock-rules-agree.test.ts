@@ -239,6 +239,7 @@ const MESSAGES: Api<MessagesCase> = {
   mockOnly: {
     body_not_json: "lone-surrogate",
     previous_message_id: "previous-message-id",
+    tool_reference_unknown: "tool-reference-unknown",
     prompt_too_long: "window",
     thinking_modified: "modified-thinking",
     block_binding_without_beta: "block-binding-without-beta",
@@ -275,6 +276,23 @@ const MESSAGES: Api<MessagesCase> = {
         body: { ...body({ role: "user", content: "Hi" }), diagnostics: { previous_message_id: "39fc571e-f3d6-4b5d-a487-cde05d34cff5" } } as MessagesBody,
       },
       mock: "previous_message_id",
+      validator: [],
+    },
+    {
+      name: "tool-reference-unknown",
+      reason:
+        "the request's tool list is the client's of the moment (its MCP servers, its start-up tools), which no stored session holds; recover cannot judge a reference against it",
+      case: {
+        body: {
+          ...body(
+            { role: "user", content: "Find the tool." },
+            { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "ToolSearch", input: { query: "select:WaitForMcpServers" } }] },
+            { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "WaitForMcpServers" }] }] },
+          ),
+          tools: [{ name: "ToolSearch" }],
+        } as unknown as MessagesBody,
+      },
+      mock: "tool_reference_unknown",
       validator: [],
     },
     {

@@ -135,6 +135,19 @@ function loneSurrogateIn(value) {
 
 const PREVIOUS_MESSAGE_ID = "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)";
 
+const TOOL_REFERENCE_UNKNOWN = (name) => `Tool reference '${name}' not found in available tools`;
+/** The tool names a request refers to by reference: tool_reference blocks in tool results and in system turns' tool changes. */
+function* toolReferences(body) {
+  for (const msg of Array.isArray(body?.messages) ? body.messages : []) {
+    for (const block of Array.isArray(msg?.content) ? msg.content : []) {
+      if (block?.type === "tool_result" && Array.isArray(block.content))
+        for (const item of block.content) if (item?.type === "tool_reference" && typeof item.tool_name === "string") yield item.tool_name;
+      if ((block?.type === "tool_addition" || block?.type === "tool_removal") && block.tool?.type === "tool_reference" && typeof block.tool.name === "string")
+        yield block.tool.name;
+    }
+  }
+}
+
 const messagesOf = (body) => (Array.isArray(body?.messages) ? body.messages : []);
 const blocksOf = (msg) => (Array.isArray(msg?.content) ? msg.content : []);
 /** The tool_use blocks of an assistant message (a user message calls no tool). */
@@ -178,6 +191,18 @@ export const RULES = [
     check(body) {
       const id = body?.diagnostics?.previous_message_id;
       return typeof id === "string" && !id.startsWith("msg_") ? { message: PREVIOUS_MESSAGE_ID } : null;
+    },
+  },
+  {
+    // A tool_reference (a tool search's result, or a system turn's tool_addition / tool_removal) must name a tool of
+    // the request's `tools` (deferred ones count). Which check comes first is not known; before the history's rules.
+    id: "tool_reference_unknown",
+    error: TOOL_REFERENCE_UNKNOWN,
+    source: "https://github.com/anthropics/claude-code/issues/79970 (WaitForMcpServers), /82004 (a disconnected MCP server's tool)",
+    check(body) {
+      const tools = new Set((Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name).filter((n) => typeof n === "string"));
+      for (const name of toolReferences(body)) if (!tools.has(name)) return { message: TOOL_REFERENCE_UNKNOWN(name) };
+      return null;
     },
   },
   {

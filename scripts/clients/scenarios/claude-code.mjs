@@ -330,6 +330,60 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 1: a stored tool search result naming a tool that is gone (anthropics/claude-code#79970: the
+  // transient WaitForMcpServers). The tool search turn is planted (offline there is no MCP server to search), in the
+  // shape 2.1.332 writes a ToolSearch result: `content: [{type: "tool_reference", tool_name}]`. The enforcing mock
+  // refuses a reference to a tool the request does not list (tool_reference_unknown).
+  // Measured: 2.1.197 and 2.1.332 replace it with "[Tool references removed - tools no longer available]" and are
+  // accepted; recover finds nothing to repair (docs/research/claude-code-tool-reference.md).
+  "tool-reference-gone": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client mends the reference itself`] : []),
+    },
+    clientEnv: { ...FIRST_PARTY, ENABLE_TOOL_SEARCH: "true" },
+    about:
+      "a turn; then a planted ToolSearch call whose stored result references WaitForMcpServers (not a tool of the resume), and a reply; resume → 200 (the client drops the reference)",
+    steps: [
+      says("Say one.", "one"),
+      resumeSays("Say two.", "two", {
+        expect: 200,
+        edit({ session: { file } }) {
+          const last = lastOf(file, isAssistantText("one"));
+          const id = "toolu_mock_search_01";
+          insertAfter(file, last.uuid, [
+            (e) => ({
+              ...e,
+              type: "assistant",
+              requestId: last.requestId,
+              message: {
+                ...last.message,
+                id: "msg_mock_planted_search",
+                content: [{ type: "tool_use", id, name: "ToolSearch", input: { query: "select:WaitForMcpServers", max_results: 5 } }],
+                stop_reason: "tool_use",
+              },
+            }),
+            (e) => ({
+              ...e,
+              type: "user",
+              message: {
+                role: "user",
+                content: [{ type: "tool_result", tool_use_id: id, content: [{ type: "tool_reference", tool_name: "WaitForMcpServers" }] }],
+              },
+            }),
+            (e) => ({
+              ...e,
+              type: "assistant",
+              requestId: last.requestId,
+              message: { ...last.message, id: "msg_mock_planted_after", content: [{ type: "text", text: "It is loaded." }] },
+            }),
+          ]);
+          return "after turn one's reply: a ToolSearch call, its result [tool_reference WaitForMcpServers], and a reply";
+        },
+      }),
+    ],
+  },
   "thinking-tool": {
     fixture: "view",
     about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",
