@@ -38,6 +38,8 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       // The repair loop's damage (turn two's tool_result line removed, later turns kept), on both clients.
       "opus55-interrupted tool-result-missing",
       "opus55-interrupted-197 tool-result-missing",
+      // A tool result whose call line is gone: the client sends "(no content)" in its place (a warning, left alone).
+      "orphan-result orphan-tool-result",
       // A reply whose stored message.id is a gateway's (requestId kept): 2.1.332 names it as
       // diagnostics.previous_message_id on Anthropic's API, which refuses it (a warning: through the gateway nothing is
       // sent). Not here: previous-id-api-error-tail, the client's own API error entry at the tail, which it passes over.

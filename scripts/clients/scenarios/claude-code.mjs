@@ -384,6 +384,26 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 16's audit: a tool result whose call is gone (its assistant line removed, the chain relinked).
+  // Measured: 2.1.197 and 2.1.332 send a user message "(no content)" in its place and are accepted; recover warns
+  // and changes nothing (dropping it would change what the client sends).
+  "orphan-result": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client mends the orphan itself`] : []),
+    },
+    about: 'text + tool_use (Bash) → result → text; the stored call\'s line removed (the result kept, relinked); resume → 200 (sent as "(no content)")',
+    steps: [
+      echoTurn(),
+      resumeSays("Say two.", "two", {
+        edit({ session: { file } }) {
+          const n = deleteRecords(file, (r) => r.type === "assistant" && r.message?.content?.some((b) => b.type === "tool_use"));
+          return `the assistant line(s) holding the tool_use removed (${n}); its tool_result line kept, re-parented`;
+        },
+      }),
+    ],
+  },
   "thinking-tool": {
     fixture: "view",
     about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",

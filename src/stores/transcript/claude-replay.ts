@@ -10,9 +10,27 @@ import { obj, str, type ReplaySession } from "./dialect.js";
 import { compareVersions } from "../checked-clients.js";
 
 export function claudeReplay(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
-  const left = leaveOutThinkingOnly(messages, joinsAroundLeftOut(session.clientVersion));
+  const left = leaveOutThinkingOnly(withoutOrphanResults(messages), joinsAroundLeftOut(session.clientVersion));
   return { messages: takesSystemTurns(currentModel(session.chain)) ? withSystemTurns(left.messages) : left.messages, skipped: left.skipped };
 }
+
+/**
+ * A tool result whose call is nowhere before it is not sent: the client takes it out of its message, and a message
+ * left with nothing goes as the text "(no content)" (2.1.197 and 2.1.332, measured: scenario orphan-result). The
+ * orphan-tool-result rule still sees it in the stored history (a warning there).
+ */
+function withoutOrphanResults(messages: ConversationMessage[]): ConversationMessage[] {
+  const called = new Set<string>();
+  return messages.map((message) => {
+    for (const block of message.blocks) if (block.type === "tool_use") called.add(block.id);
+    if (message.role !== "user" || !message.blocks.some((b) => b.type === "tool_result" && !called.has(b.toolUseId))) return message;
+    const kept = message.blocks.filter((b) => b.type !== "tool_result" || called.has(b.toolUseId));
+    if (kept.length > 0) return { ...message, blocks: kept };
+    const source = message.blocks[0]!.source;
+    return { ...message, blocks: [{ type: "text", source, chars: NO_CONTENT.length, text: NO_CONTENT, blank: false, synthetic: true }] };
+  });
+}
+const NO_CONTENT = "(no content)";
 
 /**
  * The first Claude Code measured to send the user messages on either side of a left-out thinking-only message as one

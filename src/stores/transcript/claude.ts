@@ -78,6 +78,8 @@ export const claudeDialect: Dialect = {
     // Measured (issue 40, scenario tool-input-surrogate): 2.1.197 and 2.1.332 send a stored lone surrogate as U+FFFD
     // (their request clean-up, `tengu_lone_surrogate_sanitized`), and write nothing back.
     loneSurrogate: "Claude Code sends it as U+FFFD in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone",
+    // Measured (issue 40, scenario orphan-result): both send a user message "(no content)" in its place.
+    orphanResult: 'Claude Code sends a user message "(no content)" in its place in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone',
     mendsEveryTime: true,
   },
   interpret(value) {
