@@ -283,12 +283,14 @@ const MESSAGES: Api<MessagesCase> = {
       reason:
         "the request's tool list is the client's of the moment (its MCP servers, its start-up tools), which no stored session holds; recover cannot judge a reference against it",
       case: {
+        // A tool search's result holds blocks, not text: outside MessagesBody's types, hence the cast.
         body: {
-          ...body(
+          model: "claude-sonnet-4-5",
+          messages: [
             { role: "user", content: "Find the tool." },
             { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "ToolSearch", input: { query: "select:WaitForMcpServers" } }] },
             { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "WaitForMcpServers" }] }] },
-          ),
+          ],
           tools: [{ name: "ToolSearch" }],
         } as unknown as MessagesBody,
       },
