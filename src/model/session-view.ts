@@ -27,6 +27,12 @@ export interface TranscriptHistory {
   /** The lines whose content is sent, in request order, with their blocks. */
   sent: SentEntry[];
   conversation: Conversation;
+  /**
+   * The stored replies the client would name to the API as the previous response (Claude Code:
+   * `diagnostics.previous_message_id`) before it reaches one with an id of the API: the latest first, each one it
+   * would name once the one before no longer counts. Absent: the client names none, or its choice is an API id.
+   */
+  namedReplies?: NamedReply[];
 }
 
 /** The API a session's client sends its history to, whose rules judge it. */
@@ -40,6 +46,8 @@ export interface ClientCopes {
   orphanResult?: string;
   /** A line that does not parse. */
   unreadableLine?: string;
+  /** A lone UTF-16 surrogate in a string it sends (the body would not parse at the API). */
+  loneSurrogate?: string;
   /** A model turn with nothing to send. */
   emptyTurn?: string;
   /** A tool call whose id is empty (openclaw drops the call, and the result that carries the same empty id). */
@@ -81,6 +89,16 @@ export interface SessionView {
   estimatedTokens: number;
   /** The real prompt size the provider reported for the latest reply that has one, as the agent stored it. */
   measuredPrompt?: MeasuredPrompt;
+}
+
+/** A stored reply the client names to the API by its id (`TranscriptHistory.namedReplies`). */
+export interface NamedReply {
+  /** The line's record id. */
+  messageId: string;
+  /** The id the client would send. */
+  id: string;
+  /** The line's fields that make the client count it as an API reply: without them it passes over the line. */
+  marks: string[];
 }
 
 /** A prompt size the provider counted: what the estimate is calibrated against. */

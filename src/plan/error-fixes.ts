@@ -8,7 +8,9 @@ import type { MessageRecord, PartRecord } from "../model/opencode-records.js";
 import type { SessionView } from "../model/session-view.js";
 import { anthropicRequest, locate, type AnthropicRequest, type RequestBlock } from "../provider/anthropic-request.js";
 import { classifyProviderError, type ClassifiedError, type ProviderErrorKind } from "../provider/classify-error.js";
+import { corruptedToolOutput } from "../rules/corrupted-tool-output.js";
 import { duplicateToolCallId } from "../rules/duplicate-tool-call-id.js";
+import { foreignMessageId } from "../rules/foreign-message-id.js";
 import { dropThinkingBlock, emptyThinking } from "../rules/empty-thinking.js";
 import { emptyMessage } from "../rules/empty-message.js";
 import { emptyTextPart } from "../rules/empty-text-part.js";
@@ -283,6 +285,27 @@ function namedPlace(error: ClassifiedError, request: AnthropicRequest): string {
   return `messages.${error.index} is a${message.role === "assistant" ? "n" : ""} ${message.role} message (${kinds || "no content"})`;
 }
 
+const ENCODING =
+  "the request body did not parse at the API: a NUL or a lone UTF-16 surrogate in a stored string (a tool output, a tool call's input, a text); the damaged characters are removed from each record holding one, the rest stays (kept in the backup)";
+
+/**
+ * The body did not parse: every record the view sends whose strings hold a NUL or a lone surrogate is cleaned, as
+ * corrupted-tool-output cleans it, also where the client was taken to mend it itself (the API says it did not: an
+ * older client, or another path to the API).
+ */
+function encodingRule(message: string): Rule {
+  return {
+    ...corruptedToolOutput,
+    id: ERROR_RULE_ID,
+    severity: "error",
+    check: (view, options, earlier) =>
+      corruptedToolOutput.check(view, options, earlier).map(({ fixable: _, severity: __, ...report }) => ({
+        ...report,
+        message: `${report.message}; the provider rejected the request: ${message}`,
+      })),
+  };
+}
+
 function nothingAnswers(error: ClassifiedError, request: AnthropicRequest, rules: readonly Rule[]): string {
   return `${namedPlace(error, request)}; no ${rules.map((r) => r.id).join(" or ")} finding anywhere in the ${request.messages.length} messages of the request either, so recover found nothing this error is about`;
 }
@@ -296,6 +319,7 @@ function errorPlan(error: ClassifiedError, view: SessionView, request: Anthropic
       .filter(({ part }) => part.part?.type === "tool" && ids.includes(callIdOf(part) ?? ""))
       .map(({ part }) => part.ref.id);
   const why = `the provider rejected this record: ${error.message}`;
+  if (error.kind === "invalid_json_body") return { rule: encodingRule(error.message), explanation: ENCODING };
   if (view.api === "responses") return responsesErrorPlan(error, view, why);
   if (view.transcript) return transcriptErrorPlan(error, view, request, position?.message.sourceMessageIds, namedBlocks, at, why);
 
@@ -507,6 +531,12 @@ function transcriptErrorPlan(
         "Gemini CLI read no session from the chat file: a header cut short is salvaged as far as it parses (its whole fields and messages), a rewind to a message the file does not hold goes",
       );
     }
+    case "previous_message_id":
+      return scoped(
+        [foreignMessageId],
+        (view.transcript?.namedReplies ?? []).map((reply) => reply.messageId),
+        "the client named a stored reply as the previous response by an id that is not the API's: the reply stays, and the mark that makes the client name it (its requestId) goes",
+      );
     default:
       return errorPlanWithoutRecords(error);
   }

@@ -31,6 +31,8 @@ export type ProviderErrorKind =
   | "image_invalid"
   | "document_invalid"
   | "invalid_json_body"
+  | "previous_message_id"
+  | "tool_reference_unknown"
   | "reasoning_invalid"
   | "rollout_ordinal"
   | "rollout_missing"
@@ -179,6 +181,10 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   // what its user sees instead of the API's text (docs/research/openclaw-compaction.md).
   ["context_overflow", /Context overflow: prompt too large for the model|Auto-compaction (?:failed|timed out) before the next model request/i],
   ["invalid_json_body", /request body is not valid JSON/i],
+  // Claude Code's cache diagnosis named a stored reply by an id the API never gave (anthropics/claude-code#96033).
+  ["previous_message_id", /diagnostics\.previous_message_id/i],
+  // A tool search's reference to a tool the request does not list (anthropics/claude-code#79970, #82004).
+  ["tool_reference_unknown", /Tool reference '[^']*' not found in available tools/i],
   [
     "empty_content",
     /text content blocks must be non-empty|must contain non-whitespace text|must have non-empty content|is blank\.|content field (?:in the Message object )?at messages\.\d+.* is empty|cannot be empty when status value is error|contents\.parts must not be empty/i,
@@ -260,7 +266,12 @@ function providerOf(u: Unwrapped, message: string): Provider {
   )
     return "gemini";
   if (/toolResult|ContentBlock object|toolUse blocks|Message object at|A conversation must/i.test(message)) return "bedrock";
-  if (u.type !== undefined || /^API Error: \d{3}\b|messages\.\d+|tool_use|thinking|prompt is too long|request_too_large|content blocks|32 ?MB/i.test(message))
+  if (
+    u.type !== undefined ||
+    /^API Error: \d{3}\b|messages\.\d+|tool_use|thinking|prompt is too long|previous_message_id|Tool reference '|request_too_large|content blocks|32 ?MB/i.test(
+      message,
+    )
+  )
     return "anthropic";
   return "unknown";
 }

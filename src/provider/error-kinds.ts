@@ -44,7 +44,6 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
   document_invalid: { cause: "a PDF in the history is over the API's page limit (100 pages a request) or cannot be read", fixedBy: "repair" },
-  invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
   rollout_ordinal: {
     cause:
       "Codex CLI's rollout numbers its lines (`ordinal`) and the last record has none (resume refused), or a number repeats (Codex before 0.154 stops the thread history there)",
@@ -58,6 +57,20 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   session_not_found: {
     cause: "Gemini CLI read no session it can resume from the chat file (its header cut short, or a rewind to a message it does not hold cleared it)",
     fixedBy: "repair",
+  },
+  invalid_json_body: {
+    cause: "the request body does not encode as JSON (NUL bytes or broken text, e.g. a lone UTF-16 surrogate, in a stored tool output, tool input or text)",
+    fixedBy: "repair",
+  },
+  previous_message_id: {
+    cause:
+      "the client named a stored reply as the previous response by an id the API never gave (a reply through a gateway, or the client's own entry): Claude Code sends it as diagnostics.previous_message_id on Anthropic's own API",
+    fixedBy: "repair",
+  },
+  tool_reference_unknown: {
+    cause:
+      "a tool search result refers to a tool the client no longer offers (a start-up tool like WaitForMcpServers, a disconnected MCP server): the client's tool list of the moment, not the stored session; Claude Code 2.1.197 and later drop such references on resume, so restarting the client (or reconnecting the MCP server) answers it",
+    fixedBy: null,
   },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

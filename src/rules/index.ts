@@ -29,6 +29,7 @@ import { corruptedThoughtSignature } from "./corrupted-thought-signature.js";
 import { emptyChatFile } from "./empty-chat-file.js";
 import { brokenParentChain } from "./broken-parent-chain.js";
 import { foreignSummary } from "./foreign-summary.js";
+import { foreignMessageId } from "./foreign-message-id.js";
 import { orphanToolResult } from "./orphan-tool-result.js";
 import { toolResultMissing } from "./tool-result-missing.js";
 import { trailingAssistant } from "./trailing-assistant.js";
@@ -69,6 +70,7 @@ export const RULES: readonly Rule[] = [
   oversizedAttachment,
   contextOverflow,
   trailingAssistant,
+  foreignMessageId,
   // After the rules that mend or drop records: what is left to begin the history with is then known.
   leadingAssistant,
   // Last: it reports only what the rules above did not.

@@ -4,7 +4,8 @@ import type { Report, Rule } from "./rule.js";
 
 /**
  * Transcripts: a tool result whose call is not earlier on the active chain, or that answers a call already
- * answered (`unexpected tool_use_id found in tool_result blocks`). openclaw and Codex drop these; a call is never
+ * answered (`unexpected tool_use_id found in tool_result blocks`). openclaw and Codex drop these, Claude Code sends a
+ * user message "(no content)" in its place (2.1.197 and 2.1.332, measured: scenario orphan-result); a call is never
  * invented for them. opencode keeps call and result in one part, so it cannot have one.
  */
 export const orphanToolResult: Rule = {
@@ -39,7 +40,9 @@ export const orphanToolResult: Rule = {
               ? "tool result with an empty tool call id, which answers no call"
               : `tool result for ${block.toolUseId}, but no call with that id comes before it`;
           const report = atBlock(block, `${what} (${copes ?? `rejected: ${says.orphanResult(block.toolUseId)}`})`);
-          reports.push(copes ? { ...report, severity: "warning" } : report);
+          // A client that mends it on every resume (Claude Code) is left as it is: dropping the result would change
+          // what it sends, and with it the prefix later thinking is bound to.
+          reports.push(copes ? { ...report, severity: "warning", ...(view.copes?.mendsEveryTime ? { fixable: false } : {}) } : report);
         } else {
           const copes = view.copes?.secondResult;
           const report = atBlock(block, `a second tool result for ${block.toolUseId} (${copes ?? `rejected: ${says.secondResult(block.toolUseId)}`})`);
@@ -50,7 +53,7 @@ export const orphanToolResult: Rule = {
     return reports;
   },
   fix(finding, context) {
-    if (context.kind !== "lines") return [];
+    if (context.kind !== "lines" || !finding.fixable) return [];
     const at = context.block(finding);
     return at ? context.dropBlock(at.line, at.index, "dropped the tool result that answers no call (kept in the backup)") : [];
   },

@@ -44,6 +44,8 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   image_invalid: "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
   document_invalid: "messages.1.content.22.pdf.source.base64.data: A maximum of 100 PDF pages may be provided.",
   invalid_json_body: "The request body is not valid JSON: unexpected end of data: line 1 column 3 (char 2)",
+  previous_message_id: "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)",
+  tool_reference_unknown: "Tool reference 'WaitForMcpServers' not found in available tools",
   thinking_empty: "messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking",
   empty_tool_id: "Invalid 'input[12].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.",
   tool_response_mismatch: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",

@@ -169,13 +169,17 @@ describe.each(DIALECTS)("session scan --json on the %s demo store", (dialect) =>
 // Repair, again, restore on copies of the demo stores
 // ---------------------------------------------------------------------------------------------
 
+const LEFT_ALONE: Record<string, ReadonlySet<string>> = { claude: new Set(["orphan-tool-result"]) };
+
 describe.each(DIALECTS)("session repair --all --yes on a copy of the %s demo store", (dialect) => {
   const sb = sandbox();
   let store: string;
   let original: Map<string, { bytes: Buffer; mode: number; mtimeMs: number }>;
   let ids: Map<string, string[]>;
   let doc: ChangeDoc;
-  const damaged = EXPECTED.filter((e) => e.format === dialect && e.expect.length > 0);
+  // What the client mends on every resume is reported but left alone (Claude Code: an orphan result, which it sends
+  // as "(no content)"; issue 40): a session damaged only so is not changed.
+  const damaged = EXPECTED.filter((e) => e.format === dialect && e.expect.some((x) => !LEFT_ALONE[dialect]?.has(x.rule)));
 
   beforeAll(async () => {
     store = demoCopy(dialect);

@@ -79,6 +79,15 @@ const ANTHROPIC: Case[] = [
   ],
   ["Request too large (max 32MB). Double press esc to go back and try with a smaller file.", { kind: "request_too_large" }],
   ["The request body is not valid JSON: unexpected end of data: line 1 column 48213 (char 48212)", { kind: "invalid_json_body" }],
+  // Claude Code's cache diagnosis naming a reply by an id the API never gave (anthropics/claude-code#96033, #58427).
+  [
+    "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)",
+    { kind: "previous_message_id", index: null, provider: "anthropic" },
+  ],
+  // A tool search result naming a tool the request does not list (anthropics/claude-code#79970, #82004).
+  ["Tool reference 'WaitForMcpServers' not found in available tools", { kind: "tool_reference_unknown", index: null, provider: "anthropic" }],
+  // A lone surrogate in a stored string (anthropics/claude-code#68325; as Claude Code prints it: below).
+  ["The request body is not valid JSON: no low surrogate in string: line 1 column 195621 (char 195620)", { kind: "invalid_json_body", index: null }],
   [
     "messages.120.content.0.image.source.base64: image exceeds 5 MB maximum: 9427836 bytes > 5242880 bytes",
     { kind: "image_invalid", index: 120, contentIndex: 0 },
@@ -229,6 +238,21 @@ const TRIAGE: Case[] = [
   ],
   ["Your input exceeds the context window of this model. Please adjust your input and try again.", { kind: "context_overflow", provider: "openai" }],
   ["At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels", { kind: "image_invalid" }],
+  // As Claude Code prints it (anthropics/claude-code#70590, #68553).
+  [
+    "API Error: 400 diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)",
+    { kind: "previous_message_id", index: null, provider: "anthropic" },
+  ],
+  ["API Error: 400 Tool reference 'DesignSync' not found in available tools", { kind: "tool_reference_unknown", provider: "anthropic" }],
+  // Claude Code's print of a lone surrogate's 400 (link-assistant/hive-mind#1324, anthropics/claude-code#60394).
+  [
+    'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"The request body is not valid JSON: no low surrogate in string: line 1 column 28642 (char 28641)"},"request_id":"req_011CYEFwLV3CotFyg7Xr7zVy"}',
+    {
+      kind: "invalid_json_body",
+      provider: "anthropic",
+      message: "The request body is not valid JSON: no low surrogate in string: line 1 column 28642 (char 28641)",
+    },
+  ],
   [
     'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.9.content.0.thinking: each thinking block must contain non-whitespace thinking"}}',
     { kind: "thinking_empty", index: 9, contentIndex: 0 },

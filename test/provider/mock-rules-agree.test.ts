@@ -249,6 +249,9 @@ const MESSAGES: Api<MessagesCase> = {
   mockOnly: {
     request_too_large: "request-bytes",
     pdf_too_many_pages: "pdf-pages",
+    body_not_json: "lone-surrogate",
+    previous_message_id: "previous-message-id",
+    tool_reference_unknown: "tool-reference-unknown",
     prompt_too_long: "window",
     thinking_modified: "modified-thinking",
     block_binding_without_beta: "block-binding-without-beta",
@@ -278,6 +281,48 @@ const MESSAGES: Api<MessagesCase> = {
         "the page count is in the PDF's bytes, which the validator's request model does not carry: recover counts pages in drop-images (image-limits.ts pdfPages, the mock's count: a test below holds them equal), run by `repair --error` for the API's `A maximum of 100 PDF pages may be provided`",
       case: { body: body({ role: "user", content: [pdfBlock(101), text("Summarise it.")] }) },
       mock: "pdf_too_many_pages",
+      validator: [],
+    },
+    {
+      name: "lone-surrogate",
+      reason:
+        "the body's encoding, not the history's shape: recover judges it on the stored records (corrupted-tool-output: every string of a transcript line, an opencode part's text, output and tool input), where the client's own clean-up (Claude Code's) is known",
+      case: {
+        body: body(
+          { role: "user", content: "Run it." },
+          { role: "assistant", content: [text("Running."), { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "echo \ud83d" } }] },
+        ),
+      },
+      mock: "body_not_json",
+      validator: [],
+    },
+    {
+      name: "previous-message-id",
+      reason:
+        "a request parameter (the cache diagnosis Claude Code asks for), not the history: recover judges the stored line the client takes the id from (its foreign-message-id rule)",
+      case: {
+        body: { ...body({ role: "user", content: "Hi" }), diagnostics: { previous_message_id: "39fc571e-f3d6-4b5d-a487-cde05d34cff5" } } as MessagesBody,
+      },
+      mock: "previous_message_id",
+      validator: [],
+    },
+    {
+      name: "tool-reference-unknown",
+      reason:
+        "the request's tool list is the client's of the moment (its MCP servers, its start-up tools), which no stored session holds; recover cannot judge a reference against it",
+      case: {
+        // A tool search's result holds blocks, not text: outside MessagesBody's types, hence the cast.
+        body: {
+          model: "claude-sonnet-4-5",
+          messages: [
+            { role: "user", content: "Find the tool." },
+            { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "ToolSearch", input: { query: "select:WaitForMcpServers" } }] },
+            { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "WaitForMcpServers" }] }] },
+          ],
+          tools: [{ name: "ToolSearch" }],
+        } as unknown as MessagesBody,
+      },
+      mock: "tool_reference_unknown",
       validator: [],
     },
     {

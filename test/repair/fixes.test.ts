@@ -695,6 +695,31 @@ describe.each(FORMATS)("repair fixes (%s store)", (format) => {
     expectSettledAndRestorable(fx, { rules: ["corrupted-tool-output"], original, backup });
   });
 
+  it("corrupted-tool-output: a lone surrogate in a tool call's input goes, and the call stays the same call with the same fields", () => {
+    const built = storeOf(
+      sessionOf((w) => [
+        w.user("Print the party emoji."),
+        w.assistant([
+          w.stepStart(),
+          w.tool("bash", { command: "echo \ud83d done", description: "Print it" }, { output: "\n", title: "Print it" }),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("It printed a broken character."),
+          w.stepFinish("stop"),
+        ]),
+      ]),
+    );
+    const call = partWhere(built, (d) => d.type === "tool" && (d.state as { input: Json }).input.description === "Print it");
+    const fx = setup(format, built);
+    const before = storedPart(load(fx), call.partId);
+    const original = snapshot(fx);
+    const { plan: p, backup } = repair(fx);
+    expect(ops(p.changes)).toEqual([`update part ${call.partId}`]);
+    const state = before.state as Json;
+    expect(storedPart(load(fx), call.partId)).toEqual({ ...before, state: { ...state, input: { command: "echo  done", description: "Print it" } } });
+    expectSettledAndRestorable(fx, { rules: ["corrupted-tool-output"], original, backup });
+  });
+
   // BUG: cleanStrings(value, true) (src/plan/fixes.ts:34) deletes EVERY U+FFFD of every string in the record. The
   // invalid bytes became U+FFFD in the lossy decode, but so is a real, validly encoded U+FFFD elsewhere in the
   // record (the rule's own tests call that valid text), and the fix cannot tell them apart in the decoded string.

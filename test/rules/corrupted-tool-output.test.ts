@@ -62,6 +62,26 @@ describe.each(FORMATS)("corrupted-tool-output (%s store)", (format) => {
     );
   });
 
+  it("a lone surrogate in a tool call's input (anthropics/claude-code#68325) is reported, naming the input's field", () => {
+    const built = storeOf(
+      sessionOf((w) => [
+        w.user("Print the party emoji."),
+        w.assistant([
+          w.stepStart(),
+          toolOutput(w, "bash", { command: "echo \ud83d", description: "Print it" }, "\n", { title: "Print it" }),
+          w.stepFinish("tool-calls"),
+          w.stepStart(),
+          w.text("It printed a broken character."),
+          w.stepFinish("stop"),
+        ]),
+      ]),
+    );
+    const tool = theTool(built);
+    const findings = scan(format, built, { now: lastWrite(built) + HOUR });
+    expect(spots(findings)).toEqual(expected({ rule: "corrupted-tool-output", severity: "error", messageId: tool.messageId, partId: tool.partId }));
+    expect(findings[0]!.message).toMatch(/lone UTF-16 surrogate in state\.input\.command: .*no low surrogate in string/);
+  });
+
   it("source code that spells the escape \\u0000 as text is not a NUL", () => {
     const built = bashPrinted('src/csv.ts:14:  const SEP = "\\u0000";\nsrc/csv.ts:15:  // split on "\\ud83d" never matches\n');
     expect(scan(format, built, { now: lastWrite(built) + HOUR })).toEqual([]);

@@ -38,10 +38,20 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       // The repair loop's damage (turn two's tool_result line removed, later turns kept), on both clients.
       "opus55-interrupted tool-result-missing",
       "opus55-interrupted-197 tool-result-missing",
+      // A tool result whose call line is gone: the client sends "(no content)" in its place (a warning, left alone).
+      "orphan-result orphan-tool-result",
+      // A reply whose stored message.id is a gateway's (requestId kept): 2.1.332 names it as
+      // diagnostics.previous_message_id on Anthropic's API, which refuses it (a warning: through the gateway nothing is
+      // sent). Not here: previous-id-api-error-tail, the client's own API error entry at the tail, which it passes over.
+      "previous-id-foreign foreign-message-id",
       // The client sends stored empty thinking as it is; the API answers `each thinking block must contain
       // non-whitespace thinking` (the scenario empties the thinking of two turns).
       "thinking-empty empty-thinking",
       "thinking-empty empty-thinking",
+      // A lone surrogate in a stored tool input: the client sends it as U+FFFD (a warning, left alone; issue 40).
+      "tool-input-surrogate corrupted-tool-output",
+      // Not here: thinking-text-emptied(-197), a reply whose text damage emptied. The client leaves the message out
+      // whole and the API accepts the resume: no `trailing-thinking` or `thinking-only-message` error (issue 40).
     ]);
   });
 });
@@ -93,5 +103,100 @@ describe("an empty text beside a tool call, as the client that wrote the session
     const r = await run(["session", "scan", id, "--json", "--exit-zero", "--store", dir]);
     const doc = parseJsonDocument(r.stdout) as { sessions: { findings: { rule: string }[] }[] };
     expect(doc.sessions[0]!.findings.map((f) => f.rule)).toEqual(rules);
+  });
+});
+
+// Issue 40, row 3: scenario `tool-input-surrogate` as 2.1.332 left it (the stored Bash call's command ends in a lone
+// high surrogate). The client sends it as U+FFFD and is accepted: recover warns and leaves it. A user who got the
+// API's 400 anyway (an older client, another path to the API) gives it to --error, and the surrogate goes.
+describe("a lone surrogate in a stored tool call's input", () => {
+  const text = fs.readFileSync(path.join(FIXTURES, "tool-input-surrogate.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+  const REFUSED =
+    'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"The request body is not valid JSON: no low surrogate in string: line 1 column 28642 (char 28641)"},"request_id":"req_011CYEFwLV3CotFyg7Xr7zVy"}';
+
+  function store(): { dir: string; file: string } {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-cr-wf3-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    fs.writeFileSync(file, text);
+    fs.utimesSync(file, new Date("2026-11-27T00:00:00Z"), new Date("2026-11-27T00:00:00Z"));
+    return { dir, file };
+  }
+  const commands = (file: string) => [...fs.readFileSync(file, "utf8").matchAll(/"command":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string);
+
+  it("scan: a warning naming the field and what the client does; a plain repair changes nothing", async () => {
+    const { dir, file } = store();
+    const r = await run(["session", "scan", id, "--json", "--exit-zero", "--store", dir]);
+    const doc = parseJsonDocument(r.stdout) as { sessions: { findings: { rule: string; severity: string; message: string; fixable: boolean }[] }[] };
+    expect(doc.sessions[0]!.findings).toMatchObject([
+      {
+        rule: "corrupted-tool-output",
+        severity: "warning",
+        fixable: false,
+        message: expect.stringMatching(/message\.content\.0\.input\.command: Claude Code sends it as U\+FFFD/),
+      },
+    ]);
+    const repaired = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", dir]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("`session repair --error` with the API's 400 removes the surrogate, keeps the call, and restores byte for byte", async () => {
+    const { dir, file } = store();
+    expect(commands(file)).toEqual(["echo hi \ud83d"]);
+    const env = { XDG_STATE_HOME: path.join(dir, "state") };
+    // --force: the capture is minutes old by its records' clock, and no client runs here.
+    const r = await run(["session", "repair", id, "--error", REFUSED, "--yes", "--force", "--store", dir], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/invalid_json_body/);
+    expect(commands(file)).toEqual(["echo hi "]);
+    expect(text.split("\n").length).toBe(fs.readFileSync(file, "utf8").split("\n").length);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+// Issue 40, row 2: scenario `previous-id-foreign` as 2.1.332 left it: turn two's stored message.id made a gateway's
+// (`gen-…`), its requestId kept; every resume on Anthropic's API is refused (diagnostics.previous_message_id, six
+// tries, exit 1). The repair with that 400 removes the line's requestId, and the client then names turn one's reply.
+describe("a reply the client names as the previous response by an id the API never gave", () => {
+  const text = fs.readFileSync(path.join(FIXTURES, "previous-id-foreign.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+  const REFUSED = "API Error: 400 diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)";
+  const GATEWAY = "gen-1764230000-AbCdEfGhIjKlMnOp";
+  const lineOf = (file: string) =>
+    fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes(`"id":"${GATEWAY}"`))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  function store(): { dir: string; file: string } {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-cr-wfx-previous-id-foreign-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    fs.writeFileSync(file, text);
+    return { dir, file };
+  }
+
+  it("`session repair --error` with the API's 400 takes the line's requestId and nothing else; restore gives it back", async () => {
+    const { dir, file } = store();
+    const [before] = lineOf(file);
+    expect(before!.requestId).toMatch(/^req_/);
+    const env = { XDG_STATE_HOME: path.join(dir, "state") };
+    const r = await run(["session", "repair", id, "--error", REFUSED, "--yes", "--force", "--store", dir], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/previous_message_id/);
+    const { requestId: _, ...rest } = before!;
+    expect(lineOf(file)).toEqual([rest]);
+    const again = await run(["session", "scan", id, "--json", "--exit-zero", "--include-live", "--store", dir]);
+    expect((parseJsonDocument(again.stdout) as { sessions: { findings: unknown[] }[] }).sessions[0]!.findings).toEqual([]);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
   });
 });

@@ -121,6 +121,41 @@ const RESULT_MISSING = (n, ids) =>
 const RESULT_ORPHAN = (n, m, id) =>
   `messages.${n}.content.${m}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
 
+// The API parses the body before any rule: a string holding a UTF-16 surrogate with no partner (JSON.stringify writes
+// it as a lone `\udXXX` escape) fails the parse (https://github.com/anthropics/claude-code/issues/68325, /60394, /3277:
+// `line 1 column N (char N-1)`, N where the bad escape is).
+const NOT_JSON = (column) => `The request body is not valid JSON: no low surrogate in string: line 1 column ${column} (char ${column - 1})`;
+/** The first string in `value` (keys included) that is not well-formed UTF-16, or undefined. */
+function loneSurrogateIn(value) {
+  if (typeof value === "string") return value.isWellFormed() ? undefined : value;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = loneSurrogateIn(v);
+      if (found !== undefined) return found;
+    }
+  } else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) {
+      const found = loneSurrogateIn(k) ?? loneSurrogateIn(v);
+      if (found !== undefined) return found;
+    }
+  return undefined;
+}
+
+const PREVIOUS_MESSAGE_ID = "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)";
+
+const TOOL_REFERENCE_UNKNOWN = (name) => `Tool reference '${name}' not found in available tools`;
+/** The tool names a request refers to by reference: tool_reference blocks in tool results and in system turns' tool changes. */
+function* toolReferences(body) {
+  for (const msg of Array.isArray(body?.messages) ? body.messages : []) {
+    for (const block of Array.isArray(msg?.content) ? msg.content : []) {
+      if (block?.type === "tool_result" && Array.isArray(block.content))
+        for (const item of block.content) if (item?.type === "tool_reference" && typeof item.tool_name === "string") yield item.tool_name;
+      if ((block?.type === "tool_addition" || block?.type === "tool_removal") && block.tool?.type === "tool_reference" && typeof block.tool.name === "string")
+        yield block.tool.name;
+    }
+  }
+}
+
 const messagesOf = (body) => (Array.isArray(body?.messages) ? body.messages : []);
 const blocksOf = (msg) => (Array.isArray(msg?.content) ? msg.content : []);
 /** The tool_use blocks of an assistant message (a user message calls no tool). */
@@ -168,6 +203,43 @@ export const RULES = [
           pages += pdfPages(b.source.data);
           if (pages > max) return { message: PDF_PAGES(n, m, max) };
         }
+      return null;
+    },
+  },
+  {
+    // Then: the API reads nothing of a body it cannot parse. The column is where the first lone surrogate's escape
+    // starts in the body as JSON.stringify writes it (Node, every client here), counted from 1.
+    id: "body_not_json",
+    error: NOT_JSON,
+    source: "https://github.com/anthropics/claude-code/issues/68325 (and /60394, /3277, /6273: the same text, one column each)",
+    check(body) {
+      if (loneSurrogateIn(body) === undefined) return null;
+      const json = JSON.stringify(body);
+      const at = json.search(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/);
+      return { message: NOT_JSON(at + 1) };
+    },
+  },
+  {
+    // A request parameter, checked before the history: the id Claude Code sends for the API's cache diagnosis (beta
+    // cache-diagnosis-2026-04-07; 2.1.332 on Anthropic's own API: the mock stands for it with
+    // _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL=1) must be an API message id. null (the first turn) passes.
+    id: "previous_message_id",
+    error: PREVIOUS_MESSAGE_ID,
+    source: "https://github.com/anthropics/claude-code/issues/96033, /58427, /68553, /73776 (Claude Code prints `API Error: 400 ` before it)",
+    check(body) {
+      const id = body?.diagnostics?.previous_message_id;
+      return typeof id === "string" && !id.startsWith("msg_") ? { message: PREVIOUS_MESSAGE_ID } : null;
+    },
+  },
+  {
+    // A tool_reference (a tool search's result, or a system turn's tool_addition / tool_removal) must name a tool of
+    // the request's `tools` (deferred ones count). Which check comes first is not known; before the history's rules.
+    id: "tool_reference_unknown",
+    error: TOOL_REFERENCE_UNKNOWN,
+    source: "https://github.com/anthropics/claude-code/issues/79970 (WaitForMcpServers), /82004 (a disconnected MCP server's tool)",
+    check(body) {
+      const tools = new Set((Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name).filter((n) => typeof n === "string"));
+      for (const name of toolReferences(body)) if (!tools.has(name)) return { message: TOOL_REFERENCE_UNKNOWN(name) };
       return null;
     },
   },

@@ -355,7 +355,7 @@ export function knownGapOf(scenario, version) {
  * The scenario as a repair loop: its steps, then recover (with the last refusal's text, if any) and one more resume
  * that must be accepted and printed. `loop: { reply, prompt, resumeArgs }` overrides the continuation's reply, prompt and
  * arguments (`resumeArgs(ctx)`: what the driver adds to the client's command line); `loop.command` and `loop.recoverArgs`
- * make the recover step another command (`import`) with its arguments; `loop.edit`
+ * make the recover step another command (`import`) with its arguments, `loop.check` its recover step's check; `loop.edit`
  * damages the session right before recover (a repair before the client ever sent the damaged history); `loop.withError`
  * is the recover step's (lib/engine.mjs header); `loop.enforce` runs the loop with the API's rules applied although the
  * scenario alone (a capture of what the client sends) does not apply them.
@@ -378,6 +378,8 @@ export function withRepairLoop(scenario, api, version) {
         // false: the plain repair, as a user runs it when the client never showed the refusal (it healed it itself).
         ...(loop.withError !== undefined ? { withError: loop.withError } : {}),
         ...(gap ? { expectExit: gap.expectExit, expectStderr: gap.expectStderr } : {}),
+        // What the recover step must have done besides exiting as expected (e.g. planned nothing).
+        ...(loop.check ? { check: loop.check } : {}),
       },
       {
         prompt: loop.prompt ?? "Continue.",

@@ -10,7 +10,7 @@
 // committed: "view", fixtures/claude-code-2.1/<name>.jsonl + .request.json; "loop", <fixtureDir>/<case>.jsonl +
 // .expected.json). An `edit` also runs before a recover step (damage made with no client run before recover).
 import fs from "node:fs";
-import { reply, text, thinking, toolUse } from "../api/messages.mjs";
+import { httpError, reply, text, thinking, toolUse } from "../api/messages.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Transcript edits, applied before a step (to the session's .jsonl, record by record).
@@ -79,6 +79,15 @@ const isResultOf = (id) => (r) =>
 
 // ---------------------------------------------------------------------------------------------------------------
 // Replies and steps.
+
+// Claude Code takes the mock for Anthropic's own API (diagnostics.previous_message_id is sent only there).
+const FIRST_PARTY = { _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL: "1" };
+/** A step check: the step's last main request named a previous_message_id matching `pattern`. */
+const previousIdIs = (pattern) => (ctx) => {
+  const requests = readRecords(`${ctx.out}/requests.jsonl`);
+  const sent = requests.filter((r) => r.body?.messages).at(-1)?.body?.diagnostics?.previous_message_id;
+  return typeof sent === "string" && pattern.test(sent) ? [] : [`diagnostics.previous_message_id was ${JSON.stringify(sent)}, expected ${pattern}`];
+};
 
 // The trim scenarios' window and oversized output: 120,000 characters of `seq`-like lines ("line 000001\n" …).
 const TRIM_LIMIT = 36_000;
@@ -212,6 +221,185 @@ export const scenarios = {
             },
           );
           return `first thinking block's text set to "", second's to "  \\n " (signatures kept)`;
+        },
+      }),
+    ],
+  },
+  // Issue 40, row 16: a reply whose text damage emptied is left with thinking only. Both checked clients leave such a
+  // message out whole (docs/research/claude-code-request.md §E, claude-code-prefix-thinking.md finding 1), so the API
+  // accepts the resume and recover must find no error there (it used to call it `trailing-thinking`).
+  "thinking-text-emptied": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s) on a session the client sends as it is`] : []),
+    },
+    about: 'two turns of signed thinking + text; turn one\'s stored text emptied (""), leaving its reply thinking only; resume → 200; recover plans nothing',
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Thought one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      resumeSays("Say three.", "three", {
+        expect: 200,
+        edit(ctx) {
+          const n = editBlocks(
+            ctx.session.file,
+            (b, r) => r.type === "assistant" && b.type === "text" && b.text === "one",
+            (b) => {
+              b.text = "";
+            },
+          );
+          return `turn one's assistant text "one" (${n} block) set to "" (its thinking kept)`;
+        },
+      }),
+    ],
+  },
+  // Issue 40, row 3: a lone UTF-16 surrogate inside a stored tool call's input (anthropics/claude-code#68325: `The
+  // request body is not valid JSON: no low surrogate in string`). The enforcing mock refuses a body holding one
+  // (messages-rules.mjs body_not_json); what the client makes of it before it sends is what this measures.
+  // Measured: 2.1.197 and 2.1.332 send it as U+FFFD and are accepted; recover reports a warning and changes nothing.
+  "tool-input-surrogate": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client mends the surrogate itself`] : []),
+    },
+    about: "text + tool_use (Bash echo hi) → result → text; the stored call's command gets a lone high surrogate; resume → 200 (sent as U+FFFD)",
+    steps: [
+      echoTurn(),
+      resumeSays("Say two.", "two", {
+        expect: 200,
+        edit(ctx) {
+          const n = editBlocks(
+            ctx.session.file,
+            (b, r) => r.type === "assistant" && b.type === "tool_use",
+            (b) => {
+              b.input.command = `${b.input.command} \ud83d`;
+            },
+          );
+          return `the stored tool_use input's command of ${n} call(s) ends in a lone high surrogate (\\ud83d)`;
+        },
+      }),
+    ],
+  },
+  // Issue 40, row 2: `diagnostics.previous_message_id` (anthropics/claude-code#96033, #58427). 2.1.332 sends it on
+  // Anthropic's own API (its cache diagnosis); the mock stands for that API with _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL.
+  // The id is the last assistant entry's `message.id` that is no API error and came with a `requestId` (or, without one,
+  // is a non-synthetic `msg_…`): docs/research/claude-code-previous-message-id.md. 2.1.197 gates it behind a remote
+  // feature flag, off offline: these run on 2.1.332 only.
+  "previous-id-api-error-tail": {
+    ...VIEW_LOOP,
+    versions: ["2.1.332"],
+    clientEnv: FIRST_PARTY,
+    loop: { withError: false, check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s) on a session the API accepts`] : []) },
+    about:
+      "the issue's shape, written by the client itself: a turn, then a resume the API refuses (the client stores its own isApiErrorMessage entry at the tail); resume → 200 (the client names the last real reply, not the error entry)",
+    steps: [
+      says("Say one.", "one"),
+      // Every try of this step refused (the client retries a 400 once by itself): it then stores its own API error entry.
+      {
+        prompt: "Say two.",
+        resume: true,
+        expect: 400,
+        replies: Array.from({ length: 6 }, () => httpError(400, "invalid_request_error", "mock: this step's requests are refused")),
+      },
+      resumeSays("Say three.", "three", { expect: 200, check: previousIdIs(/^msg_/) }),
+    ],
+  },
+  "previous-id-foreign": {
+    ...VIEW_LOOP,
+    versions: ["2.1.332"],
+    clientEnv: FIRST_PARTY,
+    about:
+      "two turns; the last reply's stored message.id made a gateway's (`gen-…`, requestId kept), as a session answered through a non-Anthropic proxy holds it; resume on Anthropic's API → 400 diagnostics.previous_message_id",
+    steps: [
+      says("Say one.", "one"),
+      resumeSays("Say two.", "two"),
+      refused("Say three.", "previous_message_id", {
+        edit({ session: { file } }) {
+          const n = withRecords(file, (recs) => {
+            let k = 0;
+            for (const r of recs)
+              if (r.type === "assistant" && r.message?.id !== undefined && r.message.content?.some((b) => b.type === "text" && b.text === "two")) {
+                r.message.id = "gen-1764230000-AbCdEfGhIjKlMnOp";
+                k++;
+              }
+            return k;
+          });
+          return `the stored message.id of turn two's reply (${n} line) := "gen-1764230000-AbCdEfGhIjKlMnOp" (requestId kept)`;
+        },
+      }),
+    ],
+  },
+  // Issue 40, row 1: a stored tool search result naming a tool that is gone (anthropics/claude-code#79970: the
+  // transient WaitForMcpServers). The tool search turn is planted (offline there is no MCP server to search), in the
+  // shape 2.1.332 writes a ToolSearch result: `content: [{type: "tool_reference", tool_name}]`. The enforcing mock
+  // refuses a reference to a tool the request does not list (tool_reference_unknown).
+  // Measured: 2.1.197 and 2.1.332 replace it with "[Tool references removed - tools no longer available]" and are
+  // accepted; recover finds nothing to repair (docs/research/claude-code-tool-reference.md).
+  "tool-reference-gone": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client mends the reference itself`] : []),
+    },
+    clientEnv: { ...FIRST_PARTY, ENABLE_TOOL_SEARCH: "true" },
+    about:
+      "a turn; then a planted ToolSearch call whose stored result references WaitForMcpServers (not a tool of the resume), and a reply; resume → 200 (the client drops the reference)",
+    steps: [
+      says("Say one.", "one"),
+      resumeSays("Say two.", "two", {
+        expect: 200,
+        edit({ session: { file } }) {
+          const last = lastOf(file, isAssistantText("one"));
+          const id = "toolu_mock_search_01";
+          insertAfter(file, last.uuid, [
+            (e) => ({
+              ...e,
+              type: "assistant",
+              requestId: last.requestId,
+              message: {
+                ...last.message,
+                id: "msg_mock_planted_search",
+                content: [{ type: "tool_use", id, name: "ToolSearch", input: { query: "select:WaitForMcpServers", max_results: 5 } }],
+                stop_reason: "tool_use",
+              },
+            }),
+            (e) => ({
+              ...e,
+              type: "user",
+              message: {
+                role: "user",
+                content: [{ type: "tool_result", tool_use_id: id, content: [{ type: "tool_reference", tool_name: "WaitForMcpServers" }] }],
+              },
+            }),
+            (e) => ({
+              ...e,
+              type: "assistant",
+              requestId: last.requestId,
+              message: { ...last.message, id: "msg_mock_planted_after", content: [{ type: "text", text: "It is loaded." }] },
+            }),
+          ]);
+          return "after turn one's reply: a ToolSearch call, its result [tool_reference WaitForMcpServers], and a reply";
+        },
+      }),
+    ],
+  },
+  // Issue 40, row 16's audit: a tool result whose call is gone (its assistant line removed, the chain relinked).
+  // Measured: 2.1.197 and 2.1.332 send a user message "(no content)" in its place and are accepted; recover warns
+  // and changes nothing (dropping it would change what the client sends).
+  "orphan-result": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client mends the orphan itself`] : []),
+    },
+    about: 'text + tool_use (Bash) → result → text; the stored call\'s line removed (the result kept, relinked); resume → 200 (sent as "(no content)")',
+    steps: [
+      echoTurn(),
+      resumeSays("Say two.", "two", {
+        edit({ session: { file } }) {
+          const n = deleteRecords(file, (r) => r.type === "assistant" && r.message?.content?.some((b) => b.type === "tool_use"));
+          return `the assistant line(s) holding the tool_use removed (${n}); its tool_result line kept, re-parented`;
         },
       }),
     ],

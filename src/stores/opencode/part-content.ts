@@ -63,9 +63,23 @@ export function findCorruption(part: Obj, invalidUtf8?: { offset: number }, json
     damageIn("text", part.text, invalidUtf8) ??
     damageIn("state.output", state?.output, invalidUtf8) ??
     damageIn("state.error", state?.error, invalidUtf8) ??
-    damageIn("state.metadata.output", obj(state?.metadata)?.output, invalidUtf8);
+    damageIn("state.metadata.output", obj(state?.metadata)?.output, invalidUtf8) ??
+    // A tool call's input goes to the provider as the call's arguments (anthropics/claude-code#68325: a lone surrogate
+    // there fails the whole body); cleaning it leaves the same object, its strings without the damage.
+    damageInValue("state.input", state?.input);
   if (found || !invalidUtf8) return found;
   return { kind: "invalid-utf8", field: "(record)", detail: `invalid UTF-8 at byte ${invalidUtf8.offset} of the record` };
+}
+
+/** NULs and lone surrogates in any string of a JSON value (a tool input), named by their path. */
+function damageInValue(field: string, value: unknown): Corruption | undefined {
+  if (typeof value === "string") return damageIn(field, value, undefined);
+  const entries = Array.isArray(value) ? value.entries() : value !== null && typeof value === "object" ? Object.entries(value) : [];
+  for (const [key, item] of entries) {
+    const found = damageInValue(`${field}.${key}`, item);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function damageIn(field: string, value: unknown, invalidUtf8: { offset: number } | undefined): Corruption | undefined {

@@ -1,24 +1,56 @@
 /**
  * What Claude Code does to the merged history before it sends it (measured with the real client, 2.1.197 and 2.1.331:
- * docs/research/claude-code-prefix-thinking.md): an assistant message of thinking only is left out, and on a model
- * that takes system turns in `messages` the session's context reminders go as a `role: "system"` message of their
- * own. recover's view is what is sent, so `messages.N` in an API error lands where the client put it.
+ * docs/research/claude-code-prefix-thinking.md; 2.1.197, 2.1.277 and 2.1.332: scenario `thinking-text-emptied`): an
+ * assistant message of thinking only is left out, and on a model that takes system turns in `messages` the session's
+ * context reminders go as a `role: "system"` message of their own. recover's view is what is sent, so `messages.N` in an API error lands where the client put it.
  */
 import type { ConversationMessage, SkippedMessage, TextBlock } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { obj, str, type ReplaySession } from "./dialect.js";
+import { compareVersions } from "../checked-clients.js";
 
 export function claudeReplay(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
-  const left = leaveOutThinkingOnly(messages);
+  const left = leaveOutThinkingOnly(withoutOrphanResults(messages), joinsAroundLeftOut(session.clientVersion));
   return { messages: takesSystemTurns(currentModel(session.chain)) ? withSystemTurns(left.messages) : left.messages, skipped: left.skipped };
 }
 
 /**
- * Claude Code leaves out an assistant message that holds only thinking (a reply whose text was blank, or cut off
- * after its thinking), and the user messages on either side of it go as one. What it leaves out changes nothing in
- * the request.
+ * A tool result whose call is nowhere before it is not sent: the client takes it out of its message, and a message
+ * left with nothing goes as the text "(no content)" (2.1.197 and 2.1.332, measured: scenario orphan-result). The
+ * orphan-tool-result rule still sees it in the stored history (a warning there).
  */
-function leaveOutThinkingOnly(messages: ConversationMessage[]): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
+function withoutOrphanResults(messages: ConversationMessage[]): ConversationMessage[] {
+  const called = new Set<string>();
+  return messages.map((message) => {
+    for (const block of message.blocks) if (block.type === "tool_use") called.add(block.id);
+    if (message.role !== "user" || !message.blocks.some((b) => b.type === "tool_result" && !called.has(b.toolUseId))) return message;
+    const kept = message.blocks.filter((b) => b.type !== "tool_result" || called.has(b.toolUseId));
+    if (kept.length > 0) return { ...message, blocks: kept };
+    const source = message.blocks[0]!.source;
+    return { ...message, blocks: [{ type: "text", source, chars: NO_CONTENT.length, text: NO_CONTENT, blank: false, synthetic: true }] };
+  });
+}
+const NO_CONTENT = "(no content)";
+
+/**
+ * The first Claude Code measured to send the user messages on either side of a left-out thinking-only message as one
+ * (issue 40, scenario `thinking-text-emptied`: 2.1.197 sends them as two user messages in a row, 2.1.277 and 2.1.332
+ * as one; the versions between were not run). The API takes both, so the difference only moves `messages.N`.
+ */
+const JOINS_AROUND_LEFT_OUT = "2.1.277";
+
+/** Whether the client joins the user messages around a message it left out; a version recover cannot place: yes. */
+function joinsAroundLeftOut(version: string | undefined): boolean {
+  const order = version === undefined ? undefined : compareVersions(version, JOINS_AROUND_LEFT_OUT);
+  return order === undefined || order >= 0;
+}
+
+/**
+ * Claude Code leaves out an assistant message that holds only thinking (a reply whose text was blank, or cut off
+ * after its thinking), and (`join`: from 2.1.277 on) the user messages on either side of it go as one. What it leaves
+ * out changes nothing in the request.
+ */
+function leaveOutThinkingOnly(messages: ConversationMessage[], join: boolean): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
   const kept: ConversationMessage[] = [];
   const skipped: SkippedMessage[] = [];
   let leftOut = false;
@@ -29,7 +61,7 @@ function leaveOutThinkingOnly(messages: ConversationMessage[]): { messages: Conv
       continue;
     }
     const last = kept.at(-1);
-    if (leftOut && last?.role === "user" && message.role === "user") {
+    if (join && leftOut && last?.role === "user" && message.role === "user") {
       kept[kept.length - 1] = {
         role: "user",
         blocks: [...last.blocks, ...message.blocks],

@@ -6,6 +6,7 @@
  */
 import type { Block } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
+import type { NamedReply } from "../../model/session-view.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
 import {
   handle,
@@ -73,6 +74,14 @@ export const claudeDialect: Dialect = {
   parentField: "parentUuid",
   // Every record Claude Code writes carries the client's version (`"version":"2.1.332"`).
   clientVersion: { at: "last", of: (value) => str(value.version) },
+  copes: {
+    // Measured (issue 40, scenario tool-input-surrogate): 2.1.197 and 2.1.332 send a stored lone surrogate as U+FFFD
+    // (their request clean-up, `tengu_lone_surrogate_sanitized`), and write nothing back.
+    loneSurrogate: "Claude Code sends it as U+FFFD in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone",
+    // Measured (issue 40, scenario orphan-result): both send a user message "(no content)" in its place.
+    orphanResult: 'Claude Code sends a user message "(no content)" in its place in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone',
+    mendsEveryTime: true,
+  },
   interpret(value) {
     const type = str(value.type);
     if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return { role: "unknown" };
@@ -110,6 +119,7 @@ export const claudeDialect: Dialect = {
   sentLines(chain, all) {
     return withParallelResults(chain, all);
   },
+  namedReplies: claudeNamedReplies,
   replay: claudeReplay,
   responsesApart: true,
   responseId(line) {
@@ -274,3 +284,32 @@ function attachmentOf(line: TranscriptLine, value: Json): SentLine {
 }
 
 const jsonText = (value: unknown) => JSON.stringify(value ?? null);
+
+/** The prefix of the ids the Messages API gives its responses (`msg_…`; Bedrock's and Vertex's too). */
+const API_ID = "msg_";
+
+/**
+ * The stored replies Claude Code names as `diagnostics.previous_message_id` (sent on Anthropic's own API: its cache
+ * diagnosis) before one with an API id: docs/research/claude-code-previous-message-id.md. Both checked clients take
+ * the latest assistant entry of the history that is no API error entry (`isApiErrorMessage`) and carries the response's
+ * `requestId`; 2.1.332 also one without a `requestId` whose id is a non-synthetic `msg_…` (2.1.197: `Plm`, 2.1.332:
+ * `z2i`/`$Vt`). The API refuses an id that is not `msg_…`: a reply that came through a gateway with ids of its own.
+ * Without its `requestId` neither client takes such an entry.
+ */
+function claudeNamedReplies(chain: readonly TranscriptLine[]): NamedReply[] {
+  const named: NamedReply[] = [];
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const line = chain[i]!;
+    const value = line.value;
+    if (value?.type !== "assistant" || value.isApiErrorMessage === true) continue;
+    const message = obj(value.message);
+    const id = str(message?.id);
+    if (id === undefined) continue;
+    const requested = typeof value.requestId === "string" && value.requestId !== "";
+    const counts = requested || (value.isVirtual !== true && id.startsWith(API_ID) && message?.model !== "<synthetic>");
+    if (!counts) continue;
+    if (id.startsWith(API_ID)) break;
+    named.push({ messageId: line.ref.id, id, marks: ["requestId"] });
+  }
+  return named;
+}

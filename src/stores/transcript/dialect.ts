@@ -8,7 +8,7 @@ import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/tr
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
 import type { Json } from "../../model/edit.js";
-import type { ClientCopes, ProviderApi, SentEntry } from "../../model/session-view.js";
+import type { ClientCopes, NamedReply, ProviderApi, SentEntry } from "../../model/session-view.js";
 
 export interface Interpretation {
   role: LineRole;
@@ -100,6 +100,11 @@ export interface Dialect {
    */
   directoryOf?(value: Json): string | undefined;
   promptOf?(value: Json): string | undefined;
+  /**
+   * The replies the client would name to the API by id, from the chain's end back to the first one with an API id
+   * (Claude Code: `diagnostics.previous_message_id`); see `TranscriptHistory.namedReplies`.
+   */
+  namedReplies?(chain: readonly TranscriptLine[]): NamedReply[];
   /** The provider's error answers the client stored among the lines (Codex: `task_complete.error`). */
   storedErrors?(lines: readonly TranscriptLine[]): { messageId: string; where: string; text: string }[];
   /**
@@ -155,6 +160,8 @@ export function clientVersionIn(lines: readonly TranscriptLine[], dialect: Diale
 export interface ReplaySession {
   chain: readonly TranscriptLine[];
   lineOf(id: string): TranscriptLine | undefined;
+  /** The client that will read the session back, as `SendSession.clientVersion`. */
+  clientVersion?: string | undefined;
 }
 
 export type { Json };

@@ -56,12 +56,14 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   }
   let messages = conversationOf(flow, dialect);
   if (dialect.replay) {
-    const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id) });
+    const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id), clientVersion: session.clientVersion });
     messages = replayed.messages;
     skipped.push(...replayed.skipped);
   }
   const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages, skipped } };
   if (brokenAt) history.brokenAt = brokenAt;
+  const named = dialect.namedReplies?.(chain);
+  if (named && named.length > 0) history.namedReplies = named;
   return history;
 }
 
