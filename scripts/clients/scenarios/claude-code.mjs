@@ -102,6 +102,22 @@ const echoTurn = (prompt = "Run `echo hi` with Bash.") => ({
   replies: [reply([text("Running."), echoHi()]), reply([text("Done: hi.")])],
 });
 
+// Four parallel Bash calls, the first one slowest (it finishes last and is written last), two of them printing files.
+const PARALLEL_FILES = { "a.txt": bigOutput(600), "b.txt": bigOutput(400) };
+const parallelTurn = () => ({
+  prompt: "Run the four commands at once.",
+  replies: [
+    reply([
+      text("Running all four."),
+      bash("toolu_mock_bash_01", "sleep 1; seq 1 300", "Count slowly"),
+      bash("toolu_mock_bash_02", "cat a.txt", "Show a.txt"),
+      bash("toolu_mock_bash_03", "seq 1 200", "Count"),
+      bash("toolu_mock_bash_04", "cat b.txt", "Show b.txt"),
+    ]),
+    reply([text("All four ran.")]),
+  ],
+});
+
 export const scenarios = {
   text: {
     fixture: "view",
@@ -259,6 +275,17 @@ export const scenarios = {
       },
       resumeSays("Thanks.", "You're welcome."),
     ],
+  },
+  // Issue 40 row 15: parallel calls that finish out of order. The first call (a slow command) finishes last, so the
+  // chain from the leaf runs through its result and its call line only: the response's later call lines and every
+  // other result sit on a branch beside the chain. The client puts them back (docs/research/claude-code-request.md
+  // §C); recover's view must too. Its own folder: another helper may run the default one.
+  "tool-parallel-order": {
+    fixture: "view",
+    work: "/tmp/cc-capture-par",
+    about: "four Bash calls in one response, the first one slowest: results written out of order, three call lines and their results beside the chain; resume",
+    project: PARALLEL_FILES,
+    steps: [parallelTurn(), resumeSays("Thanks.", "You're welcome.")],
   },
   "empty-text": {
     ...VIEW_LOOP,
@@ -501,6 +528,41 @@ function repairScenarios() {
     }),
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    // Issue 40 row 15: the output that overflows is one of the results on the branch beside the chain (scenario
+    // tool-parallel-order). Claude Code sends it; a view that misses it estimates a fraction of the refused request
+    // and has nothing to trim. Fixtures in parallel/ (captured in /tmp/cc-capture-par2, the paths are in them).
+    "repair-trim-parallel": loop({
+      fixture: "loop",
+      fixtureDir: "parallel",
+      work: "/tmp/cc-capture-par2",
+      about:
+        "four parallel Bash calls, the first slowest (three results beside the chain); an off-chain result made 160,000 characters; resume → 400 prompt is too long; recover context trim --error; resume → 200",
+      project: PARALLEL_FILES,
+      contextLimit: 40_000,
+      clientEnv: { DISABLE_COMPACT: "1" },
+      steps: [
+        parallelTurn(),
+        resumeSays("Say two.", "two"),
+        resumeSays("Say three.", "three"),
+        refused("Say four.", "prompt_too_long", {
+          edit({ session }) {
+            const output = bigOutput(Math.ceil(160_000 / 12));
+            let parent = "";
+            withRecords(session.file, (recs) => {
+              for (const r of recs.filter(isResultOf("toolu_mock_bash_03")))
+                for (const b of r.message.content)
+                  if (b.tool_use_id === "toolu_mock_bash_03") {
+                    b.content = output;
+                    parent = r.parentUuid;
+                  }
+            });
+            return `the tool_result of toolu_mock_bash_03 (a line beside the chain, child of call line ${parent}) set to ${output.length} characters (seq-like lines); toolUseResult left as the client wrote it`;
+          },
+        }),
+        { recover: "trim", withError: true },
+        resumeSays("Say five.", "five", { expect: 200 }),
+      ],
+    }),
     ...prefixScenarios(),
   };
 }

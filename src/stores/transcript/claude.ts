@@ -24,6 +24,7 @@ import {
 import { compareVersions } from "../checked-clients.js";
 import { collect } from "../../model/collect.js";
 import { claudeReplay } from "./claude-replay.js";
+import { withResponseBranches } from "./claude-parallel.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 const CLAUDE_RECORD_TYPES = new Set([
@@ -108,7 +109,7 @@ export const claudeDialect: Dialect = {
     return { role, blocks: sent } satisfies SentLine;
   },
   sentLines(chain, all) {
-    return withParallelResults(chain, all);
+    return withResponseBranches(chain, all);
   },
   replay: claudeReplay,
   responsesApart: true,
@@ -190,53 +191,6 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
     default:
       return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];
   }
-}
-
-/** The ids of the tool results a user line holds, when it holds nothing else. */
-function resultIds(line: TranscriptLine): string[] | undefined {
-  const content = obj(line.value?.message)?.content;
-  if (line.value?.type !== "user" || !Array.isArray(content) || content.length === 0) return undefined;
-  const ids = content.map((block) => (obj(block)?.type === "tool_result" ? str(obj(block)?.tool_use_id) : undefined));
-  return ids.every((id) => id !== undefined) ? (ids as string[]) : undefined;
-}
-
-const callIds = (line: TranscriptLine): string[] => {
-  const content = obj(line.value?.message)?.content;
-  return Array.isArray(content) ? collect(content, (block) => (obj(block)?.type === "tool_use" ? [str(obj(block)?.id) ?? ""] : [])) : [];
-};
-
-/**
- * Claude Code writes the result of each parallel call under its own call line, so all but the last result sit off
- * the chain; the client still sends them with the others (captured: fixtures/claude-code-2.1/tool-parallel). Such a
- * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
- * answers (a rewound branch answering an answered call stays out).
- */
-function withParallelResults(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): TranscriptLine[] {
-  const onChain = new Set(chain);
-  const byParent = new Map<string, TranscriptLine[]>();
-  for (const line of all) {
-    if (onChain.has(line) || line.sidechain || typeof line.parent !== "string" || !resultIds(line)) continue;
-    const siblings = byParent.get(line.parent);
-    if (siblings) siblings.push(line);
-    else byParent.set(line.parent, [line]);
-  }
-  if (byParent.size === 0) return [...chain];
-  const answered = new Set(collect(chain, (line) => resultIds(line) ?? []));
-  const out: TranscriptLine[] = [];
-  for (const line of chain) {
-    out.push(line);
-    const offChain = line.uuid !== undefined ? byParent.get(line.uuid) : undefined;
-    if (!offChain) continue;
-    const calls = new Set(callIds(line));
-    for (const result of offChain) {
-      const ids = resultIds(result)!;
-      if (ids.every((id) => calls.has(id) && !answered.has(id))) {
-        out.push(result);
-        for (const id of ids) answered.add(id);
-      }
-    }
-  }
-  return out;
 }
 
 /** Attachment types the client renders again from their data when a record has no stored rendering. */
