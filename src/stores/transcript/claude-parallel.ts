@@ -145,7 +145,7 @@ export function withResponseBranches(chain: readonly TranscriptLine[], all: read
 
   const onChain = new Set(chain);
   const position = new Map<TranscriptLine, number>();
-  chain.forEach((line, i) => position.set(line, i));
+  for (const [i, line] of chain.entries()) position.set(line, i);
   const answeredOnChain = new Set(chain.flatMap(answersOf));
   /** A line's place in file order; a result linked from elsewhere goes after its response's lines. */
   const placed = new Map<TranscriptLine, number>();
