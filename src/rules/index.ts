@@ -30,6 +30,7 @@ import { orphanToolResult } from "./orphan-tool-result.js";
 import { toolResultMissing } from "./tool-result-missing.js";
 import { trailingAssistant } from "./trailing-assistant.js";
 import { staleBookkeeping } from "./stale-bookkeeping.js";
+import { replayedHistory } from "./replayed-history.js";
 
 export const RULES: readonly Rule[] = [
   unreadableRecord,
@@ -39,6 +40,8 @@ export const RULES: readonly Rule[] = [
   sharedMessage,
   // Transcripts: the shape of the history first (what the rest is judged on).
   brokenParentChain,
+  // Claude Code: copies a second compaction re-appended (and the record it parented to them): before the chain is judged.
+  replayedHistory,
   foreignSummary,
   unknownRewind,
   corruptedToolOutput,

@@ -12,7 +12,9 @@
 //                   afterMs }, expect?: 200 | 400, expectRule?, clientEnv?, args?, version? (this step runs that version of
 //                   the client: a session an older client wrote, continued by this one), contextLimit? (a number, or
 //                   (ctx) => number: the enforced window from this step on), side? (reply | (body, entry, ctx) =>
-//                   reply: the answer to this step's side requests), check?(ctx, result) -> [problem…] }
+//                   reply: the answer to this step's side requests), check?(ctx, result) -> [problem…], stdin?
+//                   ([{ text, afterMs }…], or (ctx) => that: fed to the client's stdin in turn, several prompts to one
+//                   process, for a driver whose args take them that way) }
 //   recover step: { recover: "repair" | "trim" | "import", withError?: true | false (default: the last refusal's text
 //                   when there was one), args? ([…] or (ctx) => […]), expectExit? (default 0), restoreCheck?: false,
 //                   check?(ctx, verdictStep) -> [problem…] }
@@ -198,6 +200,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         timeoutMs,
         stdoutFile: path.join(out, `step-${n}.stdout`),
         stderrFile: path.join(out, `step-${n}.stderr`),
+        ...(s.stdin ? { input: typeof s.stdin === "function" ? s.stdin(ctx) : s.stdin } : {}),
       });
       if (s.kill)
         step.onServe = (k) => {

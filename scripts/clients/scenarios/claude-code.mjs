@@ -118,6 +118,77 @@ const parallelTurn = () => ({
   ],
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// Compaction twice in one process (issue 40 row 5).
+
+const COMPACT_SUMMARY = (n) => reply([text(`<summary>Summary ${n}: the user asked for numbers and got them.</summary>`)]);
+/** A main-loop request that asks for the conversation's summary (the compaction's own request). */
+const asksSummary = (body) => JSON.stringify(body?.messages?.at(-1) ?? "").includes("summary");
+let compactions = 0;
+/** Answers every main request of a multi-prompt step: a summary for a compaction, else "answer <prompt>". */
+const answerEach = (body) => {
+  if (asksSummary(body)) return COMPACT_SUMMARY(++compactions);
+  const last = body.messages.at(-1);
+  const said = (typeof last.content === "string" ? last.content : last.content.filter((b) => b.type === "text").at(-1)?.text) ?? "";
+  const m = /Say ([\d.]+)\./.exec(said);
+  return reply([text(m ? `answer ${m[1]}` : "ok")]);
+};
+const prompt = (t, afterMs) => ({ text: `${JSON.stringify({ type: "user", message: { role: "user", content: t } })}\n`, afterMs });
+const compactTwice = () => ({
+  version: "2.1.277",
+  prompt: "(stream-json on stdin)",
+  stdin: [
+    prompt("Say 1.1.", 0),
+    prompt("Say 1.2.", 2500),
+    prompt("/compact", 2500),
+    prompt("Say 2.1.", 4000),
+    prompt("Say 2.2.", 2500),
+    prompt("/compact", 2500),
+    prompt("Say 3.1.", 4000),
+    { text: "", afterMs: 3000 },
+  ],
+  replies: Array.from({ length: 12 }, () => answerEach),
+  check(ctx) {
+    const recs = readRecords(ctx.session.file);
+    const seen = new Set();
+    const copies = recs.filter((r) => r.uuid && (seen.has(r.uuid) || !seen.add(r.uuid))).length;
+    return copies > 0 ? [] : ["2.1.277 re-appended no record: the replay this scenario is about did not happen"];
+  },
+});
+const resumeAfterCompact = () =>
+  resumeSays("Say four.", "four", {
+    expect: 200,
+    check(ctx) {
+      const problems = [];
+      const recs = readRecords(ctx.session.file);
+      const seen = new Set();
+      if (recs.some((r) => r.uuid && (seen.has(r.uuid) || !seen.add(r.uuid)))) problems.push("records with a repeated uuid are left after the repair");
+      const sent = JSON.parse(fs.readFileSync(`${ctx.out}/requests.jsonl`, "utf8").trim().split("\n").at(-1)).body;
+      const first = JSON.stringify(sent?.messages?.[0]?.content ?? "");
+      if (!first.includes("Summary 2:")) problems.push(`the resumed request does not open with the second compaction's summary: ${first.slice(0, 120)}`);
+      if (!JSON.stringify(sent?.messages ?? []).includes("Say 3.1.")) problems.push("the resumed request lacks the turn after the second compaction");
+      return problems;
+    },
+  });
+/**
+ * The report's shape, built: the copies moved to right before the last prompt ("Say 3.1."), which is parented to the
+ * last copy (the replay at the next message the main thread records, with that message hanging from it).
+ */
+function misparentAfterReplay({ session }) {
+  return withRecords(session.file, (recs) => {
+    const seen = new Set();
+    const copies = recs.filter((r) => r.uuid && (seen.has(r.uuid) || !seen.add(r.uuid)));
+    const rest = recs.filter((r) => !copies.includes(r));
+    const at = rest.findIndex((r) => r.type === "user" && r.message?.content === "Say 3.1.");
+    const old = rest[at].parentUuid;
+    rest[at].parentUuid = copies.at(-1).uuid;
+    recs.splice(0, recs.length, ...rest.slice(0, at), ...copies, ...rest.slice(at));
+    return `${copies.length} re-appended copies moved to right before "Say 3.1.", which now hangs from the last copy (${copies.at(-1).uuid}) instead of ${old}`;
+  });
+}
+/** The compaction loops: their own folder (the paths are in the fixtures), fixtures in compact-replay/. */
+const compactReplay = (s) => ({ enforce: true, work: "/tmp/cc-capture-compact", fixtureDir: "compact-replay", ...s });
+
 export const scenarios = {
   text: {
     fixture: "view",
@@ -528,6 +599,25 @@ function repairScenarios() {
     }),
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    // Issue 40 row 5: a second /compact in one process re-appends the history the first one summarized away, the
+    // copies with their uuids (anthropics/claude-code#92089). 2.1.277 does it, 2.1.332 no longer does; the session is
+    // written by 2.1.277 (several prompts to one process, as stream-json on stdin) and resumed by the suite's client.
+    // docs/research/claude-code-compaction.md.
+    "repair-compact-replay": compactReplay({
+      fixture: "loop",
+      about:
+        "2.1.277: two turns, /compact, two turns, /compact, a turn, in one process (the second /compact re-appends the first turns with their uuids); recover session repair; resume → 200 with the latest compaction's summary first",
+      steps: [compactTwice(), { recover: "repair", withError: false }, resumeAfterCompact()],
+    }),
+    // The report's second effect, built from its description (not reproduced offline: print mode writes the new
+    // boundary, a root, right after the copies): the replay happens at the next prompt instead, which hangs from the
+    // last copy, so the resumed history runs into the one from before the first compaction.
+    "repair-compact-replay-misparent": compactReplay({
+      fixture: "loop",
+      about:
+        "as repair-compact-replay, with the copies moved before the last prompt and that prompt parented to the last copy (the report's shape, built); recover session repair; resume → 200 with the latest compaction's summary first",
+      steps: [compactTwice(), { recover: "repair", withError: false, edit: misparentAfterReplay }, resumeAfterCompact()],
+    }),
     // Issue 40 row 15: the output that overflows is one of the results on the branch beside the chain (scenario
     // tool-parallel-order). Claude Code sends it; a view that misses it estimates a fraction of the refused request
     // and has nothing to trim. Fixtures in parallel/ (captured in /tmp/cc-capture-par2, the paths are in them).
