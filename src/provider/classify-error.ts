@@ -31,6 +31,8 @@ export type ProviderErrorKind =
   | "image_invalid"
   | "invalid_json_body"
   | "reasoning_invalid"
+  | "session_not_found"
+  | "subagent_not_found"
   | "unknown";
 
 export type Provider = "anthropic" | "openai" | "bedrock" | "gemini" | "unknown";
@@ -149,6 +151,12 @@ const RULES: [ProviderErrorKind, RegExp][] = [
     "context_overflow",
     /prompt is too long|exceed context limit|maximum context length|context_length_exceeded|Request size exceeds model context window|too many tokens|input token count .*exceeds the maximum number of tokens|input exceeds the context window/i,
   ],
+  // Claude Code's own: a compaction whose request is itself over the window (claude-code#26317, #8330): the session is
+  // too long to compact, and stays so across restarts until it is trimmed.
+  ["context_overflow", /Conversation too long|Error during compaction/i],
+  // Claude Code's own: no transcript for the id asked for (a session's, claude-code#25032; a subagent's, #83261).
+  ["subagent_not_found", /No transcript found for agent ID/i],
+  ["session_not_found", /No conversation found with session ID|No saved session found with ID/i],
   ["image_invalid", /image exceeds [\d.]+ ?MB maximum|dimensions exceed max allowed size|Could not process image/i],
   ["invalid_json_body", /request body is not valid JSON/i],
   [

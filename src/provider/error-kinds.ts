@@ -40,5 +40,15 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },
   image_invalid: { cause: "an image in the history is too large or cannot be decoded", fixedBy: "repair" },
   invalid_json_body: { cause: "the request body does not encode as JSON (NUL bytes or broken text in a stored tool output)", fixedBy: "repair" },
+  session_not_found: {
+    cause:
+      "Claude Code found no transcript with that id in the project folder of the directory it was started in (the session lives under another project, was moved, or its file is gone; Claude Code 2.1 keeps no sessions-index.json): `recover session list` shows every session and its directory",
+    fixedBy: null,
+  },
+  subagent_not_found: {
+    cause:
+      "Claude Code could not load that subagent's transcript (<session>/subagents/agent-<id>.jsonl: missing, unreadable, or, as reported, over 5 MiB): `recover session list` shows each subagent's transcript under its session as agent-<id>, and `recover session scan agent-<id>` what is wrong in it",
+    fixedBy: null,
+  },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },
 };

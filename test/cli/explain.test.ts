@@ -46,6 +46,9 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
   tool_response_mismatch: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
   reasoning_invalid:
     "The encrypted content gAAAAABoT8w could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
+  // Claude Code's own texts (issue 40): its binary's words (2.1.332).
+  session_not_found: "No conversation found with session ID: 2f6c0e4b-1d3a-4c5e-9f70-0a1b2c3d4e5f",
+  subagent_not_found: 'Agent "Run tests" could not be resumed: No transcript found for agent ID: a54ba10ec0018e37e',
 };
 const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
 

@@ -189,6 +189,59 @@ function misparentAfterReplay({ session }) {
 /** The compaction loops: their own folder (the paths are in the fixtures), fixtures in compact-replay/. */
 const compactReplay = (s) => ({ enforce: true, work: "/tmp/cc-capture-compact", fixtureDir: "compact-replay", ...s });
 
+// ---------------------------------------------------------------------------------------------------------------
+// A subagent (issue 40 row 4): the main agent starts one in the foreground, the subagent runs Bash, and later the
+// main agent messages it again (SendMessage), which resumes it from its transcript.
+
+/** The subagent's transcript file, and its id as recover names it (`agent-<id>`). */
+const subagentFile = (ctx) => {
+  const projects = `${ctx.sandbox.configDir}/projects`;
+  for (const p of fs.readdirSync(projects)) {
+    const dir = `${projects}/${p}/${ctx.session.id}/subagents`;
+    if (!fs.existsSync(dir)) continue;
+    const f = fs.readdirSync(dir).find((n) => /^agent-.+\.jsonl$/.test(n));
+    if (f) return `${dir}/${f}`;
+  }
+  throw new Error("no subagent transcript");
+};
+const subagentId = (ctx) => subagentFile(ctx).split("/").at(-1).slice(0, -6);
+/** The text of a request message (its text blocks, tool results' contents), for telling the requests apart. */
+const said = (m) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""));
+/**
+ * One answer for every request of the subagent steps, from what the request holds (the main agent and its
+ * subagent share the mock): the subagent runs `echo sub` and says so, and says it again when messaged; the main
+ * agent starts it, messages it, and reports.
+ */
+const subagentRouter = (body, entry, ctx) => {
+  const msgs = body.messages;
+  const first = said(msgs[0]);
+  const last = msgs.at(-1);
+  const lastText = said(last);
+  if (first.includes("Run echo sub with Bash, then say done.")) {
+    // The subagent.
+    if (lastText.includes("say it again") || lastText.includes("say it once more")) return reply([text("sub again")]);
+    if (lastText.includes("tool_result")) return reply([text("done: sub")]);
+    return reply([thinking("I will run echo sub.", SIG(71)), text("Running."), bash("toolu_mock_sub_bash_01", "echo sub", "Print sub")]);
+  }
+  if (lastText.includes("Ask a subagent to run echo sub."))
+    return reply([
+      text("Starting it."),
+      toolUse("toolu_mock_agent_01", "Agent", {
+        description: "Run echo sub",
+        prompt: "Run echo sub with Bash, then say done.",
+        subagent_type: "general-purpose",
+        run_in_background: false,
+      }),
+    ]);
+  const again = /Ask the same subagent to say it (again|once more)\./.exec(lastText);
+  if (again)
+    return reply([
+      text("Messaging it."),
+      toolUse(`toolu_mock_send_${entry.seq}`, "SendMessage", { to: subagentId(ctx).slice(6), message: `Please say it ${again[1]}.` }),
+    ]);
+  return reply([text("The subagent answered.")]);
+};
+
 export const scenarios = {
   text: {
     fixture: "view",
@@ -599,6 +652,45 @@ function repairScenarios() {
     }),
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    // Issue 40 row 4: a subagent's transcript (<session>/subagents/agent-<id>.jsonl) is a session of its own: the
+    // client sends it again when the main agent messages the subagent (SendMessage resumes it). Its Bash result is
+    // lost (as a crash mid-tool leaves it); the resume of the subagent is refused; recover repairs the subagent's
+    // transcript by its id (agent-<id>, as `session list` shows it under its session); messaged again, it answers. The
+    // damage is an emptied thinking text (as thinking-empty), which the client sends: a lost tool result it would not
+    // (it leaves the call out).
+    "repair-subagent": {
+      enforce: true,
+      work: "/tmp/cc-capture-agent",
+      fixture: "loop",
+      fixtureDir: "subagent",
+      about:
+        "a foreground subagent thinks and runs Bash; its thinking text emptied in subagents/agent-<id>.jsonl; SendMessage resumes it → 400; recover session repair agent-<id> --error; SendMessage again → 200",
+      steps: [
+        { prompt: "Ask a subagent to run echo sub.", replies: Array.from({ length: 8 }, () => subagentRouter) },
+        {
+          prompt: "Ask the same subagent to say it again.",
+          resume: true,
+          expect: 400,
+          expectRule: "thinking_empty",
+          edit: (ctx) =>
+            `the subagent's thinking text (${editBlocks(
+              subagentFile(ctx),
+              (b) => b.type === "thinking",
+              (b) => {
+                b.thinking = "";
+              },
+            )} block) set to ""; signature kept`,
+          replies: Array.from({ length: 8 }, () => subagentRouter),
+          // The subagent's transcript as recover finds it (the loop's fixture keeps the main session's only).
+          check(ctx) {
+            fs.copyFileSync(subagentFile(ctx), `${ctx.out}/${subagentId(ctx)}.before-recover.jsonl`);
+            return [];
+          },
+        },
+        { recover: "repair", withError: true, session: (ctx) => subagentId(ctx) },
+        { prompt: "Ask the same subagent to say it once more.", resume: true, expect: 200, replies: Array.from({ length: 8 }, () => subagentRouter) },
+      ],
+    },
     // Issue 40 row 5: a second /compact in one process re-appends the history the first one summarized away, the
     // copies with their uuids (anthropics/claude-code#92089). 2.1.277 does it, 2.1.332 no longer does; the session is
     // written by 2.1.277 (several prompts to one process, as stream-json on stdin) and resumed by the suite's client.

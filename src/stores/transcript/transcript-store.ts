@@ -143,7 +143,15 @@ export class TranscriptStore implements SessionStore {
     const file = this.sessionFiles().get(id);
     if (!file) throw new RecoverError("session-not-found", `no session ${id} in this store`, { words: ["session", "list"], why: "to see them" });
     const { bytes, mtime } = readSessionFile(file.path);
-    return assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
+    const records = assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
+    const parent = this.parentOf(file);
+    if (parent !== undefined) records.summary.parentId = parent;
+    return records;
+  }
+
+  /** The session that spawned this one (a Claude Code subagent's), when its layout says. */
+  private parentOf(file: SessionFile): string | undefined {
+    return formatNamed(this.root.dialect).layout.parentOf?.(file.path);
   }
 
   openWriter(): StoreWriter {
@@ -171,6 +179,8 @@ export class TranscriptStore implements SessionStore {
     // A session renamed late keeps its new name past the head.
     const named = lastTitle(bytes);
     if (named) summary.title = named;
+    const parent = this.parentOf(file);
+    if (parent !== undefined) summary.parentId = parent;
     return summary;
   }
 }
