@@ -153,7 +153,7 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   ],
   // Claude Code's own: a compaction whose request is itself over the window (claude-code#26317, #8330): the session is
   // too long to compact, and stays so across restarts until it is trimmed.
-  ["context_overflow", /Conversation too long|Error during compaction/i],
+  ["context_overflow", /Conversation too long|Error during compaction|could not be reduced below the context limit/i],
   // Claude Code's own: no transcript for the id asked for (a session's, claude-code#25032; a subagent's, #83261).
   ["subagent_not_found", /No transcript found for agent ID/i],
   ["session_not_found", /No conversation found with session ID|No saved session found with ID/i],

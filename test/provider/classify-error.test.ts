@@ -350,6 +350,8 @@ describe("classifyProviderError: Claude Code's own texts (issue 40)", () => {
       "Error: Error during compaction: Error: Conversation too long. Press esc twice to go up a few messages and try again.",
       { kind: "context_overflow", tokens: null },
     ],
+    // 2.1.332, stored as a local command's stderr when every summary request was refused.
+    ["Compaction failed · conversation could not be reduced below the context limit", { kind: "context_overflow", tokens: null }],
   ];
   for (const [text, expected] of CLAUDE_CODE) it(`${expected.kind}: ${text.slice(0, 90)}`, () => expectClassified(text, expected));
 });

@@ -652,6 +652,59 @@ function repairScenarios() {
     }),
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    // Issue 40 row 13: a session too long for its window whose last turn alone is too long as well: the client answers
+    // the 400 by compacting, the compaction's own request is refused too and cannot be cut below the window (the
+    // overflow is in the turn it keeps), so it fails (`Compaction failed · conversation could not be reduced below the
+    // context limit`, stored as a local command's stderr), and every resume does the same: the session is frozen
+    // until it is trimmed. docs/research/claude-code-compaction.md.
+    // Frozen with 2.1.197: its compaction succeeds but keeps the last turn verbatim (preservedSegment), so what it
+    // sends after the summary is still too long, and every resume compacts and is refused again. 2.1.332 recovers by
+    // itself (it leaves the huge output out of what it keeps), so the loop runs on 2.1.197. Its window is that of
+    // repair-prefix-trim-sonnet45 (2.1.197 sends ~27,000 tokens of system prompt and tools on this model).
+    "repair-compact-failed": {
+      enforce: true,
+      work: "/tmp/cc-capture-compact-failed",
+      fixture: "loop",
+      fixtureDir: "compact-failed",
+      contextLimit: 46_000,
+      versions: ["2.1.197"],
+      about:
+        "2.1.197: three turns, the last running `echo ho`; its output made 200,000 characters; resume → 400, the client compacts keeping that turn, 400 again (Prompt is too long); the same after a restart; recover context trim --error --keep-steps 0; resume → 200",
+      steps: [
+        echoTurn(),
+        resumeSays("Say two.", "two"),
+        {
+          prompt: "Run `echo ho` with Bash.",
+          resume: true,
+          replies: [reply([text("Running it."), bash("toolu_mock_bash_02", "echo ho", "Print ho")]), reply([text("It printed ho.")])],
+        },
+        refused("Say four.", "prompt_too_long", {
+          edit({ session }) {
+            const output = bigOutput(Math.ceil(200_000 / 12));
+            let n = 0;
+            withRecords(session.file, (recs) => {
+              for (const b of recs.filter(isResultOf("toolu_mock_bash_02")).flatMap((r) => r.message.content))
+                if (b.tool_use_id === "toolu_mock_bash_02") {
+                  b.content = output;
+                  n++;
+                }
+            });
+            return `the tool_result of toolu_mock_bash_02, in the last turn (${n} line), set to ${output.length} characters (seq-like lines)`;
+          },
+          check: (ctx, r) =>
+            /Prompt is too long|Compaction failed|Conversation too long/.test(r.stdout + r.stderr)
+              ? []
+              : [`the client did not give up: ${(r.stdout + r.stderr).slice(0, 300)}`],
+        }),
+        // A restart changes nothing: the same refusal, the same failed compaction.
+        refused("Say four, again.", "prompt_too_long", {
+          check: (ctx, r) =>
+            /Prompt is too long|Compaction failed|Conversation too long/.test(r.stdout + r.stderr) ? [] : ["the second resume was not refused as the first"],
+        }),
+        { recover: "trim", withError: true, args: ["--keep-steps", "0"] },
+        resumeSays("Say five.", "five", { expect: 200 }),
+      ],
+    },
     // Issue 40 row 4: a subagent's transcript (<session>/subagents/agent-<id>.jsonl) is a session of its own: the
     // client sends it again when the main agent messages the subagent (SendMessage resumes it). Its Bash result is
     // lost (as a crash mid-tool leaves it); the resume of the subagent is refused; recover repairs the subagent's

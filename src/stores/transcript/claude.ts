@@ -109,7 +109,7 @@ export const claudeDialect: Dialect = {
     return { role, blocks: sent } satisfies SentLine;
   },
   sentLines(chain, all) {
-    return withResponseBranches(chain, all);
+    return withResponseBranches(withPreservedSegment(chain, all), all);
   },
   replay: claudeReplay,
   responsesApart: true,
@@ -191,6 +191,33 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
     default:
       return block ? [{ type: "text", source, chars: jsonLength(block), blank: false }] : [];
   }
+}
+
+/**
+ * A compaction that keeps the latest messages verbatim (`compactMetadata.preservedSegment {headUuid, anchorUuid,
+ * tailUuid}`, 2.1.197 and later) leaves them where they were, before the boundary, off the new chain; the client
+ * sends them right after the summary (the anchor), from the head to the tail. Measured: after 2.1.197's automatic
+ * compaction the resumed request was [summary, the kept turn (its call and its 200,000-character result), the prompt]
+ * (docs/research/claude-code-compaction.md, row 13); 2.1.332 does the same after `/compact`.
+ */
+function withPreservedSegment(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): readonly TranscriptLine[] {
+  const boundary = chain[0];
+  const segment = obj(obj(boundary?.value?.compactMetadata)?.preservedSegment);
+  if (boundary?.role !== "structure" || !segment) return chain;
+  const [head, anchor, tail] = [str(segment.headUuid), str(segment.anchorUuid), str(segment.tailUuid)];
+  const at = chain.findIndex((line) => line.uuid === anchor);
+  if (head === undefined || tail === undefined || at < 0) return chain;
+  const byUuid = new Map<string, TranscriptLine>();
+  for (const line of all) if (line.uuid !== undefined && !byUuid.has(line.uuid)) byUuid.set(line.uuid, line);
+  const onChain = new Set(chain);
+  const kept: TranscriptLine[] = [];
+  // From the tail back to the head; a segment whose links do not lead there is not put back at all.
+  for (let line = byUuid.get(tail); ; line = typeof line.parent === "string" ? byUuid.get(line.parent) : undefined) {
+    if (!line || onChain.has(line) || kept.includes(line) || kept.length > all.length) return chain;
+    kept.push(line);
+    if (line.uuid === head) break;
+  }
+  return [...chain.slice(0, at + 1), ...kept.reverse(), ...chain.slice(at + 1)];
 }
 
 /** Attachment types the client renders again from their data when a record has no stored rendering. */
