@@ -691,14 +691,14 @@ function repairScenarios() {
             });
             return `the tool_result of toolu_mock_bash_02, in the last turn (${n} line), set to ${output.length} characters (seq-like lines)`;
           },
-          check: (ctx, r) =>
+          check: (_ctx, r) =>
             /Prompt is too long|Compaction failed|Conversation too long/.test(r.stdout + r.stderr)
               ? []
               : [`the client did not give up: ${(r.stdout + r.stderr).slice(0, 300)}`],
         }),
         // A restart changes nothing: the same refusal, the same failed compaction.
         refused("Say four, again.", "prompt_too_long", {
-          check: (ctx, r) =>
+          check: (_ctx, r) =>
             /Prompt is too long|Compaction failed|Conversation too long/.test(r.stdout + r.stderr) ? [] : ["the second resume was not refused as the first"],
         }),
         { recover: "trim", withError: true, args: ["--keep-steps", "0"] },
