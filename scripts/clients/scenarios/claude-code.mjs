@@ -124,10 +124,12 @@ const parallelTurn = () => ({
 const COMPACT_SUMMARY = (n) => reply([text(`<summary>Summary ${n}: the user asked for numbers and got them.</summary>`)]);
 /** A main-loop request that asks for the conversation's summary (the compaction's own request). */
 const asksSummary = (body) => JSON.stringify(body?.messages?.at(-1) ?? "").includes("summary");
-let compactions = 0;
-/** Answers every main request of a multi-prompt step: a summary for a compaction, else "answer <prompt>". */
+/**
+ * Answers every main request of a multi-prompt step: a summary for a compaction (numbered by the summaries the
+ * request already holds, so that a run's first is 1 whatever ran before), else "answer <prompt>".
+ */
 const answerEach = (body) => {
-  if (asksSummary(body)) return COMPACT_SUMMARY(++compactions);
+  if (asksSummary(body)) return COMPACT_SUMMARY((JSON.stringify(body.messages).match(/Summary \d+:/g) ?? []).length + 1);
   const last = body.messages.at(-1);
   const said = (typeof last.content === "string" ? last.content : last.content.filter((b) => b.type === "text").at(-1)?.text) ?? "";
   const m = /Say ([\d.]+)\./.exec(said);
@@ -237,7 +239,12 @@ const subagentRouter = (body, entry, ctx) => {
   if (again)
     return reply([
       text("Messaging it."),
-      toolUse(`toolu_mock_send_${entry.seq}`, "SendMessage", { to: subagentId(ctx).slice(6), message: `Please say it ${again[1]}.` }),
+      // 2.1.197 wants a `summary` beside a string message (2.1.332 takes it too).
+      toolUse(`toolu_mock_send_${entry.seq}`, "SendMessage", {
+        to: subagentId(ctx).slice(6),
+        summary: `say it ${again[1]}`,
+        message: `Please say it ${again[1]}.`,
+      }),
     ]);
   return reply([text("The subagent answered.")]);
 };
@@ -773,7 +780,8 @@ function repairScenarios() {
       about:
         "four parallel Bash calls, the first slowest (three results beside the chain); an off-chain result made 160,000 characters; resume → 400 prompt is too long; recover context trim --error; resume → 200",
       project: PARALLEL_FILES,
-      contextLimit: 40_000,
+      // As repair-prefix-trim-sonnet45's: 2.1.197 sends ~27,000 tokens of system prompt and tools on this model.
+      contextLimit: 46_000,
       clientEnv: { DISABLE_COMPACT: "1" },
       steps: [
         parallelTurn(),
