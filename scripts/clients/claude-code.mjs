@@ -58,11 +58,12 @@ export const driver = {
     };
     return { env, cwd, home, configDir, store: configDir, recoverEnv: { ...common, XDG_STATE_HOME: path.join(ctx.work, "state") } };
   },
+  // A step with `stdin` gives its prompts (and slash commands such as /compact) to one process, as stream-json lines.
   args: (step, ctx) => [
-    step.prompt,
+    ...(step.stdin ? [] : [step.prompt]),
     "-p",
-    "--output-format",
-    "json",
+    ...(step.stdin ? ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"] : []),
+    ...(step.stdin ? [] : ["--output-format", "json"]),
     "--model",
     ctx.model,
     "--allowedTools",

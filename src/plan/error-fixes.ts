@@ -523,7 +523,7 @@ function transcriptErrorPlan(
       if (ids.length === 0)
         return {
           explanation:
-            "Gemini CLI read no session it can resume, but this session's chat file holds no header cut short and no rewind to a message it does not hold: the session may be another one (`gemini --list-sessions`), or its file is empty or gone",
+            "the client found no session it can resume, but this session's file holds no header cut short and no rewind to a message it does not hold: the session may be another one or live under another project's folder (`recover session list`, `gemini --list-sessions`), or its file is empty or gone",
         };
       return scoped(
         [unreadableRecord, unknownRewind],

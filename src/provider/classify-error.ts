@@ -37,6 +37,7 @@ export type ProviderErrorKind =
   | "rollout_ordinal"
   | "rollout_missing"
   | "session_not_found"
+  | "subagent_not_found"
   | "unknown";
 
 export type Provider = "anthropic" | "openai" | "bedrock" | "gemini" | "unknown";
@@ -180,6 +181,12 @@ const RULES: [ProviderErrorKind, RegExp][] = [
   // openclaw 2026.9's own words when its overflow recovery (auto-compaction, then tool-result truncation) gave up:
   // what its user sees instead of the API's text (docs/research/openclaw-compaction.md).
   ["context_overflow", /Context overflow: prompt too large for the model|Auto-compaction (?:failed|timed out) before the next model request/i],
+  // Claude Code's own: a compaction whose request is itself over the window (claude-code#26317, #8330): the session is
+  // too long to compact, and stays so across restarts until it is trimmed.
+  ["context_overflow", /Conversation too long|Error during compaction|could not be reduced below the context limit/i],
+  // Claude Code's own: no transcript for the id asked for (a session's, claude-code#25032; a subagent's, #83261).
+  ["subagent_not_found", /No transcript found for agent ID/i],
+  ["session_not_found", /No conversation found with session ID|No saved session found with ID/i],
   ["invalid_json_body", /request body is not valid JSON/i],
   // Claude Code's cache diagnosis named a stored reply by an id the API never gave (anthropics/claude-code#96033).
   ["previous_message_id", /diagnostics\.previous_message_id/i],

@@ -55,7 +55,8 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
     fixedBy: null,
   },
   session_not_found: {
-    cause: "Gemini CLI read no session it can resume from the chat file (its header cut short, or a rewind to a message it does not hold cleared it)",
+    cause:
+      "the client found no session it can resume under that id: Gemini CLI read none from the chat file (its header cut short, or a rewind to a message it does not hold cleared it); Claude Code found no transcript with that id in the project folder of the directory it was started in (the session lives under another project, was moved, or its file is gone; Claude Code 2.1 keeps no sessions-index.json)",
     fixedBy: "repair",
   },
   invalid_json_body: {
@@ -70,6 +71,11 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   tool_reference_unknown: {
     cause:
       "a tool search result refers to a tool the client no longer offers (a start-up tool like WaitForMcpServers, a disconnected MCP server): the client's tool list of the moment, not the stored session; Claude Code 2.1.197 and later drop such references on resume, so restarting the client (or reconnecting the MCP server) answers it",
+    fixedBy: null,
+  },
+  subagent_not_found: {
+    cause:
+      "Claude Code could not load that subagent's transcript (<session>/subagents/agent-<id>.jsonl: missing, unreadable, or, as reported, over 5 MiB): `recover session list` shows each subagent's transcript under its session as agent-<id>, and `recover session scan agent-<id>` what is wrong in it",
     fixedBy: null,
   },
   unknown: { cause: "not an error recover knows how to repair offline", fixedBy: null },

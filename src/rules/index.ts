@@ -35,6 +35,7 @@ import { toolResultMissing } from "./tool-result-missing.js";
 import { trailingAssistant } from "./trailing-assistant.js";
 import { staleBookkeeping } from "./stale-bookkeeping.js";
 import { rolloutOrdinal } from "./rollout-ordinal.js";
+import { replayedHistory } from "./replayed-history.js";
 
 export const RULES: readonly Rule[] = [
   unreadableRecord,
@@ -45,6 +46,8 @@ export const RULES: readonly Rule[] = [
   sharedMessage,
   // Transcripts: the shape of the history first (what the rest is judged on).
   brokenParentChain,
+  // Claude Code: copies a second compaction re-appended (and the record it parented to them): before the chain is judged.
+  replayedHistory,
   foreignSummary,
   unknownRewind,
   corruptedToolOutput,

@@ -56,6 +56,8 @@ const TEXTS: Record<Exclude<ProviderErrorKind, "unknown">, string> = {
     "thread/resume failed: error resuming thread: Fatal error: Failed to initialize session: thread-store internal error: failed to resume local thread recorder: final paginated rollout record at /home/u/.codex/sessions/2026/11/27/rollout-2026-11-27T17-02-56-01a21df5-c8e9-7242-a5ef-222e8807fb21.jsonl is missing an ordinal (code -32603)",
   rollout_missing: "Error: thread/resume: thread/resume failed: no rollout found for thread id 01a21df6-923d-7283-bef9-7cdbdbe55312 (code -32600)",
   session_not_found: "Error resuming session: No previous sessions found for this project.",
+  // Claude Code's own texts (issue 40): its binary's words (2.1.332).
+  subagent_not_found: 'Agent "Run tests" could not be resumed: No transcript found for agent ID: a54ba10ec0018e37e',
 };
 const KINDS = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
 

@@ -452,3 +452,24 @@ describe("classifyProviderError: errors that only look like session damage", () 
     expect(got.note).toBeUndefined();
   });
 });
+
+// Issue 40: Claude Code's own texts for a session it cannot load or compact (docs/research/claude-code-compaction.md,
+// docs/claude-code-subagents.md). Not provider errors, but what users paste.
+describe("classifyProviderError: Claude Code's own texts (issue 40)", () => {
+  const CLAUDE_CODE: Case[] = [
+    // 2.1.332's text (its binary: `No conversation found with session ID: ${id}`).
+    ["No conversation found with session ID: 2f6c0e4b-1d3a-4c5e-9f70-0a1b2c3d4e5f", { kind: "session_not_found", tokens: null }],
+    // claude-code#25032, an older client that read sessions-index.json.
+    ["No saved session found with ID 2f6c0e4b-1d3a-4c5e-9f70-0a1b2c3d4e5f", { kind: "session_not_found" }],
+    // claude-code#83261; 2.1.332's text is `No transcript found for agent ID: ${id}`.
+    ['Agent "Run tests" could not be resumed: No transcript found for agent ID: a54ba10ec0018e37e', { kind: "subagent_not_found" }],
+    // claude-code#26317, #8330, #22051: a compaction whose own request is over the window.
+    [
+      "Error: Error during compaction: Error: Conversation too long. Press esc twice to go up a few messages and try again.",
+      { kind: "context_overflow", tokens: null },
+    ],
+    // 2.1.332, stored as a local command's stderr when every summary request was refused.
+    ["Compaction failed · conversation could not be reduced below the context limit", { kind: "context_overflow", tokens: null }],
+  ];
+  for (const [text, expected] of CLAUDE_CODE) it(`${expected.kind}: ${text.slice(0, 90)}`, () => expectClassified(text, expected));
+});

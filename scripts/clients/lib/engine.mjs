@@ -12,8 +12,11 @@
 //                   afterMs }, expect?: 200 | 400 | 413, expectRule?, clientEnv?, args?, version? (this step runs that version of
 //                   the client: a session an older client wrote, continued by this one), contextLimit? (a number, or
 //                   (ctx) => number: the enforced window from this step on), side? (reply | (body, entry, ctx) =>
-//                   reply: the answer to this step's side requests), check?(ctx, result) -> [problem…] }
-//   recover step: { recover: "repair" | "trim" | "import", withError?: true | false (default: the last refusal's text
+//                   reply: the answer to this step's side requests), check?(ctx, result) -> [problem…], stdin?
+//                   ([{ text, afterMs }…], or (ctx) => that: fed to the client's stdin in turn, several prompts to one
+//                   process, for a driver whose args take them that way) }
+//   recover step: { recover: "repair" | "trim" | "import", session?: (ctx) => id (default: the session step 1 wrote),
+//                   withError?: true | false (default: the last refusal's text
 //                   when there was one), args? ([…] or (ctx) => […]), expectExit? (default 0), restoreCheck?: false,
 //                   check?(ctx, verdictStep) -> [problem…] }
 // `expect: 200`: every main request of the step accepted (none with thinking the API had to drop for a `drop_block`
@@ -198,6 +201,7 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
         timeoutMs,
         stdoutFile: path.join(out, `step-${n}.stdout`),
         stderrFile: path.join(out, `step-${n}.stderr`),
+        ...(s.stdin ? { input: typeof s.stdin === "function" ? s.stdin(ctx) : s.stdin } : {}),
       });
       if (s.kill)
         step.onServe = (k) => {
@@ -292,7 +296,8 @@ async function recoverStep(ctx, s, n, opts) {
   const cmd = [
     recoverBin,
     ...verb,
-    ...(s.recover === "import" ? [] : [ctx.session.id]),
+    // A step may name another session than the one the first step wrote (a subagent's, found after the run).
+    ...(s.recover === "import" ? [] : [typeof s.session === "function" ? s.session(ctx) : ctx.session.id]),
     ...(err && s.recover !== "import" ? ["--error", err.message] : []),
     ...((typeof s.args === "function" ? s.args(ctx) : s.args) ?? []),
     "--yes",

@@ -32,10 +32,23 @@ const cmdline = (pid) => {
 
 /**
  * Start `command args`; returns `{ kill(why), done }`. `done` resolves to { code, signal, stdout, stderr (text),
- * killed: null | { why, processes } }. stdin is /dev/null: no client here may wait for a keypress.
+ * killed: null | { why, processes } }. stdin is /dev/null: no client here may wait for a keypress. `input` (a list of
+ * { text, afterMs }) instead feeds stdin those texts, each `afterMs` after the one before, then closes it: several
+ * prompts to one process (Claude Code's `--input-format stream-json`).
  */
-export function startProcess(command, args, { cwd, env, timeoutMs, stdoutFile, stderrFile }) {
-  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+export function startProcess(command, args, { cwd, env, timeoutMs, stdoutFile, stderrFile, input }) {
+  const child = spawn(command, args, { cwd, env, stdio: [input ? "pipe" : "ignore", "pipe", "pipe"], detached: true });
+  if (input) {
+    child.stdin.on("error", () => {});
+    (async () => {
+      for (const { text, afterMs = 0 } of input) {
+        await new Promise((r) => setTimeout(r, afterMs));
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.stdin.write(text);
+      }
+      child.stdin.end();
+    })();
+  }
   const out = [];
   const err = [];
   child.stdout.on("data", (c) => out.push(c));

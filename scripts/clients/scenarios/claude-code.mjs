@@ -111,6 +111,153 @@ const echoTurn = (prompt = "Run `echo hi` with Bash.") => ({
   replies: [reply([text("Running."), echoHi()]), reply([text("Done: hi.")])],
 });
 
+// Four parallel Bash calls, the first one slowest (it finishes last and is written last), two of them printing files.
+const PARALLEL_FILES = { "a.txt": bigOutput(600), "b.txt": bigOutput(400) };
+const parallelTurn = () => ({
+  prompt: "Run the four commands at once.",
+  replies: [
+    reply([
+      text("Running all four."),
+      bash("toolu_mock_bash_01", "sleep 1; seq 1 300", "Count slowly"),
+      bash("toolu_mock_bash_02", "cat a.txt", "Show a.txt"),
+      bash("toolu_mock_bash_03", "seq 1 200", "Count"),
+      bash("toolu_mock_bash_04", "cat b.txt", "Show b.txt"),
+    ]),
+    reply([text("All four ran.")]),
+  ],
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Compaction twice in one process (issue 40 row 5).
+
+const COMPACT_SUMMARY = (n) => reply([text(`<summary>Summary ${n}: the user asked for numbers and got them.</summary>`)]);
+/** A main-loop request that asks for the conversation's summary (the compaction's own request). */
+const asksSummary = (body) => JSON.stringify(body?.messages?.at(-1) ?? "").includes("summary");
+/**
+ * Answers every main request of a multi-prompt step: a summary for a compaction (numbered by the summaries the
+ * request already holds, so that a run's first is 1 whatever ran before), else "answer <prompt>".
+ */
+const answerEach = (body) => {
+  if (asksSummary(body)) return COMPACT_SUMMARY((JSON.stringify(body.messages).match(/Summary \d+:/g) ?? []).length + 1);
+  const last = body.messages.at(-1);
+  const said = (typeof last.content === "string" ? last.content : last.content.filter((b) => b.type === "text").at(-1)?.text) ?? "";
+  const m = /Say ([\d.]+)\./.exec(said);
+  return reply([text(m ? `answer ${m[1]}` : "ok")]);
+};
+const prompt = (t, afterMs) => ({ text: `${JSON.stringify({ type: "user", message: { role: "user", content: t } })}\n`, afterMs });
+const compactTwice = () => ({
+  version: "2.1.277",
+  prompt: "(stream-json on stdin)",
+  stdin: [
+    prompt("Say 1.1.", 0),
+    prompt("Say 1.2.", 2500),
+    prompt("/compact", 2500),
+    prompt("Say 2.1.", 4000),
+    prompt("Say 2.2.", 2500),
+    prompt("/compact", 2500),
+    prompt("Say 3.1.", 4000),
+    { text: "", afterMs: 3000 },
+  ],
+  replies: Array.from({ length: 12 }, () => answerEach),
+  check(ctx) {
+    const recs = readRecords(ctx.session.file);
+    const seen = new Set();
+    const copies = recs.filter((r) => r.uuid && (seen.has(r.uuid) || !seen.add(r.uuid))).length;
+    return copies > 0 ? [] : ["2.1.277 re-appended no record: the replay this scenario is about did not happen"];
+  },
+});
+const resumeAfterCompact = () =>
+  resumeSays("Say four.", "four", {
+    expect: 200,
+    check(ctx) {
+      const problems = [];
+      const recs = readRecords(ctx.session.file);
+      const seen = new Set();
+      if (recs.some((r) => r.uuid && (seen.has(r.uuid) || !seen.add(r.uuid)))) problems.push("records with a repeated uuid are left after the repair");
+      const sent = JSON.parse(fs.readFileSync(`${ctx.out}/requests.jsonl`, "utf8").trim().split("\n").at(-1)).body;
+      const first = JSON.stringify(sent?.messages?.[0]?.content ?? "");
+      if (!first.includes("Summary 2:")) problems.push(`the resumed request does not open with the second compaction's summary: ${first.slice(0, 120)}`);
+      if (!JSON.stringify(sent?.messages ?? []).includes("Say 3.1.")) problems.push("the resumed request lacks the turn after the second compaction");
+      return problems;
+    },
+  });
+/**
+ * The report's shape, built: the copies moved to right before the last prompt ("Say 3.1."), which is parented to the
+ * last copy (the replay at the next message the main thread records, with that message hanging from it).
+ */
+function misparentAfterReplay({ session }) {
+  return withRecords(session.file, (recs) => {
+    const seen = new Set();
+    const copies = recs.filter((r) => r.uuid && (seen.has(r.uuid) || !seen.add(r.uuid)));
+    const rest = recs.filter((r) => !copies.includes(r));
+    const at = rest.findIndex((r) => r.type === "user" && r.message?.content === "Say 3.1.");
+    const old = rest[at].parentUuid;
+    rest[at].parentUuid = copies.at(-1).uuid;
+    recs.splice(0, recs.length, ...rest.slice(0, at), ...copies, ...rest.slice(at));
+    return `${copies.length} re-appended copies moved to right before "Say 3.1.", which now hangs from the last copy (${copies.at(-1).uuid}) instead of ${old}`;
+  });
+}
+/** The compaction loops: their own folder (the paths are in the fixtures), fixtures in compact-replay/. */
+const compactReplay = (s) => ({ enforce: true, work: "/tmp/cc-capture-compact", fixtureDir: "compact-replay", ...s });
+
+// ---------------------------------------------------------------------------------------------------------------
+// A subagent (issue 40 row 4): the main agent starts one in the foreground, the subagent runs Bash, and later the
+// main agent messages it again (SendMessage), which resumes it from its transcript.
+
+/** The subagent's transcript file, and its id as recover names it (`agent-<id>`). */
+const subagentFile = (ctx) => {
+  const projects = `${ctx.sandbox.configDir}/projects`;
+  for (const p of fs.readdirSync(projects)) {
+    const dir = `${projects}/${p}/${ctx.session.id}/subagents`;
+    if (!fs.existsSync(dir)) continue;
+    const f = fs.readdirSync(dir).find((n) => /^agent-.+\.jsonl$/.test(n));
+    if (f) return `${dir}/${f}`;
+  }
+  throw new Error("no subagent transcript");
+};
+const subagentId = (ctx) => subagentFile(ctx).split("/").at(-1).slice(0, -6);
+/** The text of a request message (its text blocks, tool results' contents), for telling the requests apart. */
+const said = (m) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""));
+/**
+ * One answer for every request of the subagent steps, from what the request holds (the main agent and its
+ * subagent share the mock): the subagent runs `echo sub` and says so, and says it again when messaged; the main
+ * agent starts it, messages it, and reports.
+ */
+const subagentRouter = (body, entry, ctx) => {
+  const msgs = body.messages;
+  const first = said(msgs[0]);
+  const last = msgs.at(-1);
+  const lastText = said(last);
+  if (first.includes("Run echo sub with Bash, then say done.")) {
+    // The subagent.
+    if (lastText.includes("say it again") || lastText.includes("say it once more")) return reply([text("sub again")]);
+    if (lastText.includes("tool_result")) return reply([text("done: sub")]);
+    return reply([thinking("I will run echo sub.", SIG(71)), text("Running."), bash("toolu_mock_sub_bash_01", "echo sub", "Print sub")]);
+  }
+  if (lastText.includes("Ask a subagent to run echo sub."))
+    return reply([
+      text("Starting it."),
+      toolUse("toolu_mock_agent_01", "Agent", {
+        description: "Run echo sub",
+        prompt: "Run echo sub with Bash, then say done.",
+        subagent_type: "general-purpose",
+        run_in_background: false,
+      }),
+    ]);
+  const again = /Ask the same subagent to say it (again|once more)\./.exec(lastText);
+  if (again)
+    return reply([
+      text("Messaging it."),
+      // 2.1.197 wants a `summary` beside a string message (2.1.332 takes it too).
+      toolUse(`toolu_mock_send_${entry.seq}`, "SendMessage", {
+        to: subagentId(ctx).slice(6),
+        summary: `say it ${again[1]}`,
+        message: `Please say it ${again[1]}.`,
+      }),
+    ]);
+  return reply([text("The subagent answered.")]);
+};
+
 export const scenarios = {
   text: {
     fixture: "view",
@@ -448,6 +595,17 @@ export const scenarios = {
       resumeSays("Thanks.", "You're welcome."),
     ],
   },
+  // Issue 40 row 15: parallel calls that finish out of order. The first call (a slow command) finishes last, so the
+  // chain from the leaf runs through its result and its call line only: the response's later call lines and every
+  // other result sit on a branch beside the chain. The client puts them back (docs/research/claude-code-request.md
+  // §C); recover's view must too. Its own folder: another helper may run the default one.
+  "tool-parallel-order": {
+    fixture: "view",
+    work: "/tmp/cc-capture-par",
+    about: "four Bash calls in one response, the first one slowest: results written out of order, three call lines and their results beside the chain; resume",
+    project: PARALLEL_FILES,
+    steps: [parallelTurn(), resumeSays("Thanks.", "You're welcome.")],
+  },
   "empty-text": {
     ...VIEW_LOOP,
     about: 'assistant text blocks edited to "" and whitespace in the stored transcript, then resume',
@@ -689,6 +847,153 @@ function repairScenarios() {
     }),
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    // Issue 40 row 13: a session too long for its window whose last turn alone is too long as well: the client answers
+    // the 400 by compacting, the compaction's own request is refused too and cannot be cut below the window (the
+    // overflow is in the turn it keeps), so it fails (`Compaction failed · conversation could not be reduced below the
+    // context limit`, stored as a local command's stderr), and every resume does the same: the session is frozen
+    // until it is trimmed. docs/research/claude-code-compaction.md.
+    // Frozen with 2.1.197: its compaction succeeds but keeps the last turn verbatim (preservedSegment), so what it
+    // sends after the summary is still too long, and every resume compacts and is refused again. 2.1.332 recovers by
+    // itself (it leaves the huge output out of what it keeps), so the loop runs on 2.1.197. Its window is that of
+    // repair-prefix-trim-sonnet45 (2.1.197 sends ~27,000 tokens of system prompt and tools on this model).
+    "repair-compact-failed": {
+      enforce: true,
+      work: "/tmp/cc-capture-compact-failed",
+      fixture: "loop",
+      fixtureDir: "compact-failed",
+      contextLimit: 46_000,
+      versions: ["2.1.197"],
+      about:
+        "2.1.197: three turns, the last running `echo ho`; its output made 200,000 characters; resume → 400, the client compacts keeping that turn, 400 again (Prompt is too long); the same after a restart; recover context trim --error --keep-steps 0; resume → 200",
+      steps: [
+        echoTurn(),
+        resumeSays("Say two.", "two"),
+        {
+          prompt: "Run `echo ho` with Bash.",
+          resume: true,
+          replies: [reply([text("Running it."), bash("toolu_mock_bash_02", "echo ho", "Print ho")]), reply([text("It printed ho.")])],
+        },
+        refused("Say four.", "prompt_too_long", {
+          edit({ session }) {
+            const output = bigOutput(Math.ceil(200_000 / 12));
+            let n = 0;
+            withRecords(session.file, (recs) => {
+              for (const b of recs.filter(isResultOf("toolu_mock_bash_02")).flatMap((r) => r.message.content))
+                if (b.tool_use_id === "toolu_mock_bash_02") {
+                  b.content = output;
+                  n++;
+                }
+            });
+            return `the tool_result of toolu_mock_bash_02, in the last turn (${n} line), set to ${output.length} characters (seq-like lines)`;
+          },
+          check: (_ctx, r) =>
+            /Prompt is too long|Compaction failed|Conversation too long/.test(r.stdout + r.stderr)
+              ? []
+              : [`the client did not give up: ${(r.stdout + r.stderr).slice(0, 300)}`],
+        }),
+        // A restart changes nothing: the same refusal, the same failed compaction.
+        refused("Say four, again.", "prompt_too_long", {
+          check: (_ctx, r) =>
+            /Prompt is too long|Compaction failed|Conversation too long/.test(r.stdout + r.stderr) ? [] : ["the second resume was not refused as the first"],
+        }),
+        { recover: "trim", withError: true, args: ["--keep-steps", "0"] },
+        resumeSays("Say five.", "five", { expect: 200 }),
+      ],
+    },
+    // Issue 40 row 4: a subagent's transcript (<session>/subagents/agent-<id>.jsonl) is a session of its own: the
+    // client sends it again when the main agent messages the subagent (SendMessage resumes it). Its Bash result is
+    // lost (as a crash mid-tool leaves it); the resume of the subagent is refused; recover repairs the subagent's
+    // transcript by its id (agent-<id>, as `session list` shows it under its session); messaged again, it answers. The
+    // damage is an emptied thinking text (as thinking-empty), which the client sends: a lost tool result it would not
+    // (it leaves the call out).
+    "repair-subagent": {
+      enforce: true,
+      work: "/tmp/cc-capture-agent",
+      fixture: "loop",
+      fixtureDir: "subagent",
+      about:
+        "a foreground subagent thinks and runs Bash; its thinking text emptied in subagents/agent-<id>.jsonl; SendMessage resumes it → 400; recover session repair agent-<id> --error; SendMessage again → 200",
+      steps: [
+        { prompt: "Ask a subagent to run echo sub.", replies: Array.from({ length: 8 }, () => subagentRouter) },
+        {
+          prompt: "Ask the same subagent to say it again.",
+          resume: true,
+          expect: 400,
+          expectRule: "thinking_empty",
+          edit: (ctx) =>
+            `the subagent's thinking text (${editBlocks(
+              subagentFile(ctx),
+              (b) => b.type === "thinking",
+              (b) => {
+                b.thinking = "";
+              },
+            )} block) set to ""; signature kept`,
+          replies: Array.from({ length: 8 }, () => subagentRouter),
+          // The subagent's transcript as recover finds it (the loop's fixture keeps the main session's only).
+          check(ctx) {
+            fs.copyFileSync(subagentFile(ctx), `${ctx.out}/${subagentId(ctx)}.before-recover.jsonl`);
+            return [];
+          },
+        },
+        { recover: "repair", withError: true, session: (ctx) => subagentId(ctx) },
+        { prompt: "Ask the same subagent to say it once more.", resume: true, expect: 200, replies: Array.from({ length: 8 }, () => subagentRouter) },
+      ],
+    },
+    // Issue 40 row 5: a second /compact in one process re-appends the history the first one summarized away, the
+    // copies with their uuids (anthropics/claude-code#92089). 2.1.277 does it, 2.1.332 no longer does; the session is
+    // written by 2.1.277 (several prompts to one process, as stream-json on stdin) and resumed by the suite's client.
+    // docs/research/claude-code-compaction.md.
+    "repair-compact-replay": compactReplay({
+      fixture: "loop",
+      about:
+        "2.1.277: two turns, /compact, two turns, /compact, a turn, in one process (the second /compact re-appends the first turns with their uuids); recover session repair; resume → 200 with the latest compaction's summary first",
+      steps: [compactTwice(), { recover: "repair", withError: false }, resumeAfterCompact()],
+    }),
+    // The report's second effect, built from its description (not reproduced offline: print mode writes the new
+    // boundary, a root, right after the copies): the replay happens at the next prompt instead, which hangs from the
+    // last copy, so the resumed history runs into the one from before the first compaction.
+    "repair-compact-replay-misparent": compactReplay({
+      fixture: "loop",
+      about:
+        "as repair-compact-replay, with the copies moved before the last prompt and that prompt parented to the last copy (the report's shape, built); recover session repair; resume → 200 with the latest compaction's summary first",
+      steps: [compactTwice(), { recover: "repair", withError: false, edit: misparentAfterReplay }, resumeAfterCompact()],
+    }),
+    // Issue 40 row 15: the output that overflows is one of the results on the branch beside the chain (scenario
+    // tool-parallel-order). Claude Code sends it; a view that misses it estimates a fraction of the refused request
+    // and has nothing to trim. Fixtures in parallel/ (captured in /tmp/cc-capture-par2, the paths are in them).
+    "repair-trim-parallel": loop({
+      fixture: "loop",
+      fixtureDir: "parallel",
+      work: "/tmp/cc-capture-par2",
+      about:
+        "four parallel Bash calls, the first slowest (three results beside the chain); an off-chain result made 160,000 characters; resume → 400 prompt is too long; recover context trim --error; resume → 200",
+      project: PARALLEL_FILES,
+      // As repair-prefix-trim-sonnet45's: 2.1.197 sends ~27,000 tokens of system prompt and tools on this model.
+      contextLimit: 46_000,
+      clientEnv: { DISABLE_COMPACT: "1" },
+      steps: [
+        parallelTurn(),
+        resumeSays("Say two.", "two"),
+        resumeSays("Say three.", "three"),
+        refused("Say four.", "prompt_too_long", {
+          edit({ session }) {
+            const output = bigOutput(Math.ceil(160_000 / 12));
+            let parent = "";
+            withRecords(session.file, (recs) => {
+              for (const r of recs.filter(isResultOf("toolu_mock_bash_03")))
+                for (const b of r.message.content)
+                  if (b.tool_use_id === "toolu_mock_bash_03") {
+                    b.content = output;
+                    parent = r.parentUuid;
+                  }
+            });
+            return `the tool_result of toolu_mock_bash_03 (a line beside the chain, child of call line ${parent}) set to ${output.length} characters (seq-like lines); toolUseResult left as the client wrote it`;
+          },
+        }),
+        { recover: "trim", withError: true },
+        resumeSays("Say five.", "five", { expect: 200 }),
+      ],
+    }),
     ...prefixScenarios(),
   };
 }

@@ -34,6 +34,8 @@ Examples:
                 directory: s.directory,
                 updated: iso(s.updated),
                 messages: s.messages,
+                // The session this one was spawned by (a Claude Code subagent's, an opencode child session's).
+                ...(s.parentId !== undefined ? { parent: s.parentId } : {}),
                 agent: s.agent,
                 format: s.format,
                 store: s.store,
@@ -93,7 +95,7 @@ function printTable(sessions: Listed[], io: Io): void {
   const rows = sessions.map((s) => [
     safeValue(s.id),
     s.agent,
-    safeValue(truncate(s.title, 40)),
+    safeValue(truncate(s.parentId !== undefined ? `↳ ${s.parentId.slice(0, 8)}: ${s.title}` : s.title, 40)),
     iso(s.updated).replace("T", " ").slice(0, 16),
     String(s.messages),
     safeValue(s.directory),

@@ -96,6 +96,7 @@ function summaryOf(lines: readonly TranscriptLine[], file: TranscriptFile): Sess
   const directoryOf = dialect.directoryOf ?? ((value: Record<string, unknown>) => str(value.cwd));
   const promptOf = dialect.promptOf ?? promptText;
   let title: string | undefined;
+  let sideTitle: string | undefined;
   let named: string | undefined;
   let directory = "";
   let first: number | undefined;
@@ -111,7 +112,10 @@ function summaryOf(lines: readonly TranscriptLine[], file: TranscriptFile): Sess
     if (value.type === "custom-title" || value.type === "ai-title") named = str(value.customTitle) ?? str(value.title) ?? str(value.aiTitle) ?? named;
     if (value.type === "session_info") named = str(value.name) ?? named;
     if (title === undefined && (line.role === "message" || line.role === "structure") && !line.sidechain) title = promptOf(value);
+    // A subagent's own transcript is all sidechain: its first prompt names it.
+    if (sideTitle === undefined && line.role === "message" && line.sidechain) sideTitle = promptOf(value);
   }
+  title ??= sideTitle;
   return {
     id: file.sessionId,
     title: (named ?? title ?? "").replace(/\s+/g, " ").trim().slice(0, 80),

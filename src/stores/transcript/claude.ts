@@ -25,6 +25,7 @@ import {
 import { compareVersions } from "../checked-clients.js";
 import { collect } from "../../model/collect.js";
 import { claudeReplay } from "./claude-replay.js";
+import { withResponseBranches } from "./claude-parallel.js";
 
 /** Record types of recent Claude Code builds (pedropaulovc/claude-code-types, jeremedia's log format notes). */
 const CLAUDE_RECORD_TYPES = new Set([
@@ -117,7 +118,7 @@ export const claudeDialect: Dialect = {
     return { role, blocks: sent } satisfies SentLine;
   },
   sentLines(chain, all) {
-    return withParallelResults(chain, all);
+    return withResponseBranches(withPreservedSegment(chain, all), all);
   },
   namedReplies: claudeNamedReplies,
   replay: claudeReplay,
@@ -202,51 +203,31 @@ function claudeBlock(line: TranscriptLine, block: Json | undefined, index: numbe
   }
 }
 
-/** The ids of the tool results a user line holds, when it holds nothing else. */
-function resultIds(line: TranscriptLine): string[] | undefined {
-  const content = obj(line.value?.message)?.content;
-  if (line.value?.type !== "user" || !Array.isArray(content) || content.length === 0) return undefined;
-  const ids = content.map((block) => (obj(block)?.type === "tool_result" ? str(obj(block)?.tool_use_id) : undefined));
-  return ids.every((id) => id !== undefined) ? (ids as string[]) : undefined;
-}
-
-const callIds = (line: TranscriptLine): string[] => {
-  const content = obj(line.value?.message)?.content;
-  return Array.isArray(content) ? collect(content, (block) => (obj(block)?.type === "tool_use" ? [str(obj(block)?.id) ?? ""] : [])) : [];
-};
-
 /**
- * Claude Code writes the result of each parallel call under its own call line, so all but the last result sit off
- * the chain; the client still sends them with the others (captured: fixtures/claude-code-2.1/tool-parallel). Such a
- * line joins the chain right after its call, when it holds only results for calls of that line that no chain line
- * answers (a rewound branch answering an answered call stays out).
+ * A compaction that keeps the latest messages verbatim (`compactMetadata.preservedSegment {headUuid, anchorUuid,
+ * tailUuid}`, 2.1.197 and later) leaves them where they were, before the boundary, off the new chain; the client
+ * sends them right after the summary (the anchor), from the head to the tail. Measured: after 2.1.197's automatic
+ * compaction the resumed request was [summary, the kept turn (its call and its 200,000-character result), the prompt]
+ * (docs/research/claude-code-compaction.md, row 13); 2.1.332 does the same after `/compact`.
  */
-function withParallelResults(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): TranscriptLine[] {
+function withPreservedSegment(chain: readonly TranscriptLine[], all: readonly TranscriptLine[]): readonly TranscriptLine[] {
+  const boundary = chain[0];
+  const segment = obj(obj(boundary?.value?.compactMetadata)?.preservedSegment);
+  if (boundary?.role !== "structure" || !segment) return chain;
+  const [head, anchor, tail] = [str(segment.headUuid), str(segment.anchorUuid), str(segment.tailUuid)];
+  const at = chain.findIndex((line) => line.uuid === anchor);
+  if (head === undefined || tail === undefined || at < 0) return chain;
+  const byUuid = new Map<string, TranscriptLine>();
+  for (const line of all) if (line.uuid !== undefined && !byUuid.has(line.uuid)) byUuid.set(line.uuid, line);
   const onChain = new Set(chain);
-  const byParent = new Map<string, TranscriptLine[]>();
-  for (const line of all) {
-    if (onChain.has(line) || line.sidechain || typeof line.parent !== "string" || !resultIds(line)) continue;
-    const siblings = byParent.get(line.parent);
-    if (siblings) siblings.push(line);
-    else byParent.set(line.parent, [line]);
+  const kept: TranscriptLine[] = [];
+  // From the tail back to the head; a segment whose links do not lead there is not put back at all.
+  for (let line = byUuid.get(tail); ; line = typeof line.parent === "string" ? byUuid.get(line.parent) : undefined) {
+    if (!line || onChain.has(line) || kept.includes(line) || kept.length > all.length) return chain;
+    kept.push(line);
+    if (line.uuid === head) break;
   }
-  if (byParent.size === 0) return [...chain];
-  const answered = new Set(collect(chain, (line) => resultIds(line) ?? []));
-  const out: TranscriptLine[] = [];
-  for (const line of chain) {
-    out.push(line);
-    const offChain = line.uuid !== undefined ? byParent.get(line.uuid) : undefined;
-    if (!offChain) continue;
-    const calls = new Set(callIds(line));
-    for (const result of offChain) {
-      const ids = resultIds(result)!;
-      if (ids.every((id) => calls.has(id) && !answered.has(id))) {
-        out.push(result);
-        for (const id of ids) answered.add(id);
-      }
-    }
-  }
-  return out;
+  return [...chain.slice(0, at + 1), ...kept.reverse(), ...chain.slice(at + 1)];
 }
 
 /** Attachment types the client renders again from their data when a record has no stored rendering. */

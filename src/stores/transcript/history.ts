@@ -92,11 +92,17 @@ function isHistory(line: TranscriptLine): boolean {
   return line.role === "message" || line.role === "structure";
 }
 
-/** The leaf: the last line in file order that is a message of the main chain (appends are chronological). */
+/**
+ * The leaf: the last line in file order that is a message of the main chain (appends are chronological). A file of
+ * sidechain lines only is a subagent's own transcript (Claude Code's `subagents/agent-<id>.jsonl`): its chain is the
+ * one the client resumes the agent from.
+ */
 function leafOf(lines: readonly TranscriptLine[]): TranscriptLine | undefined {
+  const own = (line: TranscriptLine) => isHistory(line) && line.uuid !== undefined;
+  const side = lines.some((line) => own(line) && !line.sidechain) ? false : lines.some(own);
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
-    if (isHistory(line) && line.uuid !== undefined && !line.sidechain) return line;
+    if (own(line) && (line.sidechain ?? false) === side) return line;
   }
   return undefined;
 }

@@ -30,6 +30,8 @@ export interface TranscriptLayout {
   flat: readonly string[];
   /** A session file's id, or undefined when the file is part of another session (Claude Code's `agent-*.jsonl`). */
   sessionIdOf(path: string): string | undefined;
+  /** The session a session file was spawned by (Claude Code's subagent transcripts), shown beside it in listings. */
+  parentOf?(path: string): string | undefined;
   /**
    * Two files hold the same session id (Gemini CLI starts a new recording of a session at every resume): the path
    * of the one the agent resumes. Without it, such a store is ambiguous.

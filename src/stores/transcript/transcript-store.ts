@@ -147,7 +147,14 @@ export class TranscriptStore implements SessionStore {
     const stale = formatNamed(this.root.dialect).layout.staleIndex?.(this.root.path, id, file.path);
     const first = records.lines.find((line) => line.value !== undefined);
     if (stale !== undefined && first) first.stale = { detail: stale, fixable: false };
+    const parent = this.parentOf(file);
+    if (parent !== undefined) records.summary.parentId = parent;
     return records;
+  }
+
+  /** The session that spawned this one (a Claude Code subagent's), when its layout says. */
+  private parentOf(file: SessionFile): string | undefined {
+    return formatNamed(this.root.dialect).layout.parentOf?.(file.path);
   }
 
   openWriter(): StoreWriter {
@@ -175,6 +182,8 @@ export class TranscriptStore implements SessionStore {
     // A session renamed late keeps its new name past the head.
     const named = lastTitle(bytes);
     if (named) summary.title = named;
+    const parent = this.parentOf(file);
+    if (parent !== undefined) summary.parentId = parent;
     return summary;
   }
 }
