@@ -38,6 +38,9 @@ export interface TranscriptHistory {
 /** The API a session's client sends its history to, whose rules judge it. */
 export type ProviderApi = "anthropic" | "responses" | "gemini";
 
+/** The `copes` clauses a client can mend on every request (see `mendsEveryTime`). */
+export type MendedEveryTime = "missingResult" | "orphanResult" | "loneSurrogate";
+
 /** What the client mends itself when it resumes, as clauses for findings (a Dialect's `copes`). */
 export interface ClientCopes {
   /** A tool call with no result. */
@@ -57,10 +60,11 @@ export interface ClientCopes {
   /** A second result for a call already answered (openclaw drops it). */
   secondResult?: string;
   /**
-   * The client mends these every time it sends the history, and writes nothing back (openclaw 2026.9): recover leaves
-   * them as they are, a warning with no fix. Without it, what the client copes with is still fixed on disk.
+   * The clauses above whose damage the client mends every time it sends the history, writing nothing back, where
+   * mending it on disk would change what is sent (openclaw 2026.9's "No result provided"; Claude Code's "(no content)"
+   * and U+FFFD): recover leaves them as they are, a warning with no fix. A clause not listed is still fixed on disk.
    */
-  mendsEveryTime?: true;
+  mendsEveryTime?: readonly MendedEveryTime[];
   /** The client scales every history image to fit this many pixels a side before it sends it (openclaw 2026.9: 1,200). */
   imagesFitTo?: number;
 }

@@ -20,7 +20,11 @@ export const corruptedToolOutput: Rule = {
         reports.push(atLine(line, `${damage.detail}: ${SAYS}`));
         continue;
       }
-      reports.push({ ...atLine(line, `${damage.detail}: ${copes}`), severity: "warning", ...(view.copes?.mendsEveryTime ? { fixable: false } : {}) });
+      reports.push({
+        ...atLine(line, `${damage.detail}: ${copes}`),
+        severity: "warning",
+        ...(view.copes?.mendsEveryTime?.includes("loneSurrogate") ? { fixable: false } : {}),
+      });
     }
     for (const message of view.opencode?.messages ?? []) {
       for (const part of message.parts) {

@@ -42,7 +42,9 @@ export const orphanToolResult: Rule = {
           const report = atBlock(block, `${what} (${copes ?? `rejected: ${says.orphanResult(block.toolUseId)}`})`);
           // A client that mends it on every resume (Claude Code) is left as it is: dropping the result would change
           // what it sends, and with it the prefix later thinking is bound to.
-          reports.push(copes ? { ...report, severity: "warning", ...(view.copes?.mendsEveryTime ? { fixable: false } : {}) } : report);
+          reports.push(
+            copes ? { ...report, severity: "warning", ...(view.copes?.mendsEveryTime?.includes("orphanResult") ? { fixable: false } : {}) } : report,
+          );
         } else {
           const copes = view.copes?.secondResult;
           const report = atBlock(block, `a second tool result for ${block.toolUseId} (${copes ?? `rejected: ${says.secondResult(block.toolUseId)}`})`);

@@ -29,7 +29,7 @@ export const toolResultMissing: Rule = {
         const lost = history.records.lines.find((l) => l.problem?.kind === "unreadable" && l.ref.line > line.ref.line);
         const cause = lost ? `its result may have been on unreadable line ${lost.ref.line}, which is lost` : "the agent was interrupted mid-call";
         const report = atBlock(block, `${block.name} call ${block.id} has no tool result after it (${cause}; ${outcome})`);
-        reports.push(copes ? { ...report, severity: "warning", ...(view.copes?.mendsEveryTime ? { fixable: false } : {}) } : report);
+        reports.push(copes ? { ...report, severity: "warning", ...(view.copes?.mendsEveryTime?.includes("missingResult") ? { fixable: false } : {}) } : report);
       }
     });
     return reports;

@@ -33,7 +33,7 @@ const dialect: Dialect = {
     // and its result one of their own, and the pairing drops a second result for an answered call.
     duplicateCallId: "openclaw 2026.9 gives the later call and its result an id of their own before sending",
     secondResult: "openclaw 2026.9 drops it before sending",
-    mendsEveryTime: true,
+    mendsEveryTime: ["missingResult"],
     // Measured (issue 39): every history image goes out scaled to fit 1,200 px.
     imagesFitTo: 1200,
   },

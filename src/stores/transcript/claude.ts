@@ -81,7 +81,7 @@ export const claudeDialect: Dialect = {
     loneSurrogate: "Claude Code sends it as U+FFFD in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone",
     // Measured (issue 40, scenario orphan-result): both send a user message "(no content)" in its place.
     orphanResult: 'Claude Code sends a user message "(no content)" in its place in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone',
-    mendsEveryTime: true,
+    mendsEveryTime: ["loneSurrogate", "orphanResult"],
   },
   interpret(value) {
     const type = str(value.type);
