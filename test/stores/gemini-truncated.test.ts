@@ -49,6 +49,9 @@ describe("a chat file cut short in its header (Gemini CLI 0.30, truncated-json)"
     expect(salvageHeader('{"id":"m","timestamp":"t","type":"user","content":[{"te')).toBeUndefined();
     expect(salvageHeader('{"sessionId":"s","projectHa')).toBeUndefined();
     expect(salvageHeader("")).toBeUndefined();
+    // A key the damage made invalid JSON (a NUL in it, found by the fuzz harness): what came before it is kept.
+    expect(salvageHeader('{"sessionId":"s","projectHash":"h","st\u0000art":1,"x')).toEqual({ sessionId: "s", projectHash: "h" });
+    expect(salvageHeader('{"\u0000":1')).toBeUndefined();
   });
 
   it("scan says the session is lost to the client; repair writes back what parses, the client's layout; restore gives back every byte", async () => {

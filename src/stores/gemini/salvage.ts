@@ -78,7 +78,11 @@ function closingPoints(text: string): Cut[] {
       if (end < 0) break;
       const top = stack.at(-1);
       if (top?.kind === "{" && top.expectKey) {
-        top.lastKey = JSON.parse(text.slice(i, end + 1)) as string;
+        // A key that is not valid JSON (a raw control character, a bad escape): no prefix reaching past it parses,
+        // so the cuts found before it are all there is.
+        const key = parsedString(text.slice(i, end + 1));
+        if (key === undefined) break;
+        top.lastKey = key;
         top.expectKey = false;
       }
       i = end + 1;
@@ -103,6 +107,14 @@ function closingPoints(text: string): Cut[] {
     i++;
   }
   return cuts;
+}
+
+function parsedString(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The index of the quote closing the string that opens at `start`, or -1 when the text ends inside it. */
