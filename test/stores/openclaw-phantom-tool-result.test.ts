@@ -6,17 +6,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
-import { onlySession, openclawState, sessionRows } from "../support/openclaw-db.js";
+import { expectSameBytes, run, snapshot, tempDir } from "../cli/run.js";
+import { onlySession, openclawState, repairAndRestore, scanFindings, sessionRows, type ScannedFinding } from "../support/openclaw-db.js";
 
-type Finding = { rule: string; severity: string; message: string; fixable: boolean };
-type ScanDoc = { sessions: { id: string; findings: Finding[] }[] };
-
-async function scan(store: string): Promise<Finding[]> {
-  const r = await run(["session", "scan", "--all", "--include-live", "--json", "--exit-zero", "--store", store]);
-  expect(r.status, r.stderr).toBe(0);
-  return (parseJsonDocument(r.stdout) as ScanDoc).sessions.flatMap((s) => s.findings);
-}
+type Finding = ScannedFinding;
+const scan = scanFindings;
 
 const brief = (f: Finding) => `${f.rule} ${f.severity}`;
 
@@ -27,18 +21,7 @@ describe("a synthetic tool result with an empty toolCallId (openclaw/openclaw#21
     expect(found.map(brief)).toEqual(["orphan-tool-result warning", "duplicate-tool-call-id warning"]);
     expect(found[0]!.message).toBe("tool result with an empty tool call id, which answers no call (openclaw 2026.9 drops it before sending)");
     expect(found[1]!.message).toBe("call id is empty (openclaw 2026.9 drops the call before sending)");
-    const before = sessionRows(db);
-    const id = onlySession(db);
-    const repaired = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
-    expect(repaired.status, repaired.stderr).toBe(0);
-    expect(await scan(state)).toEqual([]);
-    const after = sessionRows(db);
-    const again = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
-    expect(again.status, again.stderr).toBe(0);
-    expect(sessionRows(db)).toBe(after);
-    const restored = await run(["session", "restore", "--last", "--yes", "--store", state]);
-    expect(restored.status, restored.stderr).toBe(0);
-    expect(sessionRows(db)).toBe(before);
+    await repairAndRestore(state, db);
   });
 
   it("openclaw 2026.7.35's transcript: warnings; the repair drops the result that answers nothing and gives the empty call and its result one id; restore undoes it", async () => {

@@ -11,32 +11,13 @@ import { decodeEvent } from "../../src/stores/openclaw-sqlite/event-codec.js";
 import { readSessionImage } from "../../src/stores/openclaw-sqlite/session-rows.js";
 import { holdOpen } from "../cli/repair-support.js";
 import { expectNoStack, parseJsonDocument, run, tempDir } from "../cli/run.js";
-import { OPENCLAW_SQLITE_FIXTURES, onlySession, openclawState, plant, sessionRows, tearEvent } from "../support/openclaw-db.js";
+import { OPENCLAW_SQLITE_FIXTURES, onlySession, openclawState, plant, repairAndRestore, scanFindings, sessionRows, tearEvent } from "../support/openclaw-db.js";
 
 type ScanDoc = { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] };
 
+/** Each finding of the state dir as `rule severity`. */
 async function findings(state: string): Promise<string[]> {
-  const r = await run(["session", "scan", "--all", "--include-live", "--json", "--exit-zero", "--store", state]);
-  expect(r.status, r.stderr).toBe(0);
-  return (parseJsonDocument(r.stdout) as ScanDoc).sessions.flatMap((s) => s.findings.map((f) => `${f.rule} ${f.severity}`));
-}
-
-/** Repair every finding of the only session, then check it is gone, that repairing again plans nothing, and that restore gives every row back. */
-async function repairAndRestore(state: string, db: string): Promise<{ before: string; after: string }> {
-  const before = sessionRows(db);
-  const id = onlySession(db);
-  const repaired = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
-  expect(repaired.status, repaired.stderr).toBe(0);
-  expectNoStack(repaired.stderr);
-  expect(await findings(state)).toEqual([]);
-  const after = sessionRows(db);
-  const again = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
-  expect(again.status, again.stderr).toBe(0);
-  expect(sessionRows(db)).toBe(after);
-  const restored = await run(["session", "restore", "--last", "--yes", "--store", state]);
-  expect(restored.status, restored.stderr).toBe(0);
-  expect(sessionRows(db)).toBe(before);
-  return { before, after };
+  return (await scanFindings(state)).map((f) => `${f.rule} ${f.severity}`);
 }
 
 function query<T>(db: string, sql: string, ...params: unknown[]): T[] {

@@ -5,7 +5,8 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { tempDir } from "../cli/run.js";
+import { expect } from "vitest";
+import { expectNoStack, parseJsonDocument, run, tempDir } from "../cli/run.js";
 
 export const OPENCLAW_SQLITE_FIXTURES = path.resolve("fixtures/openclaw-2026.9-sqlite");
 
@@ -80,4 +81,36 @@ export function tearEvent(db: string, seq: number, keep: number): void {
     const json = c.prepare("SELECT event_json FROM transcript_events WHERE seq = ?").pluck().get(seq) as string;
     c.prepare("UPDATE transcript_events SET event_json = ? WHERE seq = ?").run(json.slice(0, keep), seq);
   });
+}
+
+export interface ScannedFinding {
+  rule: string;
+  severity: string;
+  message: string;
+  fixable: boolean;
+}
+
+/** Every finding of every session of the state dir, live ones included. */
+export async function scanFindings(state: string): Promise<ScannedFinding[]> {
+  const r = await run(["session", "scan", "--all", "--include-live", "--json", "--exit-zero", "--store", state]);
+  expect(r.status, r.stderr).toBe(0);
+  return (parseJsonDocument(r.stdout) as { sessions: { findings: ScannedFinding[] }[] }).sessions.flatMap((s) => s.findings);
+}
+
+/** Repair every finding of the only session, then check it is gone, that repairing again plans nothing, and that restore gives every row back. */
+export async function repairAndRestore(state: string, db: string): Promise<{ before: string; after: string }> {
+  const before = sessionRows(db);
+  const id = onlySession(db);
+  const repaired = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
+  expect(repaired.status, repaired.stderr).toBe(0);
+  expectNoStack(repaired.stderr);
+  expect(await scanFindings(state)).toEqual([]);
+  const after = sessionRows(db);
+  const again = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", state]);
+  expect(again.status, again.stderr).toBe(0);
+  expect(sessionRows(db)).toBe(after);
+  const restored = await run(["session", "restore", "--last", "--yes", "--store", state]);
+  expect(restored.status, restored.stderr).toBe(0);
+  expect(sessionRows(db)).toBe(before);
+  return { before, after };
 }
