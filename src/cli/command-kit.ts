@@ -153,6 +153,7 @@ async function withNamedStore<T>(options: GlobalOptions, io: Pick<Io, "env" | "c
   const store = openStore({
     ...(options.store !== undefined ? { store: resolve(io.cwd, options.store) } : {}),
     ...(options.format !== undefined ? { format: options.format } : {}),
+    ...(options.restoring ? { emptyAllowed: true as const } : {}),
     env: io.env,
   });
   try {

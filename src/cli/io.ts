@@ -115,6 +115,8 @@ export interface GlobalOptions {
   color?: boolean;
   yes?: boolean;
   backupDir?: string;
+  /** Not a flag: `session restore` opens a store its repair may have left with no session (StoreOptions.emptyAllowed). */
+  restoring?: true;
 }
 
 export interface Io {

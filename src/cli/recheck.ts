@@ -41,7 +41,8 @@ export function errorsLeftAfterWrite(
   ];
   let fresh: SessionStore;
   try {
-    fresh = openStore({ store: store.info.readFrom ?? store.info.part ?? store.info.path, format: store.info.format });
+    // The repair may have removed the store's last session (an empty chat file): the store is still this one.
+    fresh = openStore({ store: store.info.readFrom ?? store.info.part ?? store.info.path, format: store.info.format, emptyAllowed: true });
   } catch (error) {
     for (const { id } of sessions) left.set(id, unreadable(id, error));
     return left;

@@ -10,10 +10,11 @@ import type { RecordRef } from "./record.js";
 /** The schemas of this module, built on first use (by the manifest's reader): a run that reads no backup builds none. */
 function buildSchemas() {
   /**
-   * `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript; the
-   * rest are opencode's records (`project`: the row a session belongs to, written only by an import).
+   * `file`: a whole file kept by path (a battle's state files, a transcript); `line`: one line of a transcript;
+   * `index`: a row of the agent's own index beside its transcripts (Codex's `threads`), named by its database file
+   * and id; the rest are opencode's records (`project`: the row a session belongs to, written only by an import).
    */
-  const RecordKind = z.enum(["project", "session", "message", "part", "file", "line"]);
+  const RecordKind = z.enum(["project", "session", "message", "part", "file", "line", "index"]);
   /** Which stored record: enough for any adapter to find it again. */
   const RecordKey = z.object({
     record: RecordKind,
@@ -76,11 +77,11 @@ export interface RecordChange {
   reasons: string[];
 }
 
-/** A whole file's image before and after a plan (a transcript: what the writer puts in place). */
+/** A whole file's image before and after a plan (a transcript: what the writer puts in place; null: the file goes). */
 export interface FileImage {
   key: RecordKey;
   before: Buffer;
-  after: Buffer;
+  after: Buffer | null;
 }
 
 /** The key a change names a message, part or session record by. */
@@ -101,7 +102,7 @@ export function sameImage(a: StoredImage, b: StoredImage): boolean {
   return a.bytes.equals(b.bytes) && (a.mode ?? null) === (b.mode ?? null);
 }
 
-const DEPTH: Record<RecordKind, number> = { project: -1, session: 0, message: 1, part: 2, file: 0, line: 1 };
+const DEPTH: Record<RecordKind, number> = { project: -1, session: 0, message: 1, part: 2, file: 0, line: 1, index: 0 };
 
 /**
  * The order a store applies targets in: deletions first, children before parents; then the rest, parents before

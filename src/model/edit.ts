@@ -5,7 +5,7 @@
  * the plan (model/change.ts).
  */
 import type { MessageRecord, PartRecord } from "./opencode-records.js";
-import type { TranscriptLine } from "./transcript.js";
+import type { IndexRow, TranscriptLine } from "./transcript.js";
 
 export type Json = Record<string, unknown>;
 
@@ -37,4 +37,12 @@ export type Edit =
    * are written before `value`, in its place.
    */
   | { op: "update"; target: StoredRecord; value: Json; reason: string; preceding?: Json[] }
-  | { op: "delete"; target: StoredRecord; reason: string };
+  | { op: "delete"; target: StoredRecord; reason: string }
+  /**
+   * A file of the session goes whole: its own file (`path` absent), or another file its agent keeps for it
+   * (TranscriptRecords.companions). For files the agent reads no session from, and would delete with others at its
+   * next start. The backup keeps their bytes; a restore puts them back.
+   */
+  | { op: "discard-file"; path?: string; reason: string }
+  /** A row of the agent's own index that names the session, set to what the session's files say (IndexRow). */
+  | { op: "set-index"; row: IndexRow; reason: string };

@@ -54,14 +54,29 @@ export interface RecordFamily {
   claims(edit: Edit, ownRecordOnly: boolean): string[];
   /** Records no fix may touch, claimed before any fix (records another session reads too); a fix touching one is left out. */
   untouchable?(): string[];
-  /** The session as a load of the written records would read it. */
-  assemble(entries: readonly DraftEntry[]): LoadedRecords;
+  /** The session as a load of the written records would read it (`beside`: files removed, index rows set). */
+  assemble(entries: readonly DraftEntry[], beside?: readonly Beside[]): LoadedRecords;
   /** The store's fix context on a view of the assembled session. */
   context(view: SessionView, options: RuleOptions): FixContext;
   /** What an entry comes to, compared with the stored bytes; none when it is unchanged. */
   change(entry: DraftEntry): RecordChange | undefined;
   /** The changes as the plan lists them, and the whole-file images a store that writes whole files needs; throws if a change is invalid. */
-  outcome(entries: readonly DraftEntry[], changes: RecordChange[]): { changes: RecordChange[]; files?: FileImage[] };
+  outcome(entries: readonly DraftEntry[], changes: RecordChange[], beside?: readonly Beside[]): { changes: RecordChange[]; files?: FileImage[] };
+}
+
+/**
+ * An edit of what lies beside the session's records, not one of them: a whole file a fix removes (`discard-file`), a
+ * row of the agent's index a fix sets (`set-index`). One per file or row, with the rules and reasons that asked for it.
+ */
+export interface Beside {
+  edit: Edit & { op: "discard-file" | "set-index" };
+  rules: string[];
+  reasons: string[];
+}
+
+/** What a Beside edit is about: the same file or row is one edit, however many fixes ask for it. */
+export function besideKey(edit: Edit & { op: "discard-file" | "set-index" }): string {
+  return edit.op === "discard-file" ? `file:${edit.path ?? ""}` : `index:${edit.row.path}#${edit.row.id}`;
 }
 
 /** A store's way of fixing its sessions. */

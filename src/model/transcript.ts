@@ -51,7 +51,7 @@ export interface TranscriptLine {
    * the record is right, its bookkeeping is not. Writing the record anew, unchanged, has the store derive it again
    * (`fixable`), unless the store cannot tell what the bookkeeping must say.
    */
-  stale?: { detail: string; fixable: boolean };
+  stale?: { detail: string; fixable: boolean; index?: IndexRow };
 }
 
 export interface TranscriptRecords {
@@ -70,6 +70,21 @@ export interface TranscriptRecords {
   lastActivity: number;
   /** The file's bytes, when loaded for a fix (the before-image the plan is checked against). */
   bytes?: Buffer;
+  /** A plan removes the file whole (Edit `discard-file`): after it, nothing of the session is read. */
+  discarded?: true;
+  /**
+   * Other files the agent keeps for this session that it reads no session from (a Gemini CLI resume's stub), each
+   * with why: at its next start it deletes them, and the session's own file with them.
+   */
+  companions?: Companion[];
+}
+
+/** A file of a session besides its own (TranscriptRecords.companions). */
+export interface Companion {
+  path: string;
+  bytes: Buffer;
+  /** Why its agent reads no session from it ("nothing resumable in it"). */
+  readsNoSession: string;
 }
 
 export function isTranscript(loaded: object): loaded is TranscriptRecords {
@@ -97,4 +112,18 @@ export function contentOf(value: Record<string, unknown> | undefined): unknown {
   // pi's toolResult: the message is the block.
   if (m.role === "toolResult") return undefined;
   return m.content;
+}
+
+/**
+ * A row of the agent's own index beside its transcripts that disagrees with the session's files (Codex's
+ * `threads.rollout_path`), and what it must hold: the columns recover writes, before and after. Its store's writer
+ * reads and writes it (TranscriptLayout.indexRows).
+ */
+export interface IndexRow {
+  /** The index's file (a SQLite database). */
+  path: string;
+  /** The row's id (the session's). */
+  id: string;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
 }

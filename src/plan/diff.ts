@@ -13,9 +13,15 @@ export function recordLabel(key: RecordKey): string {
   return key.messageId !== undefined && key.record === "part" ? `${key.sessionId}/${key.messageId}/${key.id}` : `${key.sessionId}/${key.id}`;
 }
 
-export function unifiedDiff(key: RecordKey, before: string, after: string): string {
+/**
+ * `exists`: whether the record is there before and after (default: whether its text is non-empty). An empty file that
+ * goes shows as git shows it: its name against /dev/null, and no hunk.
+ */
+export function unifiedDiff(key: RecordKey, before: string, after: string, exists = { before: before !== "", after: after !== "" }): string {
   const label = recordLabel(key);
-  const patch = createTwoFilesPatch(before ? `a/${label}` : "/dev/null", after ? `b/${label}` : "/dev/null", before, after, "", "", { context: 3 });
+  const patch = createTwoFilesPatch(exists.before ? `a/${label}` : "/dev/null", exists.after ? `b/${label}` : "/dev/null", before, after, "", "", {
+    context: 3,
+  });
   // Drop the "Index"/"====" preamble: what remains is exactly what `git diff` shows for a file.
   // and no tab after the labels (we pass no timestamps).
   return patch
@@ -26,5 +32,5 @@ export function unifiedDiff(key: RecordKey, before: string, after: string): stri
 
 export function changeDiff(change: RecordChange): string {
   const before = change.before ? pretty(change.before) : change.beforeText !== undefined ? payloadText(change.beforeBytes) : "";
-  return unifiedDiff(change.key, before, pretty(change.after));
+  return unifiedDiff(change.key, before, pretty(change.after), { before: change.op !== "insert", after: change.op !== "delete" });
 }

@@ -24,6 +24,7 @@ import { toolResultMissing } from "../rules/tool-result-missing.js";
 import { atBlock } from "../rules/helpers.js";
 import { DROPPED_REASONING, sealedItemId, unverifiedContent } from "../rules/unverifiable-reasoning.js";
 import { rolloutOrdinal } from "../rules/rollout-ordinal.js";
+import { staleBookkeeping } from "../rules/stale-bookkeeping.js";
 import { dropSignature, signedBlocks } from "../rules/corrupted-thought-signature.js";
 import { unknownRewind } from "../rules/unknown-rewind.js";
 import { unreadableRecord } from "../rules/unreadable-record.js";
@@ -596,9 +597,15 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
         judgesLiveTail: true,
       };
     case "rollout_missing":
+      // Codex refused to open the session: its index row is set to where the rollout is (the rollout is not written).
       return {
-        explanation:
-          "Codex's index points at a rollout that is not where it says: `recover session scan` names the session whose index row is stale (rule stale-bookkeeping) and the path the index must hold; recover does not write Codex's index",
+        rule: {
+          ...staleBookkeeping,
+          id: ERROR_RULE_ID,
+          check: (view, options, earlier) => staleBookkeeping.check(view, options, earlier).filter((report) => report.fixable !== false),
+        },
+        explanation: "Codex's index names the session's rollout at a path where there is none: the row is set to where the rollout is",
+        judgesLiveTail: true,
       };
     default:
       return transcriptErrorPlan(error, view, anthropicRequest(view.conversation), lineIds, [], at, why);

@@ -6,11 +6,12 @@
  */
 import type { FileImage, RecordChange } from "../model/change.js";
 import type { Edit } from "../model/edit.js";
-import type { DraftEntry, LoadedRecords, RecordFamily } from "../model/fixing.js";
+import { besideKey, type Beside, type DraftEntry, type LoadedRecords, type RecordFamily } from "../model/fixing.js";
 
 export class WorkingCopy {
   private readonly order: DraftEntry[];
   private readonly byId = new Map<string, DraftEntry>();
+  private readonly beside = new Map<string, Beside>();
 
   constructor(private readonly family: RecordFamily) {
     this.order = family.records().map((original) => ({ id: family.idOf(original), original, rules: [], reasons: [] }));
@@ -19,12 +20,20 @@ export class WorkingCopy {
 
   /** The session as it stands after every edit so far. */
   records(): LoadedRecords {
-    return this.family.assemble(this.order);
+    return this.family.assemble(this.order, [...this.beside.values()]);
   }
 
   apply(edits: readonly Edit[], rule: string): void {
     for (const edit of edits) {
       let entry: DraftEntry;
+      if (edit.op === "discard-file" || edit.op === "set-index") {
+        const key = besideKey(edit);
+        const done = this.beside.get(key) ?? { edit, rules: [], reasons: [] };
+        this.beside.set(key, { ...done, edit });
+        if (!done.rules.includes(rule)) done.rules.push(rule);
+        done.reasons.push(edit.reason);
+        continue;
+      }
       if (edit.op === "insert") {
         const added = this.family.place(edit);
         entry = { id: added.id, added, values: [added.value], rules: [], reasons: [] };
@@ -54,6 +63,6 @@ export class WorkingCopy {
       const change = this.family.change(entry);
       if (change) changes.push(change);
     }
-    return this.family.outcome(this.order, changes);
+    return this.family.outcome(this.order, changes, [...this.beside.values()]);
   }
 }

@@ -51,8 +51,8 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   },
   rollout_missing: {
     cause:
-      "Codex CLI's index (the threads table of state_<n>.sqlite) says the session's rollout is at a path where there is none: the rollout was moved, deleted, or the Codex home was copied from elsewhere; `session scan` names the session and the path its row must hold",
-    fixedBy: null,
+      "Codex CLI's index (the threads table of state_<n>.sqlite) says the session's rollout is at a path where there is none: the rollout was moved, or the Codex home was copied from elsewhere (the repair sets the row to where the rollout is); or the rollout is gone (nothing to repair)",
+    fixedBy: "repair",
   },
   session_not_found: {
     cause:

@@ -22,6 +22,9 @@ export const staleBookkeeping: Rule = {
     if (context.kind !== "lines") return [];
     const line = context.line(finding.messageId);
     if (!line?.value || !line.stale?.fixable) return [];
+    // The agent's own index disagrees with the files: the row is set to what they say, the files stay as they are.
+    if (line.stale.index)
+      return [{ op: "set-index", row: line.stale.index, reason: "the agent's index names the session's files where they are not: set to where they are" }];
     return context.update(line, `${line.stale.detail}: the record is written anew, unchanged, and what the store derives from it with it`, () => {});
   },
 };

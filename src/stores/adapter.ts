@@ -32,6 +32,8 @@ export interface OpenRequest {
   forced: boolean;
   /** The path came from the default location, not from `--store` (messages say so). */
   discovered: boolean;
+  /** A store laid out as this format but holding no session yet is opened (a restore: StoreOptions.emptyAllowed). */
+  emptyAllowed?: true;
 }
 
 /** Store-specific facts the shared code asks about instead of naming a format. */
@@ -61,7 +63,7 @@ export interface StoreAdapter {
    * Without `--format`: the store at `target` when it is laid out as this format, else undefined. Adapters without
    * one are reached through `--format`, or as the default (the first adapter of the registry).
    */
-  claim?(target: string, here: WhatIsHere): SessionStore | undefined;
+  claim?(target: string, here: WhatIsHere, emptyAllowed?: boolean): SessionStore | undefined;
   open(request: OpenRequest): SessionStore;
   /** Without `--store`, found from `env` (never process.env): a path opened like `--store`, or the store itself. */
   locate(env: NodeJS.ProcessEnv): string | SessionStore;

@@ -21,6 +21,11 @@ export interface StoreOptions {
   env?: NodeJS.ProcessEnv;
   /** What a relative `--store` is relative to; the process's working directory when not given. */
   cwd?: string;
+  /**
+   * A restore reopens a store a repair may have left with no session (it removed an empty chat file, the last one):
+   * a transcript store with none is still opened then, to put its files back.
+   */
+  emptyAllowed?: true;
 }
 
 /** Folders of whole files recover writes for Ralph loops, by the format their backups name. */
@@ -53,10 +58,10 @@ export function openStore(options: StoreOptions, adapters: readonly StoreAdapter
   const discovered = options.store === undefined;
   if (forced) {
     assertFormatMatches(target, forced, here);
-    return forced.open({ target, here, forced: true, discovered });
+    return forced.open({ target, here, forced: true, discovered, ...(options.emptyAllowed ? { emptyAllowed: true as const } : {}) });
   }
   for (const adapter of adapters) {
-    const claimed = adapter.claim?.(target, here);
+    const claimed = adapter.claim?.(target, here, options.emptyAllowed === true);
     if (claimed) return claimed;
   }
   return fallback.open({ target, here, forced: false, discovered });

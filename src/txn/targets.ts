@@ -32,7 +32,7 @@ export function repairTargets(
         if (!before.exists || writer.payload(before)?.equals(file.before) !== true) {
           throw storeChanged(`${file.key.path ?? file.key.id} changed since it was read; is its agent running?`);
         }
-        targets.push({ key: file.key, before, after: writer.withPayload(file.key, before, file.after, now) });
+        targets.push({ key: file.key, before, after: file.after === null ? ABSENT : writer.withPayload(file.key, before, file.after, now) });
       }
       changes.push(...planned.map(summariseChange));
       continue;

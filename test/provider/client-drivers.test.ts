@@ -90,8 +90,11 @@ describe.each(CLIENT_NAMES)("client %s", async (name) => {
     }
     if (!s.loop) return;
     const looped = withRepairLoop(s, driver.api).steps;
-    expect(looped.slice(0, -2)).toEqual(s.steps);
-    expect(looped.at(-2)!.recover).toBeTruthy();
+    // The scenario's steps, recover, the client steps the loop runs between (`loop.between`), the continuation.
+    const between = (typeof s.loop === "object" ? (s.loop as { between?: unknown[] }).between : undefined) ?? [];
+    expect(looped.slice(0, s.steps.length)).toEqual(s.steps);
+    expect(looped[s.steps.length]!.recover).toBeTruthy();
+    expect(looped.slice(s.steps.length + 1, -1)).toEqual(between);
     expect(looped.at(-1)).toMatchObject({ resume: true, expect: 200 });
   });
 });

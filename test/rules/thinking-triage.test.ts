@@ -495,7 +495,7 @@ describe("duplicate-thinking: what counts as the same block", () => {
     expect(findingsOf(duplicateThinking, records)).toHaveLength(79);
     const loaded = loadRecords(records);
     const plan = planSession(loaded, transcriptFixing, { ...DEFAULT_RULE_OPTIONS, now: Date.UTC(2030, 0, 1), rules: [duplicateThinking] });
-    expect(plan.files?.[0]?.after.toString("utf8")).toBe(
+    expect(plan.files?.[0]?.after?.toString("utf8")).toBe(
       file([
         pi.header,
         pi.user("aaaa0001", null, "status?"),

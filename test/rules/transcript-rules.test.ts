@@ -90,7 +90,7 @@ function repair(o: Opened, rules: readonly Rule[] = DEFAULT_REPAIR): Repaired {
   const image = plan.files![0]!;
   expect(image.before.equals(fs.readFileSync(o.file)), "the before-image is the file").toBe(true);
   expect(image.key.path).toBe(o.file);
-  const after = image.after;
+  const after = image.after!;
   fs.writeFileSync(o.file, after);
   const again = reopen(o.file, o.loaded.summary.id);
   const second = planSession(again.loaded, again.store.fixing, { ...OPTIONS, rules });
@@ -1056,7 +1056,7 @@ describe("duplicate-tool-call-id vs orphan-tool-result", () => {
   it("repairing orphan-tool-result alone never leaves a call without its result", () => {
     const o = open(retried());
     const plan = planSession(o.loaded, o.store.fixing, { ...OPTIONS, rules: [orphanToolResult] });
-    if (plan.files?.[0]) fs.writeFileSync(o.file, plan.files[0].after);
+    if (plan.files?.[0]) fs.writeFileSync(o.file, plan.files[0].after!);
     expect(withFindings(o.file, o.loaded.summary.id).findings.filter((f) => f.rule === "tool-result-missing")).toEqual([]);
   });
 });

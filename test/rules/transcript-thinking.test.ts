@@ -57,6 +57,6 @@ describe("unsigned thinking in a Claude Code transcript (on request)", () => {
     expect(plan.fixed.map((f) => f.rule)).toEqual(["unsigned-thinking"]);
     // What is left is the prompt's line, byte for byte: the user's question waits for a fresh answer.
     const promptLine = loaded.lines.find((l) => l.uuid === prompt)!;
-    expect(plan.files?.[0]?.after.toString("utf8")).toBe(`${promptLine.raw.toString("utf8")}\n`);
+    expect(plan.files?.[0]?.after?.toString("utf8")).toBe(`${promptLine.raw.toString("utf8")}\n`);
   });
 });

@@ -3,6 +3,9 @@
 // API names by id. Rollouts and the index are the ones the real client wrote (fixtures/codex-0.169/README.md:
 // tail-no-ordinal, duplicate-ordinal, moved-rollout); the compaction case is built from the public report
 // (openai/codex#35334), as no offline run makes the API compact.
+import Database from "better-sqlite3";
+import { openStore } from "../../src/stores/discover.js";
+import { indexImage } from "../../src/stores/transcript/working.js";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -124,26 +127,88 @@ describe("Codex's index of rollouts (state_5.sqlite threads.rollout_path)", () =
     return moved;
   }
 
-  it("a rollout the index names at a path where there is none is an error naming the client's answer; the index is never written", async () => {
+  /** Every row of the index's threads table, as the client reads it. */
+  function threads(index: string): unknown[] {
+    const db = new Database(index, { readonly: true });
+    try {
+      return db.prepare("SELECT * FROM threads ORDER BY id").all();
+    } finally {
+      db.close();
+    }
+  }
+  const rolloutPathOf = (index: string, id: string) => (threads(index) as { id: string; rollout_path: string }[]).find((row) => row.id === id)?.rollout_path;
+
+  it("a rollout the index names at a path where there is none is an error naming the client's answer; repair sets the row, restore puts it back", async () => {
     const { home, id, file } = movedHome();
     expect(stderrOf("moved-rollout")).toContain(`no rollout found for thread id ${id}`);
     const index = path.join(home, "state_5.sqlite");
-    const before = fs.readFileSync(index);
+    const rows = threads(index);
+    const stale = rolloutPathOf(index, id);
+    const rollout = fs.readFileSync(file);
     const scan = await run(["session", "scan", id, "--json", "--store", home]);
     expect(scan.status).toBe(1);
     const doc = parseJsonDocument(scan.stdout) as ScanDoc;
     // The rollout is here, so it is not said to be gone.
     expect(doc.store.notices).toEqual([]);
     const [finding] = doc.sessions[0]!.findings;
-    expect(finding).toMatchObject({ rule: "stale-bookkeeping", severity: "error", line: 1, fixable: false });
+    expect(finding).toMatchObject({ rule: "stale-bookkeeping", severity: "error", line: 1, fixable: true });
     expect(finding!.message).toContain(`answers "no rollout found for thread id ${id}"`);
-    expect(finding!.message).toContain(`set threads.rollout_path to ${file}`);
+    expect(finding!.message).toContain(`the repair sets threads.rollout_path to ${file}`);
     const explained = await run(["explain", `thread/resume failed: no rollout found for thread id ${id} (code -32600)`]);
     expect(explained.status).toBe(0);
     expect(explained.stdout).toMatch(/^rollout_missing/);
-    const repaired = await run(["session", "repair", id, "--yes", "--store", home]);
-    expect(repaired.status).toBe(1);
-    expect(fs.readFileSync(index).equals(before)).toBe(true);
+
+    const dry = await run(["session", "repair", id, "--dry-run", "--store", home]);
+    expect(dry.stdout).toContain(`update index ${id} [stale-bookkeeping]`);
+    expect(dry.stdout).toContain(`-  "rollout_path": "${stale}"`);
+    expect(dry.stdout).toContain(`+  "rollout_path": "${file}"`);
+    const repaired = await run(["session", "repair", id, "--yes", "--json", "--store", home]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const report = parseJsonDocument(repaired.stdout) as { backup: { id: string }; sessions: { changes: { op: string; record: string }[] }[] };
+    expect(report.sessions[0]!.changes.map((c) => `${c.op} ${c.record}`)).toEqual(["update index"]);
+    // The row says where the rollout is, every other row and column as it was; the rollout is not written.
+    expect(rolloutPathOf(index, id)).toBe(file);
+    expect(threads(index)).toEqual(rows.map((row) => ((row as { id: string }).id === id ? { ...(row as object), rollout_path: file } : row)));
+    expect(fs.readFileSync(file).equals(rollout)).toBe(true);
+    const again = await run(["session", "scan", id, "--json", "--store", home]);
+    expect(again.status, again.stdout).toBe(0);
+
+    const restored = await run(["session", "restore", report.backup.id, "--yes", "--store", home]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(threads(index)).toEqual(rows);
+    expect(fs.readFileSync(file).equals(rollout)).toBe(true);
+
+    // What the client printed, as `--error`: the same row, set the same way.
+    const printed = stderrOf("moved-rollout")
+      .split("\n")
+      .find((l) => l.startsWith("Error: "))!;
+    const aimed = await run(["session", "repair", id, "--error", printed, "--yes", "--json", "--store", home]);
+    expect(aimed.status, aimed.stderr).toBe(0);
+    expect(rolloutPathOf(index, id)).toBe(file);
+    const twice = await run(["session", "repair", id, "--error", printed, "--yes", "--store", home]);
+    expect(twice.status).toBe(1);
+    expect(rolloutPathOf(index, id)).toBe(file);
+  });
+
+  it("a row that changed after it was read is not overwritten: the write is refused as a store that changed", () => {
+    const { home, id, file } = movedHome();
+    const index = path.join(home, "state_5.sqlite");
+    const store = openStore({ store: home, format: "codex" });
+    const writer = store.openWriter();
+    try {
+      const key = { record: "index" as const, id, sessionId: id, path: index };
+      const before = writer.read(key);
+      expect(before.exists).toBe(true);
+      // A Codex that resumed the session from elsewhere meanwhile.
+      const db = new Database(index);
+      db.prepare("UPDATE threads SET rollout_path = ? WHERE id = ?").run("/elsewhere/rollout.jsonl", id);
+      db.close();
+      expect(() => writer.apply([{ key, before, after: { exists: true, bytes: indexImage({ rollout_path: file }) } }])).toThrow(/changed since it was read/);
+      expect(rolloutPathOf(index, id)).toBe("/elsewhere/rollout.jsonl");
+    } finally {
+      writer.close();
+      store.close();
+    }
   });
 
   it("session_index.jsonl naming a session with no rollout is said in a note (newest name wins); it is never written", async () => {

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { classifyProviderError } from "../../src/provider/classify-error.js";
+import { readsNoSession } from "../../src/stores/gemini/no-session.js";
 import { salvageHeader } from "../../src/stores/gemini/salvage.js";
 import { expectSameBytes, parseJsonDocument, run, snapshot, tempDir } from "../cli/run.js";
 import { writtenAgo } from "../support/captured-home.js";
@@ -97,20 +98,105 @@ describe("a chat file cut short in its header (Gemini CLI 0.30, truncated-json)"
     }
   });
 
-  it("an empty chat file is a warning that says what the client will do, and what to do first; nothing is written", async () => {
+  it("an empty chat file is a warning the repair removes (the suffix's session kept); restore puts the file back", async () => {
     const { home: store, file } = home();
     // What a resume of this session leaves when it is killed right after creating its fresh recording.
     const empty = path.join(path.dirname(file), "session-2026-11-27T17-40-7628a857.jsonl");
     fs.writeFileSync(empty, "");
+    writtenAgo(empty, 2 * 3_600_000);
     const before = snapshot(store);
     const scan = await run(["session", "scan", "--all", "--json", "--exit-zero", "--store", store]);
     const doc = parseJsonDocument(scan.stdout) as { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] };
     const found = doc.sessions.flatMap((s) => s.findings.filter((f) => f.rule === "empty-chat-file"));
     expect(found.map((f) => f.severity)).toEqual(["warning"]);
-    expect(found[0]!.message).toMatch(/0\.61 deletes it at its next start and every other chat file ending in -7628a857\.jsonl or -7628a857\.json/);
-    expect(found[0]!.message).toMatch(/move it out of chats\//);
+    expect(found[0]!.message).toMatch(/0\.61 deletes it at its next start and every chat file ending in -7628a857\.jsonl or -7628a857\.json/);
+    const repaired = await run(["session", "repair", "session-2026-11-27T17-40-7628a857", "--yes", "--json", "--store", store]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const report = parseJsonDocument(repaired.stdout) as { backup: { id: string }; sessions: { changes: { op: string; record: string }[] }[] };
+    expect(report.sessions[0]!.changes.map((c) => `${c.op} ${c.record}`)).toEqual(["delete file"]);
+    expect(fs.existsSync(empty)).toBe(false);
+    expect(fs.existsSync(file)).toBe(true);
+    // Nothing is left to repair: the file is gone, and with it the session it was.
+    const again = await run(["session", "scan", "--all", "--json", "--store", store]);
+    expect((parseJsonDocument(again.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual([ID]);
+    const restored = await run(["session", "restore", report.backup.id, "--yes", "--store", store]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expectSameBytes(snapshot(store), before);
+  });
+
+  it("the store's only file, empty: removed, and the emptied store still takes the restore (named or --last)", async () => {
+    const store = tempDir();
+    const empty = path.join(store, "tmp", "project", "chats", "session-2026-11-27T17-40-7628a857.jsonl");
+    fs.mkdirSync(path.dirname(empty), { recursive: true });
+    fs.writeFileSync(empty, "");
+    writtenAgo(empty, 2 * 3_600_000);
+    const before = snapshot(store);
     const repaired = await run(["session", "repair", "session-2026-11-27T17-40-7628a857", "--yes", "--store", store]);
-    expect(repaired.stdout + repaired.stderr).toMatch(/no automatic fix|nothing to repair|left alone/);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(repaired.stdout).not.toMatch(/still there/);
+    expect(fs.existsSync(empty)).toBe(false);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", store]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expectSameBytes(snapshot(store), before);
+  });
+});
+
+describe("a resume's stub beside its session (Gemini CLI 0.61, resume-stub)", () => {
+  const FIXTURE = path.resolve("fixtures/gemini-0.61/resume-stub");
+  const OWN = "session-2026-11-27T20-44-29069d00.jsonl";
+  const STUB = "session-2026-11-27T20-45-29069d00.jsonl";
+  const SESSION = "29069d00-";
+
+  function stubHome(): { store: string; chats: string } {
+    const store = tempDir();
+    const chats = path.join(store, "tmp", "project", "chats");
+    fs.mkdirSync(chats, { recursive: true });
+    for (const name of [OWN, STUB]) {
+      fs.copyFileSync(path.join(FIXTURE, name), path.join(chats, name));
+      writtenAgo(path.join(chats, name), 2 * 3_600_000);
+    }
+    return { store, chats };
+  }
+
+  it("the client's reading: the stub holds no session, the session's own file does", () => {
+    expect(readsNoSession(fs.readFileSync(path.join(FIXTURE, STUB)))).toMatch(/nothing resumable/);
+    expect(readsNoSession(fs.readFileSync(path.join(FIXTURE, OWN)))).toBeUndefined();
+    expect(readsNoSession(Buffer.from("\n \n"))).toBe("nothing in it");
+    // A record the check cannot read as text counts as content: such a file is left alone.
+    const meta = fs.readFileSync(path.join(FIXTURE, STUB), "utf8").split("\n")[0];
+    const image = JSON.stringify({ id: "u1", type: "user", content: [{ inlineData: { mimeType: "image/png", data: "AA==" } }] });
+    expect(readsNoSession(Buffer.from(`${meta}\n${image}\n`))).toBeUndefined();
+    // Rewound to before its only turn: nothing resumable again.
+    const turn = JSON.stringify({ id: "u2", type: "user", content: [{ text: "hello" }] });
+    expect(readsNoSession(Buffer.from(`${meta}\n${turn}\n`))).toBeUndefined();
+    expect(readsNoSession(Buffer.from(`${meta}\n${turn}\n{"$rewindTo":"u2"}\n`))).toMatch(/nothing resumable/);
+  });
+
+  it("scan warns on the session, naming the stub; repair removes the stub only; restore puts it back byte for byte", async () => {
+    const { store, chats } = stubHome();
+    const before = snapshot(store);
+    const own = fs.readFileSync(path.join(chats, OWN));
+    const scan = await run(["session", "scan", "--all", "--json", "--store", store]);
+    expect(scan.status, scan.stderr).toBe(0);
+    const sessions = (parseJsonDocument(scan.stdout) as { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] })
+      .sessions;
+    expect(sessions.map((s) => s.id.slice(0, 9))).toEqual([SESSION]);
+    const found = sessions[0]!.findings.filter((f) => f.rule === "empty-chat-file");
+    expect(found.map((f) => f.severity)).toEqual(["warning"]);
+    expect(found[0]!.message).toContain(`${STUB}, another chat file of this session`);
+    expect(found[0]!.message).toContain(`this session's own file (${OWN}) among them`);
+    const id = sessions[0]!.id;
+    const repaired = await run(["session", "repair", id, "--yes", "--json", "--store", store]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    const report = parseJsonDocument(repaired.stdout) as { backup: { id: string }; sessions: { changes: { op: string; record: string; id: string }[] }[] };
+    expect(report.sessions[0]!.changes).toMatchObject([{ op: "delete", record: "file", id: STUB }]);
+    expect(fs.readdirSync(chats)).toEqual([OWN]);
+    expect(fs.readFileSync(path.join(chats, OWN)).equals(own)).toBe(true);
+    const again = await run(["session", "repair", id, "--yes", "--json", "--store", store]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(fs.readdirSync(chats)).toEqual([OWN]);
+    const restored = await run(["session", "restore", report.backup.id, "--yes", "--store", store]);
+    expect(restored.status, restored.stderr).toBe(0);
     expectSameBytes(snapshot(store), before);
   });
 });

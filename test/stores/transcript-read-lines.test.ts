@@ -338,7 +338,7 @@ describe("byte-exact round trip", () => {
     const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
     expect(plan.changes).toHaveLength(1);
     expect(plan.changes[0]!.rules).toEqual(["unreadable-record"]);
-    const after = plan.files![0]!.after;
+    const after = plan.files![0]!.after!;
     // The repaired file is exactly the clean CRLF file.
     expect(after.equals(good)).toBe(true);
   });
@@ -353,7 +353,7 @@ describe("byte-exact round trip", () => {
     const records = assembleTranscript(crlf(t), { path: "/i.jsonl", sessionId: t.sessionId, dialect: "claude", mtime: 0 }, true);
     const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
     expect(plan.changes.map((c) => c.op)).toEqual(["insert", "update"]);
-    const lines = plan.files![0]!.after.toString("utf8").split("\n").slice(0, -1);
+    const lines = plan.files![0]!.after!.toString("utf8").split("\n").slice(0, -1);
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(line.endsWith("\r"), line.slice(-40)).toBe(true);
   });
@@ -367,6 +367,6 @@ describe("byte-exact round trip", () => {
     expect(records.endsWithNewline).toBe(false);
     const plan = planSession(records, transcriptFixing, { ...OPTIONS, rules: RULES });
     expect(plan.changes.map((c) => [c.op, c.rules])).toEqual([["delete", ["unreadable-record"]]]);
-    expect(plan.files![0]!.after.equals(good)).toBe(true);
+    expect(plan.files![0]!.after!.equals(good)).toBe(true);
   });
 });

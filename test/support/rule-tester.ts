@@ -107,7 +107,7 @@ export function ruleTester(rule: Rule, cases: { valid: ValidCase[]; invalid: Inv
           const loaded = loadRecords(c.records);
           const plan = planSession(loaded, isTranscript(loaded) ? transcriptFixing : opencodeFixing(sqliteCodec), { ...optionsOf(c), rules: [rule] });
           if (c.output !== undefined) {
-            const after = plan.files?.[0]?.after.toString("utf8") ?? ("bytes" in loaded ? loaded.bytes?.toString("utf8") : undefined);
+            const after = plan.files?.[0]?.after?.toString("utf8") ?? ("bytes" in loaded ? loaded.bytes?.toString("utf8") : undefined);
             if (typeof c.output === "string") expect(after).toBe(c.output);
             else expect(after).toMatch(c.output);
           }

@@ -45,7 +45,7 @@ describe("context trim on a Claude Code transcript", () => {
     const plan = trim(loaded, store, {});
     expect(plan.after.estimatedTokens).toBeLessThanOrEqual(160_000);
     expect(plan.changes.every((c) => c.op === "update" && c.rules.every((r) => r === "prune-old-outputs" || r === "truncate-outputs"))).toBe(true);
-    const after = linesOf(plan.files![0]!.after);
+    const after = linesOf(plan.files![0]!.after!);
     const original = loaded.lines.map((l) => l.raw.toString("utf8"));
     expect(after).toHaveLength(original.length);
     const changed = new Set(plan.changes.map((c) => c.key.id));
@@ -62,7 +62,7 @@ describe("context trim on a Claude Code transcript", () => {
   it("a second trim of the trimmed file has nothing to do", () => {
     const { store, loaded, file } = loadTranscript(bigClaude(40, 30_000));
     const plan = trim(loaded, store, {});
-    fs.writeFileSync(file, plan.files![0]!.after);
+    fs.writeFileSync(file, plan.files![0]!.after!);
     const reloaded = openStore({ store: file }).loadSession(loaded.summary.id, "full") as TranscriptRecords;
     expect(trim(reloaded, store, {}).changes).toEqual([]);
   });

@@ -363,7 +363,9 @@ export function knownGapOf(scenario, version) {
  * make the recover step another command (`import`) with its arguments, `loop.check` its recover step's check; `loop.edit`
  * damages the session right before recover (a repair before the client ever sent the damaged history); `loop.withError`
  * is the recover step's (lib/engine.mjs header); `loop.enforce` runs the loop with the API's rules applied although the
- * scenario alone (a capture of what the client sends) does not apply them.
+ * scenario alone (a capture of what the client sends) does not apply them. `loop.session(ctx)` names the session
+ * recover repairs when it is not the one the client resumes; `loop.between` are client steps run after recover and
+ * before the continuation (a start of the client that would have destroyed the session without the repair).
  */
 export function withRepairLoop(scenario, api, version) {
   const loop = typeof scenario.loop === "object" ? scenario.loop : {};
@@ -382,10 +384,12 @@ export function withRepairLoop(scenario, api, version) {
         ...(loop.edit ? { edit: loop.edit } : {}),
         // false: the plain repair, as a user runs it when the client never showed the refusal (it healed it itself).
         ...(loop.withError !== undefined ? { withError: loop.withError } : {}),
+        ...(loop.session ? { session: loop.session } : {}),
         ...(gap ? { expectExit: gap.expectExit, expectStderr: gap.expectStderr } : {}),
         // What the recover step must have done besides exiting as expected (e.g. planned nothing).
         ...(loop.check ? { check: loop.check } : {}),
       },
+      ...(loop.between ?? []),
       {
         prompt: loop.prompt ?? "Continue.",
         resume: true,

@@ -316,7 +316,8 @@ export const scenarios = {
   },
   "moved-rollout": {
     about:
-      "`tool`, then the rollout moved to another day folder of sessions/ (Codex's index state_5.sqlite still names the old path); resume: no rollout found for thread id …",
+      "`tool`, then the rollout moved to another day folder of sessions/ (Codex's index state_5.sqlite still names the old path); resume: no rollout found for thread id …; recover sets threads.rollout_path",
+    loop: true,
     steps: [
       toolTurn(),
       {

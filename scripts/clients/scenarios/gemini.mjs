@@ -9,6 +9,7 @@
 // version? }. `edit` runs before its step, on ctx.session.file (the chat file the client resumes); the mock applies the
 // API's rules (api/gemini-rules.mjs: checkContents) to every request.
 import fs from "node:fs";
+import path from "node:path";
 import { ERR_OVERFLOW, fakeSignature, functionCall, httpError, modelOfPath, modelSignature, promptTokens, reply, text, thought } from "../api/gemini.mjs";
 import { clientLine } from "../index.mjs";
 import { editLines, parseLine } from "../lib/files.mjs";
@@ -124,6 +125,38 @@ function cutDocument(ctx) {
   const keep = Math.floor((bytes.length * 2) / 3);
   fs.writeFileSync(file, bytes.subarray(0, keep));
   return `the .json document cut to its first ${keep} of ${bytes.length} bytes`;
+}
+/**
+ * A 0-byte chat file with the session's own 8-character suffix and a later start time: what a resume killed right
+ * after creating its fresh recording leaves (gemini-cli#26425). Written two hours ago: no client is writing it.
+ */
+function plantEmptySibling(ctx) {
+  // A minute the session's own file does not carry (a resume in the same minute writes into the resumed file itself).
+  const named = (minute) =>
+    path.join(path.dirname(ctx.session.file), `session-${new Date(minute).toISOString().slice(0, 16).replace(":", "-")}-${ctx.session.id.slice(0, 8)}.jsonl`);
+  let minute = Date.now() + 60_000;
+  while (fs.existsSync(named(minute))) minute += 60_000;
+  const file = named(minute);
+  fs.writeFileSync(file, "", { flag: "wx" });
+  const then = new Date(Date.now() - 2 * 3_600_000);
+  fs.utimesSync(file, then, then);
+  ctx.emptySibling = path.basename(file, ".jsonl");
+  return `a 0-byte ${path.basename(file)} beside the session's own chat file (same 8-character suffix)`;
+}
+/**
+ * The session's chat file named one minute earlier, as if it were started in an earlier minute than the resume that
+ * follows: the resume's fresh recording then lands in a file of its own, which the client leaves behind (a stub).
+ */
+function startedAMinuteEarlier(ctx) {
+  const from = ctx.session.file;
+  const m = /session-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2})-/.exec(path.basename(from));
+  if (!m) throw new Error(`not a chat file name: ${from}`);
+  const [date, time] = m[1].split("T");
+  const earlier = new Date(Date.parse(`${date}T${time.replace("-", ":")}:00Z`) - 60_000).toISOString().slice(0, 16).replace(":", "-");
+  const to = path.join(path.dirname(from), path.basename(from).replace(m[1], earlier));
+  fs.renameSync(from, to);
+  ctx.session = { ...ctx.session, file: to };
+  return `${path.basename(from)} renamed ${path.basename(to)} (started a minute earlier: the resume writes its fresh recording beside it)`;
 }
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const rewindToUnknown = (ctx) =>
@@ -297,6 +330,42 @@ export const scenarios = {
     versions: [LEGACY],
     about: "`plain` (two turns) written by 0.30 as one .json document, then the document cut short (the last third of its bytes gone); then resume",
     steps: [...plainTurns(), { ...resumeStep(), edit: cutDocument }],
+  },
+  "empty-sibling": {
+    versions: JSONL,
+    about:
+      "`plain` (two turns); then an empty chat file with the session's suffix, removed by recover; then a new session (its start-up cleanup would delete every chat file with that suffix), and the first session resumed",
+    steps: plainTurns(),
+    loop: {
+      edit: plantEmptySibling,
+      session: (ctx) => ctx.emptySibling,
+      between: [{ prompt: "Say hi.", replies: [reply([text("Hi.")])], expect: 200 }],
+    },
+  },
+  "resume-stub": {
+    versions: JSONL,
+    about:
+      "`plain`, the second turn a resume in a later minute (the client leaves its fresh recording beside the session: a stub with the session's suffix); recover removes the stub; then a new session (its start-up cleanup would delete the stub and the session's own file), and the first session resumed",
+    steps: [plainTurns()[0], { ...plainTurns()[1], edit: startedAMinuteEarlier }],
+    loop: { between: [{ prompt: "Say hi.", replies: [reply([text("Hi.")])], expect: 200 }] },
+  },
+  "resume-stub-unrepaired": {
+    versions: JSONL,
+    about: "`resume-stub` without recover: the new session's start-up cleanup deletes the session, whose resume then fails",
+    steps: [
+      plainTurns()[0],
+      { ...plainTurns()[1], edit: startedAMinuteEarlier },
+      { prompt: "Say hi.", replies: [reply([text("Hi.")])], expect: 200 },
+      {
+        prompt: "Continue.",
+        resume: true,
+        replies: [],
+        check: (_ctx, r) =>
+          r.code === 42 && /Invalid session identifier/.test(r.stderr)
+            ? []
+            : [`expected the resume to fail (exit 42, Invalid session identifier), got exit ${r.code}`],
+      },
+    ],
   },
   overflow: {
     about: "`plain` (two turns), then resume answered 400 `The input token count (N) exceeds the maximum number of tokens allowed (M).`",

@@ -52,7 +52,7 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
         // --last of a store named: its newest backup, not one another store's repair took since (a cron job, CI).
         const id =
           options.last && args[0] === undefined && options.store !== undefined
-            ? await withStore(options, io, (store) => newestBackupOf(root, store.info.path))
+            ? await withStore({ ...options, restoring: true }, io, (store) => newestBackupOf(root, store.info.path))
             : backupIdOf(args[0], options.last, root, io);
         const manifest = readRestorable(root, id, options.session);
         const storeOptions =
@@ -60,7 +60,7 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
         // A forced restore of a transaction that was cut short, with records changed since, is the way out its
         // refusal names: it must not be refused by the same settling first.
         const resolving = options.force ? { resolving: id } : {};
-        return withStore({ ...storeOptions, ...resolving }, io, (store) => {
+        return withStore({ ...storeOptions, ...resolving, restoring: true }, io, (store) => {
           refuseOtherFormat(manifest, store.info);
           return withWriter(store, { ...options, ...resolving }, io, async (tx) => {
             const { writer } = tx;
@@ -84,7 +84,8 @@ Exit codes: 0 restored (or nothing to restore), 1 dry run with changes / not con
                           {
                             summary: changes[i]!,
                             reasons: [`put back from backup ${id}`],
-                            diff: () => unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after)),
+                            diff: () =>
+                              unifiedDiff(t.key, writer.describe(t.before), writer.describe(t.after), { before: t.before.exists, after: t.after.exists }),
                           },
                         ],
                   ),

@@ -14,7 +14,9 @@ import { transcriptAdapter } from "../transcript/family.js";
 import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../transcript/layout.js";
 import { rootAmong } from "../transcript/locate.js";
 import type { TranscriptRoot } from "../transcript/transcript-store.js";
+import { guarded } from "../sqlite/errors.js";
 import { openDatabase } from "../sqlite/open.js";
+import type { IndexRow } from "../../model/transcript.js";
 import { codexDialect } from "./dialect.js";
 import { codexFixes } from "./fixes.js";
 
@@ -52,6 +54,10 @@ const codexLayout: TranscriptLayout = {
     return UUID_AT_END.exec(name)?.[1] ?? name;
   },
   staleIndex: staleRolloutPath,
+  indexRows: {
+    read: (path, id) => readRolloutPath(path, id),
+    write: writeRolloutPath,
+  },
 };
 
 const codex = { dialect: codexDialect, fixes: codexFixes, layout: codexLayout };
@@ -144,27 +150,56 @@ function namedSessions(file: string): { id: string; name?: string }[] {
  * Codex resumes a session by the path its index holds (`threads.rollout_path` of the newest `state_<n>.sqlite`), not
  * by looking in sessions/: when that path holds no file (the rollout was moved to another folder, or the Codex home
  * was copied from another place), it answers `no rollout found for thread id <id>` (measured with 0.171.0;
- * openai/codex#22452, #11634) although the rollout is right here. Said of the session, never written: recover does
- * not write Codex's index (docs/codex.md).
+ * openai/codex#22452, #11634) although the rollout is right here. The fix sets the row to where the rollout is
+ * (docs/codex.md).
  */
-function staleRolloutPath(store: string, sessionId: string, path: string): string | undefined {
+function staleRolloutPath(store: string, sessionId: string, path: string): { detail: string; index: IndexRow } | undefined {
   const newest = newestState(store);
   if (newest === undefined) return undefined;
-  let row: { rollout_path?: unknown } | undefined;
+  let indexed: Record<string, unknown> | undefined;
   try {
-    const db = openDatabase(newest, { readonly: true, fileMustExist: true });
-    try {
-      row = db.prepare("SELECT rollout_path FROM threads WHERE id = ?").get(sessionId) as typeof row;
-    } finally {
-      db.close();
-    }
+    indexed = readRolloutPath(newest, sessionId);
   } catch {
     // Not the schema this was written against, locked, or unreadable: the index only adds a finding.
     return undefined;
   }
-  const indexed = row?.rollout_path;
-  if (typeof indexed !== "string" || indexed === path || existsSync(indexed)) return undefined;
-  return `Codex's index ${basename(newest)} says this session's rollout is at ${indexed}, where there is none: Codex resumes by that path and answers "no rollout found for thread id ${sessionId}"; recover does not write Codex's index: set threads.rollout_path to ${path} (or move the rollout back)`;
+  const at = indexed?.rollout_path;
+  if (typeof at !== "string" || at === path || existsSync(at)) return undefined;
+  return {
+    detail: `Codex's index ${basename(newest)} says this session's rollout is at ${at}, where there is none: Codex resumes by that path and answers "no rollout found for thread id ${sessionId}"; the repair sets threads.rollout_path to ${path}`,
+    index: { path: newest, id: sessionId, before: { rollout_path: at }, after: { rollout_path: path } },
+  };
+}
+
+/** The column recover sets of a `threads` row, or undefined when the index has no row for the session. */
+function readRolloutPath(state: string, id: string): Record<string, unknown> | undefined {
+  return guarded(state, () => {
+    const db = openDatabase(state, { readonly: true, fileMustExist: true });
+    try {
+      const row = db.prepare("SELECT rollout_path FROM threads WHERE id = ?").get(id) as { rollout_path: unknown } | undefined;
+      return row ? { rollout_path: row.rollout_path } : undefined;
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/**
+ * Set a `threads` row's rollout_path while it still holds the path read: one UPDATE, SQLite's own transaction, waiting
+ * a moment for a Codex that holds the database (its WAL) before saying it is busy.
+ */
+function writeRolloutPath(state: string, id: string, before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+  return guarded(state, () => {
+    const db = openDatabase(state, { fileMustExist: true, timeout: 2_000 });
+    try {
+      const { changes } = db
+        .prepare("UPDATE threads SET rollout_path = ? WHERE id = ? AND rollout_path IS ?")
+        .run(after.rollout_path as string, id, before.rollout_path as string);
+      return changes === 1;
+    } finally {
+      db.close();
+    }
+  });
 }
 
 function newestState(store: string): string | undefined {

@@ -14,6 +14,7 @@ import { entriesOf, fileNameId, storeAbove, type TranscriptLayout } from "../tra
 import { rootAmong } from "../transcript/locate.js";
 import { geminiDialect } from "./dialect.js";
 import { geminiFixes } from "./fixes.js";
+import { readsNoSession } from "./no-session.js";
 
 const CHAT = "session-*.jsonl";
 /** Sessions of Gemini CLI before 0.40: one JSON document each. */
@@ -43,6 +44,7 @@ const geminiLayout: TranscriptLayout = {
   flat: [CHAT, LEGACY],
   sessionIdOf: (path) => headSessionId(path) ?? fileNameId(path).replace(/\.json$/, ""),
   oneOf: (a, b) => (resumedBefore(rank(b), rank(a)) ? b : a),
+  readsNoSession,
 };
 
 /** The `sessionId` of the metadata line that opens the file. */

@@ -30,10 +30,15 @@ import {
 } from "../sqlite/row.js";
 import { formatCount } from "../../model/format-count.js";
 
-const TABLE: Record<Exclude<RecordKey["record"], "file" | "line">, string> = { project: "project", session: "session", message: "message", part: "part" };
+const TABLE: Record<Exclude<RecordKey["record"], "file" | "line" | "index">, string> = {
+  project: "project",
+  session: "session",
+  message: "message",
+  part: "part",
+};
 
 function tableOf(key: RecordKey): string {
-  if (key.record === "file" || key.record === "line") throw new Error(`opencode.db holds no ${key.record} records (${key.id})`);
+  if (key.record === "file" || key.record === "line" || key.record === "index") throw new Error(`opencode.db holds no ${key.record} records (${key.id})`);
   return TABLE[key.record];
 }
 

@@ -84,6 +84,8 @@ export class OpencodeRecords implements RecordFamily {
 
   /** Its own record, and (unless its fix reads nothing else) its message. */
   claims(edit: Edit, ownRecordOnly: boolean): string[] {
+    if (edit.op === "discard-file" || edit.op === "set-index")
+      throw new RecoverError("internal", "an opencode session has no file or index beside its records");
     if (edit.op === "insert" && !edit.into) return [entryId("session", edit.id)];
     if (edit.op === "insert") return [entryId("part", edit.id), entryId("message", inserting(edit).ref.id)];
     const ref = edit.target.ref;

@@ -32,15 +32,15 @@ export function transcriptAdapter(spec: DialectStore): StoreAdapter {
    * the wrong folder fails instead of going green on "no findings in 0 sessions". (An opencode database or JSON
    * tree is recognised by its own structure and may legitimately hold no session yet.)
    */
-  const holdingSessions = (root: TranscriptRoot): TranscriptStore => {
+  const holdingSessions = (root: TranscriptRoot, emptyAllowed = false): TranscriptStore => {
     const unread = spec.unread?.(root);
     const store = new TranscriptStore(root, unread !== undefined ? [unread] : []);
-    if (store.listSessionIds().length > 0) return store;
+    if (emptyAllowed || store.listSessionIds().length > 0) return store;
     throw new RecoverError("not-a-store", `${store.info.part ?? store.info.path} holds no ${agent} transcripts${unread !== undefined ? `; ${unread}` : ""}`);
   };
-  const at = (target: string, here: WhatIsHere): TranscriptStore | undefined => {
+  const at = (target: string, here: WhatIsHere, emptyAllowed = false): TranscriptStore | undefined => {
     const root = transcriptRootAt(target, here);
-    return root?.dialect === dialect ? holdingSessions(root) : undefined;
+    return root?.dialect === dialect ? holdingSessions(root, emptyAllowed) : undefined;
   };
   return {
     format: dialect,
@@ -54,8 +54,8 @@ export function transcriptAdapter(spec: DialectStore): StoreAdapter {
       return kind?.dialects.includes(dialect) ? kind.description : undefined;
     },
     claim: at,
-    open: ({ target, here }) => {
-      const store = at(target, here);
+    open: ({ target, here, emptyAllowed }) => {
+      const store = at(target, here, emptyAllowed);
       if (!store) throw new RecoverError("not-a-store", `${target} holds no ${agent} transcripts`);
       return store;
     },

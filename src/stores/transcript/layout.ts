@@ -3,6 +3,7 @@
  * mark the agent's own dir, the parts of it a user may name, the store a path lies in, and a session file's id. The
  * shared code (locate.ts, detect.ts, transcript-store.ts) asks every registered layout and names no agent.
  */
+import type { IndexRow } from "../../model/transcript.js";
 import { readdirSync } from "node:fs";
 import { basename, join, sep } from "node:path";
 
@@ -37,6 +38,11 @@ export interface TranscriptLayout {
    * of the one the agent resumes. Without it, such a store is ambiguous.
    */
   oneOf?(a: string, b: string): string;
+  /**
+   * Of a session's other files (the ones `oneOf` did not pick): why the agent reads no session from this one, or
+   * undefined when it does. Such files are the session's companions (TranscriptRecords.companions).
+   */
+  readsNoSession?(bytes: Buffer): string | undefined;
   /** Other names of sessions, from the indexes beside the session files (openclaw's session keys). */
   aliases?(files: readonly string[]): Map<string, string>;
   /**
@@ -44,9 +50,19 @@ export interface TranscriptLayout {
    * `threads.rollout_path`): said as the session's first line's stale bookkeeping (TranscriptLine.stale), not
    * fixable, since recover does not write that index.
    */
-  staleIndex?(store: string, sessionId: string, path: string): string | undefined;
+  staleIndex?(store: string, sessionId: string, path: string): { detail: string; index?: IndexRow } | undefined;
+  /** The agent's index rows a repair may set (IndexRow): how its writer reads and writes them. */
+  indexRows?: IndexRows;
   /** The agent takes a write lock `<session file>.lock` (JSON `{pid, createdAt}`) while it writes a session. */
   writeLocks?: true;
+}
+
+/** How a store's writer reaches the rows of its agent's index (Codex's `threads` in `state_<n>.sqlite`). */
+export interface IndexRows {
+  /** The columns recover sets of row `id` in the index at `path`, as they are now; undefined: no such row. */
+  read(path: string, id: string): Record<string, unknown> | undefined;
+  /** Set them to `after`, in one statement, only while they still hold `before`; false: they do not (nothing written). */
+  write(path: string, id: string, before: Record<string, unknown>, after: Record<string, unknown>): boolean;
 }
 
 /** The usual id: the file name without `.jsonl`. */

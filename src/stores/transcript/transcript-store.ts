@@ -7,7 +7,7 @@ import fg from "fast-glob";
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { errnoCode, fsError, RecoverError, storeChanged } from "../../errors.js";
 import type { LoadMode, SessionSummary } from "../../model/opencode-records.js";
-import type { TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
+import type { Companion, TranscriptDialect, TranscriptRecords } from "../../model/transcript.js";
 import { assertSafeId } from "../session-id.js";
 import type { RecordCodec, SessionStore, StoreInfo, StoreWriter } from "../store.js";
 import { assembleTranscript } from "./assemble.js";
@@ -40,6 +40,8 @@ export interface TranscriptRoot {
 interface SessionFile {
   id: string;
   path: string;
+  /** The session's other files (layout.oneOf picked `path` over them). */
+  others?: string[];
 }
 
 const HEAD_BYTES = 64 * 1024;
@@ -79,7 +81,8 @@ export class TranscriptStore implements SessionStore {
       if (id === undefined) continue;
       const other = found.get(id);
       if (other && layout.oneOf) {
-        found.set(id, { id, path: layout.oneOf(other.path, path) });
+        const kept = layout.oneOf(other.path, path);
+        found.set(id, { id, path: kept, others: [...(other.others ?? []), kept === path ? other.path : path] });
         continue;
       }
       if (other) {
@@ -146,10 +149,25 @@ export class TranscriptStore implements SessionStore {
     const records = assembleTranscript(bytes, { path: file.path, sessionId: id, dialect: this.root.dialect, mtime }, mode === "full");
     const stale = formatNamed(this.root.dialect).layout.staleIndex?.(this.root.path, id, file.path);
     const first = records.lines.find((line) => line.value !== undefined);
-    if (stale !== undefined && first) first.stale = { detail: stale, fixable: false };
+    // Fixable where the layout says what the index row must hold: the fix sets it (stale-bookkeeping).
+    if (stale !== undefined && first)
+      first.stale = { detail: stale.detail, fixable: stale.index !== undefined, ...(stale.index ? { index: stale.index } : {}) };
     const parent = this.parentOf(file);
     if (parent !== undefined) records.summary.parentId = parent;
+    const companions = this.companionsOf(file);
+    if (companions.length > 0) records.companions = companions;
     return records;
+  }
+
+  /** The session's other files its agent reads no session from (layout.readsNoSession), as they are now. */
+  private companionsOf(file: SessionFile): Companion[] {
+    const readsNoSession = formatNamed(this.root.dialect).layout.readsNoSession;
+    if (!readsNoSession || !file.others) return [];
+    return file.others.flatMap((path) => {
+      const { bytes } = readSessionFile(path);
+      const why = readsNoSession(bytes);
+      return why !== undefined ? [{ path, bytes, readsNoSession: why }] : [];
+    });
   }
 
   /** The session that spawned this one (a Claude Code subagent's), when its layout says. */
@@ -159,7 +177,8 @@ export class TranscriptStore implements SessionStore {
 
   openWriter(): StoreWriter {
     const locked = formatNamed(this.root.dialect).layout.writeLocks;
-    return new TranscriptWriter(this.info, locked ? [...this.sessionFiles().values()].map((f) => f.path) : []);
+    const { indexRows } = formatNamed(this.root.dialect).layout;
+    return new TranscriptWriter(this.info, locked ? [...this.sessionFiles().values()].map((f) => f.path) : [], indexRows);
   }
 
   close(): void {}

@@ -4,10 +4,11 @@
  * the bytes it will be written as, and lines no fix touched keep their exact bytes. What differs from the loaded file
  * at the end is the plan: line changes to show, and the one file image the writer puts in place.
  */
+import { basename } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { FileImage, RecordChange, RecordKey } from "../../model/change.js";
 import type { Edit, Json, StoredRecord } from "../../model/edit.js";
-import type { DraftEntry, LoadedRecords, NewRecord, RecordFamily, StoreFixing } from "../../model/fixing.js";
+import { besideKey, type Beside, type DraftEntry, type LoadedRecords, type NewRecord, type RecordFamily, type StoreFixing } from "../../model/fixing.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
 import { isTranscript, type TranscriptLine, type TranscriptRecords } from "../../model/transcript.js";
@@ -16,6 +17,22 @@ import { TranscriptFixContext } from "./fixing.js";
 import { formatNamed } from "./format.js";
 
 const lossy = new TextDecoder("utf-8", { fatal: false });
+
+/** An index row's stored image: its columns as JSON, keys in order (what TranscriptWriter reads a row as). */
+export function indexImage(columns: Record<string, unknown>): Buffer {
+  return Buffer.from(
+    JSON.stringify(
+      Object.fromEntries(
+        Object.keys(columns)
+          .sort()
+          .map((k) => [k, columns[k]]),
+      ),
+    ),
+  );
+}
+
+/** What a fix that discards the file claims, with every line: no other fix of its pass edits a file that goes. */
+const FILE_CLAIM = "\u0000file";
 
 /** The line a new transcript record follows (a fix context of this store names it). */
 function anchorOf(edit: Edit & { op: "insert" }): TranscriptLine {
@@ -58,12 +75,35 @@ export class TranscriptLines implements RecordFamily {
 
   /** One fix per line per pass. */
   claims(edit: Edit): string[] {
+    if (edit.op === "discard-file" && edit.path === undefined) return [FILE_CLAIM, ...this.loaded.lines.map((l) => l.ref.id)];
+    if (edit.op === "discard-file" || edit.op === "set-index") return [`${FILE_CLAIM}${besideKey(edit)}`];
     return edit.op === "insert" ? [anchorOf(edit).ref.id, edit.id] : [edit.target.ref.id];
   }
 
-  /** Read line by line as a load of the written file reads it. */
-  assemble(entries: readonly DraftEntry[]): TranscriptRecords {
+  /**
+   * Read line by line as a load of the written file reads it; a discarded file reads as no lines at all, a
+   * discarded companion is no longer there, and a line whose index row is set has no stale bookkeeping left.
+   */
+  assemble(entries: readonly DraftEntry[], beside: readonly Beside[] = []): TranscriptRecords {
     const file = { path: this.loaded.sessionRef.path ?? "", sessionId: this.loaded.summary.id, dialect: this.loaded.dialect, mtime: this.loaded.lastActivity };
+    const discarded = beside.flatMap(({ edit }) => (edit.op === "discard-file" ? [edit.path] : []));
+    if (discarded.includes(undefined)) return { ...recordsOf([], false, file, undefined, { keepIds: true }), discarded: true };
+    const companions = this.loaded.companions?.filter((c) => !discarded.includes(c.path));
+    const assembled = this.lines(entries, file);
+    const indexed = new Set(beside.flatMap(({ edit }) => (edit.op === "set-index" ? [besideKey(edit)] : [])));
+    if (indexed.size > 0) {
+      for (const [k, line] of assembled.lines.entries()) {
+        const row = line.stale?.index;
+        if (row && indexed.has(besideKey({ op: "set-index", row, reason: "" }))) {
+          const { stale: _, ...rest } = line;
+          assembled.lines[k] = rest;
+        }
+      }
+    }
+    return companions?.length ? { ...assembled, companions } : assembled;
+  }
+
+  private lines(entries: readonly DraftEntry[], file: Parameters<typeof recordsOf>[2]): TranscriptRecords {
     const lines: TranscriptLine[] = [];
     for (const entry of entries) {
       if (entry.values === null) continue;
@@ -123,12 +163,49 @@ export class TranscriptLines implements RecordFamily {
     return Buffer.concat(chunks);
   }
 
-  /** Every line that ends up different, in file order, and the file image when anything changed. */
-  outcome(entries: readonly DraftEntry[], changes: RecordChange[]): { changes: RecordChange[]; files: FileImage[] } {
-    if (changes.length === 0) return { changes, files: [] };
+  /**
+   * Every line that ends up different, in file order, and the file image when anything changed. A discarded file is
+   * one change: the file goes, whatever its lines were.
+   */
+  outcome(entries: readonly DraftEntry[], changes: RecordChange[], beside: readonly Beside[] = []): { changes: RecordChange[]; files: FileImage[] } {
     const ref = this.loaded.sessionRef;
-    const key: RecordKey = { record: "file", id: ref.id, sessionId: ref.sessionId, ...(ref.path !== undefined ? { path: ref.path } : {}) };
-    return { changes, files: [{ key, before: this.loaded.bytes ?? Buffer.alloc(0), after: this.bytes(entries) }] };
+    const keyOf = (record: "file" | "index", path: string | undefined, id: string): RecordKey => ({
+      record,
+      id,
+      sessionId: ref.sessionId,
+      ...(path !== undefined ? { path } : {}),
+    });
+    const own = this.loaded.bytes ?? Buffer.alloc(0);
+    const gone = (key: RecordKey, before: Buffer, { rules, reasons }: Beside): { change: RecordChange; file: FileImage } => ({
+      change: { op: "delete", key, beforeBytes: before, beforeText: lossy.decode(before), rules, reasons },
+      file: { key, before, after: null },
+    });
+    const ownGone = beside.find(({ edit }) => edit.op === "discard-file" && edit.path === undefined);
+    if (ownGone) {
+      const { change, file } = gone(keyOf("file", ref.path, ref.id), own, ownGone);
+      return { changes: [change], files: [file] };
+    }
+    const out: { changes: RecordChange[]; files: FileImage[] } = {
+      changes: [...changes],
+      files: changes.length > 0 ? [{ key: keyOf("file", ref.path, ref.id), before: own, after: this.bytes(entries) }] : [],
+    };
+    for (const b of beside) {
+      const { edit, rules, reasons } = b;
+      if (edit.op === "set-index") {
+        // The row as its writer reads and writes it: the columns recover sets, as JSON (TranscriptWriter).
+        const key = keyOf("index", edit.row.path, edit.row.id);
+        const [before, after] = [indexImage(edit.row.before), indexImage(edit.row.after)];
+        out.changes.push({ op: "update", key, before: edit.row.before, beforeBytes: before, after: edit.row.after, rules, reasons });
+        out.files.push({ key, before, after });
+        continue;
+      }
+      const companion = this.loaded.companions?.find((c) => c.path === edit.path);
+      if (!companion) throw new RecoverError("internal", `no file ${edit.path} of session ${ref.sessionId} to discard`);
+      const { change, file } = gone(keyOf("file", companion.path, basename(companion.path)), companion.bytes, b);
+      out.changes.push(change);
+      out.files.push(file);
+    }
+    return out;
   }
 
   change(entry: DraftEntry): RecordChange | undefined {
