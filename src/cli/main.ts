@@ -32,6 +32,7 @@ const GROUP_LOADERS: Partial<Record<TopCommand, SubcommandLoaders>> = {
     list: async () => (await import("./commands/session-list.js")).addSessionList,
     scan: async () => (await import("./commands/session-scan.js")).addSessionScan,
     repair: async () => (await import("./commands/session-repair.js")).addSessionRepair,
+    resume: async () => (await import("./commands/session-resume.js")).addSessionResume,
     restore: async () => (await import("./commands/session-restore.js")).addSessionRestore,
     backups: async () => (await import("./commands/session-backups.js")).addSessionBackups,
     import: async () => (await import("./commands/session-import.js")).addSessionImport,

@@ -3,7 +3,8 @@
  * run, then guard (store held open, session just written), confirm, quick_check, back up and apply in one
  * transaction, and say how to undo it. The first half — how each command plans — is the command's own.
  */
-import { accessSync, constants } from "node:fs";
+import { shellQuote } from "../model/shell-quote.js";
+import { accessSync, constants, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { ExitCode, RecoverError } from "../errors.js";
 import { stateDir } from "../txn/state-dir.js";
@@ -80,9 +81,27 @@ export interface WriteOptions extends GlobalOptions {
   resume?: boolean;
 }
 
-/** How the agent itself picks a repaired session up again (its store adapter knows; openclaw has no command). */
-function resumeCommand(format: string, id: string): string | undefined {
-  return storeAdapter(format)?.resumeCommand(id);
+/**
+ * How the agent itself picks a session up again, as a shell runs it: in the session's directory when it names one
+ * that is there, then the agent's command (its store adapter knows; openclaw has none).
+ */
+export function resumeLine(store: SessionStore, id: string, directory?: string): { argv: string[]; cwd?: string; line: string } | undefined {
+  const argv = storeAdapter(store.info.format)?.resumeArgv(id);
+  if (!argv) return undefined;
+  const cwd = directory !== undefined && isDirectory(directory) ? directory : undefined;
+  const command = argv.map((word) => shellQuote(word)).join(" ");
+  return { argv, ...(cwd ? { cwd } : {}), line: cwd ? `cd ${shellQuote(cwd)} && ${command}` : command };
+}
+
+const resumeLines = (store: SessionStore, sessions: readonly PlannedSession[]) =>
+  sessions.flatMap(({ plan }) => resumeLine(store, plan.summary.id, plan.summary.directory)?.line ?? []);
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -144,6 +163,8 @@ export async function reportAndWrite(
   const leftErrors = () => errorsLeft(report) > 0;
   if (toWrite.length === 0 || options.dryRun) {
     if (options.dryRun && toWrite.length > 0) Object.assign(report, dryRunRefusal(store, toWrite, options, io, now));
+    // Nothing to write: the sessions go on as they are.
+    if (options.resume && !options.dryRun && !leftErrors()) report.resume = resumeLines(store, planned);
     reporter.plan(report);
     reporter.done(report);
     if (options.dryRun) return toWrite.length > 0 ? ExitCode.findings : ExitCode.ok;
@@ -199,7 +220,7 @@ export async function reportAndWrite(
     }
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, io);
-    if (options.resume) report.resume = toWrite.flatMap(({ plan }) => resumeCommand(store.info.format, plan.summary.id) ?? []);
+    if (options.resume) report.resume = resumeLines(store, toWrite);
     reporter.done(report);
     // Sessions left out are not repaired: a job must not read this run as all done.
     return leftErrors() || report.liveWriters ? ExitCode.findings : ExitCode.ok;

@@ -724,6 +724,21 @@ export function storedError(view: Pick<SessionView, "summary" | "opencode">, opt
 }
 
 /**
+ * The provider error a transcript's client stored last, when the session ended with it: no reply the client sends
+ * comes after the line holding it (a later accepted turn means the error was answered, by the client or a repair).
+ */
+export function lastStoredError(view: Pick<SessionView, "storedErrors" | "conversation" | "transcript">): { text: string; where: string } | undefined {
+  const stored = view.storedErrors?.at(-1);
+  const lines = view.transcript?.byId;
+  if (!stored || !lines) return undefined;
+  const lineOf = (id: string | undefined) => (id === undefined ? undefined : lines.get(id)?.ref.line);
+  const at = lineOf(stored.messageId);
+  if (at === undefined) return undefined;
+  const replies = view.conversation.messages.filter((m) => m.role === "assistant").flatMap((m) => m.sourceMessageIds.map(lineOf));
+  return replies.some((line) => line !== undefined && line > at) ? undefined : { text: stored.text, where: stored.where };
+}
+
+/**
  * The newest overflow a transcript's client stored with its token count (openclaw: the refused turn's `errorMessage`),
  * for a trim given no count: its window is the limit, its count the size of what was refused.
  */

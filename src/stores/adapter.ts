@@ -67,7 +67,10 @@ export interface StoreAdapter {
   open(request: OpenRequest): SessionStore;
   /** Without `--store`, found from `env` (never process.env): a path opened like `--store`, or the store itself. */
   locate(env: NodeJS.ProcessEnv): string | SessionStore;
-  /** The command that continues a session in its agent after a repair, when the agent has one. */
-  resumeCommand(sessionId: string): string | undefined;
+  /**
+   * The agent's own command (argv, run in the session's directory) that continues a session at a terminal, when the
+   * agent has one: printed after a repair (`--resume`), run by `session resume`.
+   */
+  resumeArgv(sessionId: string): string[] | undefined;
   readonly capabilities: StoreCapabilities;
 }

@@ -40,7 +40,7 @@ async function answer(words: string[], options: { cwd?: string } = {}): Promise<
 describe("recover completion bash, run by bash", () => {
   it("commands and subcommands", () => {
     expect(bash(["se"])).toEqual(["session"]);
-    expect(bash(["session", "re"]).sort()).toEqual(["repair", "restore"]);
+    expect(bash(["session", "re"]).sort()).toEqual(["repair", "restore", "resume"]);
   });
 
   it("what __complete answers: options, --format values, nothing for a path", async () => {

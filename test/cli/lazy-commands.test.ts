@@ -91,7 +91,9 @@ describe("lazy commands", () => {
   it("help about a command loads that command: recover help session lists every session command", () => {
     const { sources } = codeThatRan(["help", "session"]);
     expect(commandsLoaded(sources)).toEqual(
-      ["session-backups", "session-import", "session-list", "session-repair", "session-restore", "session-scan"].map((name) => `src/cli/commands/${name}.ts`),
+      ["session-backups", "session-import", "session-list", "session-repair", "session-restore", "session-resume", "session-scan"].map(
+        (name) => `src/cli/commands/${name}.ts`,
+      ),
     );
   });
 });

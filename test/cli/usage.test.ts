@@ -151,7 +151,7 @@ describe("help and version", () => {
     ]) {
       const r = await run(args);
       expect(r.status).toBe(2);
-      expectOneLineError(r, /^recover: unknown command 'nope' for recover session \(expected one of: list, scan, repair, restore, backups, import\)$/);
+      expectOneLineError(r, /^recover: unknown command 'nope' for recover session \(expected one of: list, scan, repair, resume, restore, backups, import\)$/);
     }
   });
 

@@ -546,7 +546,7 @@ describe("session repair --error through the CLI", () => {
       `note: session ${id}: the error given (thinking_signature): the provider rejected the signature of the thinking at messages.5.content.0; a model or system-prompt switch makes every earlier signature fail, one request at a time, so all 4 signed thinking blocks named or before the latest assistant message go in this one repair (kept verbatim in the backup; in the latest tool-use turn the turn goes whole)\n`,
     );
     expect(r.stdout).toMatch(new RegExp(`^  delete part ${r3.partId} \\[provider-error\\]  removed thinking whose signature the provider rejected`, "m"));
-    expect(r.stdout).toContain(`\ncontinue with: opencode run --session ${id} "continue"\n`);
+    expect(r.stdout).toContain(`\ncontinue with: opencode --session ${id}\n`);
     expect(r.stdout).toMatch(/^undo with: recover session restore \S+ --store \S+$/m);
     // SQLite rows: the reasoning rows before the latest assistant message are gone, the session row's update time
     // moved, nothing else differs.
@@ -566,7 +566,7 @@ describe("session repair --error through the CLI", () => {
     const r = runWithStdin(["session", "repair", id, "--error", "-", "--yes", "--resume", "--json", "--store", store.store], SIG(5), sb.env);
     expect(r.status, r.stderr).toBe(0);
     const doc = changeDoc(r) as unknown as { resume: string[]; backup: { id: string } | null };
-    expect(doc.resume).toEqual([`opencode run --session ${id} "continue"`]);
+    expect(doc.resume).toEqual([`opencode --session ${id}`]);
     expect(doc.backup).not.toBeNull();
   });
 

@@ -82,7 +82,7 @@ const toyagentAdapter: StoreAdapter = {
   claim: (target, here) => (here.formats.includes("toyagent") ? new ToyagentStore(target) : undefined),
   open: ({ target }) => new ToyagentStore(target),
   locate: (env) => env.TOYAGENT_HOME ?? path.join(env.HOME ?? os.homedir(), ".toyagent"),
-  resumeCommand: (id) => `toyagent --resume ${id}`,
+  resumeArgv: (id) => ["toyagent", "--resume", id],
   capabilities: { writesBesideStore: false },
 };
 

@@ -12,15 +12,15 @@ describe("the store registry", () => {
   });
 
   it("each adapter knows how its agent resumes a session (openclaw: by its key, no command)", () => {
-    const resume = Object.fromEntries(storeAdapters().map((a) => [a.format, a.resumeCommand("s1")]));
+    const resume = Object.fromEntries(storeAdapters().map((a) => [a.format, a.resumeArgv("s1")]));
     expect(resume).toEqual({
-      "opencode-sqlite": 'opencode run --session s1 "continue"',
-      "opencode-json": 'opencode run --session s1 "continue"',
-      claude: "claude --resume s1",
+      "opencode-sqlite": ["opencode", "--session", "s1"],
+      "opencode-json": ["opencode", "--session", "s1"],
+      claude: ["claude", "--resume", "s1"],
       "openclaw-sqlite": undefined,
       openclaw: undefined,
-      codex: "codex resume s1",
-      gemini: "gemini --resume s1",
+      codex: ["codex", "resume", "s1"],
+      gemini: ["gemini", "--resume", "s1"],
     });
   });
 

@@ -16,7 +16,8 @@ import type { ClassifiedError } from "../../provider/classify-error.js";
 import { liveSkip, sessionView, type LiveSkip } from "../../scan/session-view.js";
 import { liveAge, liveSkipClause } from "../reporters/live-skips.js";
 import { isTranscript } from "../../model/transcript.js";
-import type { LoadedSession } from "../../stores/store.js";
+import type { LoadedSession, SessionStore } from "../../stores/store.js";
+import type { GlobalOptions, Io } from "../io.js";
 import { action, withSessions } from "../command-kit.js";
 import { readErrorText } from "../error-input.js";
 import { refuseMostlyUnreadable, reportAndWrite, type PlannedSession } from "../write-plans.js";
@@ -98,75 +99,8 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
           options,
           io,
           { ids: args, ...(options.all ? { all: true } : {}), ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "repair" },
-          async (store, ids) => {
-            const errorText = readErrorText(options.error, options.errorFile, io.readInput);
-            if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
-            const now = Date.now();
-            const liveWindowMs = liveWindow(options.includeLive);
-            // The window the written sessions are checked again with: 0 once an error showed a live last turn was sent.
-            let recheckWindowMs = liveWindowMs;
-            const progress = await sessionProgress(io, "planning", ids);
-            // Now and then a turn of the event loop, so the spinner on a terminal moves.
-            const turn = occasionalTurns();
-            const planned: PlannedSession[] = [];
-            let changes = 0;
-            let trimmed: TrimSummary | undefined;
-            try {
-              for (const id of ids) {
-                const records = store.loadSession(id, "full");
-                const aimed = aimAtError(records, errorText, rules, now, liveWindowMs);
-                if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
-                if (aimed.sentLiveTail) {
-                  store.info.notices.push(`session ${id}: ${sentLiveTailNote(aimed.sentLiveTail, now)}`);
-                  recheckWindowMs = 0;
-                }
-                const plan = planSession(records, store.fixing, {
-                  ...DEFAULT_RULE_OPTIONS,
-                  liveWindowMs: aimed.sentLiveTail ? 0 : liveWindowMs,
-                  now,
-                  rules: aimed.rules,
-                  judgeWith: judgeRules,
-                  ...(options.keepThinking ? { keepThinking: true } : {}),
-                  ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
-                  ...(aimed.filter ? { filter: aimed.filter } : {}),
-                  ...(aimed.trim ? { trim: aimed.trim.options } : {}),
-                });
-                if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
-                if (aimed.trim) {
-                  const { view, request, options: budget } = aimed.trim;
-                  trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
-                  // A scan rule may have answered the error first (oversized-attachment moves out an attachment over
-                  // the byte limit by itself; stuck-compaction takes out the compaction that failed with opencode's
-                  // `too large to compact`): the repair stands when it changed the session and left it under the budget.
-                  const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule)) || (plan.changes.length > 0 && !trimmed.stillOver);
-                  if (errorText !== undefined && !took) {
-                    const why =
-                      trimmed.advice ??
-                      `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`;
-                    throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
-                  }
-                } else if (errorText !== undefined && !answers(plan, aimed.answering)) {
-                  throw new RecoverError(
-                    "fix-failed",
-                    `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)${liveLeft(plan, now)}`,
-                  );
-                }
-                planned.push({ plan, sessionRef: records.sessionRef });
-                changes += plan.changes.length;
-                progress.done(plural(changes, "change"));
-                await turn();
-              }
-            } finally {
-              progress.stop();
-            }
-            const summary = trimmed;
-            return reportAndWrite(store, io, options, planned, {
-              command: "repair",
-              showAll: ids.length === 1,
-              recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs: recheckWindowMs } },
-              ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
-            });
-          },
+          async (store, ids) =>
+            repairSessions(store, ids, { ...options, errorText: readErrorText(options.error, options.errorFile, io.readInput) }, io, rules, judgeRules),
         );
       }),
     );
@@ -216,14 +150,21 @@ function liveLeft(plan: SessionPlan, now: number): string {
  * session's last message (a stale error earlier in the session is ignored). A context or size error belongs to
  * `context trim`; an error with no offline repair is explained, and with --error stops the repair.
  */
-function aimAtError(records: LoadedSession, errorText: string | undefined, rules: readonly Rule[], now: number, liveWindowMs: number): Aimed {
+function aimAtError(
+  records: LoadedSession,
+  errorText: string | undefined,
+  rules: readonly Rule[],
+  now: number,
+  liveWindowMs: number,
+  errorSource?: string,
+): Aimed {
   // Most sessions carry no error: look at the records before paying for a view of them (`repair --all`).
   const stored = errorText === undefined && !isTranscript(records) ? storedError({ summary: records.summary, opencode: records }) : undefined;
   if (errorText === undefined && stored === undefined) return { rules, answering: new Set() };
   const view = sessionView(records, { now, liveWindowMs });
   const error = classifyProviderError(errorText ?? stored!);
   const plan = planForError(error, view);
-  const source = errorText !== undefined ? "the error given" : "the error opencode stored on the last message";
+  const source = errorText !== undefined ? (errorSource ?? "the error given") : "the error opencode stored on the last message";
   const note = `${source} (${error.kind}): ${plan.explanation}`;
   const tail = plan.judgesLiveTail ? liveSkip(view) : undefined;
   const sent = tail ? { sentLiveTail: tail } : {};
@@ -259,4 +200,93 @@ function trimRequest(error: ClassifiedError, text: string, wants: NonNullable<Re
   if (wants.images) return { ...base, limit: Number.MAX_SAFE_INTEGER, target: 1, strategies: new Set(["drop-images"]) };
   if (wants.bytes) return { ...base, limit: DEFAULT_LIMIT, maxBytes: byteBudgetOf(text), strategies: new Set(STRATEGIES) };
   return { ...base, limit: tokens?.max ?? DEFAULT_LIMIT };
+}
+
+/** What a repair of some sessions is asked: the command's flags, and the provider's error text when one was given. */
+export type RepairRequest = Omit<RepairFlags, "error" | "errorFile"> &
+  GlobalOptions & {
+    errorText?: string | undefined;
+    /** How notes name where the error text came from ("the error given"). */
+    errorSource?: string;
+  };
+
+/**
+ * Plan every session's repair (aimed at the error when one is given), then report, ask and write as every mutation
+ * does. Returns the exit code. `session resume` runs it too, with the error the store recorded.
+ */
+export async function repairSessions(
+  store: SessionStore,
+  ids: string[],
+  options: RepairRequest,
+  io: Io,
+  rules: readonly Rule[] = repairRules(options.rule ?? options.only),
+  judgeRules: readonly Rule[] = options.rule === undefined && options.only === undefined ? RULES : rules,
+): Promise<number> {
+  const { errorText } = options;
+  if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
+  const now = Date.now();
+  const liveWindowMs = liveWindow(options.includeLive);
+  // The window the written sessions are checked again with: 0 once an error showed a live last turn was sent.
+  let recheckWindowMs = liveWindowMs;
+  const progress = await sessionProgress(io, "planning", ids);
+  // Now and then a turn of the event loop, so the spinner on a terminal moves.
+  const turn = occasionalTurns();
+  const planned: PlannedSession[] = [];
+  let changes = 0;
+  let trimmed: TrimSummary | undefined;
+  try {
+    for (const id of ids) {
+      const records = store.loadSession(id, "full");
+      const aimed = aimAtError(records, errorText, rules, now, liveWindowMs, options.errorSource);
+      if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
+      if (aimed.sentLiveTail) {
+        store.info.notices.push(`session ${id}: ${sentLiveTailNote(aimed.sentLiveTail, now)}`);
+        recheckWindowMs = 0;
+      }
+      const plan = planSession(records, store.fixing, {
+        ...DEFAULT_RULE_OPTIONS,
+        liveWindowMs: aimed.sentLiveTail ? 0 : liveWindowMs,
+        now,
+        rules: aimed.rules,
+        judgeWith: judgeRules,
+        ...(options.keepThinking ? { keepThinking: true } : {}),
+        ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
+        ...(aimed.filter ? { filter: aimed.filter } : {}),
+        ...(aimed.trim ? { trim: aimed.trim.options } : {}),
+      });
+      if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
+      if (aimed.trim) {
+        const { view, request, options: budget } = aimed.trim;
+        trimmed = trimSummary(view, plan, request, budget, io.command(["context", "trim", id]));
+        // A scan rule may have answered the error first (oversized-attachment moves out an attachment over
+        // the byte limit by itself; stuck-compaction takes out the compaction that failed with opencode's
+        // `too large to compact`): the repair stands when it changed the session and left it under the budget.
+        const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule)) || (plan.changes.length > 0 && !trimmed.stillOver);
+        if (errorText !== undefined && !took) {
+          const why =
+            trimmed.advice ??
+            `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`;
+          throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
+        }
+      } else if (errorText !== undefined && !answers(plan, aimed.answering)) {
+        throw new RecoverError(
+          "fix-failed",
+          `${aimed.note ?? "the error"}; nothing in session ${id} matches what it names, so nothing was changed (\`recover explain\` says more)${liveLeft(plan, now)}`,
+        );
+      }
+      planned.push({ plan, sessionRef: records.sessionRef });
+      changes += plan.changes.length;
+      progress.done(plural(changes, "change"));
+      await turn();
+    }
+  } finally {
+    progress.stop();
+  }
+  const summary = trimmed;
+  return reportAndWrite(store, io, options, planned, {
+    command: "repair",
+    showAll: ids.length === 1,
+    recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs: recheckWindowMs } },
+    ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
+  });
 }

@@ -3,7 +3,6 @@
  * defaulting to `~/.codex`. The SQLite files beside `sessions/` are Codex's own index, rebuilt from the rollouts:
  * never written; the newest state file is read only to note sessions it lists whose rollout is gone.
  */
-import { shellQuote } from "../../model/shell-quote.js";
 import fg from "fast-glob";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -74,7 +73,7 @@ export const codexStore = transcriptAdapter({
     if (root) return root;
     throw new RecoverError("store-not-found", `no Codex CLI sessions found (looked for sessions/ in ${candidates.join(", ")}); pass --store <path>`);
   },
-  resumeCommand: (id) => `codex resume ${shellQuote(id)}`,
+  resumeArgv: (id) => ["codex", "resume", id],
   unread: missingRollouts,
 });
 

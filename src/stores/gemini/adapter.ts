@@ -3,7 +3,6 @@
  * session id is the `sessionId` of the file's metadata line; a resume starts a new recording with the same id, so
  * one session may have several files: the one the client resumes is the session (layout.oneOf).
  */
-import { shellQuote } from "../../model/shell-quote.js";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
@@ -87,5 +86,5 @@ export const geminiStore = transcriptAdapter({
     if (root) return root;
     throw new RecoverError("store-not-found", `no Gemini CLI chats found (looked for tmp/<project>/chats/ in ${candidates.join(", ")}); pass --store <path>`);
   },
-  resumeCommand: (id) => `gemini --resume ${shellQuote(id)}`,
+  resumeArgv: (id) => ["gemini", "--resume", id],
 });

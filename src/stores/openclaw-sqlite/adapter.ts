@@ -85,7 +85,7 @@ export const openclawSqliteStore: StoreAdapter = (() => {
       return found.length === 1 ? found[0]! : existsSync(main) ? main : found[0]!;
     },
     // openclaw continues a session by its key on the next message (`openclaw agent --agent <id> --message …`).
-    resumeCommand: () => undefined,
+    resumeArgv: () => undefined,
     capabilities: { writesBesideStore: true },
   };
 })();

@@ -1,5 +1,4 @@
 /** opencode ≤1.1's store, the JSON tree (`storage/session/`, `message/`, `part/`): one file per record. */
-import { shellQuote } from "../../model/shell-quote.js";
 import type { StoreAdapter } from "../adapter.js";
 import { defaultDataDir, holdsJsonTree, openDataDir } from "./data-dir.js";
 
@@ -13,6 +12,6 @@ export const opencodeJsonStore: StoreAdapter = {
   // No claim: a data dir holding both opencode stores is read from its database unless --format says otherwise.
   open: ({ target, discovered }) => openDataDir(target, "opencode-json", discovered),
   locate: defaultDataDir,
-  resumeCommand: (id) => `opencode run --session ${shellQuote(id)} "continue"`,
+  resumeArgv: (id) => ["opencode", "--session", id],
   capabilities: { writesBesideStore: false },
 };

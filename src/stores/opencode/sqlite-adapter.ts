@@ -3,7 +3,6 @@
  * and `--format` (opencode's data dir, which may hold the legacy JSON tree instead), and what a path no other
  * adapter claims is opened as, so that what is not a store is refused with opencode's sentence.
  */
-import { shellQuote } from "../../model/shell-quote.js";
 import type { StoreAdapter } from "../adapter.js";
 import { isSqlite } from "../probe.js";
 import { defaultDataDir, holdsDatabase, openDataDir } from "./data-dir.js";
@@ -20,6 +19,6 @@ export const opencodeSqliteStore: StoreAdapter = {
   },
   open: ({ target, forced, discovered, here }) => openDataDir(target, forced ? "opencode-sqlite" : undefined, discovered, here),
   locate: defaultDataDir,
-  resumeCommand: (id) => `opencode run --session ${shellQuote(id)} "continue"`,
+  resumeArgv: (id) => ["opencode", "--session", id],
   capabilities: { writesBesideStore: true },
 };

@@ -1,5 +1,4 @@
 /** Claude Code's transcripts: `<config>/projects/<encoded cwd>/<uuid>.jsonl`, the config dir `~/.claude`. */
-import { shellQuote } from "../../model/shell-quote.js";
 import { homedir } from "node:os";
 import { basename, join, sep } from "node:path";
 import { RecoverError } from "../../errors.js";
@@ -65,5 +64,5 @@ export const claudeStore = transcriptAdapter({
     if (root) return root;
     throw new RecoverError("store-not-found", `no Claude Code transcripts found (looked for projects/ in ${candidates.join(", ")}); pass --store <path>`);
   },
-  resumeCommand: (id) => `claude --resume ${shellQuote(id)}`,
+  resumeArgv: (id) => ["claude", "--resume", id],
 });

@@ -83,6 +83,17 @@ export const claudeDialect: Dialect = {
     orphanResult: 'Claude Code sends a user message "(no content)" in its place in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone',
     mendsEveryTime: ["loneSurrogate", "orphanResult"],
   },
+  /** The refusals Claude Code shows and stores as assistant entries of their own (`isApiErrorMessage`: "API Error: 400 …"). */
+  storedErrors(lines) {
+    const found: { messageId: string; where: string; text: string }[] = [];
+    for (const line of lines) {
+      if (line.value?.isApiErrorMessage !== true) continue;
+      const content = obj(line.value.message)?.content;
+      const text = Array.isArray(content) ? content.map((part) => str(obj(part)?.text) ?? "").join("\n") : str(content);
+      if (text) found.push({ messageId: line.ref.id, where: `line ${line.ref.line}`, text });
+    }
+    return found;
+  },
   interpret(value) {
     const type = str(value.type);
     if (type === undefined || !CLAUDE_RECORD_TYPES.has(type)) return { role: "unknown" };

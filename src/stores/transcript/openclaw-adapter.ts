@@ -42,7 +42,7 @@ export const openclawStore = transcriptAdapter({
     throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
   },
   // openclaw resumes a session by its key on the next message: there is no command to print.
-  resumeCommand: () => undefined,
+  resumeArgv: () => undefined,
   unread: liveDatabases,
 });
 

@@ -1,0 +1,152 @@
+/**
+ * `recover session resume <id>|--last`: repair a session with the provider error its store recorded (as
+ * `repair --error` would with that text; with none, what a scan finds), then continue it in its own agent: the
+ * agent's resume command, run in the session's directory with the terminal handed over. `--print` prints that
+ * command instead of running it. Nothing to repair: it just continues.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { Command } from "commander";
+import { ExitCode, RecoverError } from "../../errors.js";
+import { isTranscript } from "../../model/transcript.js";
+import { lastStoredError } from "../../plan/error-fixes.js";
+import { sessionView } from "../../scan/session-view.js";
+import type { SessionStore } from "../../stores/store.js";
+import { action, withSessions } from "../command-kit.js";
+import { signalExitCode } from "../exit-codes.js";
+import type { GlobalOptions, Io } from "../io.js";
+import { resumeLine } from "../write-plans.js";
+import { liveWindow } from "./session-scan.js";
+import { repairSessions } from "./session-repair.js";
+
+interface ResumeFlags {
+  last?: boolean;
+  print?: boolean;
+  force?: boolean;
+  includeLive?: boolean;
+  keepThinking?: boolean;
+}
+
+export function addSessionResume(session: Command): void {
+  session
+    .command("resume")
+    .description("repair a session with the error its agent recorded, then continue it in its agent")
+    .argument("[id]", "the session id or a unique prefix")
+    .option("--last", "the most recently updated session")
+    .option("--print", "print the agent's command that continues the session instead of running it")
+    .option("--include-live", "also judge and fix a last turn written in the last 10 minutes (the 60 s write guard still applies)")
+    .option("--force", "write even while another process holds the store open or the session was written within 60 s")
+    .option("--keep-thinking", "refuse (exit 3) a repair that must drop thinking a current Claude model bound to what it changes")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recover session resume --last              repair the newest session (asks first) and continue it in its agent
+  recover session resume ses_52f1 --yes      no prompt
+  recover session resume --last --print      repair, then print the agent's command instead of running it
+
+The error is the one the agent recorded when the provider refused the session (opencode's assistant error, Claude
+Code's API error entry, Codex's failed turn, openclaw's refused turn); with none, the fixes a scan finds.
+Exit codes: the agent's own once it runs; before that 0 (printed), 1 not confirmed / error findings left (the agent
+is not started), 2 usage or input error (also: the agent's command is not on PATH), 3 refused for safety.`,
+    )
+    .action(
+      action<ResumeFlags>(({ args, options, io }) =>
+        withSessions(options, io, { ids: args, ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "resume" }, async (store, ids) => {
+          if (ids.length !== 1) throw new RecoverError("usage", "resume continues one session: give one id, or --last");
+          const id = ids[0]!;
+          const code = await repairWithRecordedError(store, id, options, io);
+          if (code !== ExitCode.ok) {
+            io.note(`not continuing session ${id}: the repair did not finish (above)`);
+            return code;
+          }
+          return continueInAgent(store, id, options, io);
+        }),
+      ),
+    );
+}
+
+/**
+ * The repair, aimed at the error the store recorded when the session ended with one. A recorded error a repair
+ * already answered names nothing any more: then the session gets the repair a scan asks for, which is what is left.
+ */
+async function repairWithRecordedError(store: SessionStore, id: string, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
+  // --json: the document names the command that continues the session (`resume`), which is then not run.
+  const request = { ...options, resume: io.json };
+  const records = store.loadSession(id, "lean");
+  // opencode's repair reads the error on the session's last message itself.
+  const recorded = isTranscript(records)
+    ? lastStoredError(sessionView(records, { now: Date.now(), liveWindowMs: liveWindow(options.includeLive) }))
+    : undefined;
+  if (!recorded) return repairSessions(store, [id], request, io);
+  io.note(`session ${id}: the agent recorded the provider's refusal at ${recorded.where}; the repair aims at it`);
+  try {
+    return await repairSessions(store, [id], { ...request, errorText: recorded.text, errorSource: "the error the agent recorded" }, io);
+  } catch (error) {
+    if (!(error instanceof RecoverError) || error.code !== "fix-failed") throw error;
+    io.note(`session ${id}: ${error.message}; repairing what a scan finds instead`);
+    return repairSessions(store, [id], request, io);
+  }
+}
+
+/**
+ * Run (or print) the agent's command for the session, in its directory; the agent's exit code is the run's. With
+ * --json the command is in the repair's document (`resume`) and is not run: stdout holds one JSON document.
+ */
+async function continueInAgent(store: SessionStore, id: string, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
+  const summary = store.listSessions().find((s) => s.id === id);
+  const resume = resumeLine(store, id, summary?.directory);
+  if (!resume) {
+    io.note(`${store.info.format} has no command that continues a session by id: open it in the agent as usual`);
+    return ExitCode.ok;
+  }
+  if (io.json) return ExitCode.ok;
+  if (options.print) {
+    io.out(`${resume.line}\n`);
+    return ExitCode.ok;
+  }
+  const agent = resume.argv[0]!;
+  if (!onPath(agent, io.env)) throw new RecoverError("usage", `${agent} is not on PATH; continue the session with: ${resume.line}`);
+  io.note(`continuing in ${agent}: ${resume.line}`);
+  return runAgent(resume.argv, resume.cwd ?? io.cwd, io.env);
+}
+
+/** Whether `command` is an executable file in a folder of PATH (as the shell would find it). */
+function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
+  const candidates = command.includes("/")
+    ? [command]
+    : (env.PATH ?? "")
+        .split(delimiter)
+        .filter(Boolean)
+        .map((folder) => join(folder, command));
+  return candidates.some((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The agent runs with this process's terminal (stdin, stdout, stderr inherited). Ctrl-C is the agent's to handle:
+ * while it runs, an interrupt does not end recover under it. Its exit code (128 + the signal's number when a signal
+ * ended it) is the run's.
+ */
+function runAgent(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ignore = () => {};
+    process.on("SIGINT", ignore);
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: "inherit" });
+    child.on("error", (error) => {
+      process.off("SIGINT", ignore);
+      reject(new RecoverError("usage", `cannot start ${argv[0]}: ${error.message}`));
+    });
+    child.on("exit", (code, signal) => {
+      process.off("SIGINT", ignore);
+      resolve(code ?? signalExitCode(signal) ?? 1);
+    });
+  });
+}
