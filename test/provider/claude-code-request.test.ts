@@ -19,7 +19,7 @@ type SentBlock = { type: string; id?: string; tool_use_id?: string; thinking?: s
 type Sent = { role: string; content: string | SentBlock[] };
 
 /** Transcripts written by 2.1.197 (the others: 2.1.331). */
-const OWN_CONTEXT = new Set(["opus55-interrupted-197", "empty-text-197", "thinking-text-emptied-197"]);
+const OWN_CONTEXT = new Set(["opus55-interrupted-197", "empty-text-197", "thinking-text-emptied-197", "media-count-197"]);
 /**
  * What 2.1.197 adds when the stored history ends on tool results (an interrupted turn): a user text of its own after
  * them, written to the transcript with the request (as "No response requested." is), so not in the stored history.
