@@ -165,3 +165,23 @@ describe("Claude Code's media budget: bytes", () => {
     expect(reread.conversation.withheld).toBeUndefined();
   });
 });
+
+describe("Claude Code's healing after a 413: the media of the message it blames stay out of every later request", () => {
+  it.each(["media-413-healed", "media-413-healed-197"])("%s: recover's view leaves them out, as the client did", (name) => {
+    const view = viewOf(transcript(name));
+    const sent = sentResult(name);
+    const result = readResult(view);
+    // The client's own text in place of the five images (2.1.332 appends its reminder after it, with a "\n").
+    expect(sent[0]!.type).toBe("text");
+    expect(sent[0]!.text!.trimEnd()).toBe("(media removed \u2014 rejected by API)");
+    expect(sent.some((b) => b.type === "image")).toBe(false);
+    expect(result.media).toBeUndefined();
+    expect(view.conversation.withheld).toBeUndefined();
+    // The stored result still holds them (the client only leaves them out), so a trim has nothing to take.
+    const stored = view.transcript!.byId.get(result.source.messageId!)!.value!.message as { content: SentBlock[] };
+    expect(stored.content[0]!.content!.filter((b) => b.type === "image")).toHaveLength(5);
+    // (recover counts an appended reminder with a separator of 2: stores/transcript/history.ts.)
+    const extra = sent.slice(1).reduce((n, b) => n + (b.text?.length ?? 0) + 2, 0);
+    expect(result.chars).toBe(sent[0]!.text!.trimEnd().length + extra);
+  });
+});

@@ -349,16 +349,17 @@ function mediaScenarios() {
       ],
     },
     // Eight images of 4,400,000 base64 characters (35.2 MB; each under the client's own 5 MB per image): under the
-    // 75 MB cap, so the client sends them all and the API refuses the request (413); recover's repair answers it.
-    // Both clients answer a 413 by compacting the session (media stripped) unless DISABLE_COMPACT is set: with it
-    // the session is dead until repaired, as for a user whose compaction fails.
-    "repair-media-bytes": {
+    // 75 MB cap, so the client sends them all and the API refuses the request (413). Both clients then heal it
+    // themselves: the stored error (`errorDetails` "request_too_large: 413 …", for any 413, a gateway's too) makes every
+    // later request leave out the media of the message it blames ("(media removed — rejected by API)"), so a plain
+    // repair has nothing to do and the client goes on. Both answer a 413 by compacting unless DISABLE_COMPACT is set.
+    "media-bytes-413": {
       enforce: true,
-      loop: { enforce: true },
+      loop: { enforce: true, withError: false, check: noChanges("the client heals after the 413 itself") },
       clientEnv: { DISABLE_COMPACT: "1" },
       project: MEDIA_PROJECT,
       about:
-        "Read dot.png → text; resume → text (the Read no longer in the last two steps, which a trim keeps); the stored result made 8 images of 4.4 MB base64 (35.2 MB, under the client's 75 MB media cap); resume → 413 request_too_large; recover session repair --error; resume → 200",
+        "Read dot.png → text; resume → text; the stored result made 8 images of 4.4 MB base64 (35.2 MB, under the client's 75 MB media cap); resume → 413; plain repair (nothing to do); resume → 200 (the client leaves the result's images out)",
       steps: [
         readDot(),
         resumeSays("Say one.", "one"),
@@ -366,19 +367,37 @@ function mediaScenarios() {
       ],
     },
     // Over the 75 MB cap: 18 images of 4,400,000 (79.2 MB). Both drop the 3 oldest (down to 10 MB under the cap) and
-    // send 15 (66 MB), still over the API's 32 MB: a 413 only a repair answers. recover's repair drops the media the
-    // client leaves out first (they come back once the history holds less), then the largest.
-    "repair-media-over-cap": {
+    // send 15 (66 MB), still over the API's 32 MB: 413, healed as in media-bytes-413.
+    "media-over-cap-413": {
       enforce: true,
-      loop: { enforce: true },
+      loop: { enforce: true, withError: false, check: noChanges("the client heals after the 413 itself") },
       clientEnv: { DISABLE_COMPACT: "1" },
       project: MEDIA_PROJECT,
       about:
-        "as repair-media-bytes, the stored result made 18 images of 4.4 MB base64 (79.2 MB, over the client's 75 MB cap: it sends 15, 66 MB); resume → 413; recover session repair --error; resume → 200",
+        "as media-bytes-413 with 18 images of 4.4 MB (79.2 MB, over the client's 75 MB cap: it sends 15, 66 MB); resume → 413; plain repair (nothing to do); resume → 200",
       steps: [
         readDot(),
         resumeSays("Say one.", "one"),
         resumeSays("Say two.", "two", { expect: 413, expectRule: "request_too_large", edit: manyImages(18, 4_400_000), check: sentMedia({ media: 15 }) }),
+      ],
+    },
+    // The client's healing, kept small enough for a fixture: the mock's byte limit lowered to 125,000 (the requests
+    // are ~89,000 bytes on 2.1.332, ~117,000 on 2.1.197), the stored result made 5 images of 8,000 characters;
+    // resume → 413; resume again → 200,
+    // the result's images left out ("(media removed — rejected by API)"). recover's view is that request.
+    "media-413-healed": {
+      ...VIEW_LOOP,
+      loop: { withError: false, check: noChanges("the client heals after the 413 itself") },
+      enforcerOptions: { maxBytes: 125_000 },
+      clientEnv: { DISABLE_COMPACT: "1" },
+      project: MEDIA_PROJECT,
+      about:
+        "Read dot.png → text; resume → text; the stored result made 5 images of 8,000 characters; resume → 413 (the mock's limit lowered to 125,000 bytes); resume → 200 without them",
+      steps: [
+        readDot(),
+        resumeSays("Say one.", "one"),
+        resumeSays("Say two.", "two", { expect: 413, expectRule: "request_too_large", edit: manyImages(5, 8_000), check: sentMedia({ media: 5 }) }),
+        resumeSays("Say three.", "three", { expect: 200, check: sentMedia({ media: 0 }) }),
       ],
     },
     // The same on Anthropic's own API (the mock stands for it): 2.1.332 caps media at 24 MB there and drops the oldest

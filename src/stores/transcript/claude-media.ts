@@ -20,7 +20,9 @@
  *   api.anthropic.com), else 78,643,200. 2.1.331 and later word the text by whether the model saw the medium.
  */
 import type { Block, ConversationMessage, MediaItem, TextBlock, WithheldMedium } from "../../model/conversation.js";
+import type { TranscriptLine } from "../../model/transcript.js";
 import { compareVersions } from "../checked-clients.js";
+import { obj, str } from "./dialect.js";
 
 /** The client's limits: media per request (1M-window models), how far under it goes, its default byte cap and margin. */
 const ITEMS = 100;
@@ -179,4 +181,115 @@ export function withMediaBudget(
     return { ...message, blocks: texts.map((text): TextBlock => ({ type: "text", source, chars: text.length, text, blank: false, synthetic: true })) };
   });
   return { messages: out, withheld };
+}
+
+/** What the client puts in a tool result whose every item it took out for an error (2.1.197 and 2.1.332 alike). */
+const REJECTED = "(media removed \u2014 rejected by API)";
+const MEDIA = new Set(["image", "document"]);
+
+/**
+ * The media types a stored API error entry says the API rejected (the client's `Qda` on its `errorDetails`): a 413
+ * `request_too_large` or "too much media", images and documents. (Errors that name one block's image or PDF are left
+ * to the rules that answer them.)
+ */
+function rejectedBy(value: Record<string, unknown>): Set<string> | undefined {
+  if (value.type !== "assistant" || value.isApiErrorMessage !== true || obj(value.message)?.model !== "<synthetic>") return undefined;
+  const details = str(value.errorDetails);
+  if (details === undefined || details.startsWith("{")) return undefined;
+  return details.includes("request_too_large") || details.toLowerCase().includes("too much media") ? MEDIA : undefined;
+}
+
+/** The media types a stored user line carries, at the top or in a tool result. */
+function carried(value: Record<string, unknown> | undefined): Set<string> {
+  const found = new Set<string>();
+  const content = obj(value?.message)?.content;
+  if (value?.type !== "user" || !Array.isArray(content)) return found;
+  for (const block of content) {
+    const b = obj(block);
+    if (typeof b?.type === "string" && MEDIA.has(b.type)) found.add(b.type);
+    if (b?.type === "tool_result" && Array.isArray(b.content))
+      for (const item of b.content) {
+        const type = str(obj(item)?.type);
+        if (type !== undefined && MEDIA.has(type)) found.add(type);
+      }
+  }
+  return found;
+}
+
+/**
+ * The stored lines whose media the client leaves out because a later API error entry blamed them (2.1.197 and 2.1.332:
+ * `Ak`, `healsDistinctCarrier`; measured: scenario repair-media-bytes run with --skip-recover, both send the Read
+ * result as "(media removed — rejected by API)" on the resume after the 413). For each such entry the client walks
+ * back to the nearest user line carrying the rejected types: an entry flagged `healsDistinctCarrier` (every entry of
+ * the checked clients) past lines that carry none, and past carriers another run of errors already healed; an older
+ * entry only to the user line right before it. Line id → the types left out.
+ */
+export function healedCarriers(chain: readonly TranscriptLine[]): Map<string, Set<string>> {
+  const healed = new Map<string, Map<string, number>>();
+  let run = 0;
+  let inRun = false;
+  chain.forEach((line, k) => {
+    const value = line.value as Record<string, unknown> | undefined;
+    const types = value ? rejectedBy(value) : undefined;
+    const isError = value?.type === "assistant" && value.isApiErrorMessage === true && obj(value.message)?.model === "<synthetic>";
+    if (!isError) {
+      inRun = false;
+      return;
+    }
+    if (!inRun) run++;
+    inRun = true;
+    if (!types) return;
+    const distinct = value!.healsDistinctCarrier === true;
+    for (let back = k - 1; back >= 0; back--) {
+      const earlier = chain[back]!;
+      const v = earlier.value as Record<string, unknown> | undefined;
+      const before = healed.get(earlier.ref.id);
+      const open = [...types].filter((t) => before?.get(t) === undefined || before.get(t) === run);
+      const here = [...carried(v)].filter((t) => (distinct ? open : [...types]).includes(t));
+      if (here.length === 0) {
+        // An older entry heals only the prompt right before it (past other errors and the client's meta lines).
+        if (distinct) continue;
+        if (v?.type === "assistant" && v.isApiErrorMessage !== true) break;
+        if (v?.type === "user" && v.isMeta !== true) break;
+        continue;
+      }
+      const marks = before ?? new Map<string, number>();
+      for (const t of here) if (!marks.has(t)) marks.set(t, distinct ? run : 0);
+      healed.set(earlier.ref.id, marks);
+      break;
+    }
+  });
+  return new Map([...healed].map(([id, marks]) => [id, new Set(marks.keys())]));
+}
+
+/** The request without the media of the healed lines: a tool result left with no item gets the client's text. */
+export function withoutRejectedMedia(messages: ConversationMessage[], chain: readonly TranscriptLine[]): ConversationMessage[] {
+  const healed = healedCarriers(chain);
+  if (healed.size === 0) return messages;
+  const stored = new Map(chain.filter((line) => healed.has(line.ref.id)).map((line) => [line.ref.id, line.value]));
+  // Whether every item of the stored result is of the types left out (the client then puts its text in their place).
+  const emptied = (block: Block, types: Set<string>) => {
+    const content = obj(stored.get(block.source.messageId ?? block.source.id)?.message)?.content;
+    const id = block.type === "tool_result" ? block.toolUseId : undefined;
+    const result = Array.isArray(content) ? content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id) : undefined;
+    return Array.isArray(result?.content) && result.content.every((item) => types.has(str(obj(item)?.type) ?? ""));
+  };
+  const typesOf = (block: Block) => healed.get(block.source.messageId ?? block.source.id);
+  const kind = (mime: string) => (mime.startsWith("image/") ? "image" : "document");
+  return messages.flatMap((message) => {
+    if (!message.blocks.some((b) => typesOf(b))) return [message];
+    const blocks = message.blocks.flatMap((block): Block[] => {
+      const types = typesOf(block);
+      if (!types) return [block];
+      if (block.type === "media") return types.has(kind(block.mime)) ? [] : [block];
+      if (block.type !== "tool_result" || !block.media) return [block];
+      const gone = block.media.filter((item) => types.has(kind(item.mime)));
+      if (gone.length === 0) return [block];
+      const kept = block.media.filter((item) => !gone.includes(item));
+      const { media: _all, ...rest } = block;
+      const chars = block.chars - gone.reduce((n, item) => n + item.chars, 0) + (emptied(block, types) ? REJECTED.length : 0);
+      return [{ ...rest, chars, ...(kept.length > 0 ? { media: kept } : {}) }];
+    });
+    return blocks.length > 0 ? [{ ...message, blocks }] : [];
+  });
 }

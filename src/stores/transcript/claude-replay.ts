@@ -6,7 +6,7 @@
  * recover's view is what is sent, so `messages.N` in an API error lands where the client put it.
  */
 import type { ConversationMessage, SkippedMessage, TextBlock, WithheldMedium } from "../../model/conversation.js";
-import { withMediaBudget } from "./claude-media.js";
+import { withMediaBudget, withoutRejectedMedia } from "./claude-media.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { obj, str, type ReplaySession } from "./dialect.js";
 import { compareVersions } from "../checked-clients.js";
@@ -15,7 +15,7 @@ export function claudeReplay(
   messages: ConversationMessage[],
   session: ReplaySession,
 ): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld: WithheldMedium[] } {
-  const left = leaveOutThinkingOnly(withoutOrphanResults(messages), joinsAroundLeftOut(session.clientVersion));
+  const left = leaveOutThinkingOnly(withoutRejectedMedia(withoutOrphanResults(messages), session.chain), joinsAroundLeftOut(session.clientVersion));
   const model = currentModel(session.chain);
   // The media budget is the client's last step before it sends (claude-media.ts).
   const budgeted = withMediaBudget(takesSystemTurns(model) ? withSystemTurns(left.messages) : left.messages, model, session.clientVersion);
