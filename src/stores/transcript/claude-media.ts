@@ -263,9 +263,9 @@ export function healedCarriers(chain: readonly TranscriptLine[]): Map<string, Se
 }
 
 /** The request without the media of the healed lines: a tool result left with no item gets the client's text. */
-export function withoutRejectedMedia(messages: ConversationMessage[], chain: readonly TranscriptLine[]): ConversationMessage[] {
+export function withoutRejectedMedia(messages: ConversationMessage[], chain: readonly TranscriptLine[]): { messages: ConversationMessage[]; healed: string[] } {
   const healed = healedCarriers(chain);
-  if (healed.size === 0) return messages;
+  if (healed.size === 0) return { messages, healed: [] };
   const stored = new Map(chain.filter((line) => healed.has(line.ref.id)).map((line) => [line.ref.id, line.value]));
   // Whether every item of the stored result is of the types left out (the client then puts its text in their place).
   const emptied = (block: Block, types: Set<string>) => {
@@ -276,7 +276,7 @@ export function withoutRejectedMedia(messages: ConversationMessage[], chain: rea
   };
   const typesOf = (block: Block) => healed.get(block.source.messageId ?? block.source.id);
   const kind = (mime: string) => (mime.startsWith("image/") ? "image" : "document");
-  return messages.flatMap((message) => {
+  const out = messages.flatMap((message) => {
     if (!message.blocks.some((b) => typesOf(b))) return [message];
     const blocks = message.blocks.flatMap((block): Block[] => {
       const types = typesOf(block);
@@ -292,4 +292,5 @@ export function withoutRejectedMedia(messages: ConversationMessage[], chain: rea
     });
     return blocks.length > 0 ? [{ ...message, blocks }] : [];
   });
+  return { messages: out, healed: [...healed.keys()] };
 }

@@ -14,12 +14,13 @@ import { compareVersions } from "../checked-clients.js";
 export function claudeReplay(
   messages: ConversationMessage[],
   session: ReplaySession,
-): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld: WithheldMedium[] } {
-  const left = leaveOutThinkingOnly(withoutRejectedMedia(withoutOrphanResults(messages), session.chain), joinsAroundLeftOut(session.clientVersion));
+): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld: WithheldMedium[]; rejectedMediaIn: string[] } {
+  const healed = withoutRejectedMedia(withoutOrphanResults(messages), session.chain);
+  const left = leaveOutThinkingOnly(healed.messages, joinsAroundLeftOut(session.clientVersion));
   const model = currentModel(session.chain);
   // The media budget is the client's last step before it sends (claude-media.ts).
   const budgeted = withMediaBudget(takesSystemTurns(model) ? withSystemTurns(left.messages) : left.messages, model, session.clientVersion);
-  return { messages: budgeted.messages, skipped: left.skipped, withheld: budgeted.withheld };
+  return { messages: budgeted.messages, skipped: left.skipped, withheld: budgeted.withheld, rejectedMediaIn: healed.healed };
 }
 
 /**

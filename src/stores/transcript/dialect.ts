@@ -126,7 +126,10 @@ export interface Dialect {
    * empty text, failed turns and the thinking its model policy does not replay). Messages it removes are not merged
    * again: the client leaves their neighbours apart too.
    */
-  replay?(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld?: WithheldMedium[] };
+  replay?(
+    messages: ConversationMessage[],
+    session: ReplaySession,
+  ): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld?: WithheldMedium[]; rejectedMediaIn?: string[] };
 }
 
 /** What `send` may read of the session besides the line. */

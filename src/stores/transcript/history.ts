@@ -56,13 +56,16 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
   }
   let messages = conversationOf(flow, dialect);
   let withheld: WithheldMedium[] | undefined;
+  let rejectedMediaIn: string[] | undefined;
   if (dialect.replay) {
     const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id), clientVersion: session.clientVersion });
     messages = replayed.messages;
     skipped.push(...replayed.skipped);
     if (replayed.withheld && replayed.withheld.length > 0) withheld = replayed.withheld;
+    if (replayed.rejectedMediaIn && replayed.rejectedMediaIn.length > 0) rejectedMediaIn = replayed.rejectedMediaIn;
   }
-  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages, skipped, ...(withheld ? { withheld } : {}) } };
+  const conversation = { messages, skipped, ...(withheld ? { withheld } : {}), ...(rejectedMediaIn ? { rejectedMediaIn } : {}) };
+  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation };
   if (brokenAt) history.brokenAt = brokenAt;
   const named = dialect.namedReplies?.(chain);
   if (named && named.length > 0) history.namedReplies = named;
