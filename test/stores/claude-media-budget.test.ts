@@ -109,8 +109,8 @@ describe("Claude Code's media budget: recover's view holds the media the client 
   it("a session over the window only by the images the client leaves out is no context overflow", () => {
     // 105 images are ~168,000 tokens by recover's estimate; sent, 84 are ~134,400. A 150,000-token window.
     const view = viewOf(transcript("media-count"));
-    const options = { ...DEFAULT_RULE_OPTIONS, contextLimit: 150_000 };
-    expect(contextOverflow.check(view, options)).toEqual([]);
+    const options = { ...DEFAULT_RULE_OPTIONS, now: NOW, contextLimit: 150_000 };
+    expect(contextOverflow.check(view, options, [])).toEqual([]);
     expect(view.estimatedTokens).toBeLessThan(150_000);
     expect(view.estimatedTokens + view.conversation.withheld!.length * 1_600).toBeGreaterThan(150_000);
   });

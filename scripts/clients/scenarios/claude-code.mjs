@@ -409,7 +409,7 @@ function mediaScenarios() {
       loop: { enforce: true, withError: false, check: noChanges("the client sends within its own media budget") },
       project: MEDIA_PROJECT,
       about:
-        "as repair-media-bytes on Anthropic's own API (_CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL=1): 2.1.332 caps media at 25,165,824 bytes and drops the 3 oldest; resume → 200",
+        "as media-bytes-413 on Anthropic's own API (_CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL=1): 2.1.332 caps media at 25,165,824 bytes and drops the 3 oldest; resume → 200",
       steps: [readDot(), resumeSays("Say two.", "two", { expect: 200, edit: manyImages(8, 4_400_000), check: sentMedia({ media: 5, notes: 3 }) })],
     },
   };

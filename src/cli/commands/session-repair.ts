@@ -142,15 +142,10 @@ Exit codes: 0 repaired (or nothing to do), 1 dry run with changes / error findin
                   if (errorText !== undefined && !took) {
                     // Claude Code after a 413: the media the stored error blames are out of every request since.
                     const rejected = view.conversation.rejectedMediaIn ?? [];
-                    const underBytes = trimmed.bytes && !trimmed.stillOver;
                     const why =
                       trimmed.advice ??
-                      (underBytes && trimmed.bytes
-                        ? `the request is already under the byte limit (about ${formatCount(trimmed.bytes.before)} bytes, limit ${formatCount(trimmed.bytes.max)})${
-                            rejected.length > 0
-                              ? `: since the stored error the client leaves the media of ${rejected.map((r) => `line ${r}`).join(", ")} out of every request (its own recovery; they stay in the file)`
-                              : ""
-                          }`
+                      (trimmed.bytes && !trimmed.stillOver && rejected.length > 0
+                        ? `the request is already under the byte limit (about ${formatCount(trimmed.bytes.before)} bytes, limit ${formatCount(trimmed.bytes.max)}): since the stored error the client leaves the media of ${rejected.map((r) => `line ${r}`).join(", ")} out of every request (its own recovery; they stay in the file)`
                         : `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`);
                     throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
                   }

@@ -6,7 +6,7 @@
  * drop-images, the token estimate) judge that request; what the client leaves out is kept aside (`withheld`), because
  * it comes back into the request as soon as the history holds less.
  *
- * Read from the client's code and measured offline (scenarios media-count, repair-media-bytes,
+ * Read from the client's code and measured offline (scenarios media-count, media-bytes-413,
  * media-bytes-first-party):
  * - 2.1.197 (`$lm`): it counts every image and document, at the top of a message and inside a tool result; bytes are
  *   the base64 data's length (a URL source counts 0). Over the count it drops the excess plus 20 (105 → 80); over
@@ -218,7 +218,7 @@ function carried(value: Record<string, unknown> | undefined): Set<string> {
 
 /**
  * The stored lines whose media the client leaves out because a later API error entry blamed them (2.1.197 and 2.1.332:
- * `Ak`, `healsDistinctCarrier`; measured: scenario repair-media-bytes run with --skip-recover, both send the Read
+ * `Ak`, `healsDistinctCarrier`; measured: scenario media-bytes-413 run with --skip-recover, both send the Read
  * result as "(media removed — rejected by API)" on the resume after the 413). For each such entry the client walks
  * back to the nearest user line carrying the rejected types: an entry flagged `healsDistinctCarrier` (every entry of
  * the checked clients) past lines that carry none, and past carriers another run of errors already healed; an older
