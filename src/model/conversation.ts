@@ -87,4 +87,21 @@ export interface Conversation {
   skipped: SkippedMessage[];
   /** First stored message of the history that is sent (after the last finished compaction). */
   historyStartMessageId?: string;
+  /**
+   * Images and documents of the history the client itself leaves out of this request (Claude Code's media budget:
+   * stores/transcript/claude-media.ts). They come back once the history holds fewer, so a byte budget counts them.
+   */
+  withheld?: WithheldMedium[];
+  /**
+   * Stored lines whose media the client leaves out of every request since a stored API error blamed them (Claude
+   * Code after a 413: stores/transcript/claude-media.ts). They do not come back while that error stays.
+   */
+  rejectedMediaIn?: string[];
+}
+
+/** A medium the client leaves out of the request: its block (a tool result's: the item too) and the client's text. */
+export interface WithheldMedium {
+  block: Block;
+  item?: MediaItem;
+  why: string;
 }

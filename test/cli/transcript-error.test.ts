@@ -107,3 +107,25 @@ describe("session repair --error on transcripts", () => {
     });
   });
 });
+
+describe("session repair --error: a 413 Claude Code recovered from itself", () => {
+  it("the media the stored error blames are out of every request since: nothing to change, and the answer says why", async () => {
+    // Written by Claude Code 2.1.332 (fixtures/claude-code-2.1/media-413-healed): a Read result of 5 images refused
+    // with a 413, then resumed and accepted without them (docs/research/claude-code-media-budget.md).
+    const store = path.join(tempDir(), "healed");
+    fs.mkdirSync(store);
+    const fixture = fs.readFileSync("fixtures/claude-code-2.1/media-413-healed.jsonl", "utf8");
+    const session = JSON.parse(fixture.split("\n").find((l) => l.includes('"sessionId"'))!).sessionId as string;
+    const file = path.join(store, `${session}.jsonl`);
+    fs.writeFileSync(file, fixture);
+    const old = new Date(Date.now() - HOUR);
+    fs.utimesSync(file, old, old);
+    const result = await run(["session", "repair", session, "--store", file, "--error", "Request too large (max 32MB). Try with a smaller file."], {
+      env: { XDG_STATE_HOME: path.join(store, "state") },
+    });
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/already under the byte limit .*: since the stored error the client leaves the media of line \S+ out of every request/);
+    expect(result.stderr).toContain("nothing was changed");
+    expect(fs.readFileSync(file)).toEqual(fs.readFileSync("fixtures/claude-code-2.1/media-413-healed.jsonl"));
+  });
+});

@@ -19,7 +19,9 @@ type SentBlock = { type: string; id?: string; tool_use_id?: string; thinking?: s
 type Sent = { role: string; content: string | SentBlock[] };
 
 /** Transcripts written by 2.1.197 (the others: 2.1.331). */
-const OWN_CONTEXT = new Set(["opus55-interrupted-197", "empty-text-197", "thinking-text-emptied-197"]);
+const OWN_CONTEXT = new Set(["opus55-interrupted-197", "empty-text-197", "thinking-text-emptied-197", "media-count-197", "media-413-healed-197"]);
+/** Scenarios whose new prompt joined the last stored one (the API refused that one), and the new prompt's blocks. */
+const JOINED_PROMPT: Record<string, number> = { "media-413-healed": 2, "media-413-healed-197": 1 };
 /**
  * What 2.1.197 adds when the stored history ends on tool results (an interrupted turn): a user text of its own after
  * them, written to the transcript with the request (as "No response requested." is), so not in the stored history.
@@ -49,6 +51,10 @@ describe("Claude Code 2.1: recover's request view is the request the client sent
     // history ends on a user message, the client's own "No response requested." before it.
     const tail = sent.at(-2)?.role === "assistant" && JSON.stringify(sent.at(-2)!.content).includes("No response requested.") ? 2 : 1;
     const history = sent.slice(0, sent.length - tail);
+    // A stored history that ends on a prompt the API refused (its API error entry is never sent): the new prompt joins
+    // that prompt's message, so the last sent message is the stored prompt's blocks, then the new one's.
+    const joined = JOINED_PROMPT[scenario];
+    if (joined !== undefined) history.push({ ...sent.at(-1)!, content: (sent.at(-1)!.content as SentBlock[]).slice(0, -joined) });
     const last = history.at(-1)!;
     if (OWN_CONTEXT.has(scenario) && Array.isArray(last.content) && (last.content.at(-1) as { text?: string }).text === CONTINUE)
       history[history.length - 1] = { ...last, content: last.content.slice(0, -1) };

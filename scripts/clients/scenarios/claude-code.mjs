@@ -258,6 +258,163 @@ const subagentRouter = (body, entry, ctx) => {
   return reply([text("The subagent answered.")]);
 };
 
+// ---------------------------------------------------------------------------------------------------------------
+// Claude Code's own media budget (issue 40 rows 12 and 17; docs/research/claude-code-media-budget.md): before it sends,
+// the client drops the oldest images and documents of a request holding more than 100 of them (down to 80), or more
+// base64 than its byte cap (75 MB; from 2.1.277 on 24 MB on Anthropic's own API), down to 10 MB under it. The
+// session is the client's own: a Read of a PNG, whose stored result is then given more images (a store edit).
+
+/** A 1×1 PNG. */
+const DOT_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+/** A PNG of `chars` base64 characters: the dot, then zero bytes after its end (the client checks no more than the size). */
+const paddedPng = (chars) => DOT_PNG + "A".repeat(chars - DOT_PNG.length);
+const readDot = () => ({
+  prompt: "Look at dot.png with the Read tool.",
+  replies: [
+    (_body, _entry, ctx) => reply([text("Reading it."), toolUse("toolu_mock_read_01", "Read", { file_path: `${ctx.sandbox.cwd}/dot.png` })]),
+    reply([text("A dot.")]),
+  ],
+});
+/** Edit: the Read result's content becomes `n` images of `chars` base64 characters each (the first the client's own). */
+const manyImages = (n, chars) => (ctx) => {
+  let had = 0;
+  editBlocks(
+    ctx.session.file,
+    (b, r) => r.type === "user" && b.type === "tool_result" && b.tool_use_id === "toolu_mock_read_01",
+    (b) => {
+      const own = b.content.find((c) => c.type === "image");
+      had = b.content.length;
+      b.content = Array.from({ length: n }, (_, i) =>
+        i === 0 && chars === undefined ? own : { type: "image", source: { ...own.source, data: chars === undefined ? own.source.data : paddedPng(chars) } },
+      );
+    },
+  );
+  return `the Read result's content (${had} block(s), the image the client stored) made ${n} images${chars === undefined ? " (copies of it)" : ` of ${chars} base64 characters each`}`;
+};
+/** What the step's first main request sent: images and documents, and the client's placeholder texts, in its last one. */
+const mediaSent = (ctx) => {
+  // The step's first main request (the resume's own; a refused one may be followed by the client's compaction).
+  const main = readRecords(`${ctx.out}/requests.jsonl`).filter((q) => q.main && q.body?.messages);
+  const body = main.find((q) => q.tag === main.at(-1).tag)?.body;
+  let media = 0;
+  let bytes = 0;
+  const notes = [];
+  const visit = (b) => {
+    if (b?.type === "image" || b?.type === "document") {
+      media++;
+      bytes += b.source?.data?.length ?? 0;
+    } else if (b?.type === "text" && b.text.startsWith("[media removed: request limit")) notes.push(b.text);
+    else if (b?.type === "tool_result" && Array.isArray(b.content)) b.content.forEach(visit);
+  };
+  for (const m of body?.messages ?? []) if (Array.isArray(m.content)) m.content.forEach(visit);
+  return { media, bytes, notes };
+};
+/** A step check: the last request sent `media` images (and, when given, `notes` placeholders). */
+const sentMedia = (expected) => (ctx) => {
+  const sent = mediaSent(ctx);
+  const version = ctx.version ?? "";
+  const want = typeof expected === "function" ? expected(version) : expected;
+  fs.writeFileSync(
+    `${ctx.out}/media-sent.json`,
+    `${JSON.stringify({ ...sent, notes: [...new Set(sent.notes)].map((n) => [n, sent.notes.filter((x) => x === n).length]) }, null, 2)}\n`,
+  );
+  const problems = [];
+  if (sent.media !== want.media) problems.push(`sent ${sent.media} images and documents, expected ${want.media}`);
+  if (want.notes !== undefined && sent.notes.length !== want.notes) problems.push(`sent ${sent.notes.length} placeholder(s), expected ${want.notes}`);
+  return problems;
+};
+const noChanges = (what) => (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s) on a session ${what}`] : []);
+const MEDIA_PROJECT = {
+  get "dot.png"() {
+    return Buffer.from(DOT_PNG, "base64");
+  },
+};
+
+function mediaScenarios() {
+  return {
+    // 105 images: 2.1.197 drops 5 + 20 (80 sent; removed from the result's content, no placeholder while the result is
+    // there); 2.1.277 and later drop 21 when the 101st comes (84 sent; each replaced in place by a placeholder text).
+    "media-count": {
+      ...VIEW_LOOP,
+      loop: { withError: false, check: noChanges("the client sends within its own media budget") },
+      project: MEDIA_PROJECT,
+      about: "Read dot.png (an image result) → text; the stored result made 105 images; resume → 200 (the client drops the oldest itself)",
+      steps: [
+        readDot(),
+        resumeSays("Say two.", "two", {
+          expect: 200,
+          edit: manyImages(105),
+          check: sentMedia((v) => (v === "2.1.197" ? { media: 80, notes: 0 } : { media: 84, notes: 21 })),
+        }),
+      ],
+    },
+    // Eight images of 4,400,000 base64 characters (35.2 MB; each under the client's own 5 MB per image): under the
+    // 75 MB cap, so the client sends them all and the API refuses the request (413). Both clients then heal it
+    // themselves: the stored error (`errorDetails` "request_too_large: 413 …", for any 413, a gateway's too) makes every
+    // later request leave out the media of the message it blames ("(media removed — rejected by API)"), so a plain
+    // repair has nothing to do and the client goes on. Both answer a 413 by compacting unless DISABLE_COMPACT is set.
+    "media-bytes-413": {
+      enforce: true,
+      loop: { enforce: true, withError: false, check: noChanges("the client heals after the 413 itself") },
+      clientEnv: { DISABLE_COMPACT: "1" },
+      project: MEDIA_PROJECT,
+      about:
+        "Read dot.png → text; resume → text; the stored result made 8 images of 4.4 MB base64 (35.2 MB, under the client's 75 MB media cap); resume → 413; plain repair (nothing to do); resume → 200 (the client leaves the result's images out)",
+      steps: [
+        readDot(),
+        resumeSays("Say one.", "one"),
+        resumeSays("Say two.", "two", { expect: 413, expectRule: "request_too_large", edit: manyImages(8, 4_400_000), check: sentMedia({ media: 8 }) }),
+      ],
+    },
+    // Over the 75 MB cap: 18 images of 4,400,000 (79.2 MB). Both drop the 3 oldest (down to 10 MB under the cap) and
+    // send 15 (66 MB), still over the API's 32 MB: 413, healed as in media-bytes-413.
+    "media-over-cap-413": {
+      enforce: true,
+      loop: { enforce: true, withError: false, check: noChanges("the client heals after the 413 itself") },
+      clientEnv: { DISABLE_COMPACT: "1" },
+      project: MEDIA_PROJECT,
+      about:
+        "as media-bytes-413 with 18 images of 4.4 MB (79.2 MB, over the client's 75 MB cap: it sends 15, 66 MB); resume → 413; plain repair (nothing to do); resume → 200",
+      steps: [
+        readDot(),
+        resumeSays("Say one.", "one"),
+        resumeSays("Say two.", "two", { expect: 413, expectRule: "request_too_large", edit: manyImages(18, 4_400_000), check: sentMedia({ media: 15 }) }),
+      ],
+    },
+    // The client's healing, kept small enough for a fixture: the mock's byte limit lowered to 125,000 (the requests
+    // are ~89,000 bytes on 2.1.332, ~117,000 on 2.1.197), the stored result made 5 images of 8,000 characters;
+    // resume → 413; resume again → 200,
+    // the result's images left out ("(media removed — rejected by API)"). recover's view is that request.
+    "media-413-healed": {
+      ...VIEW_LOOP,
+      loop: { withError: false, check: noChanges("the client heals after the 413 itself") },
+      enforcerOptions: { maxBytes: 125_000 },
+      clientEnv: { DISABLE_COMPACT: "1" },
+      project: MEDIA_PROJECT,
+      about:
+        "Read dot.png → text; resume → text; the stored result made 5 images of 8,000 characters; resume → 413 (the mock's limit lowered to 125,000 bytes); resume → 200 without them",
+      steps: [
+        readDot(),
+        resumeSays("Say one.", "one"),
+        resumeSays("Say two.", "two", { expect: 413, expectRule: "request_too_large", edit: manyImages(5, 8_000), check: sentMedia({ media: 5 }) }),
+        resumeSays("Say three.", "three", { expect: 200, check: sentMedia({ media: 0 }) }),
+      ],
+    },
+    // The same on Anthropic's own API (the mock stands for it): 2.1.332 caps media at 24 MB there and drops the oldest
+    // down to 14 MB; the request fits, and recover must not act on a session the client sends.
+    "media-bytes-first-party": {
+      enforce: true,
+      versions: ["2.1.332"],
+      clientEnv: FIRST_PARTY,
+      loop: { enforce: true, withError: false, check: noChanges("the client sends within its own media budget") },
+      project: MEDIA_PROJECT,
+      about:
+        "as media-bytes-413 on Anthropic's own API (_CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL=1): 2.1.332 caps media at 25,165,824 bytes and drops the 3 oldest; resume → 200",
+      steps: [readDot(), resumeSays("Say two.", "two", { expect: 200, edit: manyImages(8, 4_400_000), check: sentMedia({ media: 5, notes: 3 }) })],
+    },
+  };
+}
+
 export const scenarios = {
   text: {
     fixture: "view",
@@ -787,6 +944,7 @@ export const scenarios = {
       resumeSays("What happened?", "The command was interrupted."),
     ],
   },
+  ...mediaScenarios(),
   ...repairScenarios(),
 };
 

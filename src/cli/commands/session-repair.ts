@@ -263,9 +263,13 @@ export async function repairSessions(
         // `too large to compact`): the repair stands when it changed the session and left it under the budget.
         const took = plan.fixed.some((f) => TRIM_RULES.some((r) => r.id === f.rule)) || (plan.changes.length > 0 && !trimmed.stillOver);
         if (errorText !== undefined && !took) {
+          // Claude Code after a 413: the media the stored error blames are out of every request since.
+          const rejected = view.conversation.rejectedMediaIn ?? [];
           const why =
             trimmed.advice ??
-            `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`;
+            (trimmed.bytes && !trimmed.stillOver && rejected.length > 0
+              ? `the request is already under the byte limit (about ${formatCount(trimmed.bytes.before)} bytes, limit ${formatCount(trimmed.bytes.max)}): since the stored error the client leaves the media of ${rejected.map((r) => `line ${r}`).join(", ")} out of every request (its own recovery; they stay in the file)`
+              : `the session is already under the limit it states (about ${formatCount(trimmed.tokens.before)} tokens, target ${formatCount(trimmed.tokens.target)})`);
           throw new RecoverError("fix-failed", `${aimed.note ?? "the error"}; ${why}, so nothing was changed`);
         }
       } else if (errorText !== undefined && !answers(plan, aimed.answering)) {

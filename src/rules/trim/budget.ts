@@ -16,6 +16,15 @@ export function requestBytes(view: SessionView): number {
   return conversationBytes(view.conversation);
 }
 
+/**
+ * Bytes of the media the client leaves out of this request by itself (Claude Code's media budget): a byte budget
+ * counts them too, since they come back into the request once a trim leaves the history under the client's budget
+ * (a 413 at 35 MB of media is answered by 30 MB of media in all, not by 30 MB of what is sent now).
+ */
+export function withheldBytes(view: SessionView): number {
+  return (view.conversation.withheld ?? []).reduce((n, w) => n + (w.item ? w.item.chars : w.block.chars), 0);
+}
+
 export interface Deficit {
   tokens: number;
   bytes: number;
@@ -24,7 +33,7 @@ export interface Deficit {
 /** How much is still to go once the findings of the strategies before this one are fixed. */
 export function deficit(view: SessionView, trim: TrimOptions, earlier: readonly Finding[], trimRuleIds: ReadonlySet<string>): Deficit {
   let tokens = view.estimatedTokens * trim.calibration + (trim.overhead ?? 0) - trim.targetTokens;
-  let bytes = trim.maxBytes !== undefined ? requestBytes(view) - trim.maxBytes : 0;
+  let bytes = trim.maxBytes !== undefined ? requestBytes(view) + withheldBytes(view) - trim.maxBytes : 0;
   for (const f of earlier) {
     if (!f.saves || !trimRuleIds.has(f.rule)) continue;
     tokens -= f.saves.tokens * trim.calibration;

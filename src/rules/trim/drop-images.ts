@@ -1,7 +1,7 @@
 import type { Block, MediaItem } from "../../model/conversation.js";
 import { IMAGE_TOKENS, CHARS_PER_TOKEN } from "../../model/tokens.js";
 import { atBlock } from "../helpers.js";
-import type { Candidate, TrimStrategy } from "./budget.js";
+import type { Candidate, StrategyInput, TrimStrategy } from "./budget.js";
 import { imageFault, sizeAsSent, unsendableFault, type Dimensions } from "./image-limits.js";
 import { recordKey, regionOf, type Layout } from "./layout.js";
 import { plural } from "../../model/format-count.js";
@@ -18,6 +18,8 @@ interface Medium {
   step: number;
   size?: Dimensions;
   reencoded?: true;
+  /** Left out of the request by the client itself (its text in the request): see `withheld`. */
+  withheld?: string;
 }
 
 /** `fitTo`: the client scales each image to fit this many pixels a side (then re-encodes it) before sending it. */
@@ -40,6 +42,22 @@ function media(layout: Layout, fitTo?: number): Medium[] {
 }
 
 /**
+ * The media the client leaves out of the request by itself (Claude Code's media budget): not sent now, but sent
+ * again once the history holds less, so a byte budget counts them (budget.ts withheldBytes). They go first: the model
+ * does not see them in this request anyway. Their step: the step of their record in the request, else the first.
+ */
+function withheld(view: StrategyInput["view"], layout: Layout): Medium[] {
+  const stepOf = new Map<string, number>();
+  for (const step of layout.steps) for (const block of step.blocks) stepOf.set(recordKey(block.source), step.index);
+  return (view.conversation.withheld ?? []).map((w) => {
+    const data = w.item ? w.item.data : w.block.type === "media" ? w.block.data : undefined;
+    const mime = w.item ? w.item.mime : w.block.type === "media" ? w.block.mime : "application/octet-stream";
+    const chars = w.item ? w.item.chars : w.block.chars;
+    return { block: w.block, data, mime, chars, step: stepOf.get(recordKey(w.block.source)) ?? 0, withheld: w.why, ...(w.item ? { item: w.item } : {}) };
+  });
+}
+
+/**
  * Strategy, first: images and base64 documents give way to a short note, the largest first. The images that break
  * one of the API's hard image rules go whatever the budget (oldest first, and in a request of more than 20 images
  * only until 20 are left or none is too large), outside the intact part. A medium the API refuses by itself (its data
@@ -52,7 +70,7 @@ export const dropImages: TrimStrategy = {
   name: "drop-images",
   description: "context trim: images and documents give way to a short note (kept in the backup); first those the API refuses",
   independent: true,
-  candidates({ layout, view }) {
+  candidates({ layout, view, trim }) {
     const all = media(layout, view.copes?.imagesFitTo);
     const images = all.filter((m) => m.mime.startsWith("image/"));
     const required = new Set<Medium>();
@@ -68,12 +86,16 @@ export const dropImages: TrimStrategy = {
       const fault = unsendableFault(m);
       if (fault) unsendable.set(m, fault);
     }
-    const candidates = all.map((m): Candidate => {
+    // Only a byte budget counts them (a token estimate is of the request as sent).
+    const aside = trim.maxBytes !== undefined ? withheld(view, layout) : [];
+    const candidates = [...all, ...aside].map((m): Candidate => {
       const saves = {
         tokens: m.mime.startsWith("image/") ? IMAGE_TOKENS : Math.ceil((m.chars * 0.75) / CHARS_PER_TOKEN),
         bytes: Math.max(0, m.chars - NOTE.length),
       };
-      const what = `${m.mime} ${m.size ? `${m.size.width}×${m.size.height} px, ` : ""}${plural(m.chars, "byte")}`;
+      const what = `${m.mime} ${m.size ? `${m.size.width}×${m.size.height} px, ` : ""}${plural(m.chars, "byte")}${
+        m.withheld ? ` (the client leaves it out of this request by itself, and sends it again once the history holds less)` : ""
+      }`;
       const alone = unsendable.get(m);
       const fault = alone ?? (required.has(m) ? imageFault(m, images.length) : undefined);
       const report = atBlock(m.block, fault ? `${what}: ${fault}, replace it with a note` : `${what}: replace it with a note`);
@@ -87,7 +109,9 @@ export const dropImages: TrimStrategy = {
         ...(alone ? { unsendable: true as const } : {}),
       };
     });
-    return candidates.sort((a, b) => b.saves.bytes - a.saves.bytes);
+    // The media the client leaves out go first (oldest first, as it drops them); then the largest.
+    const first = new Set(candidates.slice(all.length));
+    return candidates.sort((a, b) => Number(first.has(b)) - Number(first.has(a)) || (first.has(a) ? 0 : b.saves.bytes - a.saves.bytes));
   },
   fix(finding, context) {
     return context.replaceMedia(finding, NOTE, "replaced the image with a note to fit the provider's limits (the image is in the backup)", finding.item);

@@ -2,16 +2,25 @@
  * What Claude Code does to the merged history before it sends it (measured with the real client, 2.1.197 and 2.1.331:
  * docs/research/claude-code-prefix-thinking.md; 2.1.197, 2.1.277 and 2.1.332: scenario `thinking-text-emptied`): an
  * assistant message of thinking only is left out, and on a model that takes system turns in `messages` the session's
- * context reminders go as a `role: "system"` message of their own. recover's view is what is sent, so `messages.N` in an API error lands where the client put it.
+ * context reminders go as a `role: "system"` message of their own; last, it keeps to its media budget (claude-media.ts).
+ * recover's view is what is sent, so `messages.N` in an API error lands where the client put it.
  */
-import type { ConversationMessage, SkippedMessage, TextBlock } from "../../model/conversation.js";
+import type { ConversationMessage, SkippedMessage, TextBlock, WithheldMedium } from "../../model/conversation.js";
+import { withMediaBudget, withoutRejectedMedia } from "./claude-media.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { obj, str, type ReplaySession } from "./dialect.js";
 import { compareVersions } from "../checked-clients.js";
 
-export function claudeReplay(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[] } {
-  const left = leaveOutThinkingOnly(withoutOrphanResults(messages), joinsAroundLeftOut(session.clientVersion));
-  return { messages: takesSystemTurns(currentModel(session.chain)) ? withSystemTurns(left.messages) : left.messages, skipped: left.skipped };
+export function claudeReplay(
+  messages: ConversationMessage[],
+  session: ReplaySession,
+): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld: WithheldMedium[]; rejectedMediaIn: string[] } {
+  const healed = withoutRejectedMedia(withoutOrphanResults(messages), session.chain);
+  const left = leaveOutThinkingOnly(healed.messages, joinsAroundLeftOut(session.clientVersion));
+  const model = currentModel(session.chain);
+  // The media budget is the client's last step before it sends (claude-media.ts).
+  const budgeted = withMediaBudget(takesSystemTurns(model) ? withSystemTurns(left.messages) : left.messages, model, session.clientVersion);
+  return { messages: budgeted.messages, skipped: left.skipped, withheld: budgeted.withheld, rejectedMediaIn: healed.healed };
 }
 
 /**

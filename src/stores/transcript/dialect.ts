@@ -3,7 +3,7 @@
  * link, and which content blocks a message line sends. Everything else (reading lines, the active chain, the
  * conversation, writing) is shared.
  */
-import type { Block, ConversationMessage, MediaItem, SkippedMessage } from "../../model/conversation.js";
+import type { Block, ConversationMessage, MediaItem, SkippedMessage, WithheldMedium } from "../../model/conversation.js";
 import type { LineRole, TranscriptDialect, TranscriptLine } from "../../model/transcript.js";
 import { blockId } from "../../model/transcript.js";
 import { isBlank, jsonLength } from "../opencode/part-content.js";
@@ -126,7 +126,10 @@ export interface Dialect {
    * empty text, failed turns and the thinking its model policy does not replay). Messages it removes are not merged
    * again: the client leaves their neighbours apart too.
    */
-  replay?(messages: ConversationMessage[], session: ReplaySession): { messages: ConversationMessage[]; skipped: SkippedMessage[] };
+  replay?(
+    messages: ConversationMessage[],
+    session: ReplaySession,
+  ): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld?: WithheldMedium[]; rejectedMediaIn?: string[] };
 }
 
 /** What `send` may read of the session besides the line. */

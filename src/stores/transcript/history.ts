@@ -4,7 +4,7 @@
  * walks the parent links back to a root (reference formats-and-errors.md §2.4, §3.2). Only that chain is sent, so
  * only that chain can be damaged; an abandoned branch is history, not damage.
  */
-import type { Block, Conversation, ConversationMessage } from "../../model/conversation.js";
+import type { Block, Conversation, ConversationMessage, WithheldMedium } from "../../model/conversation.js";
 import type { SentEntry, TranscriptHistory } from "../../model/session-view.js";
 import type { TranscriptLine, TranscriptRecords } from "../../model/transcript.js";
 import { clientVersionIn, type Attachment, type Dialect, type SendSession } from "./dialect.js";
@@ -55,12 +55,17 @@ export function transcriptHistory(records: TranscriptRecords): TranscriptHistory
     }
   }
   let messages = conversationOf(flow, dialect);
+  let withheld: WithheldMedium[] | undefined;
+  let rejectedMediaIn: string[] | undefined;
   if (dialect.replay) {
     const replayed = dialect.replay(messages, { chain, lineOf: (id) => byId.get(id), clientVersion: session.clientVersion });
     messages = replayed.messages;
     skipped.push(...replayed.skipped);
+    if (replayed.withheld && replayed.withheld.length > 0) withheld = replayed.withheld;
+    if (replayed.rejectedMediaIn && replayed.rejectedMediaIn.length > 0) rejectedMediaIn = replayed.rejectedMediaIn;
   }
-  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation: { messages, skipped } };
+  const conversation = { messages, skipped, ...(withheld ? { withheld } : {}), ...(rejectedMediaIn ? { rejectedMediaIn } : {}) };
+  const history: TranscriptHistory = { records, byId, byUuid, chain, sent, conversation };
   if (brokenAt) history.brokenAt = brokenAt;
   const named = dialect.namedReplies?.(chain);
   if (named && named.length > 0) history.namedReplies = named;
