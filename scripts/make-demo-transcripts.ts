@@ -565,7 +565,11 @@ function openclaw8946(): Demo {
   // and openclaw sends the empty block as it is (2026.7.35, measured: scenario edit-thinking-sonnet-4-6), which the API
   // refuses. The signature is given, not minted, so every id after it stays what it was.
   const emptied = t.assistant([
-    { type: "thinking", thinking: "", thinkingSignature: "EqQBCkgIBxABGAIqQKTwTmRfCb3nV0Qe1RZ8dL6pW2yM4sJ9uA7cF0hX5gN3kB8vE1oI6qZ2tY4rU9wS7mD3fH5jL0aC8bG1nK6eP2xR" },
+    {
+      type: "thinking",
+      thinking: "",
+      thinkingSignature: "EqQBCkgIBxABGAIqQKTwTmRfCb3nV0Qe1RZ8dL6pW2yM4sJ9uA7cF0hX5gN3kB8vE1oI6qZ2tY4rU9wS7mD3fH5jL0aC8bG1nK6eP2xR",
+    },
     { type: "text", text: "Fetching the pinned links." },
     { type: "toolCall", id: first, name: "web_fetch", arguments: { url: "https://status.stripe.com/incidents/2026-10-26" } },
   ]);

@@ -39,7 +39,15 @@ const messages = (file: string) =>
 describe("a tool call without a result in openclaw 2026.7.35's transcript", () => {
   it.each([
     // SIGKILLed mid-call: the client answers the call with its own error result in every request.
-    ["killed-mid-call", (file: string) => expect(messages(file).filter((m) => m.role === "toolResult").map((m) => m.content[0]!.text)).toEqual([MISSING])],
+    [
+      "killed-mid-call",
+      (file: string) =>
+        expect(
+          messages(file)
+            .filter((m) => m.role === "toolResult")
+            .map((m) => m.content[0]!.text),
+        ).toEqual([MISSING]),
+    ],
     // The turn ended `aborted`: the client leaves it out with its call; the repair drops the call (openclaw #4597), and
     // the turn, which held nothing else, goes with it. The user's two prompts stay.
     [
