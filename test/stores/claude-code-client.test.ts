@@ -201,6 +201,40 @@ describe("a tool call id an earlier call already holds", () => {
   });
 });
 
+// Issue 40, row 16: scenario `leading-assistant` as 2.1.332 left it (every line before the first reply gone). The
+// client sends the reply first and the API refuses it six times; the repair with that 400 takes the reply, so the
+// history begins with the user's next prompt (the suite's loop: the client then continues), and restore gives it back.
+describe("a history that begins with a reply whose prompt was lost", () => {
+  const text = fs.readFileSync(path.join(FIXTURES, "leading-assistant.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+  const REFUSED = 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages: first message must use the \\"user\\" role"}}';
+  const replies = (file: string) =>
+    fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"type":"assistant"'))
+      .map((l) => (JSON.parse(l) as { message: { content: { text?: string }[] } }).message.content[0]?.text ?? "");
+
+  it("`session repair --error` with the API's 400 removes the reply, and restore gives it back", async () => {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-sev-leading-assistant-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    fs.writeFileSync(file, text);
+    expect(replies(file)).toEqual(["one", "two"]);
+    const env = { XDG_STATE_HOME: path.join(dir, "state") };
+    const r = await run(["session", "repair", id, "--error", REFUSED, "--yes", "--force", "--include-live", "--store", dir], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/first_not_user/);
+    expect(replies(file)).toEqual(["two"]);
+    const again = await run(["session", "scan", id, "--json", "--exit-zero", "--include-live", "--store", dir]);
+    expect((parseJsonDocument(again.stdout) as { sessions: { findings: unknown[] }[] }).sessions[0]!.findings).toEqual([]);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
 // Issue 40, row 2: scenario `previous-id-foreign` as 2.1.332 left it: turn two's stored message.id made a gateway's
 // (`gen-…`), its requestId kept; every resume on Anthropic's API is refused (diagnostics.previous_message_id, six
 // tries, exit 1). The repair with that 400 removes the line's requestId, and the client then names turn one's reply.

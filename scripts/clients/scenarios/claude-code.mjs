@@ -617,9 +617,12 @@ export const scenarios = {
       resumeSays("Say three.", "three"),
     ],
   },
+  // 2.1.277 and later send the reply first and are refused (`first message must use the "user" role`): a repair loop
+  // there. 2.1.197 leads with its own context message and is accepted (captured with --version 2.1.197 as
+  // leading-assistant-197; not a loop of the suite).
   "leading-assistant": {
-    fixture: "view",
-    enforce: true,
+    ...VIEW_LOOP,
+    versions: ["2.1.332"],
     about: "three turns; every line before the first reply removed (the first prompt and its attachments: the chain begins with the reply); resume",
     steps: threeTurns({
       edit({ session: { file } }) {

@@ -278,7 +278,13 @@ export const scenarios = {
           const { n, unit } = changeRecords(
             ctx.session.file,
             (r) => r.id === first,
-            (r) => ({ ...r, content: typeof r.content === "string" ? `${r.content}\ud83d` : r.content.map((p) => (typeof p.text === "string" ? { ...p, text: `${p.text}\ud83d` } : p)) }),
+            (r) => ({
+              ...r,
+              content:
+                typeof r.content === "string"
+                  ? `${r.content}\ud83d`
+                  : r.content.map((p) => (typeof p.text === "string" ? { ...p, text: `${p.text}\ud83d` } : p)),
+            }),
           );
           return `gemini record ${first}: its text ends in a lone high surrogate (${n} ${unit})`;
         },
