@@ -146,6 +146,12 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 16's audit: two calls the API gave one call_id, each answered. What Codex sends for them decides
+  // duplicate-tool-call-id's severity on Codex (the API's answer to it is not known offline).
+  "reused-call-id": {
+    about: "`tool`, then a resumed second `tool` turn whose call the API gives the same call_id (call_mock_echo_01); then resume",
+    steps: [toolTurn(), { ...toolTurn("Run `echo hi` again."), resume: true }, resumeStep()],
+  },
   "duplicate-output": {
     loop: true,
     about: "`tool`, then the function_call_output line duplicated (the copy right after it); resume; mock answers 400 Duplicate item",
