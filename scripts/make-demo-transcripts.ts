@@ -561,10 +561,19 @@ function openclaw8946(): Demo {
   t.entry({ type: "model_change", provider: "anthropic", modelId: "claude-opus-4-5" });
   t.user(envelope("summarise the three links pinned in this group", "2026-10-27 18:02 UTC"));
   const first = t.toolCallId();
-  t.assistant([
+  // openclaw#107221: the stored thinking of a turn emptied, its signature kept. opus-4-5's earlier thinking is replayed,
+  // and openclaw sends the empty block as it is (2026.7.35, measured: scenario edit-thinking-sonnet-4-6), which the API
+  // refuses. The signature is given, not minted, so every id after it stays what it was.
+  const emptied = t.assistant([
+    {
+      type: "thinking",
+      thinking: "",
+      thinkingSignature: "EqQBCkgIBxABGAIqQKTwTmRfCb3nV0Qe1RZ8dL6pW2yM4sJ9uA7cF0hX5gN3kB8vE1oI6qZ2tY4rU9wS7mD3fH5jL0aC8bG1nK6eP2xR",
+    },
     { type: "text", text: "Fetching the pinned links." },
     { type: "toolCall", id: first, name: "web_fetch", arguments: { url: "https://status.stripe.com/incidents/2026-10-26" } },
   ]);
+  p.plant("empty-thinking", t.lineOf(emptied), "the turn's stored thinking is empty (its signature kept): openclaw sends it, and the API refuses it");
   t.toolResult(
     first,
     "web_fetch",
@@ -585,7 +594,7 @@ function openclaw8946(): Demo {
     t,
     "agent:main:telegram:group:-100123",
     "pinned links summary (telegram group)",
-    "openclaw #8946: a tool returned malformed JSON; the history holds a toolResult whose toolCallId matches no toolCall, and the toolCall it belonged to has no result before the next user message.",
+    "openclaw #8946: a tool returned malformed JSON; the history holds a toolResult whose toolCallId matches no toolCall, and the toolCall it belonged to has no result before the next user message (openclaw mends both itself when it sends the history). openclaw#107221: the first turn's stored thinking is empty, which openclaw sends and the API refuses.",
     p,
   );
 }
@@ -739,6 +748,10 @@ export function oracleFindings(format: "claude" | "openclaw", bytes: Buffer): Ex
     } else if (r.type === "message") {
       const message = r.message as Json;
       if (message.role === "assistant") for (const b of blocksOf(message.content)) if (b.type === "toolCall") calls.push({ id: String(b.id), line });
+      // A signed thinking block left empty (every demo model here replays it).
+      if (message.role === "assistant")
+        for (const b of blocksOf(message.content))
+          if (b.type === "thinking" && String(b.thinking ?? "").trim() === "" && b.thinkingSignature) found.push({ rule: "empty-thinking", line });
       if (message.role === "toolResult") results.push({ id: String(message.toolCallId), line });
     }
   });

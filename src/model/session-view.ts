@@ -39,7 +39,7 @@ export interface TranscriptHistory {
 export type ProviderApi = "anthropic" | "responses" | "gemini";
 
 /** The `copes` clauses a client can mend on every request (see `mendsEveryTime`). */
-export type MendedEveryTime = "missingResult" | "orphanResult" | "loneSurrogate";
+export type MendedEveryTime = "missingResult" | "orphanResult" | "loneSurrogate" | "duplicateCallId";
 
 /** What the client mends itself when it resumes, as clauses for findings (a Dialect's `copes`). */
 export interface ClientCopes {

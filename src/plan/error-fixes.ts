@@ -28,6 +28,7 @@ import { staleBookkeeping } from "../rules/stale-bookkeeping.js";
 import { dropSignature, signedBlocks } from "../rules/corrupted-thought-signature.js";
 import { unknownRewind } from "../rules/unknown-rewind.js";
 import { unreadableRecord } from "../rules/unreadable-record.js";
+import { leadingAssistant } from "../rules/leading-assistant.js";
 import type { Edit } from "../model/edit.js";
 import type { LineFixContext, RecordFixContext } from "../model/fix-context.js";
 import type { TranscriptLine } from "../model/transcript.js";
@@ -409,6 +410,8 @@ function errorPlan(error: ClassifiedError, view: SessionView, request: Anthropic
         `thinking${at} is not the first block of its message: the misplaced reasoning is removed`,
       );
     }
+    case "first_not_user":
+      return scoped([leadingAssistant], request.messages[0]?.sourceMessageIds, FIRST_NOT_USER);
     case "trailing_thinking":
       return scoped(
         [trailingThinking, thinkingOnlyMessage],
@@ -510,6 +513,8 @@ function transcriptErrorPlan(
     }
     case "thinking_order":
       return scoped([thinkingBlockOrder], lineIds, `thinking${at} is not the first block of its message: the misplaced thinking is removed`);
+    case "first_not_user":
+      return scoped([leadingAssistant], request.messages[0]?.sourceMessageIds, FIRST_NOT_USER);
     case "trailing_thinking":
       return scoped([trailingThinking], lineIds, `a message${at} ends on thinking: that thinking is removed`);
     case "empty_content":
@@ -672,6 +677,10 @@ function transcriptBlocksRule(
     },
   };
 }
+
+/** The API names no record (`messages: first …`): the history's first turn is the leading-assistant rule's. */
+const FIRST_NOT_USER =
+  "the history begins with an assistant turn (its prompt is lost): that turn goes, with its tool results, up to the user's next prompt (kept in the backup)";
 
 function scoped(rules: Rule[], messageIds: string[] | undefined, explanation: string): ErrorPlan {
   // Without a position the error names the whole request (e.g. "messages: text content blocks must be non-empty").

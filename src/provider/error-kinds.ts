@@ -38,7 +38,7 @@ export const ERROR_CAUSES: Record<ProviderErrorKind, { cause: string; fixedBy: "
   trailing_thinking: { cause: "an assistant message ends on a thinking block (the reply was cut off after thinking)", fixedBy: "repair" },
   trailing_assistant: { cause: "the request ends on an assistant message and this model does not accept a prefill", fixedBy: null },
   empty_content: { cause: "a message or text block is empty or whitespace only (an interrupted stream)", fixedBy: "repair" },
-  first_not_user: { cause: "the conversation does not start with a user message", fixedBy: null },
+  first_not_user: { cause: "the conversation does not start with a user message (its first prompt was lost)", fixedBy: "repair" },
   roles_not_alternating: { cause: "two messages of the same role follow each other", fixedBy: null },
   context_overflow: { cause: "the conversation is longer than the model's context window", fixedBy: "repair" },
   request_too_large: { cause: "the request is over the provider's byte limit (32 MB; images count in full)", fixedBy: "repair" },

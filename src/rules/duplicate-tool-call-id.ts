@@ -1,6 +1,12 @@
 import { rejections } from "../provider/rejections.js";
 import { at, atBlock, messages, parts } from "./helpers.js";
 import type { Report, Rule } from "./rule.js";
+import type { SessionView } from "../model/session-view.js";
+
+/** Whether the request view still holds the block (a replay may leave it out, as the client does). */
+function isSent(view: SessionView, blockId: string): boolean {
+  return view.conversation.messages.some((m) => m.blocks.some((b) => b.source.id === blockId));
+}
 
 export const duplicateToolCallId: Rule = {
   id: "duplicate-tool-call-id",
@@ -22,9 +28,12 @@ export const duplicateToolCallId: Rule = {
         const earlier = first.get(block.id);
         if (earlier === undefined) first.set(block.id, block.source.id);
         else {
-          const copes = view.copes?.duplicateCallId;
+          // A client that leaves the repeat out of every request (Claude Code) copes only where its request view does
+          // leave it out; it is then left as it is: a fresh id would put the call back into what the client sends.
+          const mends = view.copes?.mendsEveryTime?.includes("duplicateCallId") === true;
+          const copes = mends && isSent(view, block.source.id) ? undefined : view.copes?.duplicateCallId;
           const report = atBlock(block, `call id ${block.id} is already used at ${earlier} (${copes ?? `rejected: ${rejections(view.api).duplicateCallId}`})`);
-          reports.push(copes ? { ...report, severity: "warning" } : report);
+          reports.push(copes ? { ...report, severity: "warning", ...(mends ? { fixable: false as const } : {}) } : report);
         }
       }
     }
@@ -45,6 +54,7 @@ export const duplicateToolCallId: Rule = {
   },
   /** A transcript: the later call and the result that answers it (the first one after it) take the fresh id together. */
   fix(finding, context) {
+    if (!finding.fixable) return [];
     if (context.kind === "records") {
       const part = context.part(finding.partId);
       if (!part) return [];

@@ -19,7 +19,14 @@ type SentBlock = { type: string; id?: string; tool_use_id?: string; thinking?: s
 type Sent = { role: string; content: string | SentBlock[] };
 
 /** Transcripts written by 2.1.197 (the others: 2.1.331). */
-const OWN_CONTEXT = new Set(["opus55-interrupted-197", "empty-text-197", "thinking-text-emptied-197", "media-count-197", "media-413-healed-197"]);
+const OWN_CONTEXT = new Set([
+  "opus55-interrupted-197",
+  "empty-text-197",
+  "thinking-text-emptied-197",
+  "media-count-197",
+  "media-413-healed-197",
+  "leading-assistant-197",
+]);
 /** Scenarios whose new prompt joined the last stored one (the API refused that one), and the new prompt's blocks. */
 const JOINED_PROMPT: Record<string, number> = { "media-413-healed": 2, "media-413-healed-197": 1 };
 /**
@@ -59,9 +66,12 @@ describe("Claude Code 2.1: recover's request view is the request the client sent
     if (OWN_CONTEXT.has(scenario) && Array.isArray(last.content) && (last.content.at(-1) as { text?: string }).text === CONTINUE)
       history[history.length - 1] = { ...last, content: last.content.slice(0, -1) };
     // 2.1.197 leads the first prompt with its user context (the date; CLAUDE.md), which it does not store: after the
-    // listings, which a model without system turns gets as user text before it.
-    if (OWN_CONTEXT.has(scenario))
-      expect(history[0]!.content as SentBlock[]).toContainEqual(expect.objectContaining({ type: "text", text: expect.stringContaining("# currentDate") }));
+    // listings, which a model without system turns gets as user text before it. A history that begins with an
+    // assistant turn gets it as a user message of its own, a string (leading-assistant-197).
+    const context = history[0]!.content;
+    if (OWN_CONTEXT.has(scenario) && typeof context === "string") expect(context).toContain("# currentDate");
+    else if (OWN_CONTEXT.has(scenario))
+      expect(context as SentBlock[]).toContainEqual(expect.objectContaining({ type: "text", text: expect.stringContaining("# currentDate") }));
     const expected = shapeOfSent(history).map((shape, n) => (n === 0 && OWN_CONTEXT.has(scenario) ? shape.replace("text ", "") : shape));
     expect(ours).toEqual(expected);
     if (tail === 2) expect(ours.at(-1)).toMatch(/^user: /);

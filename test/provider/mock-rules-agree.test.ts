@@ -226,6 +226,8 @@ const MESSAGES: Api<MessagesCase> = {
   },
   validator: ({ body }) => validateAnthropic(anthropicRequestOf(body), thinkingOf(body)).map(anthropicFinding),
   same: {
+    first_not_user: ["first_not_user"],
+    duplicate_tool_id: ["duplicate_tool_id"],
     thinking_empty: ["thinking_empty"],
     text_blank: ["text_blank", "text_empty"],
     tool_result_missing: ["orphan_tool_use"],
@@ -258,9 +260,7 @@ const MESSAGES: Api<MessagesCase> = {
     thinking_bound: "prefix-binding",
   },
   validatorOnly: {
-    first_not_user: "first-not-user",
     empty_message: "empty-message",
-    duplicate_tool_id: "duplicate-tool-id",
     thinking_not_first: "thinking-not-first",
     trailing_thinking: "trailing-thinking",
     thinking_when_disabled: "thinking-when-disabled",
@@ -359,31 +359,11 @@ const MESSAGES: Api<MessagesCase> = {
       validator: [],
     },
     {
-      name: "first-not-user",
-      reason: NOT_MODELLED,
-      case: { body: body({ role: "assistant", content: [text("Hello.")] }, { role: "user", content: "Hi" }) },
-      mock: null,
-      validator: ["first_not_user"],
-    },
-    {
       name: "empty-message",
       reason: NOT_MODELLED,
       case: { body: body({ role: "user", content: [] }, { role: "assistant", content: [text("Hello.")] }, { role: "user", content: "Hi" }) },
       mock: null,
       validator: ["empty_message"],
-    },
-    {
-      name: "duplicate-tool-id",
-      reason: NOT_MODELLED,
-      case: {
-        body: body(
-          { role: "user", content: "Run it twice." },
-          { role: "assistant", content: [signed("Run.", "s1"), use("toolu_1"), use("toolu_1")] },
-          { role: "user", content: [result("toolu_1"), result("toolu_1")] },
-        ),
-      },
-      mock: null,
-      validator: ["duplicate_tool_id"],
     },
     {
       name: "thinking-not-first",
@@ -513,6 +493,21 @@ const MESSAGES_CASES: [string, MessagesCase, string | null][] = [
     null,
   ],
   ["empty thinking", { body: body({ role: "user", content: "Hi" }, { role: "assistant", content: [signed("", "s1"), text("Hello.")] }) }, "thinking_empty"],
+  // Issue 40 row 16: what Claude Code 2.1.277+ sends when the lines before the first reply are lost.
+  ["a history that begins with a reply", { body: body({ role: "assistant", content: [text("Hello.")] }, { role: "user", content: "Hi" }) }, "first_not_user"],
+  [
+    "a call id used again in a later turn",
+    {
+      body: body(
+        { role: "user", content: "Run it." },
+        { role: "assistant", content: [use("toolu_1")] },
+        { role: "user", content: [result("toolu_1")] },
+        { role: "assistant", content: [text("Again."), use("toolu_1")] },
+        { role: "user", content: [result("toolu_1")] },
+      ),
+    },
+    "duplicate_tool_id",
+  ],
   [
     "whitespace thinking in an earlier turn",
     {

@@ -83,7 +83,8 @@ function openclawTwoTurns(): { t: OpenclawTranscript; firstPrompt: string; first
 }
 
 function claudeTwoTurns(): { t: ClaudeTranscript; firstPrompt: string; firstTurn: string[]; secondPrompt: string } {
-  const t = new ClaudeTranscript({ seed: 14, start: START, cwd: "/home/dana/code/invoice-api" });
+  // A client that sends the reply first (2.1.277 and later; 2.1.197 leads with its own context: issue 40, row 16).
+  const t = new ClaudeTranscript({ seed: 14, start: START, cwd: "/home/dana/code/invoice-api", version: "2.1.332" });
   const firstPrompt = t.user("Why does GET /invoices ignore ?status=paid?");
   const read = t.toolUseId();
   const call = t.assistant([

@@ -33,8 +33,18 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
     const doc = parseJsonDocument(r.stdout) as { sessions: { id: string; findings: { rule: string; line?: number }[] }[] };
     const found = doc.sessions.flatMap((s) => s.findings.map((f) => `${ids.get(s.id)} ${f.rule}`)).sort();
     expect(found).toEqual([
+      // Two tool turns the API gave one call id: the client leaves the later call and its result out of every request
+      // (a warning, left alone; issue 40, docs/research/severity-audit.md).
+      "duplicate-call-id duplicate-tool-call-id",
+      // Each reply's thinking line stored twice: the client sends both copies (refused: the thinking of the latest
+      // assistant message `cannot be modified`).
+      "duplicate-thinking duplicate-thinking",
+      "duplicate-thinking duplicate-thinking",
       // 2.1.197 sends the empty text stored before its tool call, which the API refuses (2.1.331 leaves it out).
       "empty-text-197 empty-text-part",
+      // The lines before the first reply gone: 2.1.332 sends the reply first (`first message must use the "user"
+      // role`). Not here: leading-assistant-197, whose client leads with its own context as a user message.
+      "leading-assistant leading-assistant",
       // The repair loop's damage (turn two's tool_result line removed, later turns kept), on both clients.
       "opus55-interrupted tool-result-missing",
       "opus55-interrupted-197 tool-result-missing",
@@ -46,6 +56,8 @@ describe("transcripts written by the real Claude Code 2.1 client", () => {
       "previous-id-foreign foreign-message-id",
       // The client sends stored empty thinking as it is; the API answers `each thinking block must contain
       // non-whitespace thinking` (the scenario empties the thinking of two turns).
+      "thinking-block-order thinking-block-order",
+      "thinking-block-order thinking-block-order",
       "thinking-empty empty-thinking",
       "thinking-empty empty-thinking",
       // A lone surrogate in a stored tool input: the client sends it as U+FFFD (a warning, left alone; issue 40).
@@ -153,6 +165,70 @@ describe("a lone surrogate in a stored tool call's input", () => {
     expect(r.stderr).toMatch(/invalid_json_body/);
     expect(commands(file)).toEqual(["echo hi "]);
     expect(text.split("\n").length).toBe(fs.readFileSync(file, "utf8").split("\n").length);
+    const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+// Issue 40, row 16: scenario `duplicate-call-id` as 2.1.332 left it: two tool turns whose Bash calls the API gave one id
+// (toolu_mock_bash_01), each answered. Both checked clients leave the later call out of the request and send
+// "(no content)" for its result's message, and the API accepts it: recover warns, and a repair changes nothing (a fresh
+// id would put the call back into what the client sends).
+describe("a tool call id an earlier call already holds", () => {
+  const text = fs.readFileSync(path.join(FIXTURES, "duplicate-call-id.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+
+  it("scan: a warning naming what the client does; a plain repair changes nothing", async () => {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-sev-duplicate-call-id-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    fs.writeFileSync(file, text);
+    const r = await run(["session", "scan", id, "--json", "--exit-zero", "--include-live", "--store", dir]);
+    const doc = parseJsonDocument(r.stdout) as { sessions: { findings: { rule: string; severity: string; message: string; fixable: boolean }[] }[] };
+    expect(doc.sessions[0]!.findings).toMatchObject([
+      {
+        rule: "duplicate-tool-call-id",
+        severity: "warning",
+        fixable: false,
+        message: expect.stringMatching(/call id toolu_mock_bash_01 is already used .*Claude Code leaves the later call and its result out/),
+      },
+    ]);
+    const repaired = await run(["session", "repair", id, "--yes", "--force", "--include-live", "--store", dir]);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+// Issue 40, row 16: scenario `leading-assistant` as 2.1.332 left it (every line before the first reply gone). The
+// client sends the reply first and the API refuses it six times; the repair with that 400 takes the reply, so the
+// history begins with the user's next prompt (the suite's loop: the client then continues), and restore gives it back.
+describe("a history that begins with a reply whose prompt was lost", () => {
+  const text = fs.readFileSync(path.join(FIXTURES, "leading-assistant.jsonl"), "utf8");
+  const id = /"sessionId":"([0-9a-f-]{36})"/.exec(text)![1]!;
+  const REFUSED = 'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages: first message must use the \\"user\\" role"}}';
+  const replies = (file: string) =>
+    fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"type":"assistant"'))
+      .map((l) => (JSON.parse(l) as { message: { content: { text?: string }[] } }).message.content[0]?.text ?? "");
+
+  it("`session repair --error` with the API's 400 removes the reply, and restore gives it back", async () => {
+    const dir = tempDir();
+    const project = path.join(dir, "projects", "-tmp-sev-leading-assistant-project");
+    fs.mkdirSync(project, { recursive: true });
+    const file = path.join(project, `${id}.jsonl`);
+    fs.writeFileSync(file, text);
+    expect(replies(file)).toEqual(["one", "two"]);
+    const env = { XDG_STATE_HOME: path.join(dir, "state") };
+    const r = await run(["session", "repair", id, "--error", REFUSED, "--yes", "--force", "--include-live", "--store", dir], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/first_not_user/);
+    expect(replies(file)).toEqual(["two"]);
+    const again = await run(["session", "scan", id, "--json", "--exit-zero", "--include-live", "--store", dir]);
+    expect((parseJsonDocument(again.stdout) as { sessions: { findings: unknown[] }[] }).sessions[0]!.findings).toEqual([]);
     const restored = await run(["session", "restore", "--last", "--yes", "--store", dir], { env });
     expect(restored.status, restored.stderr).toBe(0);
     expect(fs.readFileSync(file, "utf8")).toBe(text);

@@ -160,7 +160,7 @@ describe("Claude Code's media budget: bytes", () => {
     expect(images.length).toBeGreaterThan(70);
     expect(images.length * 100_000).toBeLessThanOrEqual(8_000_000);
     // And the client, within its budget again, sends every one of them.
-    const reread = viewOf(plan.files![0]!.after);
+    const reread = viewOf(plan.files![0]!.after!);
     expect(readResult(reread).media).toHaveLength(images.length);
     expect(reread.conversation.withheld).toBeUndefined();
   });

@@ -57,7 +57,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
       expect(resumeInput(file).map(shape), scenario).toEqual(sent.slice(0, -1).map(shape));
       compared++;
     }
-    expect(compared).toBe(16);
+    expect(compared).toBe(17);
   });
 
   it("an output stored over 48,000 characters goes out as its first and last 24,000 around Codex's marker (measured: 200,004 → 48,024)", () => {
@@ -112,6 +112,8 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
         "nul-line tool-result-missing warning",
         "nul-line unreadable-record warning",
         "orphan-output orphan-tool-result warning",
+        // Codex cannot read a line holding a lone surrogate: it skips it and answers its call "aborted" (issue 40).
+        "output-surrogate corrupted-tool-output warning",
         "torn-output tool-result-missing warning",
         "torn-output unreadable-record warning",
         "torn-tail unreadable-record warning",
@@ -157,6 +159,7 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
       "torn-output",
       "bad-reasoning",
       "tail-no-ordinal",
+      "output-surrogate",
     ];
     const backups: string[] = [];
     for (const scenario of damaged) {
@@ -177,6 +180,9 @@ describe("rollouts written by the real Codex CLI 0.169", () => {
     // A repaired rollout keeps what the client wrote: an aborted call keeps its call, the bad reasoning only goes.
     const killed = resumeInput(captures.get("killed-mid-call")!.file);
     expect(killed.map((i) => `${i.type}${i.output !== undefined ? `=${i.output}` : ""}`).slice(-2)).toEqual(["function_call", "function_call_output=aborted"]);
+    // The output Codex could not read, the lone surrogate stripped: read again, and sent as the tool printed it.
+    const surrogate = resumeInput(captures.get("output-surrogate")!.file).filter((i) => i.type === "function_call_output");
+    expect(surrogate.map((i) => String(i.output).endsWith("Output:\nhi\n"))).toEqual([true]);
     const reasoned = resumeInput(captures.get("bad-reasoning")!.file);
     expect(reasoned.filter((i) => i.type === "reasoning")).toEqual([]);
     expect(reasoned.filter((i) => i.type === "function_call" || i.type === "function_call_output")).toHaveLength(2);

@@ -141,6 +141,8 @@ function loneSurrogateIn(value) {
   return undefined;
 }
 
+const FIRST_NOT_USER = 'messages: first message must use the "user" role';
+const DUPLICATE_TOOL_ID = (n, m) => `messages.${n}.content.${m}: \`tool_use\` ids must be unique`;
 const PREVIOUS_MESSAGE_ID = "diagnostics.previous_message_id: must be the `id` from a prior /v1/messages response (starts with `msg_`)";
 
 const TOOL_REFERENCE_UNKNOWN = (name) => `Tool reference '${name}' not found in available tools`;
@@ -248,6 +250,36 @@ export const RULES = [
     error: TOO_LONG,
     source: "../shared/reference/formats-and-errors.md §1.3 (https://github.com/earendil-works/pi/issues/102); the count is the mock's own (requestTokens)",
     check: (body, ctx) => checkWindow(body, ctx.contextLimit),
+  },
+  {
+    // The history must begin with a user message (a system turn inside `messages` included: it is the client's own).
+    id: "first_not_user",
+    error: FIRST_NOT_USER,
+    source:
+      "../shared/reference/formats-and-errors.md §1.1 (src/provider/validate-anthropic.ts); issue 40 row 16: Claude Code 2.1.277+ send a reply first when the lines before it are lost (scenario leading-assistant)",
+    check: (body) => {
+      const first = messagesOf(body)[0];
+      return first && first.role !== "user" ? { message: FIRST_NOT_USER } : null;
+    },
+  },
+  {
+    // No tool_use id twice in one request (a system turn holds none); the later use is named.
+    id: "duplicate_tool_id",
+    error: DUPLICATE_TOOL_ID,
+    source:
+      "../shared/reference/formats-and-errors.md §1.1 (src/provider/validate-anthropic.ts); issue 40 row 16: Claude Code leaves a reused id out before it sends (scenario duplicate-call-id)",
+    check(body) {
+      const seen = new Set();
+      for (const [n, msg] of messagesOf(body).entries()) {
+        if (msg?.role === "system") continue;
+        for (const [m, b] of blocksOf(msg).entries()) {
+          if (b?.type !== "tool_use" || typeof b.id !== "string") continue;
+          if (seen.has(b.id)) return { message: DUPLICATE_TOOL_ID(n, m) };
+          seen.add(b.id);
+        }
+      }
+      return null;
+    },
   },
   {
     id: "thinking_empty",

@@ -708,6 +708,95 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 16's audit (docs/research/severity-audit.md): four shapes recover judges as errors on Claude Code,
+  // planted in sessions the client wrote, to see what the client really sends for them. The enforcing mock does not
+  // model these four API rules (test/provider/mock-rules-agree.test.ts: NOT_MODELLED); the captured request is judged
+  // by recover's validator (src/provider/validate-anthropic.ts) in the doc.
+  "duplicate-thinking": {
+    fixture: "view",
+    enforce: true,
+    about: "two turns of signed thinking + text; each reply's thinking line stored twice (a copy with its own uuid, same message.id); resume",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Thought one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      resumeSays("Say three.", "three", {
+        edit({ session: { file } }) {
+          const copies = withRecords(file, (recs) => {
+            let n = 0;
+            for (let i = recs.length - 1; i >= 0; i--) {
+              const r = recs[i];
+              if (r.type !== "assistant" || r.message?.content?.[0]?.type !== "thinking") continue;
+              const uuid = `00000000-0000-4000-8000-0000000000d${++n}`;
+              for (const c of recs) if (c.parentUuid === r.uuid) c.parentUuid = uuid;
+              recs.splice(i + 1, 0, { ...r, parentUuid: r.uuid, uuid });
+            }
+            return n;
+          });
+          return `each of the ${copies} thinking lines followed by a copy of itself (same message.id, signature and text; its own uuid), the chain relinked through it`;
+        },
+      }),
+    ],
+  },
+  "thinking-block-order": {
+    fixture: "view",
+    enforce: true,
+    about: "two turns of signed thinking + text; each reply's thinking line gets a text block before its thinking (text, thinking in one line); resume",
+    steps: [
+      { prompt: "Think, then say one.", replies: [reply([thinking("Thought one.", SIG(1)), text("one")])] },
+      { prompt: "Think, then say two.", resume: true, replies: [reply([thinking("Thought two.", SIG(2)), text("two")])] },
+      resumeSays("Say three.", "three", {
+        edit({ session: { file } }) {
+          const n = withRecords(file, (recs) => {
+            let k = 0;
+            for (const r of recs)
+              if (r.type === "assistant" && r.message?.content?.[0]?.type === "thinking") {
+                r.message.content = [{ type: "text", text: `PLANTED text before thinking ${++k}.` }, ...r.message.content];
+              }
+            return k;
+          });
+          return `${n} thinking line(s): a text block put before the thinking block in the same line`;
+        },
+      }),
+    ],
+  },
+  // Measured: 2.1.197 and 2.1.332 leave the later call out of every request (its result's message goes as "(no
+  // content)") and are accepted; recover warns and changes nothing (a fresh id would put the call back).
+  "duplicate-call-id": {
+    ...VIEW_LOOP,
+    loop: {
+      withError: false,
+      check: (_ctx, v) => (v.plan?.changes ? [`recover planned ${v.plan.changes} change(s); the client leaves the repeated call out itself`] : []),
+    },
+    about: "two tool turns whose Bash calls the API gave the same id (toolu_mock_bash_01), each answered; resume → 200 (the later call left out)",
+    steps: [
+      echoTurn(),
+      { prompt: "Run `echo hi` with Bash again.", resume: true, replies: [reply([text("Running again."), echoHi()]), reply([text("Done again: hi.")])] },
+      resumeSays("Say three.", "three"),
+    ],
+  },
+  // 2.1.277 and later send the reply first and are refused (`first message must use the "user" role`): a repair loop
+  // there. 2.1.197 leads with its own context message and is accepted (captured with --version 2.1.197 as
+  // leading-assistant-197; not a loop of the suite).
+  "leading-assistant": {
+    ...VIEW_LOOP,
+    versions: ["2.1.332"],
+    about: "three turns; every line before the first reply removed (the first prompt and its attachments: the chain begins with the reply); resume",
+    steps: threeTurns({
+      edit({ session: { file } }) {
+        const recs = readRecords(file);
+        const before = new Set(
+          recs
+            .slice(
+              0,
+              recs.findIndex((r) => r.type === "assistant"),
+            )
+            .flatMap((r) => (r.uuid ? [r.uuid] : [])),
+        );
+        const n = deleteRecords(file, (r) => before.has(r.uuid));
+        return `the ${n} chain lines before the first reply removed (the prompt "Say one." and its attachments); the reply re-parented to null`;
+      },
+    }),
+  },
   "thinking-tool": {
     fixture: "view",
     about: "signed thinking + tool_use (Bash), tool result, then thinking + text; then resume",

@@ -130,6 +130,28 @@ export const scenarios = {
       }),
     ],
   },
+  // Issue 40, row 16's audit (docs/research/severity-audit.md): a lone UTF-16 surrogate in a stored tool output (the
+  // shape of anthropics/claude-code#68325, here in a rollout). What Codex reads and sends for it decides whether
+  // corrupted-tool-output is an error on Codex.
+  "output-surrogate": {
+    about: "`tool`, then the function_call_output's output given a lone high surrogate (\\ud83d escaped, line re-serialized); then resume",
+    steps: [
+      toolTurn(),
+      resumeAfter((lines) => {
+        const i = findLine(lines, "function_call_output");
+        const value = JSON.parse(lines[i]);
+        value.payload.output = `${value.payload.output}\ud83d`;
+        lines[i] = JSON.stringify(value);
+        return { lines, note: `line ${i + 1} (response_item function_call_output): its output ends in a lone high surrogate` };
+      }),
+    ],
+  },
+  // Issue 40, row 16's audit: two calls the API gave one call_id, each answered. What Codex sends for them decides
+  // duplicate-tool-call-id's severity on Codex (the API's answer to it is not known offline).
+  "reused-call-id": {
+    about: "`tool`, then a resumed second `tool` turn whose call the API gives the same call_id (call_mock_echo_01); then resume",
+    steps: [toolTurn(), { ...toolTurn("Run `echo hi` again."), resume: true }, resumeStep()],
+  },
   "duplicate-output": {
     loop: true,
     about: "`tool`, then the function_call_output line duplicated (the copy right after it); resume; mock answers 400 Duplicate item",

@@ -297,6 +297,33 @@ export const scenarios = {
     about: "`tool-repaired-by-hand` (user functionResponse record dropped), then toolCalls[].result set to null; then resume",
     steps: [toolTurn(), { ...resumeStep(), edit: (ctx) => `${dropUserResponse(ctx)}; then ${nullToolResult(ctx)}`, ...REFUSED }],
   },
+  // Issue 40, row 16's audit (docs/research/severity-audit.md): a lone UTF-16 surrogate in a stored model text (the
+  // shape of anthropics/claude-code#68325). What Gemini CLI sends for it decides corrupted-tool-output's severity here.
+  "text-surrogate": {
+    versions: JSONL,
+    about: "`plain` (two turns), then the first gemini record's text given a lone high surrogate (every copy); then resume",
+    steps: [
+      ...plainTurns(),
+      {
+        ...resumeStep(),
+        edit: (ctx) => {
+          const first = allRecords(ctx.session.file).find((r) => r.type === "gemini").id;
+          const { n, unit } = changeRecords(
+            ctx.session.file,
+            (r) => r.id === first,
+            (r) => ({
+              ...r,
+              content:
+                typeof r.content === "string"
+                  ? `${r.content}\ud83d`
+                  : r.content.map((p) => (typeof p.text === "string" ? { ...p, text: `${p.text}\ud83d` } : p)),
+            }),
+          );
+          return `gemini record ${first}: its text ends in a lone high surrogate (${n} ${unit})`;
+        },
+      },
+    ],
+  },
   "rewind-unknown": {
     loop: true,
     versions: JSONL,

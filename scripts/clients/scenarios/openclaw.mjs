@@ -637,6 +637,39 @@ export const scenarios = {
       { prompt: "What happened?", resume: true, replies: [reply([text("The command was interrupted.")])], expect: 200 },
     ],
   },
+  // Issue 40, row 16's audit (docs/research/severity-audit.md): a call left without a result in a turn that ended
+  // `aborted` (the user stopped it mid-call), which recover's repair drops rather than answers (openclaw #4597). What
+  // the client sends for it decides whether tool-result-missing is an error there.
+  "aborted-call": {
+    versions: ["2026.7.35", "2026.9.6"],
+    enforce: true,
+    fixture: false,
+    about: "exec `sleep 60`; the client SIGKILLed 3 s after the call was answered; the stored call's turn made stopReason 'aborted'; then resume",
+    steps: [
+      {
+        prompt: "Run `sleep 60`.",
+        replies: [reply([toolUse("toolu_mock_sleep_01", "exec", { command: "sleep 60" })]), reply([text("Slept.")])],
+        kill: { afterRequest: 1, afterMs: 3000 },
+      },
+      {
+        prompt: "What happened?",
+        resume: true,
+        replies: [reply([text("The command was interrupted.")])],
+        expect: 200,
+        edit: (ctx) => {
+          const done = [];
+          editEvents(ctx, (ev) => {
+            const m = ev.type === "message" ? ev.message : null;
+            if (m?.role !== "assistant" || !m.content?.some((b) => b.type === "toolCall")) return false;
+            done.push(`the call's turn: stopReason ${m.stopReason} -> aborted`);
+            m.stopReason = "aborted";
+            return true;
+          });
+          return done.join("; ");
+        },
+      },
+    ],
+  },
   ...sqliteScenarios,
   "phantom-tool-result": phantomToolResult,
   "compaction-overflow": compactionOverflow,

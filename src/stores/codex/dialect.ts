@@ -122,6 +122,9 @@ export const codexDialect: Dialect = {
     missingResult: `Codex sends an "${CODEX_ABORTED_OUTPUT}" output for it itself when it resumes`,
     orphanResult: "Codex drops it itself when it resumes",
     unreadableLine: "Codex skips the line when it resumes",
+    // Measured (issue 40 row 16, scenario output-surrogate): 0.169.0 and 0.171.0 cannot read the line and skip it, so
+    // nothing unencodable is sent; the repair strips the surrogate, and Codex reads the line again.
+    loneSurrogate: 'Codex cannot read the line and skips it when it resumes (a skipped output goes as "aborted")',
   },
 };
 

@@ -44,7 +44,9 @@ export function codexResumeInput(lines: readonly TranscriptLine[]): SentItem[] {
   }
   for (const line of lines.slice(from)) {
     const payload = obj(line.value?.payload);
-    if (line.value?.type !== "response_item" || !payload || line.problem) continue;
+    // A line holding a lone surrogate Codex cannot read (its JSON reader refuses it) and skips, as a torn one (0.169.0
+    // and 0.171.0, measured: scenario output-surrogate; its call is then answered "aborted").
+    if (line.value?.type !== "response_item" || !payload || line.problem || line.corruption?.kind === "lone-surrogate") continue;
     stored.push({ item: withoutPassthrough(payload), line: line.ref.line });
   }
   const outputs = new Set(stored.filter((s) => OUTPUT_TYPES.has(String(s.item.type))).map((s) => String(s.item.call_id)));

@@ -15,11 +15,13 @@ export function claudeReplay(
   messages: ConversationMessage[],
   session: ReplaySession,
 ): { messages: ConversationMessage[]; skipped: SkippedMessage[]; withheld: WithheldMedium[]; rejectedMediaIn: string[] } {
-  const healed = withoutRejectedMedia(withoutOrphanResults(messages), session.chain);
+  const healed = withoutRejectedMedia(withoutOrphanResults(withoutRepeatedCalls(messages)), session.chain);
   const left = leaveOutThinkingOnly(healed.messages, joinsAroundLeftOut(session.clientVersion));
   const model = currentModel(session.chain);
+  const sent = takesSystemTurns(model) ? withSystemTurns(left.messages) : left.messages;
+  const ordered = leadsWithOwnContext(session.clientVersion) ? withOwnContextFirst(sent) : sent;
   // The media budget is the client's last step before it sends (claude-media.ts).
-  const budgeted = withMediaBudget(takesSystemTurns(model) ? withSystemTurns(left.messages) : left.messages, model, session.clientVersion);
+  const budgeted = withMediaBudget(ordered, model, session.clientVersion);
   return { messages: budgeted.messages, skipped: left.skipped, withheld: budgeted.withheld, rejectedMediaIn: healed.healed };
 }
 
@@ -40,6 +42,40 @@ function withoutOrphanResults(messages: ConversationMessage[]): ConversationMess
   });
 }
 const NO_CONTENT = "(no content)";
+
+/**
+ * A tool call whose id a call of an earlier assistant message already holds is not sent, nor its result in the next
+ * message; a message left with nothing goes as "[Tool use interrupted]" (an assistant one) or "(no content)" (a user
+ * one). The client's ensureToolResultPairing; 2.1.197 and 2.1.332, measured: scenario duplicate-call-id. A repeat
+ * within one message is sent as stored (the client's handling of its two results was not measured), so
+ * duplicate-tool-call-id still calls it an error.
+ */
+function withoutRepeatedCalls(messages: ConversationMessage[]): ConversationMessage[] {
+  const earlier = new Set<string>();
+  let dropped = new Set<string>();
+  return messages.map((message) => {
+    if (message.role === "assistant") {
+      const ids = message.blocks.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+      dropped = new Set(ids.filter((id) => earlier.has(id)));
+      for (const id of ids) earlier.add(id);
+      if (dropped.size === 0) return message;
+      const kept = message.blocks.filter((b) => b.type !== "tool_use" || !dropped.has(b.id));
+      return { ...message, blocks: kept.length > 0 ? kept : [synthetic(message, TOOL_USE_INTERRUPTED)] };
+    }
+    if (dropped.size === 0 || message.role !== "user") return message;
+    const answered = dropped;
+    dropped = new Set();
+    const kept = message.blocks.filter((b) => b.type !== "tool_result" || !answered.has(b.toolUseId));
+    if (kept.length === message.blocks.length) return message;
+    return { ...message, blocks: kept.length > 0 ? kept : [synthetic(message, NO_CONTENT)] };
+  });
+}
+const TOOL_USE_INTERRUPTED = "[Tool use interrupted]";
+
+/** A text the client sends in place of a message it emptied, sourced at the message's first block. */
+function synthetic(message: ConversationMessage, text: string): TextBlock {
+  return { type: "text", source: message.blocks[0]!.source, chars: text.length, text, blank: false, synthetic: true };
+}
 
 /**
  * The first Claude Code measured to send the user messages on either side of a left-out thinking-only message as one
@@ -80,6 +116,31 @@ function leaveOutThinkingOnly(messages: ConversationMessage[], join: boolean): {
     leftOut = false;
   }
   return { messages: kept, skipped };
+}
+
+/**
+ * The last Claude Code measured to send its user context (the date, CLAUDE.md: "As you answer the user's questions, you
+ * can use the following context") at the head of the history it sends, which it does not store: leading blocks of the
+ * first user message, or a user message of its own when the history begins with an assistant turn (issue 40, scenario
+ * leading-assistant: 2.1.197 sends that message; 2.1.277, 2.1.331 and 2.1.332 send the assistant turn first, which the
+ * API refuses; the versions between were not run).
+ */
+const LAST_OWN_CONTEXT = "2.1.197";
+
+/** Whether the client leads the history with its own context; a version recover cannot place: no (the error stays). */
+function leadsWithOwnContext(version: string | undefined): boolean {
+  const order = version === undefined ? undefined : compareVersions(version, LAST_OWN_CONTEXT);
+  return order !== undefined && order <= 0;
+}
+
+const OWN_CONTEXT = "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n</system-reminder>";
+
+/** A history that begins with an assistant turn gets the client's context as a user message before it. */
+function withOwnContextFirst(messages: ConversationMessage[]): ConversationMessage[] {
+  const first = messages[0];
+  if (first?.role !== "assistant" || first.blocks.length === 0) return messages;
+  const block: TextBlock = { type: "text", source: first.blocks[0]!.source, chars: OWN_CONTEXT.length, text: OWN_CONTEXT, blank: false, synthetic: true };
+  return [{ role: "user", blocks: [block], sourceMessageIds: [] }, ...messages];
 }
 
 /**

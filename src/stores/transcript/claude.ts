@@ -81,7 +81,10 @@ export const claudeDialect: Dialect = {
     loneSurrogate: "Claude Code sends it as U+FFFD in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone",
     // Measured (issue 40, scenario orphan-result): both send a user message "(no content)" in its place.
     orphanResult: 'Claude Code sends a user message "(no content)" in its place in every request (2.1.197 and 2.1.332, measured), so recover leaves it alone',
-    mendsEveryTime: ["loneSurrogate", "orphanResult"],
+    // Measured (issue 40, scenario duplicate-call-id): both leave a call whose id an earlier message's call holds out of
+    // what they send, with its result (ensureToolResultPairing), and write nothing back.
+    duplicateCallId: "Claude Code leaves the later call and its result out of every request (2.1.197 and 2.1.332, measured), so recover leaves it alone",
+    mendsEveryTime: ["loneSurrogate", "orphanResult", "duplicateCallId"],
   },
   /** The refusals Claude Code shows and stores as assistant entries of their own (`isApiErrorMessage`: "API Error: 400 …"). */
   storedErrors(lines) {

@@ -122,12 +122,15 @@ export const openclawDialect: Dialect = {
     return found;
   },
   // Measured with 2026.7.35 (issue 40, phantom-tool-result): it drops a call with no id and every result that answers
-  // no call before it sends the history, so neither stops the resume; recover still mends them in the file. (It also
-  // answers a call left without a result, §E of docs/research/openclaw-request.md; that stays an error here, as the
-  // demo and the killed-mid-call loop have it: not re-judged in issue 40.)
+  // no call before it sends the history, so neither stops the resume; recover still mends them in the file.
+  // A call left without a result (issue 40 row 16, docs/research/severity-audit.md): 2026.7.35 sends its own error
+  // result for it (killed-mid-call, §E of docs/research/openclaw-request.md) and leaves a turn that ended `aborted` out
+  // with its call (aborted-call), and the API takes both; recover's fix writes that same result, or drops that call,
+  // so the request does not change and the file is mended too.
   copes: {
     orphanResult: "openclaw drops it before sending",
     emptyCallId: "openclaw drops the call before sending",
+    missingResult: "openclaw sends an error result of its own for it, or leaves out a turn that ended aborted or error, before sending",
   },
 };
 
