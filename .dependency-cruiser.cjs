@@ -12,6 +12,8 @@ const LAYERS = {
   txn: ["plan", "stores", "model", "fs", "errors"],
   checkpoint: ["txn", "stores", "model", "fs", "errors"],
   battle: ["checkpoint", "txn", "stores", "model", "fs", "errors"],
+  // The agents' hooks (recover hooks install): config files written through the transaction layer.
+  hooks: ["txn", "stores", "model", "fs", "errors"],
   // The loader of the bundle (bin/recover → dist/launch.cjs): it runs before, and apart from, everything else.
   launch: [],
 };

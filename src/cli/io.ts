@@ -3,6 +3,7 @@
  * touch process.stdout/stderr themselves, so tests and pipes see exactly what a user would. Everything comes from
  * the CliContext the caller of main() gave (bin/recover gives the real process's): nothing here reads `process`.
  */
+import { resolve as resolvePath } from "node:path";
 import { isatty, type ReadStream } from "node:tty";
 import { Chalk, type ChalkInstance } from "chalk";
 import type { createPromptModule as createPromptModuleType } from "inquirer";
@@ -137,6 +138,8 @@ export interface Io {
    * turns, and when the run is asked to end.
    */
   spinner(text: string): Promise<{ update(text: string): void; stop(): void }>;
+  /** The program's own file as started (bin/recover), absolute: what a hook recover installs runs. */
+  scriptPath?: string;
   /** Throws (an `interrupted` error) once the run was asked to end (CliContext.signal): called between steps. */
   throwIfEnded(): void;
   /** A command for the user to run next (`["session", "restore", id]`), with the store flags given to this one. */
@@ -228,6 +231,7 @@ export function createIo(options: GlobalOptions, run: RunState): Io {
     color,
     env,
     cwd: context.cwd,
+    ...(run.script !== undefined ? { scriptPath: resolvePath(context.cwd, run.script) } : {}),
     readInput: () => {
       if (!context.readInput) throw new RecoverError("usage", "this run has no standard input to read `-` from");
       // Nothing piped in: a person at the terminal is to type or paste it, and must be told how to end.

@@ -14,7 +14,7 @@ import { TOP_COMMAND_SUMMARIES, type SummarisedCommand, type TopCommandSummary }
 import { TOOL_VERSION } from "./version.js";
 
 /** The top-level commands that can be loaded: those help lists, and the completion helper's hidden one. */
-const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint", "store", "completion", "__complete"] as const;
+const TOP_COMMANDS = ["session", "battle", "rules", "explain", "context", "checkpoint", "store", "hooks", "completion", "__complete"] as const;
 type TopCommand = (typeof TOP_COMMANDS)[number];
 
 /** What adds one top-level command's subtree to its parent (the group, or the program for a single command). */
@@ -54,6 +54,7 @@ const COMMAND_LOADERS: Partial<Record<TopCommand, () => Promise<AddCommands>>> =
   explain: async () => (await import("./commands/explain.js")).addExplain,
   context: async () => (await import("./commands/context-trim.js")).addContextTrim,
   checkpoint: async () => (await import("./commands/checkpoint.js")).addCheckpoint,
+  hooks: async () => (await import("./commands/hooks.js")).addHooks,
   // Both from one module, which adds both: completing a word needs the whole tree, so it loads every command.
   completion: async () => (await import("./commands/completion.js")).addCompletion,
   __complete: async () => () => {},

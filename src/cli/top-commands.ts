@@ -19,6 +19,7 @@ export const TOP_COMMAND_SUMMARIES = {
   explain: { description: "say what a provider error means, where it points in a session, and the command that fixes it", term: "[options] [text]" },
   context: { description: "fit sessions into the model's context window" },
   checkpoint: { description: "snapshot a pokeralph battle's working tree into private git refs, list and prune the snapshots" },
+  hooks: { description: "install recover's hooks into opencode and Claude Code, remove them, or see which are there" },
   completion: { description: "print the shell completion script for bash, zsh or fish", term: "<shell>" },
 } as const satisfies Record<string, TopCommandSummary>;
 

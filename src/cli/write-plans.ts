@@ -79,6 +79,12 @@ export interface WriteOptions extends GlobalOptions {
   dryRun?: boolean;
   force?: boolean;
   resume?: boolean;
+  /**
+   * `--agent-pid`: the agent asking for this repair from inside itself (recover's opencode plugin), waiting on it:
+   * its own hold on the store and its own just-written turn do not count as a writer racing the repair; any other
+   * process holding the store still does.
+   */
+  agentPid?: string;
 }
 
 /**
@@ -174,8 +180,9 @@ export async function reportAndWrite(
     const { writer, stateDir: state } = tx;
     // Refusals come before the diff (withWriter's own first: a store that cannot be written): a user should not read
     // a plan that will not be carried out.
-    refuseLiveWriter(writer, options.force);
-    const recent = options.force ? [] : toWrite.filter((p) => isRecent(p, state, store, now));
+    const asking = options.agentPid !== undefined ? Number(options.agentPid) : undefined;
+    refuseLiveWriter(writer, options.force, asking);
+    const recent = options.force || asking !== undefined ? [] : toWrite.filter((p) => isRecent(p, state, store, now));
     if (recent.length > 0 && recent.length === toWrite.length) throw liveWriterError(recent[0]!, now);
     // A batch goes on without the sessions just written, and says which it left out.
     if (recent.length > 0) {

@@ -9,6 +9,7 @@ import { RecoverError } from "../errors.js";
 import type { StoreAdapter } from "./adapter.js";
 import { BattleFilesStore } from "./pokeralph/battle-store.js";
 import { RALPH_LOOP_FORMAT, RalphLoopStore } from "./claude-ralph/loop-state.js";
+import { WholeFilesStore } from "./whole-files-store.js";
 import { assertReadableDir, statOrThrow } from "./probe.js";
 import { storeAdapters } from "./registry.js";
 import type { SessionStore } from "./store.js";
@@ -32,6 +33,8 @@ export interface StoreOptions {
 const WHOLE_FILE_STORES: Record<string, { what: string; open: (dir: string) => SessionStore }> = {
   "pokeralph-battle": { what: "a battle folder", open: (dir) => new BattleFilesStore(dir) },
   [RALPH_LOOP_FORMAT]: { what: "a folder of ralph-loop state", open: (dir) => new RalphLoopStore(dir) },
+  // An agent's config folder a hook was installed into (hooks/install.ts).
+  "agent-config": { what: "an agent's config folder", open: (dir) => new WholeFilesStore("agent-config", dir, "an agent's config folder") },
 };
 
 /** `adapters`: the registry's list unless a caller brings its own (the first is the default). */

@@ -174,9 +174,10 @@ export function settleOnRead(store: WritableStore, state: string, resolving?: st
  * Another process holding the store open (a running opencode) would race our writes. A guard the caller places:
  * repair refuses before it shows its plan, restore after (its plan is what the user came to read).
  */
-export function refuseLiveWriter(writer: StoreWriter, force: boolean | undefined): void {
+export function refuseLiveWriter(writer: StoreWriter, force: boolean | undefined, askingAgent?: number): void {
   if (force) return;
-  const openers = writer.openers();
+  // The agent that asked for this write (its plugin, run inside it while it waits) holds the store open itself.
+  const openers = writer.openers().filter((o) => o.pid !== askingAgent);
   if (openers.length === 0) return;
   const who = openers.map((o) => `${o.name} (pid ${o.pid})`).join(", ");
   throw new RecoverError(

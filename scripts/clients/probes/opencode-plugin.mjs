@@ -44,7 +44,9 @@ const version = arg("version", "1.18.33");
 const work = path.resolve(arg("work", "/tmp/oc-probe"));
 const out = path.resolve(arg("out", "/tmp/oc-probe-out"));
 const MARKER = "EDITED-FROM-OUTSIDE";
-const pluginRepairs = process.argv.includes("--plugin-repairs");
+// --installed-plugin: the repair is recover's own plugin, as `recover hooks install opencode` writes it (issue 41).
+const installedPlugin = process.argv.includes("--installed-plugin");
+const pluginRepairs = process.argv.includes("--plugin-repairs") || installedPlugin;
 const damage = arg("damage", "whitespace");
 if (!["whitespace", "interrupted-tool"].includes(damage)) throw new Error(`--damage whitespace|interrupted-tool, not ${damage}`);
 fs.rmSync(work, { recursive: true, force: true });
@@ -115,8 +117,30 @@ const sb = driver.sandbox(ctx);
 fs.mkdirSync(path.join(sb.dirs.config, "opencode", "plugin"), { recursive: true });
 fs.writeFileSync(
   path.join(sb.dirs.config, "opencode", "plugin", "recover-probe.js"),
-  plugin("global", pluginRepairs ? { node: process.execPath, recover: RECOVER_BIN, store: sb.store } : null),
+  plugin("global", pluginRepairs && !installedPlugin ? { node: process.execPath, recover: RECOVER_BIN, store: sb.store } : null),
 );
+const hookEnv = { ...process.env, ...sb.env(version), NO_COLOR: "1", CI: "true" };
+let configBefore;
+if (installedPlugin) {
+  configBefore = filesUnder(path.join(sb.dirs.config, "opencode"));
+  const r = spawnSync(process.execPath, [RECOVER_BIN, "hooks", "install", "opencode", "--yes"], { env: hookEnv, encoding: "utf8" });
+  console.error(JSON.stringify({ step: 0, what: "recover hooks install opencode", exit: r.status, stdout: r.stdout.trim(), stderr: r.stderr.trim() }));
+  if (r.status !== 0) throw new Error("hooks install failed");
+}
+/** Every file under `dir` with its bytes, as hex digests (what uninstall must give back). */
+function filesUnder(dir) {
+  const found = {};
+  const walk = (d) => {
+    if (!fs.existsSync(d)) return;
+    for (const name of fs.readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      if (fs.statSync(p).isDirectory()) walk(p);
+      else found[path.relative(dir, p)] = fs.readFileSync(p).toString("base64").length;
+    }
+  };
+  walk(dir);
+  return found;
+}
 fs.mkdirSync(path.join(sb.cwd, ".opencode", "plugins"), { recursive: true });
 fs.writeFileSync(path.join(sb.cwd, ".opencode", "plugins", "recover-probe.js"), plugin("project"));
 const env = sb.env(version);
@@ -244,7 +268,13 @@ await new Promise((r) => setTimeout(r, 1500));
 say({ step: 2, what: "serve: prompt 2 (refused, unless the client copes)", serveReadyMs: tServeReady - tServe, response: p2 });
 
 // 3. recover under the running opencode, then the direct edit.
-if (pluginRepairs) {
+if (installedPlugin) {
+  // recover's plugin repairs: wait (at most 60 s) for its backup in the sandbox's recover state dir.
+  const backups = path.join(hookEnv.XDG_STATE_HOME ?? path.join(sb.dirs.home, ".local", "state"), "recover", "backups");
+  const t0 = Date.now();
+  while (!(fs.existsSync(backups) && fs.readdirSync(backups).length > 0) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 250));
+  say({ step: 3, what: "recover's installed plugin: its repair's backup", waitedMs: Date.now() - t0, backups: fs.existsSync(backups) ? fs.readdirSync(backups) : [] });
+} else if (pluginRepairs) {
   // The plugin repairs: wait (at most 60 s) for its log line.
   const t0 = Date.now();
   let repair;
@@ -347,6 +377,13 @@ say({
 });
 serve.kill("probe done");
 await serve.done;
+if (installedPlugin) {
+  const r = spawnSync(process.execPath, [RECOVER_BIN, "hooks", "uninstall", "opencode", "--yes"], { env: hookEnv, encoding: "utf8" });
+  const after = filesUnder(path.join(sb.dirs.config, "opencode"));
+  // opencode adds its own files to a config dir with a plugin (.gitignore, package.json, node_modules/): not recover's.
+  const ours = (files) => Object.fromEntries(Object.entries(files).filter(([f]) => !/^(\.gitignore|package(-lock)?\.json|node_modules\/)/.test(f)));
+  say({ step: 5, what: "recover hooks uninstall opencode", exit: r.status, sameAsBefore: JSON.stringify(ours(after)) === JSON.stringify(ours(configBefore)), before: configBefore, after });
+}
 await mock.close();
 summary.plugin = fs.existsSync(pluginLog)
   ? fs

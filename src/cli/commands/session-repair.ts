@@ -28,7 +28,14 @@ import { formatCount, plural } from "../../model/format-count.js";
 import { sessionProgress } from "../session-progress.js";
 import { occasionalTurns } from "../../scan/event-loop.js";
 
+/** A process id, as `--agent-pid` takes it. */
+function pidOf(value: string): string {
+  if (!/^[1-9]\d{0,9}$/.test(value)) throw new RecoverError("usage", `--agent-pid takes a process id, not ${JSON.stringify(value)}`);
+  return value;
+}
+
 interface RepairFlags {
+  agentPid?: string;
   all?: boolean;
   last?: boolean;
   rule?: string;
@@ -71,6 +78,7 @@ export function addSessionRepair(session: Command): void {
     .option("--error-file <path>", "read the provider's error text from a file")
     .option("--resume", "after a repair, print the command that continues the session in its agent (opencode, Claude Code)")
     .option("--keep-thinking", "refuse (exit 3) a repair that must drop thinking a current Claude model bound to what it changes")
+    .addOption(new Option("--agent-pid <pid>", "the agent asking for this repair from inside itself (recover's opencode plugin)").hideHelp().argParser(pidOf))
     .addHelpText(
       "after",
       `

@@ -5,12 +5,14 @@
  * command instead of running it. Nothing to repair: it just continues.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { isTranscript } from "../../model/transcript.js";
+import { claudeStoreOf, readFailures, type RecordedFailure } from "../../hooks/failures.js";
 import { lastStoredError } from "../../plan/error-fixes.js";
+import { stateDir } from "../../txn/state-dir.js";
 import { sessionView } from "../../scan/session-view.js";
 import type { SessionStore } from "../../stores/store.js";
 import { action, withSessions } from "../command-kit.js";
@@ -52,8 +54,15 @@ Exit codes: the agent's own once it runs; before that 0 (printed), 1 not confirm
 is not started), 2 usage or input error (also: the agent's command is not on PATH), 3 refused for safety.`,
     )
     .action(
-      action<ResumeFlags>(({ args, options, io }) =>
-        withSessions(options, io, { ids: args, ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "resume" }, async (store, ids) => {
+      action<ResumeFlags>(({ args, options, io }) => {
+        const recorded = options.last && args.length === 0 && options.store === undefined ? recordedRefusal(io) : undefined;
+        if (recorded) {
+          io.note(`the last refusal a hook recorded: session ${recorded.sessionId} (${recorded.transcriptPath})`);
+          options.store = claudeStoreOf(recorded.transcriptPath);
+          options.last = false;
+          args.push(recorded.sessionId);
+        }
+        return withSessions(options, io, { ids: args, ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "resume" }, async (store, ids) => {
           if (ids.length !== 1) throw new RecoverError("usage", "resume continues one session: give one id, or --last");
           const id = ids[0]!;
           const code = await repairWithRecordedError(store, id, options, io);
@@ -62,9 +71,21 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
             return code;
           }
           return continueInAgent(store, id, options, io);
-        }),
-      ),
+        });
+      }),
     );
+}
+
+/** A day: an older recorded refusal is history, and --last means the newest session again. */
+const RECORDED_FOR_MS = 24 * 3_600_000;
+
+/**
+ * The newest refusal an agent's hook recorded (`recover hooks install claude`), while its transcript is still there
+ * and it is less than a day old: `--last` is then that session, the one the provider refused last.
+ */
+function recordedRefusal(io: Io): RecordedFailure | undefined {
+  const newest = readFailures(stateDir(io.env)).at(-1);
+  return newest && Date.now() - newest.at < RECORDED_FOR_MS && existsSync(newest.transcriptPath) ? newest : undefined;
 }
 
 /**
