@@ -273,7 +273,12 @@ if (installedPlugin) {
   const backups = path.join(hookEnv.XDG_STATE_HOME ?? path.join(sb.dirs.home, ".local", "state"), "recover", "backups");
   const t0 = Date.now();
   while (!(fs.existsSync(backups) && fs.readdirSync(backups).length > 0) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 250));
-  say({ step: 3, what: "recover's installed plugin: its repair's backup", waitedMs: Date.now() - t0, backups: fs.existsSync(backups) ? fs.readdirSync(backups) : [] });
+  say({
+    step: 3,
+    what: "recover's installed plugin: its repair's backup",
+    waitedMs: Date.now() - t0,
+    backups: fs.existsSync(backups) ? fs.readdirSync(backups) : [],
+  });
 } else if (pluginRepairs) {
   // The plugin repairs: wait (at most 60 s) for its log line.
   const t0 = Date.now();
@@ -382,7 +387,14 @@ if (installedPlugin) {
   const after = filesUnder(path.join(sb.dirs.config, "opencode"));
   // opencode adds its own files to a config dir with a plugin (.gitignore, package.json, node_modules/): not recover's.
   const ours = (files) => Object.fromEntries(Object.entries(files).filter(([f]) => !/^(\.gitignore|package(-lock)?\.json|node_modules\/)/.test(f)));
-  say({ step: 5, what: "recover hooks uninstall opencode", exit: r.status, sameAsBefore: JSON.stringify(ours(after)) === JSON.stringify(ours(configBefore)), before: configBefore, after });
+  say({
+    step: 5,
+    what: "recover hooks uninstall opencode",
+    exit: r.status,
+    sameAsBefore: JSON.stringify(ours(after)) === JSON.stringify(ours(configBefore)),
+    before: configBefore,
+    after,
+  });
 }
 await mock.close();
 summary.plugin = fs.existsSync(pluginLog)
