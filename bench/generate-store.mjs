@@ -40,6 +40,8 @@ export const STORE_OPTIONS = {
   seed: { type: "string" },
   name: { type: "string" },
   force: { type: "boolean" },
+  /** The most messages one session holds (default 399): the resume bench wants one session of ~10,000 parts. */
+  "max-messages": { type: "string" },
 };
 
 /** Flags win over env (RECOVER_BENCH_SESSIONS / _PARTS / _SEED), env over defaults. */
@@ -54,8 +56,9 @@ export function storeOptions(values, env = process.env) {
   const sessions = num("sessions", "RECOVER_BENCH_SESSIONS", DEFAULTS.sessions);
   const partsTarget = num("parts-target", "RECOVER_BENCH_PARTS", DEFAULTS.partsTarget);
   const seed = num("seed", "RECOVER_BENCH_SEED", DEFAULTS.seed);
-  const name = values.name ?? `s${sessions}-p${partsTarget}-seed${seed}`;
-  return { sessions, partsTarget, seed, name, force: Boolean(values.force) };
+  const maxMessages = values["max-messages"] !== undefined ? num("max-messages", "", 399) : undefined;
+  const name = values.name ?? `s${sessions}-p${partsTarget}-seed${seed}${maxMessages ? `-m${maxMessages}` : ""}`;
+  return { sessions, partsTarget, seed, name, force: Boolean(values.force), ...(maxMessages ? { maxMessages } : {}) };
 }
 
 /** Returns the store described by opts, generating it unless a matching one exists. */
@@ -63,7 +66,13 @@ export function ensureStore(opts, log = (msg) => process.stderr.write(msg + "\n"
   const dir = join(DATA_DIR, opts.name);
   const dbPath = join(dir, "opencode.db");
   const paramsPath = join(dir, "params.json");
-  const wanted = { generatorVersion: GENERATOR_VERSION, sessions: opts.sessions, partsTarget: opts.partsTarget, seed: opts.seed };
+  const wanted = {
+    generatorVersion: GENERATOR_VERSION,
+    sessions: opts.sessions,
+    partsTarget: opts.partsTarget,
+    seed: opts.seed,
+    maxMessages: opts.maxMessages,
+  };
   if (!opts.force && existsSync(paramsPath) && existsSync(dbPath)) {
     const params = JSON.parse(readFileSync(paramsPath, "utf8"));
     const same = Object.entries(wanted).every(([k, v]) => params[k] === v);
@@ -387,8 +396,8 @@ function pickModel(rng) {
 }
 
 /** Turn plan: number of assistant steps per user turn; message count is long-tailed in 10..400. */
-function planTurns(rng, medianMessages) {
-  const target = rng.logNormal(medianMessages, 0.9, 10, 399); // a turn adds ≥2 messages: may end 1 over
+function planTurns(rng, medianMessages, maxMessages = 399) {
+  const target = rng.logNormal(medianMessages, 0.9, 10, maxMessages); // a turn adds ≥2 messages: may end 1 over
   const turns = [];
   let messages = 0;
   while (messages < target) {
@@ -731,7 +740,7 @@ function generate(dbPath, opts, log) {
       for (let k = 0; k < size; k++) {
         const index = stats.sessions + k;
         if (index % stride === Math.floor(stride / 2) && queue.length && !pending) pending = queue.shift();
-        const turns = planTurns(rng, medianMessages);
+        const turns = planTurns(rng, medianMessages, opts.maxMessages);
         const defect = pending && canPlant(pending, turns) ? pending : undefined;
         const s = session(rng.pick(projects), groupStart + rng.int(0, 20 * 60_000), turns, defect);
         if (defect) {

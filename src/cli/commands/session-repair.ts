@@ -216,6 +216,8 @@ export type RepairRequest = Omit<RepairFlags, "error" | "errorFile"> &
     errorText?: string | undefined;
     /** How notes name where the error text came from ("the error given"). */
     errorSource?: string;
+    /** A session the caller loaded in full already (`session resume`): not read again. */
+    loaded?: LoadedSession;
   };
 
 /**
@@ -244,7 +246,7 @@ export async function repairSessions(
   let trimmed: TrimSummary | undefined;
   try {
     for (const id of ids) {
-      const records = store.loadSession(id, "full");
+      const records = options.loaded?.summary.id === id ? options.loaded : store.loadSession(id, "full");
       const aimed = aimAtError(records, errorText, rules, now, liveWindowMs, options.errorSource);
       if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
       if (aimed.sentLiveTail) {

@@ -14,7 +14,7 @@ import { claudeStoreOf, readFailures, type RecordedFailure } from "../../hooks/f
 import { lastStoredError } from "../../plan/error-fixes.js";
 import { stateDir } from "../../txn/state-dir.js";
 import { sessionView } from "../../scan/session-view.js";
-import type { SessionStore } from "../../stores/store.js";
+import type { LoadedSession, SessionStore } from "../../stores/store.js";
 import { action, withSessions } from "../command-kit.js";
 import { signalExitCode } from "../exit-codes.js";
 import type { GlobalOptions, Io } from "../io.js";
@@ -65,12 +65,13 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
         return withSessions(options, io, { ids: args, ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "resume" }, async (store, ids) => {
           if (ids.length !== 1) throw new RecoverError("usage", "resume continues one session: give one id, or --last");
           const id = ids[0]!;
-          const code = await repairWithRecordedError(store, id, options, io);
+          const loaded = store.loadSession(id, "full");
+          const code = await repairWithRecordedError(store, loaded, options, io);
           if (code !== ExitCode.ok) {
             io.note(`not continuing session ${id}: the repair did not finish (above)`);
             return code;
           }
-          return continueInAgent(store, id, options, io);
+          return continueInAgent(store, id, loaded.summary.directory, options, io);
         });
       }),
     );
@@ -92,10 +93,10 @@ function recordedRefusal(io: Io): RecordedFailure | undefined {
  * The repair, aimed at the error the store recorded when the session ended with one. A recorded error a repair
  * already answered names nothing any more: then the session gets the repair a scan asks for, which is what is left.
  */
-async function repairWithRecordedError(store: SessionStore, id: string, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
+async function repairWithRecordedError(store: SessionStore, records: LoadedSession, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
+  const id = records.summary.id;
   // --json: the document names the command that continues the session (`resume`), which is then not run.
-  const request = { ...options, resume: io.json };
-  const records = store.loadSession(id, "lean");
+  const request = { ...options, resume: io.json, loaded: records };
   // opencode's repair reads the error on the session's last message itself.
   const recorded = isTranscript(records)
     ? lastStoredError(sessionView(records, { now: Date.now(), liveWindowMs: liveWindow(options.includeLive) }))
@@ -115,9 +116,8 @@ async function repairWithRecordedError(store: SessionStore, id: string, options:
  * Run (or print) the agent's command for the session, in its directory; the agent's exit code is the run's. With
  * --json the command is in the repair's document (`resume`) and is not run: stdout holds one JSON document.
  */
-async function continueInAgent(store: SessionStore, id: string, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
-  const summary = store.listSessions().find((s) => s.id === id);
-  const resume = resumeLine(store, id, summary?.directory);
+async function continueInAgent(store: SessionStore, id: string, directory: string, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
+  const resume = resumeLine(store, id, directory);
   if (!resume) {
     io.note(`${store.info.format} has no command that continues a session by id: open it in the agent as usual`);
     return ExitCode.ok;
