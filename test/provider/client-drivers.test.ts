@@ -83,7 +83,7 @@ describe.each(CLIENT_NAMES)("client %s", async (name) => {
     // A known gap names the issue that closes it and the exit recover gives there today.
     if (s.knownGap) expect(s.knownGap).toMatchObject({ issue: expect.any(Number), why: expect.any(String), expectExit: expect.any(Number) });
     for (const step of s.steps) {
-      if (step.recover !== undefined) expect(["repair", "trim", "import"]).toContain(step.recover);
+      if (step.recover !== undefined) expect(["repair", "trim", "import", "resume"]).toContain(step.recover);
       // A client step is a prompt, or another command of the client (its argv: e.g. listing its sessions).
       else expect(typeof step.prompt === "string" || Array.isArray(step.argv), JSON.stringify(step).slice(0, 120)).toBe(true);
       if (step.expect !== undefined) expect([200, 400, 413]).toContain(step.expect);

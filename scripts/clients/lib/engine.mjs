@@ -291,14 +291,17 @@ async function recoverStep(ctx, s, n, opts) {
   const err = s.withError === false ? null : s.recover === "trim" ? ctx.errors.filter((e) => /too long|exceeds/i.test(e.message)).at(-1) : ctx.errors.at(-1);
   if (s.withError === true && !err) problems.push("a recover step with the provider's error, but the client was refused nothing so far");
   // import names no session of the store (it copies sessions in from elsewhere: its args say which, and from where).
-  const verb = { repair: ["session", "repair"], trim: ["context", "trim"], import: ["session", "import"] }[s.recover];
+  // resume reads the refusal the client recorded itself (no --error), and prints the client's command (--print): the
+  // continuation step then runs the client as every loop does.
+  const verb = { repair: ["session", "repair"], trim: ["context", "trim"], import: ["session", "import"], resume: ["session", "resume"] }[s.recover];
   const wait = opts.recoverWait ?? 0;
   const cmd = [
     recoverBin,
     ...verb,
     // A step may name another session than the one the first step wrote (a subagent's, found after the run).
     ...(s.recover === "import" ? [] : [typeof s.session === "function" ? s.session(ctx) : ctx.session.id]),
-    ...(err && s.recover !== "import" ? ["--error", err.message] : []),
+    ...(err && s.recover !== "import" && s.recover !== "resume" ? ["--error", err.message] : []),
+    ...(s.recover === "resume" ? ["--print"] : []),
     ...((typeof s.args === "function" ? s.args(ctx) : s.args) ?? []),
     "--yes",
     "--store",

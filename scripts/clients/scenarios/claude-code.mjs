@@ -1053,11 +1053,14 @@ function repairScenarios() {
         b.thinking = to;
       },
     );
-  const emptyLoop = (atFile) =>
+  // `resume`: the recover step is `recover session resume <id>`, which reads the refusal the client stored itself.
+  const emptyLoop = (atFile, resume = false) =>
     loop({
       about: atFile
         ? "as repair-thinking-empty, but the first prompt has an @file mention (one extra user message before it, so N is shifted by one)"
-        : "3 turns with signed thinking; turn two's stored thinking emptied; resume → 400; recover --error; resume → 200",
+        : resume
+          ? "as repair-thinking-empty, but recover is `session resume <id>`: the refusal is the one Claude Code stored (its API error entry), no --error given; then resume → 200"
+          : "3 turns with signed thinking; turn two's stored thinking emptied; resume → 400; recover --error; resume → 200",
       project: atFile ? { "notes.txt": "alpha\nbeta\ngamma\n" } : undefined,
       steps: [
         {
@@ -1070,7 +1073,7 @@ function repairScenarios() {
           edit: (ctx) =>
             `thinking text of turn two (signature ${SIG(2).slice(0, 12)}…, ${setThinking(ctx.session.file, SIG(2), "")} line(s)) set to ""; signature kept`,
         }),
-        { recover: "repair", withError: true },
+        resume ? { recover: "resume" } : { recover: "repair", withError: true },
         resumeSays("Say five.", "five", { expect: 200 }),
       ],
     });
@@ -1094,6 +1097,7 @@ function repairScenarios() {
     }),
     "repair-thinking-empty": emptyLoop(false),
     "repair-thinking-empty-at-file": emptyLoop(true),
+    "resume-thinking-empty": emptyLoop(false, true),
     // Issue 40 row 13: a session too long for its window whose last turn alone is too long as well: the client answers
     // the 400 by compacting, the compaction's own request is refused too and cannot be cut below the window (the
     // overflow is in the turn it keeps), so it fails (`Compaction failed · conversation could not be reduced below the

@@ -24,6 +24,7 @@ import { repairSessions } from "./session-repair.js";
 
 interface ResumeFlags {
   last?: boolean;
+  dryRun?: boolean;
   print?: boolean;
   force?: boolean;
   includeLive?: boolean;
@@ -37,6 +38,7 @@ export function addSessionResume(session: Command): void {
     .argument("[id]", "the session id or a unique prefix")
     .option("--last", "the most recently updated session")
     .option("--print", "print the agent's command that continues the session instead of running it")
+    .option("--dry-run", "show the repair it would make (aimed at the recorded error), write nothing, start nothing; exit 1 when there is something to repair")
     .option("--include-live", "also judge and fix a last turn written in the last 10 minutes (the 60 s write guard still applies)")
     .option("--force", "write even while another process holds the store open or the session was written within 60 s")
     .option("--keep-thinking", "refuse (exit 3) a repair that must drop thinking a current Claude model bound to what it changes")
@@ -67,6 +69,7 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
           const id = ids[0]!;
           const loaded = store.loadSession(id, "full");
           const code = await repairWithRecordedError(store, loaded, options, io);
+          if (options.dryRun) return code;
           if (code !== ExitCode.ok) {
             io.note(`not continuing session ${id}: the repair did not finish (above)`);
             return code;
