@@ -181,6 +181,9 @@ describe("a resume's stub beside its session (Gemini CLI 0.61, resume-stub)", ()
     const sessions = (parseJsonDocument(scan.stdout) as { sessions: { id: string; findings: { rule: string; severity: string; message: string }[] }[] })
       .sessions;
     expect(sessions.map((s) => s.id.slice(0, 9))).toEqual([SESSION]);
+    // The folder `gemini --resume` must run in: the project its session context names.
+    const listed = parseJsonDocument((await run(["session", "list", "--json", "--store", store])).stdout) as { sessions: { directory: string }[] };
+    expect(listed.sessions[0]!.directory).toBe("/tmp/gemini-capture/project");
     const found = sessions[0]!.findings.filter((f) => f.rule === "empty-chat-file");
     expect(found.map((f) => f.severity)).toEqual(["warning"]);
     expect(found[0]!.message).toContain(`${STUB}, another chat file of this session`);

@@ -93,7 +93,18 @@ export const geminiDialect: Dialect = {
     const tokens = obj(line.value?.tokens)?.input;
     return typeof tokens === "number" && tokens > 0 ? { tokens, source: "Gemini CLI stored" } : undefined;
   },
-  directoryOf: () => undefined,
+  /**
+   * The project folder the client was started in, as its session context names it (`**Workspace Directories:**` then
+   * `  - <path>`): the folder `gemini --resume` must run in (it lists the chats of the project of its working folder).
+   * Found in a user record, a `$set.messages` copy or a legacy document alike.
+   */
+  directoryOf(value) {
+    if (value.type !== "user" && value.$set === undefined && !Array.isArray(value.messages)) return undefined;
+    const text = JSON.stringify(value);
+    if (!text.includes("<session_context>")) return undefined;
+    const found = /Workspace Directories:\*\*\\n\s*- ([^\\]+)\\n/.exec(text)?.[1];
+    return found?.trim() || undefined;
+  },
   promptOf(value) {
     // A legacy document: its first user message.
     if (Array.isArray(value.messages)) return value.messages.map((m) => geminiDialect.promptOf?.(obj(m) ?? {})).find((t) => t !== undefined);
