@@ -11,7 +11,9 @@ import type { Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
 import { isTranscript } from "../../model/transcript.js";
 import { claudeStoreOf, readFailures, type RecordedFailure } from "../../hooks/failures.js";
-import { lastStoredError } from "../../plan/error-fixes.js";
+import { lastStoredError, storedError } from "../../plan/error-fixes.js";
+import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
+import { checkSession } from "../../scan/check.js";
 import { stateDir } from "../../txn/state-dir.js";
 import { sessionView } from "../../scan/session-view.js";
 import type { LoadedSession, SessionStore } from "../../stores/store.js";
@@ -20,7 +22,7 @@ import { signalExitCode } from "../exit-codes.js";
 import type { GlobalOptions, Io } from "../io.js";
 import { resumeLine } from "../write-plans.js";
 import { liveWindow } from "./session-scan.js";
-import { repairSessions } from "./session-repair.js";
+import { repairRules, repairSessions } from "./session-repair.js";
 
 interface ResumeFlags {
   last?: boolean;
@@ -67,6 +69,9 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
         return withSessions(options, io, { ids: args, ...(options.last ? { last: true } : {}), emptyMeansAll: false, verb: "resume" }, async (store, ids) => {
           if (ids.length !== 1) throw new RecoverError("usage", "resume continues one session: give one id, or --last");
           const id = ids[0]!;
+          // Where the user waits: a session with nothing to repair (the everyday case) costs what its scan costs.
+          const clean = io.json ? undefined : nothingToRepair(store, id, options);
+          if (clean) return continueInAgent(store, id, clean.directory, options, io);
           const loaded = store.loadSession(id, "full");
           const code = await repairWithRecordedError(store, loaded, options, io);
           if (options.dryRun) return code;
@@ -78,6 +83,24 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
         });
       }),
     );
+}
+
+/**
+ * The session read as a scan reads it: when no refusal ends it and no finding is one the repair would fix, there is
+ * nothing to repair, and its directory is all resume needs. Else undefined: the full repair runs (and with --json,
+ * whose document is the repair's).
+ */
+function nothingToRepair(store: SessionStore, id: string, options: ResumeFlags): { directory: string } | undefined {
+  if (options.dryRun) return undefined;
+  const now = Date.now();
+  const liveWindowMs = liveWindow(options.includeLive);
+  const records = store.loadSession(id, "lean");
+  const view = sessionView(records, { now, liveWindowMs });
+  if (isTranscript(records) ? lastStoredError(view) : storedError(view)) return undefined;
+  const rules = repairRules(undefined);
+  const fixed = new Set(rules.filter((r) => r.fixedBy === "repair").map((r) => r.id));
+  const findings = checkSession(view, rules, { ...DEFAULT_RULE_OPTIONS, now, liveWindowMs });
+  return findings.some((f) => f.fixable && fixed.has(f.rule)) ? undefined : { directory: records.summary.directory };
 }
 
 /** A day: an older recorded refusal is history, and --last means the newest session again. */
