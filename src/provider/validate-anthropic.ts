@@ -141,7 +141,10 @@ function validateAssistant(content: RequestBlock[], n: number, last: boolean, th
 /** Every tool_use is answered in the very next message, whose tool_results come first and answer only those. */
 function validateToolResults(messages: AnthropicRequest["messages"], n: number, add: Add): void {
   const message = messages[n]!;
-  const previous = messages.findLast((m, i) => i < n && m.role !== "system");
+  // Walked back from n: a findLast over the whole list made validating a long request quadratic.
+  let before = n - 1;
+  while (before >= 0 && messages[before]!.role === "system") before--;
+  const previous = before >= 0 ? messages[before] : undefined;
   const uses = previous?.role === "assistant" ? previous.content.filter((b) => b.type === "tool_use") : [];
   const answered = new Set(message.content.filter((b) => b.type === "tool_result").map((b) => b.id));
   const missing = uses.filter((u) => !answered.has(u.id));
