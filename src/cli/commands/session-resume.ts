@@ -70,9 +70,9 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
           if (ids.length !== 1) throw new RecoverError("usage", "resume continues one session: give one id, or --last");
           const id = ids[0]!;
           // Where the user waits: a session with nothing to repair (the everyday case) costs what its scan costs.
-          const clean = io.json ? undefined : nothingToRepair(store, id, options);
-          if (clean) return continueInAgent(store, id, clean.directory, options, io);
+          // Read once, in full: the check and, when it finds something, the repair both work on it.
           const loaded = store.loadSession(id, "full");
+          if (!io.json && nothingToRepair(loaded, options)) return continueInAgent(store, id, loaded.summary.directory, options, io);
           const code = await repairWithRecordedError(store, loaded, options, io);
           if (options.dryRun) return code;
           if (code !== ExitCode.ok) {
@@ -86,21 +86,20 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
 }
 
 /**
- * The session read as a scan reads it: when no refusal ends it and no finding is one the repair would fix, there is
- * nothing to repair, and its directory is all resume needs. Else undefined: the full repair runs (and with --json,
- * whose document is the repair's).
+ * Whether the session, checked as a scan checks it, holds nothing to repair: no refusal ends it and no finding is
+ * one the repair would fix. Then resume goes straight to the agent; else the repair runs (always with --json, whose
+ * document is the repair's).
  */
-function nothingToRepair(store: SessionStore, id: string, options: ResumeFlags): { directory: string } | undefined {
-  if (options.dryRun) return undefined;
+function nothingToRepair(records: LoadedSession, options: ResumeFlags): boolean {
+  if (options.dryRun) return false;
   const now = Date.now();
   const liveWindowMs = liveWindow(options.includeLive);
-  const records = store.loadSession(id, "lean");
   const view = sessionView(records, { now, liveWindowMs });
-  if (isTranscript(records) ? lastStoredError(view) : storedError(view)) return undefined;
+  if (isTranscript(records) ? lastStoredError(view) : storedError(view)) return false;
   const rules = repairRules(undefined);
   const fixed = new Set(rules.filter((r) => r.fixedBy === "repair").map((r) => r.id));
   const findings = checkSession(view, rules, { ...DEFAULT_RULE_OPTIONS, now, liveWindowMs });
-  return findings.some((f) => f.fixable && fixed.has(f.rule)) ? undefined : { directory: records.summary.directory };
+  return !findings.some((f) => f.fixable && fixed.has(f.rule));
 }
 
 /** A day: an older recorded refusal is history, and --last means the newest session again. */
