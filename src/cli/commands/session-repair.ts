@@ -165,11 +165,12 @@ function aimAtError(
   now: number,
   liveWindowMs: number,
   errorSource?: string,
+  given?: SessionView,
 ): Aimed {
   // Most sessions carry no error: look at the records before paying for a view of them (`repair --all`).
   const stored = errorText === undefined && !isTranscript(records) ? storedError({ summary: records.summary, opencode: records }) : undefined;
   if (errorText === undefined && stored === undefined) return { rules, answering: new Set() };
-  const view = sessionView(records, { now, liveWindowMs });
+  const view = given ?? sessionView(records, { now, liveWindowMs });
   const error = classifyProviderError(errorText ?? stored!);
   const plan = planForError(error, view);
   const source = errorText !== undefined ? (errorSource ?? "the error given") : "the error opencode stored on the last message";
@@ -218,6 +219,8 @@ export type RepairRequest = Omit<RepairFlags, "error" | "errorFile"> &
     errorSource?: string;
     /** A session the caller loaded in full already (`session resume`): not read again. */
     loaded?: LoadedSession;
+    /** The caller's view of `loaded`, and the clock it was built with: the repair runs at that clock and reuses it. */
+    loadedView?: { view: SessionView; now: number };
   };
 
 /**
@@ -234,7 +237,7 @@ export async function repairSessions(
 ): Promise<number> {
   const { errorText } = options;
   if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
-  const now = Date.now();
+  const now = options.loadedView?.now ?? Date.now();
   const liveWindowMs = liveWindow(options.includeLive);
   // The window the written sessions are checked again with: 0 once an error showed a live last turn was sent.
   let recheckWindowMs = liveWindowMs;
@@ -247,23 +250,30 @@ export async function repairSessions(
   try {
     for (const id of ids) {
       const records = options.loaded?.summary.id === id ? options.loaded : store.loadSession(id, "full");
-      const aimed = aimAtError(records, errorText, rules, now, liveWindowMs, options.errorSource);
+      const given = records === options.loaded ? options.loadedView?.view : undefined;
+      const aimed = aimAtError(records, errorText, rules, now, liveWindowMs, options.errorSource, given);
       if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
       if (aimed.sentLiveTail) {
         store.info.notices.push(`session ${id}: ${sentLiveTailNote(aimed.sentLiveTail, now)}`);
         recheckWindowMs = 0;
       }
-      const plan = planSession(records, store.fixing, {
-        ...DEFAULT_RULE_OPTIONS,
-        liveWindowMs: aimed.sentLiveTail ? 0 : liveWindowMs,
-        now,
-        rules: aimed.rules,
-        judgeWith: judgeRules,
-        ...(options.keepThinking ? { keepThinking: true } : {}),
-        ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
-        ...(aimed.filter ? { filter: aimed.filter } : {}),
-        ...(aimed.trim ? { trim: aimed.trim.options } : {}),
-      });
+      const plan = planSession(
+        records,
+        store.fixing,
+        {
+          ...DEFAULT_RULE_OPTIONS,
+          liveWindowMs: aimed.sentLiveTail ? 0 : liveWindowMs,
+          now,
+          rules: aimed.rules,
+          judgeWith: judgeRules,
+          ...(options.keepThinking ? { keepThinking: true } : {}),
+          ...(options.rule !== undefined ? { requested: new Set(rules.map((r) => r.id)) } : {}),
+          ...(aimed.filter ? { filter: aimed.filter } : {}),
+          ...(aimed.trim ? { trim: aimed.trim.options } : {}),
+        },
+        // A view built for another live window is not this plan's first.
+        aimed.sentLiveTail ? undefined : given,
+      );
       if (plan.changes.length > 0 && !options.dryRun) refuseMostlyUnreadable(records, options.force);
       if (aimed.trim) {
         const { view, request, options: budget } = aimed.trim;

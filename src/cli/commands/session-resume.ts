@@ -16,6 +16,7 @@ import { DEFAULT_RULE_OPTIONS } from "../../rules/rule.js";
 import { checkSession } from "../../scan/check.js";
 import { stateDir } from "../../txn/state-dir.js";
 import { sessionView } from "../../scan/session-view.js";
+import type { SessionView } from "../../model/session-view.js";
 import type { LoadedSession, SessionStore } from "../../stores/store.js";
 import { action, withSessions } from "../command-kit.js";
 import { signalExitCode } from "../exit-codes.js";
@@ -72,8 +73,9 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
           // Where the user waits: a session with nothing to repair (the everyday case) costs what its scan costs.
           // Read once, in full: the check and, when it finds something, the repair both work on it.
           const loaded = store.loadSession(id, "full");
-          if (!io.json && nothingToRepair(loaded, options)) return continueInAgent(store, id, loaded.summary.directory, options, io);
-          const code = await repairWithRecordedError(store, loaded, options, io);
+          const checked = check(loaded, options);
+          if (!io.json && checked.clean) return continueInAgent(store, id, loaded.summary.directory, options, io);
+          const code = await repairWithRecordedError(store, loaded, checked, options, io);
           if (options.dryRun) return code;
           if (code !== ExitCode.ok) {
             io.note(`not continuing session ${id}: the repair did not finish (above)`);
@@ -86,20 +88,21 @@ is not started), 2 usage or input error (also: the agent's command is not on PAT
 }
 
 /**
- * Whether the session, checked as a scan checks it, holds nothing to repair: no refusal ends it and no finding is
- * one the repair would fix. Then resume goes straight to the agent; else the repair runs (always with --json, whose
- * document is the repair's).
+ * The session checked as a scan checks it. `clean`: no refusal ends it and no finding is one the repair would fix,
+ * so resume goes straight to the agent; else the repair runs (always with --json, whose document is the repair's),
+ * on this view, at this clock, and aimed at `recorded` when the agent recorded a refusal.
  */
-function nothingToRepair(records: LoadedSession, options: ResumeFlags): boolean {
-  if (options.dryRun) return false;
+function check(records: LoadedSession, options: ResumeFlags): { clean: boolean; view: SessionView; now: number; recorded?: { text: string; where: string } } {
   const now = Date.now();
   const liveWindowMs = liveWindow(options.includeLive);
   const view = sessionView(records, { now, liveWindowMs });
-  if (isTranscript(records) ? lastStoredError(view) : storedError(view)) return false;
+  // opencode's repair reads the error on the session's last message itself.
+  const recorded = isTranscript(records) ? lastStoredError(view) : undefined;
+  if (options.dryRun || recorded || (!isTranscript(records) && storedError(view))) return { clean: false, view, now, ...(recorded ? { recorded } : {}) };
   const rules = repairRules(undefined);
   const fixed = new Set(rules.filter((r) => r.fixedBy === "repair").map((r) => r.id));
   const findings = checkSession(view, rules, { ...DEFAULT_RULE_OPTIONS, now, liveWindowMs });
-  return !findings.some((f) => f.fixable && fixed.has(f.rule));
+  return { clean: !findings.some((f) => f.fixable && fixed.has(f.rule)), view, now };
 }
 
 /** A day: an older recorded refusal is history, and --last means the newest session again. */
@@ -118,14 +121,17 @@ function recordedRefusal(io: Io): RecordedFailure | undefined {
  * The repair, aimed at the error the store recorded when the session ended with one. A recorded error a repair
  * already answered names nothing any more: then the session gets the repair a scan asks for, which is what is left.
  */
-async function repairWithRecordedError(store: SessionStore, records: LoadedSession, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
+async function repairWithRecordedError(
+  store: SessionStore,
+  records: LoadedSession,
+  checked: ReturnType<typeof check>,
+  options: ResumeFlags & GlobalOptions,
+  io: Io,
+): Promise<number> {
   const id = records.summary.id;
   // --json: the document names the command that continues the session (`resume`), which is then not run.
-  const request = { ...options, resume: io.json, loaded: records };
-  // opencode's repair reads the error on the session's last message itself.
-  const recorded = isTranscript(records)
-    ? lastStoredError(sessionView(records, { now: Date.now(), liveWindowMs: liveWindow(options.includeLive) }))
-    : undefined;
+  const request = { ...options, resume: io.json, loaded: records, loadedView: { view: checked.view, now: checked.now } };
+  const { recorded } = checked;
   if (!recorded) return repairSessions(store, [id], request, io);
   io.note(`session ${id}: the agent recorded the provider's refusal at ${recorded.where}; the repair aims at it`);
   try {
