@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { simpleGit } from "simple-git";
 import { RecoverError } from "../errors.js";
 import { writeBattleState } from "./state-write.js";
@@ -46,15 +46,6 @@ export function claudeCommand(explicit: string | undefined, env: NodeJS.ProcessE
   const fromEnv = env.CLAUDE_PATH?.trim();
   if (fromEnv) return fromEnv.split(/\s+/);
   return ["claude"];
-}
-
-/** Is `command` runnable (a path that exists, or a name found on PATH)? */
-export function findExecutable(command: string, env: NodeJS.ProcessEnv): string | null {
-  if (command.includes("/")) return existsSync(command) ? command : null;
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir && existsSync(join(dir, command))) return join(dir, command);
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

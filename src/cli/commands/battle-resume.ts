@@ -25,7 +25,6 @@ import {
 import {
   claudeArgs,
   claudeCommand,
-  findExecutable,
   packageManager,
   runFeedbackLoops,
   runIteration,
@@ -33,6 +32,7 @@ import {
   type IterationOutcome,
 } from "../../battle/run-iteration.js";
 import { httpProbe, pokeralphBaseUrl, type ServerAnswer } from "../../battle/server-probe.js";
+import { findExecutable } from "../../fs/find-executable.js";
 import type { FeedbackResults } from "../../stores/pokeralph/schemas.js";
 import { stateDir } from "../../txn/state-dir.js";
 import { action, commandIn } from "../command-kit.js";

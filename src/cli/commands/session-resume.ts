@@ -5,10 +5,10 @@
  * command instead of running it. Nothing to repair: it just continues.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
+import { findExecutable } from "../../fs/find-executable.js";
 import { isTranscript } from "../../model/transcript.js";
 import { claudeStoreOf, readFailures, type RecordedFailure } from "../../hooks/failures.js";
 import { lastStoredError, storedError } from "../../plan/error-fixes.js";
@@ -159,27 +159,9 @@ async function continueInAgent(store: SessionStore, id: string, directory: strin
     return ExitCode.ok;
   }
   const agent = resume.argv[0]!;
-  if (!onPath(agent, io.env)) throw new RecoverError("usage", `${agent} is not on PATH; continue the session with: ${resume.line}`);
+  if (findExecutable(agent, io.env) === null) throw new RecoverError("usage", `${agent} is not on PATH; continue the session with: ${resume.line}`);
   io.note(`continuing in ${agent}: ${resume.line}`);
   return runAgent(resume.argv, resume.cwd ?? io.cwd, io.env);
-}
-
-/** Whether `command` is an executable file in a folder of PATH (as the shell would find it). */
-function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
-  const candidates = command.includes("/")
-    ? [command]
-    : (env.PATH ?? "")
-        .split(delimiter)
-        .filter(Boolean)
-        .map((folder) => join(folder, command));
-  return candidates.some((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return statSync(path).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**
