@@ -108,9 +108,13 @@ function withStopFailureHook(now: string | undefined, recover: RecoverCommand): 
     throw new RecoverError("usage", "settings.json's `hooks` is not an object; recover leaves it alone");
   const groups = Array.isArray(hooks.StopFailure) ? hooks.StopFailure : [];
   const entry = { hooks: [{ type: "command", command: stopFailureCommand(recover), timeout: 5 }] };
-  const next = { ...settings, hooks: { ...hooks, StopFailure: [...groups, entry] } };
+  return settingsText({ ...settings, hooks: { ...hooks, StopFailure: [...groups, entry] } }, now);
+}
+
+/** Settings written back with the indentation the file had (two spaces for a new one). */
+function settingsText(settings: Json, now: string | undefined): string {
   const indent = /^[ \t]+(?=")/m.exec(now ?? "")?.[0] ?? "  ";
-  return `${JSON.stringify(next, null, indent)}\n`;
+  return `${JSON.stringify(settings, null, indent)}\n`;
 }
 
 /** settings.json without recover's StopFailure entries; a StopFailure list (and `hooks`) left empty goes too. */
@@ -122,7 +126,5 @@ function withoutStopFailureHook(now: string | undefined): string | undefined {
   const { StopFailure: _, ...otherHooks } = settings.hooks;
   const hooks = kept.length > 0 ? { ...otherHooks, StopFailure: kept } : otherHooks;
   const { hooks: __, ...rest } = settings;
-  const next = Object.keys(hooks).length > 0 ? { ...rest, hooks } : rest;
-  const indent = /^[ \t]+(?=")/m.exec(now ?? "")?.[0] ?? "  ";
-  return `${JSON.stringify(next, null, indent)}\n`;
+  return settingsText(Object.keys(hooks).length > 0 ? { ...rest, hooks } : rest, now);
 }

@@ -12,7 +12,7 @@ import type { SessionRecords } from "./opencode-records.js";
 import type { RecordRef } from "./record.js";
 import type { RuleOptions } from "./rule-options.js";
 import type { SessionView } from "./session-view.js";
-import type { TranscriptRecords } from "./transcript.js";
+import type { IndexRow, TranscriptRecords } from "./transcript.js";
 
 /** A session as a store loads it: opencode's records or a transcript's lines. */
 export type LoadedRecords = SessionRecords | TranscriptRecords;
@@ -76,7 +76,11 @@ export interface Beside {
 
 /** What a Beside edit is about: the same file or row is one edit, however many fixes ask for it. */
 export function besideKey(edit: Edit & { op: "discard-file" | "set-index" }): string {
-  return edit.op === "discard-file" ? `file:${edit.path ?? ""}` : `index:${edit.row.path}#${edit.row.id}`;
+  return edit.op === "discard-file" ? `file:${edit.path ?? ""}` : indexRowKey(edit.row);
+}
+
+export function indexRowKey(row: IndexRow): string {
+  return `index:${row.path}#${row.id}`;
 }
 
 /** A store's way of fixing its sessions. */

@@ -28,10 +28,10 @@ export class WorkingCopy {
       let entry: DraftEntry;
       if (edit.op === "discard-file" || edit.op === "set-index") {
         const key = besideKey(edit);
-        const done = this.beside.get(key) ?? { edit, rules: [], reasons: [] };
-        this.beside.set(key, { ...done, edit });
-        if (!done.rules.includes(rule)) done.rules.push(rule);
-        done.reasons.push(edit.reason);
+        const beside = this.beside.get(key) ?? { edit, rules: [], reasons: [] };
+        this.beside.set(key, beside);
+        if (!beside.rules.includes(rule)) beside.rules.push(rule);
+        beside.reasons.push(edit.reason);
         continue;
       }
       if (edit.op === "insert") {

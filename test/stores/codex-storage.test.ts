@@ -5,7 +5,7 @@
 // (openai/codex#35334), as no offline run makes the API compact.
 import Database from "better-sqlite3";
 import { openStore } from "../../src/stores/discover.js";
-import { indexImage } from "../../src/stores/transcript/working.js";
+import { indexImage } from "../../src/stores/transcript/layout.js";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -5,7 +5,7 @@
  * `hooks record-failure` is what Claude Code's StopFailure hook runs: it records the refused session for
  * `session resume --last`, and never fails the agent's turn.
  */
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type { Command } from "commander";
 import { ExitCode, RecoverError } from "../../errors.js";
@@ -74,11 +74,7 @@ Undo with \`recover hooks uninstall <agent>\` (the file as it was, byte for byte
 /** This recover as a hook runs it: this node, and the bin/recover this run started from. */
 function recoverCommand(io: Io): { node: string; bin: string } {
   const bin = io.scriptPath ?? join(dirname(__filename), "..", "bin", "recover");
-  try {
-    readFileSync(bin);
-  } catch {
-    throw new RecoverError("usage", `cannot find recover's own bin/recover (${bin}) to run from the hook`);
-  }
+  if (!existsSync(bin)) throw new RecoverError("usage", `cannot find recover's own bin/recover (${bin}) to run from the hook`);
   return { node: process.execPath, bin };
 }
 

@@ -65,6 +65,19 @@ export interface IndexRows {
   write(path: string, id: string, before: Record<string, unknown>, after: Record<string, unknown>): boolean;
 }
 
+/** An index row's stored image: its columns as JSON, keys in order (what TranscriptWriter reads a row as). */
+export function indexImage(columns: Record<string, unknown>): Buffer {
+  return Buffer.from(
+    JSON.stringify(
+      Object.fromEntries(
+        Object.keys(columns)
+          .sort()
+          .map((k) => [k, columns[k]]),
+      ),
+    ),
+  );
+}
+
 /** The usual id: the file name without `.jsonl`. */
 export function fileNameId(path: string): string {
   return basename(path, ".jsonl");

@@ -12,8 +12,7 @@ import { FileWriter } from "../file-writer.js";
 import { ABSENT, type RecordKey, type StoredImage } from "../../model/change.js";
 import { storeChanged } from "../../errors.js";
 import type { ImageTarget, StoreInfo } from "../store.js";
-import type { IndexRows } from "./layout.js";
-import { indexImage } from "./working.js";
+import { indexImage, type IndexRows } from "./layout.js";
 import { obj } from "./dialect.js";
 
 const OPENCLAW_LOCK_STALE_MS = 30 * 60_000;

@@ -8,28 +8,25 @@ import { basename } from "node:path";
 import { RecoverError } from "../../errors.js";
 import type { FileImage, RecordChange, RecordKey } from "../../model/change.js";
 import type { Edit, Json, StoredRecord } from "../../model/edit.js";
-import { besideKey, type Beside, type DraftEntry, type LoadedRecords, type NewRecord, type RecordFamily, type StoreFixing } from "../../model/fixing.js";
+import {
+  besideKey,
+  indexRowKey,
+  type Beside,
+  type DraftEntry,
+  type LoadedRecords,
+  type NewRecord,
+  type RecordFamily,
+  type StoreFixing,
+} from "../../model/fixing.js";
 import type { RuleOptions } from "../../model/rule-options.js";
 import type { SessionView } from "../../model/session-view.js";
 import { isTranscript, type TranscriptLine, type TranscriptRecords } from "../../model/transcript.js";
 import { lineRecord, recordsOf } from "./assemble.js";
 import { TranscriptFixContext } from "./fixing.js";
 import { formatNamed } from "./format.js";
+import { indexImage } from "./layout.js";
 
 const lossy = new TextDecoder("utf-8", { fatal: false });
-
-/** An index row's stored image: its columns as JSON, keys in order (what TranscriptWriter reads a row as). */
-export function indexImage(columns: Record<string, unknown>): Buffer {
-  return Buffer.from(
-    JSON.stringify(
-      Object.fromEntries(
-        Object.keys(columns)
-          .sort()
-          .map((k) => [k, columns[k]]),
-      ),
-    ),
-  );
-}
 
 /** What a fix that discards the file claims, with every line: no other fix of its pass edits a file that goes. */
 const FILE_CLAIM = "\u0000file";
@@ -90,11 +87,11 @@ export class TranscriptLines implements RecordFamily {
     if (discarded.includes(undefined)) return { ...recordsOf([], false, file, undefined, { keepIds: true }), discarded: true };
     const companions = this.loaded.companions?.filter((c) => !discarded.includes(c.path));
     const assembled = this.lines(entries, file);
-    const indexed = new Set(beside.flatMap(({ edit }) => (edit.op === "set-index" ? [besideKey(edit)] : [])));
+    const indexed = new Set(beside.flatMap(({ edit }) => (edit.op === "set-index" ? [indexRowKey(edit.row)] : [])));
     if (indexed.size > 0) {
       for (const [k, line] of assembled.lines.entries()) {
         const row = line.stale?.index;
-        if (row && indexed.has(besideKey({ op: "set-index", row, reason: "" }))) {
+        if (row && indexed.has(indexRowKey(row))) {
           const { stale: _, ...rest } = line;
           assembled.lines[k] = rest;
         }
