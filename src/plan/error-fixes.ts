@@ -591,11 +591,7 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
     case "rollout_ordinal":
       // Codex refused to open the session, so nothing is writing its last turn: it is judged with the rest.
       return {
-        rule: {
-          ...rolloutOrdinal,
-          id: ERROR_RULE_ID,
-          check: (view, options, earlier) => rolloutOrdinal.check(view, options, earlier).filter((report) => report.fixable !== false),
-        },
+        rule: fixableFindingsOf(rolloutOrdinal),
         explanation: /expected ordinal/i.test(error.message)
           ? "Codex's thread history stopped at a line whose ordinal repeats or goes back (Codex 0.147–0.153): 0.154 and later skip that line and rebuild the history themselves; recover leaves the numbers as they are (numbering the later lines anew would move every ordinal the history holds)"
           : "Codex refused the rollout's line numbers: the last record, which has no ordinal, gets the next one",
@@ -604,11 +600,7 @@ function responsesErrorPlan(error: ClassifiedError, view: SessionView, why: stri
     case "rollout_missing":
       // Codex refused to open the session: its index row is set to where the rollout is (the rollout is not written).
       return {
-        rule: {
-          ...staleBookkeeping,
-          id: ERROR_RULE_ID,
-          check: (view, options, earlier) => staleBookkeeping.check(view, options, earlier).filter((report) => report.fixable !== false),
-        },
+        rule: fixableFindingsOf(staleBookkeeping),
         explanation: "Codex's index names the session's rollout at a path where there is none: the row is set to where the rollout is",
         judgesLiveTail: true,
       };
@@ -676,6 +668,11 @@ function transcriptBlocksRule(
       return at ? fix(context, at.line, at.index) : [];
     },
   };
+}
+
+/** `rule` as the error's own rule: its findings it can fix, and only those (the client refused the session for them). */
+function fixableFindingsOf(rule: Rule): Rule {
+  return { ...rule, id: ERROR_RULE_ID, check: (view, options, earlier) => rule.check(view, options, earlier).filter((report) => report.fixable !== false) };
 }
 
 /** The API names no record (`messages: first …`): the history's first turn is the leading-assistant rule's. */
