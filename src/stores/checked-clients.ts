@@ -61,6 +61,18 @@ export function parseVersion(version: string): number[] | undefined {
  * -1, 0 or 1 as `a` is older than, the same as or newer than `b`, number by number (`1.18` is `1.18.0`); undefined
  * when either does not parse: a version recover cannot read is unknown, never newer.
  */
+/** Whether a client at `version` is `first` or later; `unplaced`: the answer for a version recover cannot place. */
+export function isAtLeast(version: string | undefined, first: string, unplaced: boolean): boolean {
+  const order = version === undefined ? undefined : compareVersions(version, first);
+  return order === undefined ? unplaced : order >= 0;
+}
+
+/** Whether a client at `version` is `last` or earlier; `unplaced`: the answer for a version recover cannot place. */
+export function isAtMost(version: string | undefined, last: string, unplaced: boolean): boolean {
+  const order = version === undefined ? undefined : compareVersions(version, last);
+  return order === undefined ? unplaced : order <= 0;
+}
+
 export function compareVersions(a: string, b: string): -1 | 0 | 1 | undefined {
   const x = parseVersion(a);
   const y = parseVersion(b);

@@ -21,7 +21,7 @@
  */
 import type { Block, ConversationMessage, MediaItem, TextBlock, WithheldMedium } from "../../model/conversation.js";
 import type { TranscriptLine } from "../../model/transcript.js";
-import { compareVersions } from "../checked-clients.js";
+import { isAtLeast } from "../checked-clients.js";
 import { obj, str } from "./dialect.js";
 
 /** The client's limits: media per request (1M-window models), how far under it goes, its default byte cap and margin. */
@@ -54,10 +54,8 @@ const UNSEEN = `${LEAD} You have not seen this: it did not fit in the request. I
  */
 const NATIVE_1M = /^claude-(?:opus-4-[78]|opus-5(?:-5)?|sonnet-5(?:-5)?|haiku-5-5|fable-5(?:-[12])?|mythos-5(?:-[12])?|mythos-preview)(?:-\d{8})?$/;
 
-const atLeast = (version: string | undefined, first: string) => {
-  const order = version === undefined ? undefined : compareVersions(version, first);
-  return order === undefined || order >= 0;
-};
+/** A version recover cannot place counts as the newest. */
+const atLeast = (version: string | undefined, first: string) => isAtLeast(version, first, true);
 
 /** One medium of the request: where it is (message, block, and for a tool result's item, the item). */
 interface Medium {

@@ -9,7 +9,7 @@ import type { ConversationMessage, SkippedMessage, TextBlock, WithheldMedium } f
 import { withMediaBudget, withoutRejectedMedia } from "./claude-media.js";
 import type { TranscriptLine } from "../../model/transcript.js";
 import { obj, str, type ReplaySession } from "./dialect.js";
-import { compareVersions } from "../checked-clients.js";
+import { isAtLeast, isAtMost } from "../checked-clients.js";
 
 export function claudeReplay(
   messages: ConversationMessage[],
@@ -86,8 +86,7 @@ const JOINS_AROUND_LEFT_OUT = "2.1.277";
 
 /** Whether the client joins the user messages around a message it left out; a version recover cannot place: yes. */
 function joinsAroundLeftOut(version: string | undefined): boolean {
-  const order = version === undefined ? undefined : compareVersions(version, JOINS_AROUND_LEFT_OUT);
-  return order === undefined || order >= 0;
+  return isAtLeast(version, JOINS_AROUND_LEFT_OUT, true);
 }
 
 /**
@@ -129,8 +128,7 @@ const LAST_OWN_CONTEXT = "2.1.197";
 
 /** Whether the client leads the history with its own context; a version recover cannot place: no (the error stays). */
 function leadsWithOwnContext(version: string | undefined): boolean {
-  const order = version === undefined ? undefined : compareVersions(version, LAST_OWN_CONTEXT);
-  return order !== undefined && order <= 0;
+  return isAtMost(version, LAST_OWN_CONTEXT, false);
 }
 
 const OWN_CONTEXT = "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n</system-reminder>";

@@ -22,7 +22,7 @@ import {
   type SendSession,
   type SentLine,
 } from "./dialect.js";
-import { compareVersions } from "../checked-clients.js";
+import { isAtLeast } from "../checked-clients.js";
 import { collect } from "../../model/collect.js";
 import { claudeReplay } from "./claude-replay.js";
 import { withResponseBranches } from "./claude-parallel.js";
@@ -165,8 +165,7 @@ const LEAVES_OUT_EMPTY_TEXT = "2.1.277";
  * repair drops the thinking after it, as for any edit of what the view sends: src/plan/prefix-thinking.ts.)
  */
 function leavesOutEmptyText(version: string | undefined): boolean {
-  const order = version === undefined ? undefined : compareVersions(version, LEAVES_OUT_EMPTY_TEXT);
-  return order !== undefined && order >= 0;
+  return isAtLeast(version, LEAVES_OUT_EMPTY_TEXT, false);
 }
 
 /**
