@@ -14,6 +14,7 @@ export const providerRejects: Rule = {
   description: "the request the agent would send breaks a rule of the Anthropic Messages API that no specific rule covers",
   fixedBy: "none",
   apis: ["anthropic"],
+  fillsGaps: true,
   check(view, _options, earlier) {
     const request = anthropicRequest(view.conversation);
     const reports: Report[] = [];

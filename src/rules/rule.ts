@@ -21,6 +21,11 @@ export interface Rule {
   /** `earlier`: what the rules before this one in the registry reported, for rules that only fill gaps. */
   check(view: SessionView, options: RuleOptions, earlier: readonly Finding[]): Report[];
   /**
+   * It reads `earlier`, so what it finds depends on which rules ran before it: the engine runs it on every check
+   * instead of reusing what it found on the same view (scan/check.ts).
+   */
+  fillsGaps?: true;
+  /**
    * The fix for one of this rule's findings, as data: record edits the planner applies (ESLint's `fix`). Runs on a
    * full load, whatever store holds the session: the context is the store's, and turns the rule's intent into edits
    * of its records. An empty list means this finding has no safe automatic fix here and is reported as left alone.

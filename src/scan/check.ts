@@ -7,11 +7,20 @@ import { type Finding, type Rule, type RuleOptions, ruleApplies } from "../rules
 
 export function checkSession(view: SessionView, rules: readonly Rule[], options: RuleOptions): Finding[] {
   const findings: Finding[] = [];
+  const ran = runsOn(view, options);
   for (const rule of rules) {
     if (!ruleApplies(rule, view)) continue;
-    for (const report of rule.check(view, options, findings)) {
-      findings.push({ rule: rule.id, sessionId: view.summary.id, fixable: rule.fixedBy !== "none", ...report, severity: report.severity ?? rule.severity });
+    const known = rule.fillsGaps ? undefined : ran.get(rule);
+    if (known) {
+      findings.push(...known);
+      continue;
     }
+    const own: Finding[] = [];
+    for (const report of rule.check(view, options, findings)) {
+      own.push({ rule: rule.id, sessionId: view.summary.id, fixable: rule.fixedBy !== "none", ...report, severity: report.severity ?? rule.severity });
+    }
+    if (!rule.fillsGaps) ran.set(rule, own);
+    findings.push(...own);
   }
   // Most sessions have no finding or one: only build the position index when there is something to order.
   if (findings.length < 2) return findings;
@@ -24,6 +33,37 @@ export function checkSession(view: SessionView, rules: readonly Rule[], options:
     .map((finding, index) => ({ finding, index, at: key(finding) }))
     .sort((a, b) => a.at - b.at || a.index - b.index)
     .map((x) => x.finding);
+}
+
+/**
+ * Every option a rule reads. `satisfies` makes a new field of RuleOptions a compile error here until it is listed,
+ * so two checks are never taken for the same when they differ in it.
+ */
+const RULE_OPTION_KEYS = Object.keys({
+  now: true,
+  maxOutputChars: true,
+  contextLimit: true,
+  liveWindowMs: true,
+  trim: true,
+  requested: true,
+} satisfies Record<keyof RuleOptions, true>) as (keyof RuleOptions)[];
+
+/**
+ * What each rule found on a view, kept for as long as the view lives. A rule is a pure function of the view and its
+ * options, and a view is not changed once built, so a second check of the same view with the same options reuses
+ * what a rule found: `session resume` checks the view it then hands the planner, whose first pass checks it again,
+ * and the planner's last pass checks the view its judgement checks once more (each a full run of the rules over
+ * every part). Rules that fill gaps (`fillsGaps`: they read what the rules before them found) always run again. Kept
+ * per rule object, not id: the rule an error brings is made for that error and shares its id with every other.
+ */
+const ruleRuns = new WeakMap<SessionView, { options: RuleOptions; found: Map<Rule, Finding[]> }>();
+
+function runsOn(view: SessionView, options: RuleOptions): Map<Rule, Finding[]> {
+  const runs = ruleRuns.get(view);
+  if (runs && RULE_OPTION_KEYS.every((key) => runs.options[key] === options[key])) return runs.found;
+  const found = new Map<Rule, Finding[]>();
+  ruleRuns.set(view, { options, found });
+  return found;
 }
 
 function positions(view: SessionView): Map<string, number> {

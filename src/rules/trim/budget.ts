@@ -160,6 +160,7 @@ export function trimRules(strategies: readonly TrimStrategy[]): Rule[] {
       description: strategy.description,
       fixedBy: "trim",
       ...(strategy.independent ? { independentFixes: true as const } : {}),
+      fillsGaps: true,
       check(view, options, earlier) {
         const trim = options.trim;
         if (!trim?.strategies.has(strategy.name)) return [];
