@@ -71,7 +71,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
   private readonly db: Database.Database;
   private readonly connection: ReadConnection;
   private hasProjects = false;
-  private readonly statements: Record<"session" | "messages" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes", Database.Statement>;
+  private readonly statements: Record<
+    "session" | "messages" | "messagesAsBytes" | "parts" | "partsAsBytes" | "lastPartUpdate" | "messageBytes" | "partBytes",
+    Database.Statement
+  >;
 
   constructor(dbPath: string, notices: string[] = []) {
     this.info = { format: "opencode-sqlite", path: dbPath, notices: [...notices] };
@@ -90,6 +93,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
       // A row whose id is not text (NULL or a blob after row damage) cannot be named as a record (a change, a backup
       // manifest, a finding): it is left out of the session, as it is, for messages and parts alike.
       messages: this.db.prepare("SELECT id, time_created AS created, time_updated AS updated, data FROM message WHERE session_id = ? AND typeof(id) = 'text'"),
+      // A full load keeps every record's exact bytes: read with the row, not asked for again row by row.
+      messagesAsBytes: this.db.prepare(
+        "SELECT id, time_created AS created, time_updated AS updated, CAST(data AS BLOB) AS data FROM message WHERE session_id = ? AND typeof(id) = 'text'",
+      ),
       // Only what a record needs, as arrays: every extra column is a measurable share of a scan.
       // A row over HUGE_ROW_BYTES (an attachment of tens of megabytes as a data URL) never reaches JavaScript whole:
       // SQLite measures it (octet_length reads no content) and hands over the record with its `url` emptied and the
@@ -257,9 +264,9 @@ export class OpencodeSqliteStore implements OpencodeStore {
     const sessionRef: RecordRef = { kind: "session", id, sessionId: id };
     const keep = mode === "full";
     let lastActivity = row?.updated ?? 0;
-    const messages = (this.statements.messages.all(id) as StoredRow[]).map((r) => {
+    const messages = ((keep ? this.statements.messagesAsBytes : this.statements.messages).all(id) as StoredRow[]).map((r) => {
       lastActivity = Math.max(lastActivity, r.updated);
-      return messageFromBytes({ kind: "message", id: r.id, sessionId: id }, this.messageBytes(r, keep), r.created, keep);
+      return messageFromBytes({ kind: "message", id: r.id, sessionId: id }, this.messageBytes(r), r.created, keep);
     });
     const parts: PartRecord[] = [];
     const damaged: number[] = [];
@@ -327,10 +334,10 @@ export class OpencodeSqliteStore implements OpencodeStore {
   /**
    * Scans read `data` as text, which is what JSON.parse needs anyway. SQLite hands invalid UTF-8 over with each
    * bad sequence replaced by U+FFFD, so a row showing U+FFFD is re-read as bytes to tell a real U+FFFD from
-   * damage and to say where it is. Full loads always keep the exact bytes.
+   * damage and to say where it is. Full loads read the exact bytes in the first place (messagesAsBytes).
    */
-  private messageBytes(row: StoredRow, keep: boolean): StoredRow["data"] {
-    if (keep || (typeof row.data === "string" && row.data.includes("\ufffd"))) return this.statements.messageBytes.get(row.id) as Buffer;
+  private messageBytes(row: StoredRow): StoredRow["data"] {
+    if (typeof row.data === "string" && row.data.includes("\ufffd")) return this.statements.messageBytes.get(row.id) as Buffer;
     return row.data;
   }
 
