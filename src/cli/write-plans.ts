@@ -21,7 +21,6 @@ import { repairTargets } from "../txn/targets.js";
 import { markPhase } from "./phases.js";
 import type { GlobalOptions, Io } from "./io.js";
 import { confirmChange, withWriter } from "./mutation.js";
-import { errorsLeftAfterWrite, type Recheck } from "./recheck.js";
 import { humanChangeReporter } from "./reporters/change-human.js";
 import { jsonChangeReporter } from "./reporters/change-json.js";
 import { errorsLeft, type ChangeReport, type ReportedSession } from "./reporters/change-report.js";
@@ -138,8 +137,6 @@ export async function reportAndWrite(
     command: "repair" | "trim";
     showAll: boolean;
     extra?: (report: ChangeReport) => void;
-    /** Scan the written sessions again: an error still there is left, and the run exits 1. */
-    recheck?: Recheck;
   },
 ): Promise<number> {
   const now = Date.now();
@@ -213,18 +210,6 @@ export async function reportAndWrite(
       store.info.path,
       toWrite.map((p) => ({ id: p.plan.summary.id, updated: Math.max(lastWrite(p), writeTime) })),
     );
-    if (how.recheck) {
-      const written = report.sessions.filter((s) => toWrite.some(({ plan }) => plan.summary.id === s.id));
-      const left = errorsLeftAfterWrite(
-        store,
-        written.map((s) => ({ id: s.id, listed: s.unfixed })),
-        how.recheck,
-      );
-      for (const session of written) {
-        const found = left.get(session.id);
-        if (found) session.left = found;
-      }
-    }
     report.backup = { id: backup.manifest.id, path: backup.dir };
     report.undo = restoreCommand(backup.manifest.id, io);
     if (options.resume) report.resume = resumeLines(store, toWrite);

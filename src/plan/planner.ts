@@ -32,7 +32,7 @@ export interface PlanOptions extends RuleOptions {
   rules: readonly Rule[];
   /**
    * Only findings this accepts are fixed (an error's fixes are scoped to the messages it names). The others are still
-   * there, so they are reported as left: a dry run must say what the recheck after the write will find.
+   * there, so they are reported as left: a dry run must say what a scan after the write will find.
    */
   filter?: (finding: Finding) => boolean;
   /**
@@ -160,8 +160,14 @@ function plan(summary: SessionSummary, family: RecordFamily, working: WorkingCop
  * What is left, judged as a scan would: every finding of the fixing rules (as before), and the errors of the other
  * rules a scan runs. Their warnings stay out: the repair was not asked about them (trailing-assistant is fixed only
  * on request), and a warning never fails a scan. Not through `filter`: a finding it kept from being fixed is still
- * there, and the recheck after the write (cli/recheck.ts) finds it; a dry run that hid it would promise a clean
- * session the real run then reports as not done (issue 38).
+ * there, and a scan after the write finds it; a dry run that hid it would promise a clean session the real run then
+ * reports as not done (issue 38).
+ *
+ * This is the repair's verdict on the written session, and no rescan follows the write: the planned records are
+ * decoded from the very bytes the writer stores (each store's working copy rebuilds a changed record from its
+ * encoding), the writer refuses a record that changed since it was read, and a SQLite writer reads every row back
+ * before it commits. test/repair/done-is-done.test.ts holds the verdict against a fresh scan on seeded damage of
+ * every format.
  */
 function judged(view: SessionView, options: PlanOptions, fixing: ReadonlyMap<string, Rule>): Finding[] {
   const extra = options.rules.filter((r) => !options.judgeWith?.includes(r));

@@ -2,6 +2,7 @@
 // or record deleted, duplicated, given another's id, cut short, two swapped), `session repair --all --yes` either
 // exits 0 and a scan of the same store then reports no error, or exits 1 and names, in its --json, exactly the errors
 // a scan still finds. Run with RECOVER_DAMAGE_SURVEY=<seeds> to print which rules are left after repair, by format.
+// The repair rescans nothing after its write: its plan's judgement is its verdict, and this holds it to a fresh scan.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,8 +11,8 @@ import { parseJsonDocument, tempDir } from "../cli/run.js";
 import { defectStore, writeStore } from "../cli/stores.js";
 import { damageJsonStore, damageSqliteStore, damageTranscriptStore, type Damaged } from "../support/store-damage.js";
 
-type StoreKind = "claude" | "openclaw" | "opencode-sqlite" | "opencode-json";
-const KINDS: StoreKind[] = ["claude", "openclaw", "opencode-sqlite", "opencode-json"];
+type StoreKind = "claude" | "openclaw" | "codex" | "opencode-sqlite" | "opencode-json";
+const KINDS: StoreKind[] = ["claude", "openclaw", "codex", "opencode-sqlite", "opencode-json"];
 const DEMO = path.resolve("fixtures/demo");
 const HOUR = 60 * 60 * 1000;
 const SURVEY = Number(process.env.RECOVER_DAMAGE_SURVEY ?? 0);
@@ -36,6 +37,9 @@ interface RepairDoc {
 /** RECOVER_DAMAGE_COUNT=<n>: each store takes n damages (the survey's harder cases); one by default. */
 const DAMAGE_COUNT = Number(process.env.RECOVER_DAMAGE_COUNT ?? 1);
 
+/** Stores of JSONL transcripts: the damage is to their lines. */
+const isTranscriptKind = (kind: StoreKind) => kind === "claude" || kind === "openclaw" || kind === "codex";
+
 /** A damaged copy of a store of this kind, each damage seeded from `seed`. */
 function damagedStore(kind: StoreKind, seed: number): { store: string; damaged: Damaged } {
   const first = damagedOnce(kind, seed);
@@ -45,12 +49,12 @@ function damagedStore(kind: StoreKind, seed: number): { store: string; damaged: 
 }
 
 function damageAgain(kind: StoreKind, store: string, readPath: string, seed: number): Damaged {
-  if (kind === "claude" || kind === "openclaw") return damageTranscriptStore(store, seed);
+  if (isTranscriptKind(kind)) return damageTranscriptStore(store, seed);
   return kind === "opencode-sqlite" ? damageSqliteStore(readPath, seed) : damageJsonStore(readPath, seed);
 }
 
 function damagedOnce(kind: StoreKind, seed: number): { store: string; readPath: string; damaged: Damaged } {
-  if (kind === "claude" || kind === "openclaw") {
+  if (isTranscriptKind(kind)) {
     const dir = path.join(tempDir(), kind);
     fs.cpSync(path.join(DEMO, kind), dir, { recursive: true });
     // The agent stopped an hour ago: a file written just now would be refused as in use.

@@ -455,7 +455,7 @@ describe.each(FORMATS)("thinking_empty in two turns, the error naming the first 
     expect(rescan(fx).filter((f) => f.severity === "error")).toEqual([]);
   });
 
-  it("a finding the plan's filter keeps from being fixed is reported as left, as the recheck after the write finds it", () => {
+  it("a finding the plan's filter keeps from being fixed is reported as left, as a scan after the write finds it", () => {
     const built = twoEmptied();
     const [first, second] = reasoningIds(built);
     const fx = setup(format, built);

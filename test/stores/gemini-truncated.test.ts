@@ -133,7 +133,6 @@ describe("a chat file cut short in its header (Gemini CLI 0.30, truncated-json)"
     const before = snapshot(store);
     const repaired = await run(["session", "repair", "session-2026-11-27T17-40-7628a857", "--yes", "--store", store]);
     expect(repaired.status, repaired.stderr).toBe(0);
-    expect(repaired.stdout).not.toMatch(/still there/);
     expect(fs.existsSync(empty)).toBe(false);
     const restored = await run(["session", "restore", "--last", "--yes", "--store", store]);
     expect(restored.status, restored.stderr).toBe(0);

@@ -239,8 +239,6 @@ export async function repairSessions(
   if (errorText !== undefined && ids.length !== 1) throw new RecoverError("usage", "--error names one session's error: give exactly one session");
   const now = options.loadedView?.now ?? Date.now();
   const liveWindowMs = liveWindow(options.includeLive);
-  // The window the written sessions are checked again with: 0 once an error showed a live last turn was sent.
-  let recheckWindowMs = liveWindowMs;
   const progress = await sessionProgress(io, "planning", ids);
   // Now and then a turn of the event loop, so the spinner on a terminal moves.
   const turn = occasionalTurns();
@@ -255,7 +253,6 @@ export async function repairSessions(
       if (aimed.note) store.info.notices.push(`session ${id}: ${aimed.note}`);
       if (aimed.sentLiveTail) {
         store.info.notices.push(`session ${id}: ${sentLiveTailNote(aimed.sentLiveTail, now)}`);
-        recheckWindowMs = 0;
       }
       const plan = planSession(
         records,
@@ -310,7 +307,6 @@ export async function repairSessions(
   return reportAndWrite(store, io, options, planned, {
     command: "repair",
     showAll: ids.length === 1,
-    recheck: { rules: judgeRules, options: { ...DEFAULT_RULE_OPTIONS, liveWindowMs: recheckWindowMs } },
     ...(summary ? { extra: (report) => (report.trim = summary) } : {}),
   });
 }

@@ -123,16 +123,9 @@ export function humanChangeReporter(io: Io): ChangeReporter {
     },
   };
 
-  /** A repair is done only when a scan would pass: what the written store still holds, and how many errors are left. */
+  /** A repair is done only when a scan would pass: how many errors are left (each listed above as left alone). */
   function sayLeft(report: ChangeReport): void {
     if (report.command !== "repair") return;
-    for (const session of report.sessions) {
-      for (const finding of session.left ?? []) {
-        io.out(
-          `  still there: ${c.red("error")} ${c.cyan(finding.rule)} ${safeValue(session.id)} ${c.dim(findingPlace(finding))}  ${safeMessage(finding.message)}  ${c.dim("→ no automatic fix")}\n`,
-        );
-      }
-    }
     const left = errorsLeft(report);
     if (left === 0) return;
     io.out(

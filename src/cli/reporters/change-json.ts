@@ -26,8 +26,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
           title: s.title,
           changes: s.changes.map((c) => ({ ...c.summary, reasons: c.reasons })),
           ...(s.droppedThinking ? { droppedThinking: { blocks: s.droppedThinking, reason: BOUND_THINKING_REASON } } : {}),
-          // What the written store still holds is as left as what the plan left: one list.
-          unfixed: [...s.unfixed, ...(s.left ?? [])].map((f) => ({
+          unfixed: s.unfixed.map((f) => ({
             rule: f.rule,
             severity: f.severity,
             ...(f.messageId !== undefined ? { messageId: f.messageId } : {}),
@@ -41,7 +40,7 @@ export function jsonChangeReporter(io: Io): ChangeReporter {
         summary: {
           sessions: report.sessions.length,
           changes: changeCount(report),
-          unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length + (s.left?.length ?? 0), 0),
+          unfixed: report.sessions.reduce((n, s) => n + s.unfixed.length, 0),
           // A repair that exits 1 says why: errors that no automatic fix takes care of.
           ...(report.command === "repair" ? { errorsLeft: errorsLeft(report) } : {}),
         },

@@ -20,8 +20,6 @@ export interface ReportedSession {
   changes: ReportedChange[];
   /** Findings no fix took care of (no automatic fix, or another command's). */
   unfixed: Finding[];
-  /** Errors a scan of the written session still found that the plan did not expect: no automatic fix for them. */
-  left?: Finding[];
   /** Thinking blocks the plan drops because a current Claude model bound them to what it changes before them. */
   droppedThinking?: number;
 }
@@ -68,9 +66,9 @@ export interface TrimSummary {
   verbose?: boolean;
 }
 
-/** Error findings no automatic fix took care of, planned as left or found left after the write. */
+/** Error findings no automatic fix took care of: what a scan of the written sessions still fails. */
 export function errorsLeft(report: Pick<ChangeReport, "sessions">): number {
-  return report.sessions.reduce((n, s) => n + [...s.unfixed, ...(s.left ?? [])].filter((f) => f.severity === "error").length, 0);
+  return report.sessions.reduce((n, s) => n + s.unfixed.filter((f) => f.severity === "error").length, 0);
 }
 
 export function changeCount(report: Pick<ChangeReport, "sessions">): number {

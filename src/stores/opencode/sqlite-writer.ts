@@ -215,6 +215,11 @@ export class OpencodeSqliteWriter extends SqliteDatabaseWriter implements StoreW
           );
         }
         this.write(target);
+        // The repair's verdict (the planner judged the records these bytes decode to) holds only for what is really
+        // stored: a row SQLite keeps otherwise (a value its column's type turns into another) rolls everything back.
+        if (!sameImage(this.read(target.key), target.after)) {
+          throw new RecoverError("internal", `${target.key.record} ${target.key.id} did not read back as written; nothing was changed`);
+        }
       }
     });
     this.guard(() => write.immediate());
