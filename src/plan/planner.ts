@@ -17,7 +17,7 @@ import type { SessionView } from "../model/session-view.js";
 import { conversationBytes } from "../model/tokens.js";
 import { anthropicRequest } from "../provider/anthropic-request.js";
 import type { ProviderErrorKind } from "../provider/classify-error.js";
-import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
+import { requestViolations } from "../provider/validate-anthropic.js";
 import { ERROR_RULE_ID } from "./error-fixes.js";
 import { WorkingCopy } from "./working-copy.js";
 import { BOUND_THINKING_ID, BOUND_THINKING_REASON, boundThinkingFrom, firstChange } from "./prefix-thinking.js";
@@ -201,7 +201,7 @@ function assertProviderAccepts(view: SessionView, changes: readonly RecordChange
     }
   }
   const request = anthropicRequest(view.conversation);
-  for (const violation of validateAnthropic(request, thinkingMode(request, "auto"))) {
+  for (const violation of requestViolations(request)) {
     const claimed = ANSWERED_BY[violation.kind] ?? [];
     const touched = [...violation.blocks.flatMap((b) => [b.source.id, b.source.messageId]), ...(violation.blocks.length === 0 ? violation.messageIds : [])];
     const culprit = touched.find((id) => id !== undefined && [...(rulesOn.get(id) ?? [])].some((r) => claimed.includes(r)));

@@ -55,14 +55,24 @@ function requestBlock(block: Block): RequestBlock | undefined {
   }
 }
 
+/**
+ * Each conversation's request, built once: a conversation is not changed once built, and a scan asks for its request
+ * in several rules, the planner in its self-check again. Callers read the request and never change it.
+ */
+const requests = new WeakMap<Conversation, AnthropicRequest>();
+
 export function anthropicRequest(conversation: Conversation): AnthropicRequest {
-  return {
+  const known = requests.get(conversation);
+  if (known) return known;
+  const request = {
     messages: conversation.messages.map((message) => ({
       role: message.role,
       content: message.blocks.map(requestBlock).filter((b): b is RequestBlock => b !== undefined),
       sourceMessageIds: message.sourceMessageIds,
     })),
   };
+  requests.set(conversation, request);
+  return request;
 }
 
 /** Where `messages.N[.content.M]` points: the stored messages of request message N and, with M, the block's record. */

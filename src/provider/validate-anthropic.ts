@@ -58,6 +58,20 @@ export interface ValidateOptions {
   alternation?: boolean;
 }
 
+/**
+ * What the API says of a request as it stands, thinking judged as the request shows it ("auto"), worked out once per
+ * request: the scan's provider-rejects and the planner's self-check both ask it of the planned session's request.
+ */
+const standing = new WeakMap<AnthropicRequest, readonly Violation[]>();
+
+export function requestViolations(request: AnthropicRequest): readonly Violation[] {
+  const known = standing.get(request);
+  if (known) return known;
+  const found = validateAnthropic(request, thinkingMode(request, "auto"));
+  standing.set(request, found);
+  return found;
+}
+
 export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingMode, options: ValidateOptions = {}): Violation[] {
   const found: Violation[] = [];
   const messages = request.messages;

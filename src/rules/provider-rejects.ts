@@ -1,6 +1,6 @@
 import type { RequestBlock } from "../provider/anthropic-request.js";
 import { anthropicRequest } from "../provider/anthropic-request.js";
-import { thinkingMode, validateAnthropic } from "../provider/validate-anthropic.js";
+import { requestViolations } from "../provider/validate-anthropic.js";
 import { isExempt } from "./helpers.js";
 import type { Finding, Report, Rule } from "./rule.js";
 
@@ -18,7 +18,7 @@ export const providerRejects: Rule = {
   check(view, _options, earlier) {
     const request = anthropicRequest(view.conversation);
     const reports: Report[] = [];
-    for (const violation of validateAnthropic(request, thinkingMode(request, "auto"))) {
+    for (const violation of requestViolations(request)) {
       if (violation.messageIds.some((id) => isExempt(view, id))) continue;
       if (alreadyReported(violation.blocks, violation.messageIds, earlier)) continue;
       const block = violation.blocks[0];

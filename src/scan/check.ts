@@ -66,8 +66,14 @@ function runsOn(view: SessionView, options: RuleOptions): Map<Rule, Finding[]> {
   return found;
 }
 
+/** Each view's record positions, built once: every check of a view with findings to order needs them. */
+const positionsOf = new WeakMap<SessionView, Map<string, number>>();
+
 function positions(view: SessionView): Map<string, number> {
+  const known = positionsOf.get(view);
+  if (known) return known;
   const map = new Map<string, number>();
+  positionsOf.set(view, map);
   let n = 0;
   for (const message of view.opencode?.messages ?? []) {
     map.set(message.ref.id, n++);
