@@ -91,7 +91,7 @@ export interface WriteOptions extends GlobalOptions {
  * that is there, then the agent's command (its store adapter knows; openclaw has none).
  */
 export function resumeLine(store: SessionStore, id: string, directory?: string): { argv: string[]; cwd?: string; line: string } | undefined {
-  const argv = storeAdapter(store.info.format)?.resumeArgv(id);
+  const argv = storeAdapter(store.info.format)?.resumeArgv(id, store.aliasesOf?.(id) ?? []);
   if (!argv) return undefined;
   const cwd = directory !== undefined && isDirectory(directory) ? directory : undefined;
   const command = argv.map((word) => shellQuote(word)).join(" ");

@@ -69,8 +69,9 @@ export interface StoreAdapter {
   locate(env: NodeJS.ProcessEnv): string | SessionStore;
   /**
    * The agent's own command (argv, run in the session's directory) that continues a session at a terminal, when the
-   * agent has one: printed after a repair (`--resume`), run by `session resume`.
+   * agent has one: printed after a repair (`--resume`), run by `session resume`. `aliases`: the session's other names
+   * now (SessionStore.aliasesOf), for an agent that continues a session by one of them (openclaw, by its key).
    */
-  resumeArgv(sessionId: string): string[] | undefined;
+  resumeArgv(sessionId: string, aliases: readonly string[]): string[] | undefined;
   readonly capabilities: StoreCapabilities;
 }

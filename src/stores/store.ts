@@ -76,6 +76,8 @@ export interface SessionStore {
   clientVersion?(id: string): string | undefined;
   /** Another name the agent gives a session (openclaw's session keys), resolved to its id. */
   resolveAlias?(name: string): string | undefined;
+  /** The other names that resolve to session `id` now (resolveAlias the other way), sorted; none when it has none. */
+  aliasesOf?(id: string): string[];
   /** A writer on the same store; only mutating commands ask for one. */
   openWriter(): StoreWriter;
   close(): void;

@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseJsonDocument, run, tempDir } from "./run.js";
 import { writtenAgo } from "../support/captured-home.js";
+import { openclawState, plant } from "../support/openclaw-db.js";
 
 const FIXTURE = path.resolve("fixtures/claude-code-2.1/prefix-thinking/prefix-blank-prompt.jsonl");
 /** The directory the capture ran in, as every line of the fixture names it. */
@@ -111,5 +112,35 @@ describe("recover session resume (Claude Code)", () => {
     const again = await run(["session", "resume", id, "--json", "--store", store], withPath(agent.bin));
     expect(again.status, again.stderr).toBe(0);
     expect((parseJsonDocument(again.stdout) as { backup: null; resume: string[] }).resume).toEqual([`cd ${project} && claude --resume ${id}`]);
+  });
+});
+
+describe("recover session resume (openclaw: by its session key)", () => {
+  it("SQLite store (2026.9): runs `openclaw chat --session <key>` with the key that points at the session", async () => {
+    const { state, db } = openclawState("healthy-sqlite");
+    const [key, id] = plant(db, (c) => c.prepare("SELECT session_key, current_session_id FROM session_nodes").raw().get() as [string, string]);
+    const agent = fakeAgent("openclaw", 0);
+    const r = await run(["session", "resume", id, "--yes", "--store", state], withPath(agent.bin));
+    expect(r.status, r.stderr).toBe(0);
+    expect(agent.calls().map((c) => c.args)).toEqual([["chat", "--session", key]]);
+  });
+
+  it("JSONL store (2026.7): the key sessions.json gives it; a session no key points at any more cannot be continued, and says so", async () => {
+    const store = path.join(tempDir(), "openclaw");
+    fs.cpSync(path.resolve("fixtures/demo/openclaw"), store, { recursive: true });
+    const index = path.join(store, "agents", "main", "sessions", "sessions.json");
+    const keys = JSON.parse(fs.readFileSync(index, "utf8")) as Record<string, { sessionId: string }>;
+    const main = keys["agent:main:main"]!.sessionId;
+    const agent = fakeAgent("openclaw", 0);
+    const printed = await run(["session", "resume", main, "--print", "--yes", "--force", "--store", store], withPath(agent.bin));
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(printed.stdout.trim().split("\n").at(-1)).toBe("openclaw chat --session agent:main:main");
+    // A newer session took its key over: the old one is only history.
+    keys["agent:main:main"] = { ...keys["agent:main:main"]!, sessionId: "00000000-0000-4000-8000-000000000000" };
+    fs.writeFileSync(index, JSON.stringify(keys));
+    const orphaned = await run(["session", "resume", main, "--yes", "--force", "--store", store], withPath(agent.bin));
+    expect(orphaned.status, orphaned.stderr).toBe(0);
+    expect(orphaned.stderr).toContain(`openclaw continues a session by its key, and no key names session ${main} now`);
+    expect(agent.calls()).toEqual([]);
   });
 });

@@ -150,7 +150,11 @@ async function repairWithRecordedError(
 async function continueInAgent(store: SessionStore, id: string, directory: string, options: ResumeFlags & GlobalOptions, io: Io): Promise<number> {
   const resume = resumeLine(store, id, directory);
   if (!resume) {
-    io.note(`${store.info.format} has no command that continues a session by id: open it in the agent as usual`);
+    io.note(
+      store.aliasesOf
+        ? `${store.info.format} continues a session by its key, and no key names session ${id} now (a newer session took its key over): its agent cannot continue it`
+        : `${store.info.format} has no command that continues a session by id: open it in the agent as usual`,
+    );
     return ExitCode.ok;
   }
   if (io.json) return ExitCode.ok;

@@ -11,6 +11,7 @@ import { RecoverError } from "../../errors.js";
 import type { PathProbe, StoreAdapter, WhatIsHere } from "../adapter.js";
 import { isSqlite, readHead } from "../probe.js";
 import { registerFormat } from "../transcript/format.js";
+import { openclawResumeArgv } from "../transcript/openclaw.js";
 import { openclawSqliteFormat, OPENCLAW_SQLITE } from "./format.js";
 import { OpenclawSqliteStore } from "./store.js";
 
@@ -84,8 +85,7 @@ export const openclawSqliteStore: StoreAdapter = (() => {
       const main = join(state, "agents", "main", "agent", DATABASE_NAME);
       return found.length === 1 ? found[0]! : existsSync(main) ? main : found[0]!;
     },
-    // openclaw continues a session by its key on the next message (`openclaw agent --agent <id> --message …`).
-    resumeArgv: () => undefined,
+    resumeArgv: (_id, keys) => openclawResumeArgv(keys),
     capabilities: { writesBesideStore: true },
   };
 })();

@@ -137,6 +137,14 @@ export class OpenclawSqliteStore implements SessionStore {
     });
   }
 
+  aliasesOf(id: string): string[] {
+    if (!this.presentTables().has("session_nodes")) return [];
+    const keys = this.guard(
+      () => this.db.prepare("SELECT DISTINCT session_key FROM session_nodes WHERE typeof(session_key) = 'text'").pluck().all() as string[],
+    );
+    return keys.filter((key) => this.resolveAlias(key) === id).sort();
+  }
+
   private holdsSession(id: string): boolean {
     return (
       this.db

@@ -16,7 +16,7 @@ export interface DialectStore {
   folderSigns: readonly string[];
   /** The agent's own store, found from `env` (never process.env); throws store-not-found, saying where it looked. */
   defaultRoot(env: NodeJS.ProcessEnv): TranscriptRoot;
-  resumeArgv(sessionId: string): string[] | undefined;
+  resumeArgv(sessionId: string, aliases: readonly string[]): string[] | undefined;
   /**
    * What the agent keeps in the store besides its transcripts and recover does not read, in one sentence, or
    * undefined. Said as a notice whenever the store is opened, and in the error when it holds no transcripts.

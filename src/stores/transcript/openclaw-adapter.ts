@@ -6,7 +6,7 @@ import { basename, dirname, join } from "node:path";
 import { RecoverError } from "../../errors.js";
 import { obj, str } from "./dialect.js";
 import { transcriptAdapter } from "./family.js";
-import { openclawDialect } from "./openclaw.js";
+import { openclawDialect, openclawResumeArgv } from "./openclaw.js";
 import { openclawFixes } from "./openclaw-fixes.js";
 import { type TranscriptLayout, fileNameId, storeAbove } from "./layout.js";
 import { rootAmong } from "./locate.js";
@@ -41,8 +41,7 @@ export const openclawStore = transcriptAdapter({
     if (root) return root;
     throw new RecoverError("store-not-found", `no openclaw sessions found (looked for agents/ in ${candidates.join(", ")}); pass --store <path>`);
   },
-  // openclaw resumes a session by its key on the next message: there is no command to print.
-  resumeArgv: () => undefined,
+  resumeArgv: (_id, keys) => openclawResumeArgv(keys),
   unread: liveDatabases,
 });
 

@@ -11,6 +11,16 @@ import { openclawReplay } from "./openclaw-replay.js";
 import { handle, linksOf, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock, usageSum, type Dialect, type Json } from "./dialect.js";
 import { collect } from "../../model/collect.js";
 
+/**
+ * openclaw continues a session by its key, not its id: `openclaw chat --session <key>` (the terminal UI on the local
+ * agent; 2026.7.35 and 2026.9.6 both sent the key's session history with the next prompt, measured with
+ * scripts/clients/probes/openclaw-chat.mjs). A session no key points at any more (a newer one took its key over)
+ * cannot be continued.
+ */
+export function openclawResumeArgv(keys: readonly string[]): string[] | undefined {
+  return keys[0] === undefined ? undefined : ["openclaw", "chat", "--session", keys[0]];
+}
+
 const OPENCLAW_ENTRY_TYPES = new Set([
   "session",
   "message",

@@ -109,10 +109,18 @@ export class TranscriptStore implements SessionStore {
 
   /** Other names the agent gives its sessions (openclaw's session keys), from its layout's indexes. */
   resolveAlias(name: string): string | undefined {
+    return this.aliasMap()?.get(name);
+  }
+
+  aliasesOf(id: string): string[] {
+    return [...(this.aliasMap() ?? [])].flatMap(([name, named]) => (named === id ? [name] : [])).sort();
+  }
+
+  private aliasMap(): Map<string, string> | undefined {
     const aliases = formatNamed(this.root.dialect).layout.aliases;
     if (!aliases) return undefined;
     this.keys ??= aliases([...this.sessionFiles().values()].map((f) => f.path));
-    return this.keys.get(name);
+    return this.keys;
   }
 
   /**
