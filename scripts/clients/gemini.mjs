@@ -78,7 +78,11 @@ export const driver = {
     };
     return { env, cwd, home, tmpDir: path.join(gemini, "tmp"), store: gemini, recoverEnv: { HOME: home } };
   },
-  args: (step, ctx) => ["--yolo", ...(step.resume ? ["--resume", ctx.session?.id ?? "latest"] : []), ...(step.args ?? []), "-p", step.prompt],
+  // A step with `argv` runs that command line instead (e.g. the interactive UI, on a pty: probes/gemini-ui-error.mjs).
+  args: (step, ctx) =>
+    typeof step.argv === "function"
+      ? step.argv(ctx)
+      : (step.argv ?? ["--yolo", ...(step.resume ? ["--resume", ctx.session?.id ?? "latest"] : []), ...(step.args ?? []), "-p", step.prompt]),
   /** The session the first step wrote, in the chat file the client now resumes (it moves: see mainChat). */
   locate(ctx) {
     const files = chatFiles(ctx);

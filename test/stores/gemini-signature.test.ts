@@ -99,6 +99,30 @@ describe("a thought signature the API refuses (Gemini CLI 0.61, signature-corrup
     expectSameBytes(snapshot(store), before);
   });
 
+  it("the interactive UI's stored refusal: session resume aims the repair at it, then continues in `gemini --resume`", async () => {
+    const { home: store, id, file } = home();
+    // What 0.61.0's interactive UI appends when the API refuses (scripts/clients/probes/gemini-ui-error.mjs): the
+    // refusal as it shows it, then a hint. The body is the API's, as the client printed it above.
+    const at = "2026-11-27T17:20:00.000Z";
+    const records = [
+      { id: "60abab1e-9a24-415e-88a7-cb921a9c6687", timestamp: at, type: "error", content: `[API Error: ${printed}]` },
+      { id: "d6b78a43-0ca5-46b2-8dac-ca6210a26b53", timestamp: at, type: "info", content: "This request failed. Press F12 for diagnostics." },
+    ];
+    fs.appendFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    writtenAgo(file, 3_600_000);
+    const errorLine = fs.readFileSync(file, "utf8").trimEnd().split("\n").length - 1;
+    const resumed = await run(["session", "resume", id, "--yes", "--print", "--store", store]);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`session ${id}: the agent recorded the provider's refusal at line ${errorLine}; the repair aims at it`);
+    expect(resumed.stdout.trim().split("\n").at(-1)).toMatch(new RegExp(`gemini --resume ${id}$`));
+    expect(signatures(resumeContents(file))).toEqual([]);
+    expect(checkContents(request(resumeContents(file)), { model: SWITCHED_TO })).toBeNull();
+    // Answered: the same refusal names nothing any more, so the next resume is a plain one with nothing to do.
+    const again = await run(["session", "resume", id, "--yes", "--print", "--store", store]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/nothing to repair/);
+  });
+
   it("`missing a thought_signature` is not the chat file's doing: Gemini CLI signs the current turn's calls itself; nothing is changed", async () => {
     const { home: store, id } = home();
     const before = snapshot(store);

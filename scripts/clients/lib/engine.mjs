@@ -57,6 +57,9 @@ const readLog = (file) =>
         .map((l) => JSON.parse(l))
     : [];
 
+/** One word as a POSIX shell reads it back. */
+const shellWord = (w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`);
+
 /** The first key at which two store images differ, or null. */
 function firstDifference(a, b, at = "") {
   if (JSON.stringify(a) === JSON.stringify(b)) return null;
@@ -194,7 +197,12 @@ export async function runScenario({ driver, scenarios }, name, installed, opts) 
       const argv = driver.args(s, ctx);
       const t0 = Date.now();
       const client = s.version && s.version !== installed.version ? installClient(driver, s.version) : installed;
-      const proc = startProcess(client.command, [...client.prefixArgs, ...argv], {
+      // A step with `pty` runs the client on a terminal of its own (util-linux `script`): an interactive UI that needs
+      // one; its `stdin` list is then typed at it.
+      const [command, args] = s.pty
+        ? ["script", ["-qfec", [client.command, ...client.prefixArgs, ...argv].map(shellWord).join(" "), "/dev/null"]]
+        : [client.command, [...client.prefixArgs, ...argv]];
+      const proc = startProcess(command, args, {
         cwd: ctx.sandbox.cwd,
         // A driver whose versions need different switches gives the environment per version.
         env: { ...(typeof ctx.sandbox.env === "function" ? ctx.sandbox.env(client.version) : ctx.sandbox.env), ...s.clientEnv },

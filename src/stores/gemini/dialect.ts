@@ -85,6 +85,18 @@ export const geminiDialect: Dialect = {
   sentLines(chain) {
     return [...chain];
   },
+  /**
+   * The interactive UI stores a refusal as a record of its own, `{ type: "error", content: "[API Error: <the API's
+   * body>]" }`, then an `info` record (0.61.0, measured: scripts/clients/probes/gemini-ui-error.mjs); headless `-p`
+   * stores none. Only a record on a line of its own is placed in the file's order: one inside a `$set` copy of the list
+   * (the client rewrites it on resume) is left out, so an answered refusal is never taken for the last one.
+   */
+  storedErrors(lines) {
+    return effectiveRecords(lines).flatMap(({ record, line, path }) => {
+      const text = record.type === "error" && path === "" ? str(record.content) : undefined;
+      return text ? [{ messageId: line.ref.id, where: `line ${line.ref.line}`, text }] : [];
+    });
+  },
   responseId() {
     return undefined;
   },
