@@ -11,17 +11,19 @@ describe("the store registry", () => {
     expect(storeAdapter("pokeralph-battle")).toBeUndefined();
   });
 
-  it("each adapter knows how its agent resumes a session (openclaw: by its key, no command)", () => {
-    const resume = Object.fromEntries(storeAdapters().map((a) => [a.format, a.resumeArgv("s1")]));
-    expect(resume).toEqual({
+  it("each adapter knows how its agent resumes a session (openclaw: by the key that points at it, none without one)", () => {
+    const resume = (keys: string[]) => Object.fromEntries(storeAdapters().map((a) => [a.format, a.resumeArgv("s1", keys)]));
+    expect(resume(["agent:main:main"])).toEqual({
       "opencode-sqlite": ["opencode", "--session", "s1"],
       "opencode-json": ["opencode", "--session", "s1"],
       claude: ["claude", "--resume", "s1"],
-      "openclaw-sqlite": undefined,
-      openclaw: undefined,
+      "openclaw-sqlite": ["openclaw", "chat", "--session", "agent:main:main"],
+      openclaw: ["openclaw", "chat", "--session", "agent:main:main"],
       codex: ["codex", "resume", "s1"],
       gemini: ["gemini", "--resume", "s1"],
     });
+    expect(resume([]).openclaw).toBeUndefined();
+    expect(resume([])["openclaw-sqlite"]).toBeUndefined();
   });
 
   it("only the SQLite stores write beside their file (its -journal, -wal, -shm)", () => {
