@@ -9,6 +9,7 @@
  * without that metadata ("unsupported reasoning metadata"), and opencode omits the metadata for reasoning from
  * another model, so unsigned reasoning never reaches the API.
  */
+import { carried } from "../model/carried.js";
 import type { Block, Conversation, Handle } from "../model/conversation.js";
 
 export type RequestBlockType = "text" | "thinking" | "redacted_thinking" | "tool_use" | "tool_result" | "image" | "document";
@@ -56,23 +57,19 @@ function requestBlock(block: Block): RequestBlock | undefined {
 }
 
 /**
- * Each conversation's request, built once: a conversation is not changed once built, and a scan asks for its request
- * in several rules, the planner in its self-check again. Callers read the request and never change it.
+ * Each conversation's request, built once and kept on the conversation (model/carried.ts): a scan asks for it in
+ * several rules, the planner in its self-check again. Callers read the request and never change it.
  */
-const requests = new WeakMap<Conversation, AnthropicRequest>();
+const REQUEST = Symbol("request");
 
 export function anthropicRequest(conversation: Conversation): AnthropicRequest {
-  const known = requests.get(conversation);
-  if (known) return known;
-  const request = {
+  return carried(conversation, REQUEST, () => ({
     messages: conversation.messages.map((message) => ({
       role: message.role,
       content: message.blocks.map(requestBlock).filter((b): b is RequestBlock => b !== undefined),
       sourceMessageIds: message.sourceMessageIds,
     })),
-  };
-  requests.set(conversation, request);
-  return request;
+  }));
 }
 
 /** Where `messages.N[.content.M]` points: the stored messages of request message N and, with M, the block's record. */

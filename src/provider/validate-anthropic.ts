@@ -2,6 +2,7 @@
  * Check a request against the Anthropic Messages API's own rules and report each violation with the exact text the
  * API answers (reference formats-and-errors.md §1.1–1.3), its position, and the records behind it.
  */
+import { carried } from "../model/carried.js";
 import { isPrefixBound } from "./prefix-bound.js";
 import type { ProviderErrorKind } from "./classify-error.js";
 import type { AnthropicRequest, RequestBlock } from "./anthropic-request.js";
@@ -60,16 +61,13 @@ export interface ValidateOptions {
 
 /**
  * What the API says of a request as it stands, thinking judged as the request shows it ("auto"), worked out once per
- * request: the scan's provider-rejects and the planner's self-check both ask it of the planned session's request.
+ * request and kept on it: the scan's provider-rejects and the planner's self-check both ask it of the planned
+ * session's request.
  */
-const standing = new WeakMap<AnthropicRequest, readonly Violation[]>();
+const VIOLATIONS = Symbol("violations");
 
 export function requestViolations(request: AnthropicRequest): readonly Violation[] {
-  const known = standing.get(request);
-  if (known) return known;
-  const found = validateAnthropic(request, thinkingMode(request, "auto"));
-  standing.set(request, found);
-  return found;
+  return carried(request, VIOLATIONS, () => validateAnthropic(request, thinkingMode(request, "auto")));
 }
 
 export function validateAnthropic(request: AnthropicRequest, thinking: ThinkingMode, options: ValidateOptions = {}): Violation[] {

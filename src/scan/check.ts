@@ -2,6 +2,7 @@
  * The rule engine: run every selected rule over one session view and return its findings in session order
  * (session-level first, then by message and part position, orphans last).
  */
+import { carried } from "../model/carried.js";
 import type { SessionView } from "../model/session-view.js";
 import { type Finding, type Rule, type RuleOptions, ruleApplies } from "../rules/rule.js";
 
@@ -49,31 +50,41 @@ const RULE_OPTION_KEYS = Object.keys({
 } satisfies Record<keyof RuleOptions, true>) as (keyof RuleOptions)[];
 
 /**
- * What each rule found on a view, kept for as long as the view lives. A rule is a pure function of the view and its
- * options, and a view is not changed once built, so a second check of the same view with the same options reuses
- * what a rule found: `session resume` checks the view it then hands the planner, whose first pass checks it again,
- * and the planner's last pass checks the view its judgement checks once more (each a full run of the rules over
- * every part). Rules that fill gaps (`fillsGaps`: they read what the rules before them found) always run again. Kept
- * per rule object, not id: the rule an error brings is made for that error and shares its id with every other.
+ * What each rule found on a view, and where its records are, kept on the view itself. A rule is a pure function of
+ * the view and its options, and a view is not changed once built, so a second check of the same view with the same
+ * options reuses what a rule found: `session resume` checks the view it then hands the planner, whose first pass
+ * checks it again, and the planner's last pass checks the view its judgement checks once more (each a full run of
+ * the rules over every part). Rules that fill gaps (`fillsGaps`: they read what the rules before them found) always
+ * run again. Kept per rule object, not id: the rule an error brings is made for that error and shares its id with
+ * every other. Kept on the view (model/carried.ts).
  */
-const ruleRuns = new WeakMap<SessionView, { options: RuleOptions; found: Map<Rule, Finding[]> }>();
+const CHECKED = Symbol("checked");
+
+interface Checked {
+  options?: RuleOptions;
+  found?: Map<Rule, Finding[]>;
+  positions?: Map<string, number>;
+}
+
+function checkedOf(view: SessionView): Checked {
+  return carried(view, CHECKED, () => ({}));
+}
 
 function runsOn(view: SessionView, options: RuleOptions): Map<Rule, Finding[]> {
-  const runs = ruleRuns.get(view);
-  if (runs && RULE_OPTION_KEYS.every((key) => runs.options[key] === options[key])) return runs.found;
-  const found = new Map<Rule, Finding[]>();
-  ruleRuns.set(view, { options, found });
-  return found;
+  const checked = checkedOf(view);
+  const known = checked.options;
+  if (checked.found && known && RULE_OPTION_KEYS.every((key) => known[key] === options[key])) return checked.found;
+  checked.options = options;
+  checked.found = new Map<Rule, Finding[]>();
+  return checked.found;
 }
 
 /** Each view's record positions, built once: every check of a view with findings to order needs them. */
-const positionsOf = new WeakMap<SessionView, Map<string, number>>();
-
 function positions(view: SessionView): Map<string, number> {
-  const known = positionsOf.get(view);
-  if (known) return known;
+  const checked = checkedOf(view);
+  if (checked.positions) return checked.positions;
   const map = new Map<string, number>();
-  positionsOf.set(view, map);
+  checked.positions = map;
   let n = 0;
   for (const message of view.opencode?.messages ?? []) {
     map.set(message.ref.id, n++);
