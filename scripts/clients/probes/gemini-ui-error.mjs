@@ -11,18 +11,12 @@
 // resumed session that are not user or model turns are in <out>/gemini-ui-error.json.
 import fs from "node:fs";
 import path from "node:path";
-import { APIS, runScenario } from "../lib/engine.mjs";
 import { httpError } from "../api/gemini.mjs";
-import { installClient } from "../lib/install.mjs";
-import { loadClient } from "../index.mjs";
+import { APIS } from "../lib/engine.mjs";
+import { probeTarget, runProbe } from "./probe.mjs";
 
-const arg = (n, d) => {
-  const i = process.argv.indexOf(`--${n}`);
-  return i > 0 ? process.argv[i + 1] : d;
-};
-const client = await loadClient("gemini");
-const version = arg("version", client.driver.versions.at(-1));
-const out = path.resolve(arg("out", "/tmp/gemini-ui-error"));
+const target = await probeTarget("gemini", "/tmp/gemini-ui-error");
+const { version } = target;
 const REFUSAL = "Corrupted thought signature.";
 const scenario = {
   about: "a -p turn, then the interactive UI resuming it, refused with a 400",
@@ -60,10 +54,4 @@ const scenario = {
     },
   ],
 };
-const installed = installClient(client.driver, version);
-await runScenario({ driver: client.driver, scenarios: { "gemini-ui-error": scenario } }, "gemini-ui-error", installed, {
-  out,
-  work: `${out}-work`,
-  quiet: false,
-  timeout: 240,
-});
+await runProbe(target, "gemini-ui-error", scenario, { quiet: false, timeout: 240 });

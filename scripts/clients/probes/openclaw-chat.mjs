@@ -8,17 +8,11 @@
 // embedded agent), killed once the mock has answered it. The verdict says whether that request carried the first turn.
 import fs from "node:fs";
 import path from "node:path";
-import { APIS, runScenario } from "../lib/engine.mjs";
-import { installClient } from "../lib/install.mjs";
-import { loadClient } from "../index.mjs";
+import { APIS } from "../lib/engine.mjs";
+import { probeTarget, requestsOfStep, runProbe } from "./probe.mjs";
 
-const arg = (n, d) => {
-  const i = process.argv.indexOf(`--${n}`);
-  return i > 0 ? process.argv[i + 1] : d;
-};
-const client = await loadClient("openclaw");
-const version = arg("version", client.driver.versions.at(-1));
-const out = path.resolve(arg("out", "/tmp/openclaw-chat"));
+const target = await probeTarget("openclaw", "/tmp/openclaw-chat");
+const { version } = target;
 const reply = APIS.messages.plainReply;
 const scenario = {
   about: "a turn of the main session, then the TUI on its key",
@@ -31,12 +25,7 @@ const scenario = {
       // The TUI ends when its input does: held open (a pipe, no terminal) until the mock has answered.
       stdin: [{ text: "", afterMs: 150_000 }],
       check(ctx, r) {
-        const reqs = fs
-          .readFileSync(path.join(ctx.out, "requests.jsonl"), "utf8")
-          .split("\n")
-          .filter(Boolean)
-          .map((l) => JSON.parse(l))
-          .filter((q) => q.tag === 2 && q.body);
+        const reqs = requestsOfStep(ctx, 2);
         const sentHistory = reqs.some((q) => JSON.stringify(q.body).includes("tangerine."));
         const result = {
           exit: r.code,
@@ -53,10 +42,4 @@ const scenario = {
     },
   ],
 };
-const installed = installClient(client.driver, version);
-await runScenario({ driver: client.driver, scenarios: { "openclaw-chat": scenario } }, "openclaw-chat", installed, {
-  out,
-  work: `${out}-work`,
-  quiet: true,
-  timeout: 200,
-});
+await runProbe(target, "openclaw-chat", scenario, { timeout: 200 });

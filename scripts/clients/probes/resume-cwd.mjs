@@ -10,18 +10,12 @@
 // and how it exited. openclaw is left out: its sessions are keyed by agent, not by directory.
 import fs from "node:fs";
 import path from "node:path";
-import { APIS, runScenario } from "../lib/engine.mjs";
-import { installClient } from "../lib/install.mjs";
-import { loadClient } from "../index.mjs";
+import { APIS } from "../lib/engine.mjs";
+import { probeTarget, requestsOfStep, runProbe } from "./probe.mjs";
 
 const name = process.argv[2];
-const arg = (n, d) => {
-  const i = process.argv.indexOf(`--${n}`);
-  return i > 0 ? process.argv[i + 1] : d;
-};
-const client = await loadClient(name);
-const version = arg("version", client.driver.versions.at(-1));
-const out = path.resolve(arg("out", `/tmp/resume-cwd-${name}`));
+const target = await probeTarget(name, `/tmp/resume-cwd-${name}`);
+const { client, version } = target;
 const reply = APIS[client.driver.api].plainReply;
 const FIRST = "Remember the word tangerine.";
 const scenario = {
@@ -39,12 +33,7 @@ const scenario = {
         return `cwd moved to ${elsewhere}`;
       },
       check(ctx, r) {
-        const reqs = fs
-          .readFileSync(path.join(ctx.out, "requests.jsonl"), "utf8")
-          .split("\n")
-          .filter(Boolean)
-          .map((l) => JSON.parse(l))
-          .filter((q) => q.tag === 2 && q.body);
+        const reqs = requestsOfStep(ctx, 2);
         const sentHistory = reqs.some((q) => JSON.stringify(q.body).includes("tangerine."));
         const result = { exit: r.code, requests: reqs.length, sentHistory, stderrTail: r.stderr.trim().split("\n").slice(-3) };
         fs.writeFileSync(path.join(ctx.out, "resume-cwd.json"), `${JSON.stringify(result, null, 2)}\n`);
@@ -54,9 +43,4 @@ const scenario = {
     },
   ],
 };
-const installed = installClient(client.driver, version);
-await runScenario({ driver: client.driver, scenarios: { "resume-cwd": scenario } }, "resume-cwd", installed, {
-  out,
-  work: `${out}-work`,
-  quiet: true,
-});
+await runProbe(target, "resume-cwd", scenario);
