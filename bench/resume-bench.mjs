@@ -7,7 +7,7 @@
 //
 // Each run times, on a fresh copy of the generated store (its planted damage intact):
 //   scan    recover session scan <id> --json --exit-zero
-//   repair  recover session resume <id> --print --yes   (plans, backs up, writes, rechecks, then prints the command)
+//   repair  recover session resume <id> --print --yes   (plans, backs up, writes, then prints the command)
 //   again   the same once more                           (nothing left to repair: the everyday case)
 // Exits 1 when `repair` or `again` misses the 1 s target (the median of the runs).
 import { spawnSync } from "node:child_process";
