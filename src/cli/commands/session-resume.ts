@@ -54,7 +54,8 @@ Examples:
   recover session resume --last --print      repair, then print the agent's command instead of running it
 
 The error is the one the agent recorded when the provider refused the session (opencode's assistant error, Claude
-Code's API error entry, Codex's failed turn, openclaw's refused turn); with none, the fixes a scan finds.
+Code's API error entry, Codex's failed turn, Gemini CLI's error record, openclaw's refused turn); with none, the fixes
+a scan finds. openclaw continues a session by its key: \`openclaw chat --session <key>\`.
 Exit codes: the agent's own once it runs; before that 0 (printed), 1 not confirmed / error findings left (the agent
 is not started), 2 usage or input error (also: the agent's command is not on PATH), 3 refused for safety.`,
     )
