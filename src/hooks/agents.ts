@@ -65,7 +65,11 @@ export function agentHook(agent: string, env: NodeJS.ProcessEnv): AgentHook {
   throw new RecoverError("usage", `hooks are for ${HOOK_AGENTS.join(" and ")}, not ${JSON.stringify(agent)}`);
 }
 
-/** The hook command Claude Code runs on a refused turn: recover records the refusal (its stdin), quickly, always exit 0. */
+/**
+ * The hook command Claude Code runs on a refused turn: recover records the refusal (its stdin), quickly, always exit 0.
+ * Each path always in POSIX single quotes, not model/shell-quote's printing form: the hook runs under /bin/sh, and
+ * that form writes a control character as bash's $'…', which sh does not read.
+ */
 function stopFailureCommand(recover: RecoverCommand): string {
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
   return `${quote(recover.node)} ${quote(recover.bin)} hooks record-failure --agent claude # ${HOOK_MARKER}`;

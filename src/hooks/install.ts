@@ -8,8 +8,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmdirSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { mkdirDurable } from "../fs/durable.js";
-import { writeFileDurable } from "../fs/durable.js";
+import { mkdirDurable, writeFileDurable } from "../fs/durable.js";
 import { RecoverError } from "../errors.js";
 import { ABSENT, type RecordKey, type StoredImage } from "../model/change.js";
 import { NEW_FILE_MODE } from "../stores/file-writer.js";

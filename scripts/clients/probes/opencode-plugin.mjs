@@ -35,11 +35,8 @@ import { loadClient } from "../index.mjs";
 import { RECOVER_BIN } from "../lib/engine.mjs";
 import { installClient } from "../lib/install.mjs";
 import { runProcess, startProcess } from "../lib/proc.mjs";
+import { flag as arg } from "./probe.mjs";
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const version = arg("version", "1.18.33");
 const work = path.resolve(arg("work", "/tmp/oc-probe"));
 const out = path.resolve(arg("out", "/tmp/oc-probe-out"));

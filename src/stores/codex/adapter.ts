@@ -53,10 +53,7 @@ const codexLayout: TranscriptLayout = {
     return UUID_AT_END.exec(name)?.[1] ?? name;
   },
   staleIndex: staleRolloutPath,
-  indexRows: {
-    read: (path, id) => readRolloutPath(path, id),
-    write: writeRolloutPath,
-  },
+  indexRows: { read: readRolloutPath, write: writeRolloutPath },
 };
 
 const codex = { dialect: codexDialect, fixes: codexFixes, layout: codexLayout };

@@ -12,6 +12,7 @@ import type { SentEntry } from "../../model/session-view.js";
 import type { LineRole, TranscriptLine } from "../../model/transcript.js";
 import { jsonLength } from "../opencode/part-content.js";
 import { type Dialect, handle, type Json, obj, str, textBlock, timeOf, toolResultBlock, toolUseBlock } from "../transcript/dialect.js";
+import { carried } from "../../model/carried.js";
 import { effectiveRecords, fieldPath, isMessageRecord, type PlacedRecord } from "./records.js";
 import { collect } from "../../model/collect.js";
 import { HEADER_LOST, salvageHeader } from "./salvage.js";
@@ -21,6 +22,13 @@ const UNSENT_USER_TEXT = /^(?:<session_context>|<hook_context>|\/|\?)/;
 
 /** What the client writes for a call that ended without running (coreToolScheduler's createCancelledResult). */
 export const GEMINI_CANCELLED = "[Operation Cancelled] Reason: User cancelled tool execution.";
+
+const PLACED = Symbol("placed records");
+
+/** A session's effective records, worked out once: the view asks for its entries and for its stored errors. */
+function placedRecords(lines: readonly TranscriptLine[]): PlacedRecord[] {
+  return carried(lines, PLACED, () => effectiveRecords(lines));
+}
 
 export const geminiDialect: Dialect = {
   name: "gemini",
@@ -61,7 +69,7 @@ export const geminiDialect: Dialect = {
       counters.set(line, n + 1);
       return n;
     };
-    for (const placed of effectiveRecords(lines)) {
+    for (const placed of placedRecords(lines)) {
       const { record, line, path } = placed;
       if (record.type === "user") {
         const blocks = userBlocks(placed, next);
@@ -92,7 +100,7 @@ export const geminiDialect: Dialect = {
    * (the client rewrites it on resume) is left out, so an answered refusal is never taken for the last one.
    */
   storedErrors(lines) {
-    return effectiveRecords(lines).flatMap(({ record, line, path }) => {
+    return placedRecords(lines).flatMap(({ record, line, path }) => {
       const text = record.type === "error" && path === "" ? str(record.content) : undefined;
       return text ? [{ messageId: line.ref.id, where: `line ${line.ref.line}`, text }] : [];
     });
